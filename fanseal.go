@@ -1,0 +1,47 @@
+// Package fanseal seals one payload for many recipients, so that each
+// recipient opens it with a single key agreement, whatever the number of
+// recipients.
+//
+// An envelope carries a random file key wrapped once per recipient in a
+// stanza, a header MAC keyed from the file key over every stanza, and the
+// payload encrypted in 64 KiB chunks. A P-256 or X25519 stanza is a
+// standard RFC 9180 HPKE base-mode ciphertext. Stanzas carry a short key
+// identifier, so Open goes straight to its own stanza without trial
+// decryption; an anonymous mode (Sealer.Anonymous) omits them.
+//
+// Recipients and identities exist for four suites: DHKEM(P-256),
+// DHKEM(X25519), DHKEM(secp256k1), all with HKDF-SHA256, and the
+// post-quantum hybrid ML-KEM-768+X25519. The payload and stanza AEAD is
+// AES-256-GCM unless the Sealer selects ChaCha20-Poly1305.
+//
+// The format is specified in docs/FORMAT.md.
+package fanseal
+
+import "github.com/fanseal/fanseal/internal/errs"
+
+// Errors returned by Open, Seal and key parsing. Every error fanseal returns
+// for bad input matches one of these with errors.Is; the error's text says
+// what went wrong and where.
+var (
+	// ErrNotRecipient: none of the identities can open the envelope.
+	ErrNotRecipient = errs.NotRecipient
+	// ErrMalformed: the envelope or armor is not well formed.
+	ErrMalformed = errs.Malformed
+	// ErrAuthentication: a stanza, the header MAC or a payload chunk does
+	// not authenticate: the envelope was tampered with or is corrupted.
+	ErrAuthentication = errs.Authentication
+	// ErrTruncated: the envelope ends early.
+	ErrTruncated = errs.Truncated
+	// ErrUnsupported: an unknown version, AEAD, suite or flag.
+	ErrUnsupported = errs.Unsupported
+	// ErrInvalidKey: a key string or file is malformed, has a bad checksum,
+	// or encodes an invalid point or scalar.
+	ErrInvalidKey = errs.InvalidKey
+	// ErrDuplicateRecipient: a recipient is given twice.
+	ErrDuplicateRecipient = errs.DuplicateRecipient
+	// ErrMixedSuites: post-quantum and classical recipients in one
+	// envelope, which would leave the payload only classically protected.
+	ErrMixedSuites = errs.MixedSuites
+	// ErrRecipientCount: no recipients, or more than MaxRecipients.
+	ErrRecipientCount = errs.RecipientCount
+)

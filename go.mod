@@ -1,0 +1,11 @@
+module github.com/fanseal/fanseal
+
+go 1.26.0
+
+require (
+	github.com/decred/dcrd/dcrec/secp256k1/v4 v4.4.1
+	golang.org/x/crypto v0.59.0
+	golang.org/x/sync v0.25.0
+)
+
+require golang.org/x/sys v0.50.0 // indirect

@@ -1,0 +1,268 @@
+// Package format encodes and decodes the fanseal v1 envelope header, as
+// specified in docs/FORMAT.md.
+//
+// The decoder is lazy: ReadHeader reads the header's bytes (they are all
+// covered by the header MAC, so they must be read) and checks only their
+// framing; a recipient then walks the stanzas with Stanzas, which looks at
+// each stanza's type, suite and key identifier and skips the rest of its
+// bytes. No public key in another recipient's stanza is ever decoded.
+package format
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"iter"
+
+	"github.com/fanseal/fanseal/internal/errs"
+)
+
+// Layout constants of format v1.
+const (
+	Magic         = "FANSEAL"
+	Version       = 1
+	NonceSize     = 16
+	PreambleSize  = len(Magic) + 1 + 1 + 2 + NonceSize + 2 // 29
+	MACSize       = 32
+	KeyIDSize     = 8
+	FileKeySize   = 32
+	WrappedSize   = FileKeySize + 16 // an HPKE seal of the file key
+	MaxRecipients = 10000
+	// MaxHeaderSize bounds the bytes of preamble and stanzas that a reader
+	// buffers; it fits MaxRecipients post-quantum stanzas.
+	MaxHeaderSize = 16 << 20
+)
+
+// Flags.
+const (
+	FlagAnonymous = 1 << 0
+	knownFlags    = FlagAnonymous
+)
+
+// Stanza types.
+const (
+	StanzaHPKE = 0x01
+)
+
+// AEAD identifiers (RFC 9180 values) allowed in a v1 envelope.
+const (
+	AEADAES256GCM        = 0x0002
+	AEADChaCha20Poly1305 = 0x0003
+)
+
+// Suite (KEM) identifiers and their encapsulated-key sizes.
+const (
+	KEMP256           = 0x0010
+	KEMSecp256k1      = 0x0016
+	KEMX25519         = 0x0020
+	KEMMLKEM768X25519 = 0x647a
+)
+
+// EncSize returns the encapsulated-key size of a KEM, and whether the KEM
+// is known.
+func EncSize(kem uint16) (int, bool) {
+	switch kem {
+	case KEMP256, KEMSecp256k1:
+		return 65, true
+	case KEMX25519:
+		return 32, true
+	case KEMMLKEM768X25519:
+		return 1120, true
+	}
+	return 0, false
+}
+
+// A Preamble is the fixed-size start of a header.
+type Preamble struct {
+	Flags byte
+	AEAD  uint16
+	Nonce [NonceSize]byte
+	Count int
+}
+
+// Anonymous reports whether stanzas omit key identifiers.
+func (p *Preamble) Anonymous() bool { return p.Flags&FlagAnonymous != 0 }
+
+// Append appends the encoded preamble to b.
+func (p *Preamble) Append(b []byte) []byte {
+	b = append(b, Magic...)
+	b = append(b, Version, p.Flags)
+	b = binary.BigEndian.AppendUint16(b, p.AEAD)
+	b = append(b, p.Nonce[:]...)
+	return binary.BigEndian.AppendUint16(b, uint16(p.Count))
+}
+
+// ParsePreamble decodes and validates a preamble.
+func ParsePreamble(b []byte) (*Preamble, error) {
+	if len(b) < PreambleSize {
+		return nil, fmt.Errorf("%w: header is %d bytes, shorter than the %d-byte preamble", errs.Truncated, len(b), PreambleSize)
+	}
+	if string(b[:len(Magic)]) != Magic {
+		return nil, fmt.Errorf("%w: not a fanseal envelope (bad magic)", errs.Malformed)
+	}
+	b = b[len(Magic):]
+	if b[0] != Version {
+		return nil, fmt.Errorf("%w: envelope version %d (this fanseal reads version %d)", errs.Unsupported, b[0], Version)
+	}
+	p := &Preamble{Flags: b[1], AEAD: binary.BigEndian.Uint16(b[2:4])}
+	if p.Flags&^knownFlags != 0 {
+		return nil, fmt.Errorf("%w: unknown header flags 0x%02x", errs.Unsupported, p.Flags)
+	}
+	if p.AEAD != AEADAES256GCM && p.AEAD != AEADChaCha20Poly1305 {
+		return nil, fmt.Errorf("%w: AEAD 0x%04x", errs.Unsupported, p.AEAD)
+	}
+	copy(p.Nonce[:], b[4:4+NonceSize])
+	p.Count = int(binary.BigEndian.Uint16(b[4+NonceSize:]))
+	if p.Count < 1 || p.Count > MaxRecipients {
+		return nil, fmt.Errorf("%w: %d stanzas (allowed: 1 to %d)", errs.Malformed, p.Count, MaxRecipients)
+	}
+	return p, nil
+}
+
+// AppendStanzaHeader appends the type and length of a stanza whose body of
+// bodyLen bytes the caller appends next.
+func AppendStanzaHeader(b []byte, typ byte, bodyLen int) []byte {
+	b = append(b, typ)
+	return binary.BigEndian.AppendUint16(b, uint16(bodyLen))
+}
+
+// StanzaSize is the encoded size of a stanza with a body of n bytes.
+func StanzaSize(n int) int { return 3 + n }
+
+// A Header is a read but not yet authenticated header.
+type Header struct {
+	Preamble
+	// Raw holds the preamble and every stanza: exactly the bytes the header
+	// MAC covers.
+	Raw []byte
+	MAC [MACSize]byte
+}
+
+// ReadHeader reads a header and its MAC from r, checking framing and
+// limits only. It leaves r positioned at the first payload byte.
+func ReadHeader(r *bufio.Reader) (*Header, error) {
+	raw := make([]byte, PreambleSize, 4096)
+	if _, err := io.ReadFull(r, raw); err != nil {
+		return nil, readErr(err, "preamble")
+	}
+	p, err := ParsePreamble(raw)
+	if err != nil {
+		return nil, err
+	}
+	for i := range p.Count {
+		var sh [3]byte
+		if _, err := io.ReadFull(r, sh[:]); err != nil {
+			return nil, readErr(err, fmt.Sprintf("stanza %d", i))
+		}
+		n := int(binary.BigEndian.Uint16(sh[1:]))
+		if len(raw)+3+n > MaxHeaderSize {
+			return nil, fmt.Errorf("%w: header larger than %d bytes at stanza %d", errs.Malformed, MaxHeaderSize, i)
+		}
+		raw = append(raw, sh[:]...)
+		start := len(raw)
+		raw = append(raw, make([]byte, n)...)
+		if _, err := io.ReadFull(r, raw[start:]); err != nil {
+			return nil, readErr(err, fmt.Sprintf("stanza %d", i))
+		}
+	}
+	h := &Header{Preamble: *p, Raw: raw}
+	if _, err := io.ReadFull(r, h.MAC[:]); err != nil {
+		return nil, readErr(err, "header MAC")
+	}
+	return h, nil
+}
+
+func readErr(err error, where string) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return fmt.Errorf("%w: envelope ends inside the %s", errs.Truncated, where)
+	}
+	return fmt.Errorf("reading the %s: %w", where, err)
+}
+
+// A Stanza is one entry of the header.
+type Stanza struct {
+	Index int
+	Type  byte
+	Body  []byte
+}
+
+// Stanzas walks the stanzas of a header read by ReadHeader (whose framing
+// is therefore valid), without decoding their bodies.
+func (h *Header) Stanzas() iter.Seq[Stanza] {
+	return func(yield func(Stanza) bool) {
+		b := h.Raw[PreambleSize:]
+		for i := 0; len(b) >= 3; i++ {
+			n := int(binary.BigEndian.Uint16(b[1:3]))
+			if !yield(Stanza{Index: i, Type: b[0], Body: b[3 : 3+n : 3+n]}) {
+				return
+			}
+			b = b[3+n:]
+		}
+	}
+}
+
+// Preamble returns the preamble bytes, the additional data of every
+// stanza's HPKE seal.
+func (h *Header) PreambleBytes() []byte { return h.Raw[:PreambleSize:PreambleSize] }
+
+// An HPKEStanza is the body of a StanzaHPKE stanza: the file key sealed to
+// one recipient with HPKE base mode.
+type HPKEStanza struct {
+	KEM   uint16
+	KeyID []byte // nil in an anonymous envelope
+	Enc   []byte
+	CT    []byte
+}
+
+// AppendHPKE appends an HPKE stanza body to b.
+func AppendHPKE(b []byte, s *HPKEStanza) []byte {
+	b = binary.BigEndian.AppendUint16(b, s.KEM)
+	b = append(b, s.KeyID...)
+	b = append(b, s.Enc...)
+	return append(b, s.CT...)
+}
+
+// HPKESize is the body size of an HPKE stanza for a KEM whose encapsulated
+// key has encSize bytes.
+func HPKESize(encSize int, anonymous bool) int {
+	n := 2 + encSize + WrappedSize
+	if !anonymous {
+		n += KeyIDSize
+	}
+	return n
+}
+
+// PeekHPKE returns the KEM and key identifier of an HPKE stanza body without
+// looking further; ok is false if the body is too short to hold them.
+func PeekHPKE(body []byte, anonymous bool) (kem uint16, keyID []byte, ok bool) {
+	if len(body) < 2+KeyIDSize || anonymous && len(body) < 2 {
+		return 0, nil, false
+	}
+	kem = binary.BigEndian.Uint16(body)
+	if anonymous {
+		return kem, nil, true
+	}
+	return kem, body[2 : 2+KeyIDSize], true
+}
+
+// ParseHPKE decodes an HPKE stanza body of a known KEM.
+func ParseHPKE(body []byte, anonymous bool) (*HPKEStanza, error) {
+	if len(body) < 2 {
+		return nil, fmt.Errorf("%w: HPKE stanza of %d bytes", errs.Malformed, len(body))
+	}
+	s := &HPKEStanza{KEM: binary.BigEndian.Uint16(body)}
+	encSize, ok := EncSize(s.KEM)
+	if !ok {
+		return nil, fmt.Errorf("%w: suite 0x%04x", errs.Unsupported, s.KEM)
+	}
+	if len(body) != HPKESize(encSize, anonymous) {
+		return nil, fmt.Errorf("%w: HPKE stanza for suite 0x%04x is %d bytes, want %d", errs.Malformed, s.KEM, len(body), HPKESize(encSize, anonymous))
+	}
+	b := body[2:]
+	if !anonymous {
+		s.KeyID, b = b[:KeyIDSize], b[KeyIDSize:]
+	}
+	s.Enc, s.CT = b[:encSize], b[encSize:]
+	return s, nil
+}

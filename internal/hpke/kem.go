@@ -1,0 +1,336 @@
+package hpke
+
+import (
+	"crypto/ecdh"
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+)
+
+// KEM identifiers. RFC 9180 assigns 0x0010 and 0x0020; secp256k1 has no
+// IANA code point, so fanseal uses 0x0016, the value proposed for
+// DHKEM(secp256k1, HKDF-SHA256) in draft-wahby-cfrg-hpke-kem-secp256k1.
+const (
+	KEMP256      = 0x0010
+	KEMX25519    = 0x0020
+	KEMSecp256k1 = 0x0016
+)
+
+// A KEM is a DHKEM instantiation: a Diffie-Hellman group with HKDF-SHA256.
+type KEM struct {
+	id      uint16
+	suiteID []byte // "KEM" || I2OSP(kem_id, 2)
+	group   group
+}
+
+// group is what a DHKEM needs from a Diffie-Hellman group. Implementations
+// wrap crypto/ecdh or the secp256k1 module; they never do arithmetic.
+type group interface {
+	// generate returns a fresh random private key.
+	generate() (dhKey, error)
+	// newPrivate decodes a serialized private key, rejecting out-of-range scalars.
+	newPrivate(b []byte) (dhKey, error)
+	// derive returns the private key for DeriveKeyPair's candidate loop.
+	derive(k *KEM, dkpPRK []byte) (dhKey, error)
+	// parsePublic validates and decodes a serialized public key.
+	parsePublic(b []byte) (any, error)
+	privateSize() int
+	publicSize() int
+}
+
+// dhKey is a private key of a group.
+type dhKey interface {
+	// dh returns the Diffie-Hellman shared secret with a public key from
+	// parsePublic, rejecting a degenerate result.
+	dh(pub any) ([]byte, error)
+	publicBytes() []byte
+	bytes() []byte
+}
+
+var (
+	p256KEM      = newKEM(KEMP256, ecdhGroup{ecdh.P256(), 32, 65})
+	x25519KEM    = newKEM(KEMX25519, ecdhGroup{ecdh.X25519(), 32, 32})
+	secp256k1KEM = newKEM(KEMSecp256k1, secpGroup{})
+)
+
+func newKEM(id uint16, g group) *KEM {
+	return &KEM{id: id, suiteID: binary.BigEndian.AppendUint16([]byte("KEM"), id), group: g}
+}
+
+// P256 returns DHKEM(P-256, HKDF-SHA256).
+func P256() *KEM { return p256KEM }
+
+// X25519 returns DHKEM(X25519, HKDF-SHA256).
+func X25519() *KEM { return x25519KEM }
+
+// Secp256k1 returns DHKEM(secp256k1, HKDF-SHA256) with KEM id 0x0016.
+func Secp256k1() *KEM { return secp256k1KEM }
+
+// NewKEM returns the KEM for a KEM identifier.
+func NewKEM(id uint16) (*KEM, error) {
+	switch id {
+	case KEMP256:
+		return p256KEM, nil
+	case KEMX25519:
+		return x25519KEM, nil
+	case KEMSecp256k1:
+		return secp256k1KEM, nil
+	}
+	return nil, fmt.Errorf("hpke: unsupported KEM 0x%04x", id)
+}
+
+// ID returns the KEM identifier.
+func (k *KEM) ID() uint16 { return k.id }
+
+// EncSize is the size of an encapsulated key (Nenc), which for a DHKEM is
+// the size of a serialized public key (Npk).
+func (k *KEM) EncSize() int { return k.group.publicSize() }
+
+// PrivateKeySize is Nsk.
+func (k *KEM) PrivateKeySize() int { return k.group.privateSize() }
+
+// A PrivateKey is a DHKEM private key with its serialized public key.
+type PrivateKey struct {
+	kem *KEM
+	k   dhKey
+	pub []byte
+}
+
+func (k *KEM) wrap(d dhKey) *PrivateKey {
+	return &PrivateKey{kem: k, k: d, pub: d.publicBytes()}
+}
+
+// GenerateKey returns a fresh random key pair.
+func (k *KEM) GenerateKey() (*PrivateKey, error) {
+	d, err := k.group.generate()
+	if err != nil {
+		return nil, err
+	}
+	return k.wrap(d), nil
+}
+
+// NewPrivateKey implements DeserializePrivateKey.
+func (k *KEM) NewPrivateKey(b []byte) (*PrivateKey, error) {
+	d, err := k.group.newPrivate(b)
+	if err != nil {
+		return nil, err
+	}
+	return k.wrap(d), nil
+}
+
+// A PublicKey is a validated, decoded DHKEM public key.
+type PublicKey struct {
+	kem    *KEM
+	raw    []byte
+	parsed any
+}
+
+// NewPublicKey implements DeserializePublicKey, validating the point.
+func (k *KEM) NewPublicKey(b []byte) (*PublicKey, error) {
+	p, err := k.group.parsePublic(b)
+	if err != nil {
+		return nil, err
+	}
+	return &PublicKey{kem: k, raw: append([]byte(nil), b...), parsed: p}, nil
+}
+
+// Bytes returns the serialized public key. The caller must not modify it.
+func (pk *PublicKey) Bytes() []byte { return pk.raw }
+
+// DeriveKeyPair implements RFC 9180 DeriveKeyPair.
+func (k *KEM) DeriveKeyPair(ikm []byte) (*PrivateKey, error) {
+	prk := labeledExtract(k.suiteID, nil, "dkp_prk", ikm)
+	d, err := k.group.derive(k, prk)
+	if err != nil {
+		return nil, err
+	}
+	return k.wrap(d), nil
+}
+
+// KEM returns the key's KEM.
+func (sk *PrivateKey) KEM() *KEM { return sk.kem }
+
+// PublicKey returns the serialized public key (SerializePublicKey). The
+// caller must not modify it.
+func (sk *PrivateKey) PublicKey() []byte { return sk.pub }
+
+// Bytes returns the serialized private key (SerializePrivateKey).
+func (sk *PrivateKey) Bytes() []byte { return sk.k.bytes() }
+
+// Encap runs Encap for the recipient public key pkR with the ephemeral key
+// eph (which must be of the same KEM). The encapsulated key is
+// eph.PublicKey(). Passing the same eph for several recipients is the
+// multi-recipient (shared randomness) use of DHIES; see SECURITY.md.
+func (k *KEM) Encap(eph *PrivateKey, pkR *PublicKey) (sharedSecret []byte, err error) {
+	if eph.kem != k || pkR.kem != k {
+		return nil, fmt.Errorf("hpke: keys of KEMs 0x%04x and 0x%04x used with KEM 0x%04x", eph.kem.id, pkR.kem.id, k.id)
+	}
+	dh, err := eph.k.dh(pkR.parsed)
+	if err != nil {
+		return nil, err
+	}
+	return k.extractAndExpand(dh, eph.pub, pkR.raw)
+}
+
+// Decap runs Decap of the encapsulated key enc with the recipient key skR.
+func (k *KEM) Decap(enc []byte, skR *PrivateKey) (sharedSecret []byte, err error) {
+	if skR.kem != k {
+		return nil, fmt.Errorf("hpke: private key of KEM 0x%04x used with KEM 0x%04x", skR.kem.id, k.id)
+	}
+	pkE, err := k.group.parsePublic(enc)
+	if err != nil {
+		return nil, err
+	}
+	dh, err := skR.k.dh(pkE)
+	if err != nil {
+		return nil, err
+	}
+	return k.extractAndExpand(dh, enc, skR.pub)
+}
+
+func (k *KEM) extractAndExpand(dh, enc, pkR []byte) ([]byte, error) {
+	prk := labeledExtract(k.suiteID, nil, "eae_prk", dh)
+	kemContext := make([]byte, 0, len(enc)+len(pkR))
+	kemContext = append(kemContext, enc...)
+	kemContext = append(kemContext, pkR...)
+	return labeledExpand(k.suiteID, prk, "shared_secret", kemContext, 32)
+}
+
+// ecdhGroup is a crypto/ecdh curve.
+type ecdhGroup struct {
+	c        ecdh.Curve
+	nsk, npk int
+}
+
+type ecdhKey struct{ k *ecdh.PrivateKey }
+
+func (g ecdhGroup) generate() (dhKey, error) {
+	k, err := g.c.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	return ecdhKey{k}, nil
+}
+
+func (g ecdhGroup) newPrivate(b []byte) (dhKey, error) {
+	k, err := g.c.NewPrivateKey(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
+	}
+	return ecdhKey{k}, nil
+}
+
+func (g ecdhGroup) derive(k *KEM, prk []byte) (dhKey, error) {
+	if g.c == ecdh.X25519() {
+		sk, err := labeledExpand(k.suiteID, prk, "sk", nil, g.nsk)
+		if err != nil {
+			return nil, err
+		}
+		return g.newPrivate(sk)
+	}
+	return deriveCandidates(k, prk, g.nsk, g.newPrivate)
+}
+
+// deriveCandidates is the rejection-sampling loop of DeriveKeyPair for the
+// NIST-style curves (bitmask 0xff for P-256 and secp256k1): the range check
+// is the curve library's own private-key validation.
+func deriveCandidates(k *KEM, prk []byte, nsk int, newPrivate func([]byte) (dhKey, error)) (dhKey, error) {
+	for counter := 0; counter < 256; counter++ {
+		b, err := labeledExpand(k.suiteID, prk, "candidate", []byte{byte(counter)}, nsk)
+		if err != nil {
+			return nil, err
+		}
+		if d, err := newPrivate(b); err == nil {
+			return d, nil
+		}
+	}
+	return nil, fmt.Errorf("hpke: DeriveKeyPair found no valid candidate")
+}
+
+func (g ecdhGroup) parsePublic(b []byte) (any, error) {
+	p, err := g.c.NewPublicKey(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
+	}
+	return p, nil
+}
+
+func (g ecdhGroup) privateSize() int { return g.nsk }
+func (g ecdhGroup) publicSize() int  { return g.npk }
+
+func (k ecdhKey) dh(pub any) ([]byte, error) {
+	p, ok := pub.(*ecdh.PublicKey)
+	if !ok || p.Curve() != k.k.Curve() {
+		return nil, fmt.Errorf("%w: public key of another group", ErrInvalidKey)
+	}
+	s, err := k.k.ECDH(p) // rejects the all-zero X25519 output (low-order points)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
+	}
+	return s, nil
+}
+
+func (k ecdhKey) publicBytes() []byte { return k.k.PublicKey().Bytes() }
+func (k ecdhKey) bytes() []byte       { return k.k.Bytes() }
+
+// secpGroup is secp256k1 from github.com/decred/dcrd/dcrec/secp256k1/v4.
+// Public keys are serialized uncompressed (65 bytes), private keys as 32-byte
+// big-endian scalars in [1, n-1], and the DH output is the 32-byte X
+// coordinate, as for P-256 in RFC 9180.
+type secpGroup struct{}
+
+type secpKey struct{ k *secp256k1.PrivateKey }
+
+func (secpGroup) generate() (dhKey, error) {
+	k, err := secp256k1.GeneratePrivateKeyFromRand(rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	return secpKey{k}, nil
+}
+
+func (secpGroup) newPrivate(b []byte) (dhKey, error) {
+	if len(b) != 32 {
+		return nil, fmt.Errorf("%w: secp256k1 private key is %d bytes, want 32", ErrInvalidKey, len(b))
+	}
+	var s secp256k1.ModNScalar
+	if overflow := s.SetByteSlice(b); overflow || s.IsZero() {
+		return nil, fmt.Errorf("%w: secp256k1 private key out of range", ErrInvalidKey)
+	}
+	return secpKey{secp256k1.NewPrivateKey(&s)}, nil
+}
+
+func (g secpGroup) derive(k *KEM, prk []byte) (dhKey, error) {
+	return deriveCandidates(k, prk, 32, g.newPrivate)
+}
+
+func parseSecpPublic(b []byte) (*secp256k1.PublicKey, error) {
+	if len(b) != 65 || b[0] != 0x04 {
+		return nil, fmt.Errorf("%w: secp256k1 public key must be 65 bytes, uncompressed", ErrInvalidKey)
+	}
+	p, err := secp256k1.ParsePubKey(b) // checks the point is on the curve
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
+	}
+	return p, nil
+}
+
+func (secpGroup) parsePublic(b []byte) (any, error) { return parseSecpPublic(b) }
+
+func (secpGroup) privateSize() int { return 32 }
+func (secpGroup) publicSize() int  { return 65 }
+
+func (k secpKey) dh(pub any) ([]byte, error) {
+	p, ok := pub.(*secp256k1.PublicKey)
+	if !ok {
+		return nil, fmt.Errorf("%w: public key of another group", ErrInvalidKey)
+	}
+	// secp256k1 has cofactor 1 and ParsePubKey rejects the point at
+	// infinity, so a valid key never gives a degenerate result.
+	return secp256k1.GenerateSharedSecret(k.k, p), nil
+}
+
+func (k secpKey) publicBytes() []byte { return k.k.PubKey().SerializeUncompressed() }
+func (k secpKey) bytes() []byte       { return k.k.Serialize() }

@@ -1,0 +1,206 @@
+// Package stream implements the chunked payload encryption of a fanseal
+// envelope: the STREAM construction (Hoang, Reyhanitabar, Rogaway, Vizár,
+// "Online Authenticated-Encryption and its Nonce-Reuse Misuse-Resistance",
+// CRYPTO 2015) over a 96-bit-nonce AEAD.
+//
+// The payload is cut into 64 KiB chunks. Chunk i is sealed with the nonce
+// I2OSP(i, 11) || flag, where flag is 0x01 for the last chunk and 0x00
+// otherwise. Every chunk but the last is full; the last holds 0 to 64 KiB
+// and is empty only when the whole payload is. Nonce uniqueness: the
+// payload key is derived from a fresh random file key and a fresh random
+// nonce for every envelope, so a (key, nonce) pair is never reused; within
+// one payload the counter never repeats and never wraps (Writer refuses
+// 2^64 chunks, far below the 2^88 the nonce could count). The final flag
+// makes truncation at a chunk boundary detectable, and the counter makes
+// reordering, duplication and splicing of chunks fail authentication.
+package stream
+
+import (
+	"crypto/cipher"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/fanseal/fanseal/internal/errs"
+)
+
+// ChunkSize is the plaintext size of every chunk but the last.
+const ChunkSize = 64 << 10
+
+const (
+	overhead     = 16
+	encChunkSize = ChunkSize + overhead
+	lastFlag     = 0x01
+)
+
+// SealedSize returns the size of the sealed stream of an n-byte payload.
+func SealedSize(n int) int {
+	chunks := max(1, (n+ChunkSize-1)/ChunkSize)
+	return n + chunks*overhead
+}
+
+func nonce(n *[12]byte, counter uint64, last bool) {
+	clear(n[:3])
+	binary.BigEndian.PutUint64(n[3:11], counter)
+	n[11] = 0
+	if last {
+		n[11] = lastFlag
+	}
+}
+
+// A Writer encrypts a payload written to it. Close must be called to seal
+// the last chunk.
+type Writer struct {
+	a       cipher.AEAD
+	dst     io.Writer
+	buf     []byte // plaintext of the pending chunk, sealed in place
+	counter uint64
+	nonce   [12]byte
+	err     error
+}
+
+// NewWriter returns a Writer sealing to dst with a. The AEAD must take a
+// 12-byte nonce and add a 16-byte tag.
+func NewWriter(a cipher.AEAD, dst io.Writer) *Writer {
+	return &Writer{a: a, dst: dst, buf: make([]byte, 0, encChunkSize)}
+}
+
+// Write buffers p, sealing and writing every chunk that is full and known
+// not to be the last.
+func (w *Writer) Write(p []byte) (int, error) {
+	if w.err != nil {
+		return 0, w.err
+	}
+	total := len(p)
+	for len(p) > 0 {
+		if len(w.buf) == ChunkSize {
+			// More data follows a full chunk, so it is not the last.
+			if err := w.flush(false); err != nil {
+				return total - len(p), err
+			}
+		}
+		n := min(ChunkSize-len(w.buf), len(p))
+		w.buf = append(w.buf, p[:n]...)
+		p = p[n:]
+	}
+	return total, nil
+}
+
+func (w *Writer) flush(last bool) error {
+	if w.counter == ^uint64(0) {
+		w.err = errors.New("stream: payload too large")
+		return w.err
+	}
+	nonce(&w.nonce, w.counter, last)
+	out := w.a.Seal(w.buf[:0], w.nonce[:], w.buf, nil)
+	if _, err := w.dst.Write(out); err != nil {
+		w.err = err
+		return err
+	}
+	w.counter++
+	w.buf = w.buf[:0]
+	return nil
+}
+
+// Close seals and writes the last chunk. It does not close the underlying
+// writer.
+func (w *Writer) Close() error {
+	if w.err != nil {
+		return w.err
+	}
+	err := w.flush(true)
+	if err == nil {
+		w.err = errors.New("stream: write after Close")
+	}
+	return err
+}
+
+// A Reader decrypts a payload. It returns plaintext only from chunks that
+// authenticated, and reports a missing last chunk as errs.Truncated.
+type Reader struct {
+	a       cipher.AEAD
+	src     io.Reader
+	in      []byte // ciphertext, one chunk plus one byte of look-ahead
+	have    int    // look-ahead bytes carried in in[:have]
+	plain   []byte // plaintext of the current chunk
+	out     []byte // unread part of plain
+	counter uint64
+	nonce   [12]byte
+	err     error // sticky; io.EOF after the last chunk
+}
+
+// NewReader returns a Reader decrypting src with a.
+func NewReader(a cipher.AEAD, src io.Reader) *Reader {
+	return &Reader{a: a, src: src, in: make([]byte, encChunkSize+1), plain: make([]byte, 0, ChunkSize)}
+}
+
+// Read implements io.Reader.
+func (r *Reader) Read(p []byte) (int, error) {
+	for len(r.out) == 0 {
+		if r.err != nil {
+			return 0, r.err
+		}
+		r.out, r.err = r.next()
+		if r.err != nil && r.err != io.EOF {
+			r.out = nil
+		}
+	}
+	n := copy(p, r.out)
+	r.out = r.out[n:]
+	return n, nil
+}
+
+// next reads and opens one chunk. It returns io.EOF with the last chunk.
+func (r *Reader) next() ([]byte, error) {
+	n, err := io.ReadFull(r.src, r.in[r.have:])
+	n += r.have
+	r.have = 0
+	last := false
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		last = true
+	case err != nil:
+		return nil, fmt.Errorf("reading the payload: %w", err)
+	}
+	chunk := r.in[:min(n, encChunkSize)]
+	if len(chunk) < overhead {
+		return nil, fmt.Errorf("%w: payload ends inside chunk %d", errs.Truncated, r.counter)
+	}
+	if r.counter == ^uint64(0) {
+		return nil, fmt.Errorf("%w: payload has too many chunks", errs.Malformed)
+	}
+	nonce(&r.nonce, r.counter, last)
+	// Not in place: a failed Open leaves the ciphertext intact for the
+	// truncation check below.
+	out, err := r.a.Open(r.plain[:0], r.nonce[:], chunk, nil)
+	if err != nil {
+		if last && len(chunk) == encChunkSize && r.opensAsMiddle(chunk) {
+			return nil, fmt.Errorf("%w: payload ends after chunk %d, which is not the last", errs.Truncated, r.counter)
+		}
+		return nil, fmt.Errorf("%w: payload chunk %d", errs.Authentication, r.counter)
+	}
+	r.counter++
+	if !last {
+		r.in[0] = r.in[encChunkSize]
+		r.have = 1
+		return out, nil
+	}
+	if len(out) == 0 && r.counter > 1 {
+		return nil, fmt.Errorf("%w: empty last chunk after chunk %d", errs.Malformed, r.counter-2)
+	}
+	return out, io.EOF
+}
+
+// opensAsMiddle reports whether a full chunk that failed to open as the last
+// one opens as a middle chunk, which means the stream was cut after it. The
+// check runs only on the failure path, and decrypts into a scratch copy so
+// the caller never sees the plaintext.
+func (r *Reader) opensAsMiddle(chunk []byte) bool {
+	var n [12]byte
+	nonce(&n, r.counter, false)
+	scratch := make([]byte, 0, len(chunk))
+	_, err := r.a.Open(scratch, n[:], chunk, nil)
+	clear(scratch[:cap(scratch)])
+	return err == nil
+}

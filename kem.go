@@ -1,0 +1,139 @@
+package fanseal
+
+import (
+	stdhpke "crypto/hpke"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/fanseal/fanseal/internal/format"
+	"github.com/fanseal/fanseal/internal/hpke"
+)
+
+// stanzaInfo is the HPKE info of every stanza (docs/FORMAT.md). The
+// additional data is the envelope's preamble, which binds a stanza to its
+// envelope's random nonce.
+const stanzaInfo = "fanseal/v1 file key"
+
+// keyIDLabel prefixes the hash that derives a key identifier.
+const keyIDLabel = "fanseal/v1 key id"
+
+// keyAgreements counts decapsulations (each one key agreement) performed by
+// Open, so tests can assert that Open does exactly one.
+var keyAgreements atomic.Uint64
+
+// A cipherSuite is the warm state of one (suite, AEAD) pair: the HPKE suite
+// and its key_schedule_context, computed once.
+type cipherSuite struct {
+	suite Suite
+	aead  AEAD
+	kem   *hpke.KEM    // classical suites
+	hs    *hpke.Suite  // classical suites
+	sched []byte       // classical suites
+	pqKEM stdhpke.KEM  // post-quantum suite
+	pqAD  stdhpke.AEAD // post-quantum suite
+}
+
+var cipherSuites = func() map[[2]uint16]*cipherSuite {
+	m := make(map[[2]uint16]*cipherSuite)
+	for _, s := range Suites {
+		for _, a := range []AEAD{AES256GCM, ChaCha20Poly1305} {
+			cs := &cipherSuite{suite: s, aead: a}
+			if s.PostQuantum() {
+				cs.pqKEM = stdhpke.MLKEM768X25519()
+				var err error
+				if cs.pqAD, err = stdhpke.NewAEAD(uint16(a)); err != nil {
+					panic(err)
+				}
+			} else {
+				kem, err := hpke.NewKEM(uint16(s))
+				if err != nil {
+					panic(err)
+				}
+				cs.kem = kem
+				if cs.hs, err = hpke.NewSuite(kem, uint16(a)); err != nil {
+					panic(err)
+				}
+				cs.sched = cs.hs.ScheduleContext([]byte(stanzaInfo))
+			}
+			m[[2]uint16{uint16(s), uint16(a)}] = cs
+		}
+	}
+	return m
+}()
+
+func lookupSuite(s Suite, a AEAD) (*cipherSuite, error) {
+	cs, ok := cipherSuites[[2]uint16{uint16(s), uint16(a)}]
+	if !ok {
+		return nil, fmt.Errorf("%w: suite 0x%04x with AEAD 0x%04x", ErrUnsupported, uint16(s), uint16(a))
+	}
+	return cs, nil
+}
+
+// keyID derives a recipient's 8-byte key identifier:
+// SHA-256(keyIDLabel || I2OSP(suite, 2) || public key)[:8].
+func keyID(s Suite, pub []byte) [format.KeyIDSize]byte {
+	h := sha256.New()
+	h.Write([]byte(keyIDLabel))
+	h.Write(binary.BigEndian.AppendUint16(nil, uint16(s)))
+	h.Write(pub)
+	var id [format.KeyIDSize]byte
+	copy(id[:], h.Sum(nil))
+	return id
+}
+
+// wrap seals the file key to r and appends the stanza body to dst.
+func (cs *cipherSuite) wrap(dst []byte, r *Recipient, preamble, fileKey []byte, anonymous bool) ([]byte, error) {
+	dst = binary.BigEndian.AppendUint16(dst, uint16(r.suite))
+	if !anonymous {
+		dst = append(dst, r.id[:]...)
+	}
+	if cs.pqKEM != nil {
+		enc, s, err := stdhpke.NewSender(r.pq, stdhpke.HKDFSHA256(), cs.pqAD, []byte(stanzaInfo))
+		if err != nil {
+			return nil, err
+		}
+		ct, err := s.Seal(preamble, fileKey)
+		if err != nil {
+			return nil, err
+		}
+		dst = append(dst, enc...)
+		return append(dst, ct...), nil
+	}
+	eph, err := cs.kem.GenerateKey()
+	if err != nil {
+		return nil, err
+	}
+	ss, err := cs.kem.Encap(eph, r.dh)
+	if err != nil {
+		return nil, err
+	}
+	ctx, err := cs.hs.NewContext(ss, cs.sched)
+	if err != nil {
+		return nil, err
+	}
+	dst = append(dst, eph.PublicKey()...)
+	return ctx.Seal(dst, preamble, fileKey)
+}
+
+// unwrap opens an HPKE stanza with identity i.
+func (cs *cipherSuite) unwrap(i *Identity, preamble []byte, st *format.HPKEStanza) ([]byte, error) {
+	keyAgreements.Add(1)
+	if cs.pqKEM != nil {
+		r, err := stdhpke.NewRecipient(st.Enc, i.pq, stdhpke.HKDFSHA256(), cs.pqAD, []byte(stanzaInfo))
+		if err != nil {
+			return nil, err
+		}
+		return r.Open(preamble, st.CT)
+	}
+	ss, err := cs.kem.Decap(st.Enc, i.dh)
+	if err != nil {
+		return nil, err
+	}
+	ctx, err := cs.hs.NewContext(ss, cs.sched)
+	if err != nil {
+		return nil, err
+	}
+	return ctx.Open(nil, preamble, st.CT)
+}

@@ -1,0 +1,224 @@
+package fanseal
+
+import (
+	"bytes"
+	stdhpke "crypto/hpke"
+	"crypto/sha256"
+	"encoding/base32"
+	"fmt"
+	"strings"
+
+	"github.com/fanseal/fanseal/internal/format"
+	"github.com/fanseal/fanseal/internal/hpke"
+)
+
+// Text forms of keys. A recipient is
+//
+//	fanseal_<suite>_<base32 of public key || checksum>
+//
+// in lower case, and an identity
+//
+//	FANSEAL_SECRET_<SUITE>_<BASE32 OF PRIVATE KEY || CHECKSUM>
+//
+// in upper case, where the checksum is the first 4 bytes of SHA-256 of the
+// text before the base32 part followed by the key bytes. The base32 is RFC
+// 4648 without padding. Underscores keep the whole key one word for
+// double-click selection; the checksum catches copy-paste damage and a
+// suite label swapped onto a key of another suite.
+const (
+	recipientPrefix = "fanseal_"
+	identityPrefix  = "FANSEAL_SECRET_"
+	checksumSize    = 4
+)
+
+var b32 = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+func checksum(prefix string, key []byte) []byte {
+	h := sha256.New()
+	h.Write([]byte(prefix))
+	h.Write(key)
+	return h.Sum(nil)[:checksumSize]
+}
+
+func encodeKey(prefix string, key []byte) string {
+	payload := append(bytes.Clone(key), checksum(prefix, key)...)
+	if strings.HasPrefix(prefix, recipientPrefix) {
+		return prefix + strings.ToLower(b32.EncodeToString(payload))
+	}
+	return prefix + b32.EncodeToString(payload)
+}
+
+// decodeKey splits s into its suite and key bytes. base is
+// recipientPrefix or identityPrefix; identities are all upper case and
+// recipients all lower case.
+func decodeKey(s, base string) (Suite, []byte, error) {
+	what, caseOK := "recipient", s == strings.ToLower(s)
+	if base == identityPrefix {
+		what, caseOK = "identity", s == strings.ToUpper(s)
+	}
+	rest, ok := strings.CutPrefix(s, base)
+	if !ok || !caseOK {
+		return 0, nil, fmt.Errorf("%w: %s must start with %q and be in one case", ErrInvalidKey, what, base)
+	}
+	name, data, ok := strings.Cut(rest, "_")
+	if !ok {
+		return 0, nil, fmt.Errorf("%w: %s has no suite", ErrInvalidKey, what)
+	}
+	suite, err := ParseSuite(name)
+	if err != nil {
+		return 0, nil, fmt.Errorf("%w: %s has unknown suite %q", ErrInvalidKey, what, name)
+	}
+	payload, err := b32.DecodeString(strings.ToUpper(data))
+	if err != nil || len(payload) < checksumSize {
+		return 0, nil, fmt.Errorf("%w: %s is not valid base32", ErrInvalidKey, what)
+	}
+	key, sum := payload[:len(payload)-checksumSize], payload[len(payload)-checksumSize:]
+	if !bytes.Equal(sum, checksum(s[:len(s)-len(data)], key)) {
+		return 0, nil, fmt.Errorf("%w: %s checksum mismatch (mistyped or truncated?)", ErrInvalidKey, what)
+	}
+	return suite, key, nil
+}
+
+// A Recipient is a public key that envelopes can be sealed to.
+type Recipient struct {
+	suite Suite
+	raw   []byte
+	id    [format.KeyIDSize]byte
+	dh    *hpke.PublicKey   // classical suites
+	pq    stdhpke.PublicKey // post-quantum suite
+}
+
+// NewRecipient returns the recipient of suite s with the serialized public
+// key pub (RFC 9180 SerializePublicKey: 65-byte uncompressed points for
+// P-256 and secp256k1, 32 bytes for X25519, 1216 bytes for
+// ML-KEM-768+X25519). Invalid points are rejected with ErrInvalidKey.
+func NewRecipient(s Suite, pub []byte) (*Recipient, error) {
+	r := &Recipient{suite: s, raw: bytes.Clone(pub), id: keyID(s, pub)}
+	var err error
+	switch {
+	case s.PostQuantum():
+		r.pq, err = stdhpke.MLKEM768X25519().NewPublicKey(pub)
+	case s == P256 || s == X25519 || s == Secp256k1:
+		var kem *hpke.KEM
+		kem, err = hpke.NewKEM(uint16(s))
+		if err == nil {
+			r.dh, err = kem.NewPublicKey(pub)
+		}
+	default:
+		return nil, fmt.Errorf("%w: suite 0x%04x", ErrUnsupported, uint16(s))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s public key: %v", ErrInvalidKey, s, err)
+	}
+	return r, nil
+}
+
+// ParseRecipient parses a recipient in its text form (see Recipient.String).
+func ParseRecipient(s string) (*Recipient, error) {
+	suite, key, err := decodeKey(s, recipientPrefix)
+	if err != nil {
+		return nil, err
+	}
+	return NewRecipient(suite, key)
+}
+
+// Suite returns the recipient's suite.
+func (r *Recipient) Suite() Suite { return r.suite }
+
+// Bytes returns the serialized public key.
+func (r *Recipient) Bytes() []byte { return bytes.Clone(r.raw) }
+
+// KeyID returns the 8-byte identifier that marks this recipient's stanzas.
+func (r *Recipient) KeyID() [format.KeyIDSize]byte { return r.id }
+
+// String returns the text form, fanseal_<suite>_<base32>.
+func (r *Recipient) String() string {
+	return encodeKey(recipientPrefix+r.suite.String()+"_", r.raw)
+}
+
+// An Identity is a private key that opens envelopes sealed to its
+// Recipient.
+type Identity struct {
+	suite Suite
+	priv  []byte
+	dh    *hpke.PrivateKey   // classical suites
+	pq    stdhpke.PrivateKey // post-quantum suite
+	r     *Recipient
+}
+
+// GenerateIdentity returns a new random identity of suite s.
+func GenerateIdentity(s Suite) (*Identity, error) {
+	var priv []byte
+	switch {
+	case s.PostQuantum():
+		k, err := stdhpke.MLKEM768X25519().GenerateKey()
+		if err != nil {
+			return nil, err
+		}
+		if priv, err = k.Bytes(); err != nil {
+			return nil, err
+		}
+	case s == P256 || s == X25519 || s == Secp256k1:
+		kem, _ := hpke.NewKEM(uint16(s))
+		k, err := kem.GenerateKey()
+		if err != nil {
+			return nil, err
+		}
+		priv = k.Bytes()
+	default:
+		return nil, fmt.Errorf("%w: suite 0x%04x", ErrUnsupported, uint16(s))
+	}
+	return NewIdentity(s, priv)
+}
+
+// NewIdentity returns the identity of suite s with the serialized private
+// key priv (a 32-byte scalar for the classical suites, the 32-byte seed for
+// ML-KEM-768+X25519).
+func NewIdentity(s Suite, priv []byte) (*Identity, error) {
+	i := &Identity{suite: s, priv: bytes.Clone(priv)}
+	var pub []byte
+	switch {
+	case s.PostQuantum():
+		k, err := stdhpke.MLKEM768X25519().NewPrivateKey(priv)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s private key: %v", ErrInvalidKey, s, err)
+		}
+		i.pq, pub = k, k.PublicKey().Bytes()
+	case s == P256 || s == X25519 || s == Secp256k1:
+		kem, _ := hpke.NewKEM(uint16(s))
+		k, err := kem.NewPrivateKey(priv)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s private key: %v", ErrInvalidKey, s, err)
+		}
+		i.dh, pub = k, k.PublicKey()
+	default:
+		return nil, fmt.Errorf("%w: suite 0x%04x", ErrUnsupported, uint16(s))
+	}
+	r, err := NewRecipient(s, pub)
+	if err != nil {
+		return nil, err
+	}
+	i.r = r
+	return i, nil
+}
+
+// ParseIdentity parses an identity in its text form (see Identity.String).
+func ParseIdentity(s string) (*Identity, error) {
+	suite, key, err := decodeKey(s, identityPrefix)
+	if err != nil {
+		return nil, err
+	}
+	return NewIdentity(suite, key)
+}
+
+// Suite returns the identity's suite.
+func (i *Identity) Suite() Suite { return i.suite }
+
+// Recipient returns the public key of the identity.
+func (i *Identity) Recipient() *Recipient { return i.r }
+
+// String returns the text form, FANSEAL_SECRET_<SUITE>_<BASE32>. It is a
+// secret: keep it out of logs.
+func (i *Identity) String() string {
+	return encodeKey(identityPrefix+strings.ToUpper(i.suite.String())+"_", i.priv)
+}
