@@ -1,0 +1,60 @@
+package fanseal
+
+import (
+	"bytes"
+	"crypto/rand"
+	"sync"
+	"testing"
+)
+
+var (
+	keyCacheMu sync.Mutex
+	keyCache   = map[Suite][]*Identity{}
+)
+
+// identities returns n identities of suite s, generated once per test binary
+// and shared between tests (they are never modified).
+func identities(t testing.TB, s Suite, n int) ([]*Identity, []*Recipient) {
+	t.Helper()
+	keyCacheMu.Lock()
+	defer keyCacheMu.Unlock()
+	for len(keyCache[s]) < n {
+		i, err := GenerateIdentity(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keyCache[s] = append(keyCache[s], i)
+	}
+	ids := keyCache[s][:n:n]
+	rs := make([]*Recipient, n)
+	for j, i := range ids {
+		rs[j] = i.Recipient()
+	}
+	return ids, rs
+}
+
+func randomBytes(n int) []byte {
+	b := make([]byte, n)
+	rand.Read(b)
+	return b
+}
+
+func mustSeal(t testing.TB, s *Sealer, pt []byte, rs ...*Recipient) []byte {
+	t.Helper()
+	env, err := s.SealBytes(pt, rs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env
+}
+
+func mustOpen(t testing.TB, env, want []byte, ids ...*Identity) {
+	t.Helper()
+	got, err := OpenBytes(env, ids...)
+	if err != nil {
+		t.Fatalf("OpenBytes: %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("OpenBytes returned %d bytes that differ from the %d sealed", len(got), len(want))
+	}
+}

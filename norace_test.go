@@ -1,0 +1,5 @@
+//go:build !race
+
+package fanseal
+
+const raceEnabled = false

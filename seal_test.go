@@ -1,0 +1,190 @@
+package fanseal
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"testing"
+
+	"github.com/fanseal/fanseal/internal/format"
+	"github.com/fanseal/fanseal/internal/stream"
+)
+
+func TestRoundTrip(t *testing.T) {
+	sizes := []int{0, 1, stream.ChunkSize, stream.ChunkSize + 1, 10 << 20}
+	for _, s := range Suites {
+		for _, n := range []int{1, 2, 20, 1000} {
+			ids, rs := identities(t, s, n)
+			for _, size := range sizes {
+				if n == 1000 && size > stream.ChunkSize+1 {
+					continue // the payload path does not depend on n
+				}
+				t.Run(fmt.Sprintf("suite=%s/n=%d/size=%d", s, n, size), func(t *testing.T) {
+					pt := randomBytes(size)
+					env := mustSeal(t, new(Sealer), pt, rs...)
+					mustOpen(t, env, pt, ids[0])
+					mustOpen(t, env, pt, ids[n-1])
+					if n > 2 {
+						mustOpen(t, env, pt, ids[n/2])
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestStrategies checks that both strategies and both AEADs, with and
+// without key identifiers, produce envelopes every recipient opens.
+func TestStrategies(t *testing.T) {
+	for _, s := range Suites {
+		ids, rs := identities(t, s, 20)
+		for _, st := range Strategies {
+			for _, aead := range []AEAD{AES256GCM, ChaCha20Poly1305} {
+				for _, anon := range []bool{false, true} {
+					name := fmt.Sprintf("suite=%s/strategy=%s/aead=%s/anonymous=%v", s, st, aead, anon)
+					t.Run(name, func(t *testing.T) {
+						sealer := &Sealer{Strategy: st, AEAD: aead, Anonymous: anon, Parallelism: 3}
+						pt := []byte("a 32-byte session key, more or less")
+						env := mustSeal(t, sealer, pt, rs...)
+						for _, id := range ids {
+							mustOpen(t, env, pt, id)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+func TestSealErrors(t *testing.T) {
+	_, p := identities(t, P256, 3)
+	_, x := identities(t, X25519, 1)
+	_, pq := identities(t, MLKEM768X25519, 1)
+	for _, tc := range []struct {
+		name string
+		rs   []*Recipient
+		want error
+	}{
+		{"none", nil, ErrRecipientCount},
+		{"duplicate", []*Recipient{p[0], p[1], p[0]}, ErrDuplicateRecipient},
+		{"duplicate-reparsed", []*Recipient{p[2], mustParseRecipient(t, p[2].String())}, ErrDuplicateRecipient},
+		{"mixed", []*Recipient{p[0], pq[0]}, ErrMixedSuites},
+		{"mixed-pq-first", []*Recipient{pq[0], x[0]}, ErrMixedSuites},
+		{"nil", []*Recipient{p[0], nil}, ErrInvalidKey},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := SealBytes(nil, tc.rs...); !errors.Is(err, tc.want) {
+				t.Fatalf("SealBytes error = %v, want %v", err, tc.want)
+			}
+		})
+	}
+	// Classical suites mix freely.
+	ids, _ := identities(t, X25519, 1)
+	env := mustSeal(t, new(Sealer), []byte("x"), p[0], x[0])
+	mustOpen(t, env, []byte("x"), ids[0])
+
+	tooMany := make([]*Recipient, MaxRecipients+1)
+	if _, err := SealBytes(nil, tooMany...); !errors.Is(err, ErrRecipientCount) {
+		t.Fatalf("SealBytes with %d recipients: %v", len(tooMany), err)
+	}
+	if _, err := (&Sealer{AEAD: 0x0001}).SealBytes(nil, p[0]); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("SealBytes with AES-128-GCM: %v", err)
+	}
+}
+
+func mustParseRecipient(t *testing.T, s string) *Recipient {
+	r, err := ParseRecipient(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestStreamingSeal seals through the io.WriteCloser in odd-sized writes
+// and opens through the io.Reader in odd-sized reads.
+func TestStreamingSeal(t *testing.T) {
+	ids, rs := identities(t, X25519, 3)
+	pt := randomBytes(3*stream.ChunkSize + 12345)
+	var buf bytes.Buffer
+	w, err := Seal(&buf, rs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rest := pt; len(rest) > 0; {
+		n := min(len(rest), 7777)
+		if _, err := w.Write(rest[:n]); err != nil {
+			t.Fatal(err)
+		}
+		rest = rest[n:]
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(&buf, ids[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	p := make([]byte, 999)
+	for {
+		n, err := r.Read(p)
+		got = append(got, p[:n]...)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(got, pt) {
+		t.Fatal("streamed payload differs")
+	}
+}
+
+// TestSealLargeStreamMemory seals 1 GiB and checks that the heap stays
+// bounded: everything allocated while sealing is well under 64 MiB.
+func TestSealLargeStreamMemory(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("1 GiB stream: skipped in -short and -race runs")
+	}
+	_, rs := identities(t, P256, 2)
+	chunk := randomBytes(1 << 20)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	w, err := Seal(io.Discard, rs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 1024 {
+		if _, err := w.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Fatalf("sealing 1 GiB allocated %d MiB, want under 64 MiB", alloc>>20)
+	}
+	if after.HeapInuse > 64<<20 {
+		t.Fatalf("heap in use %d MiB after sealing 1 GiB", after.HeapInuse>>20)
+	}
+}
+
+// TestParallelPreservesOrder checks that the parallel strategy writes stanza
+// i for recipient i: the key identifiers appear in recipient order.
+func TestParallelPreservesOrder(t *testing.T) {
+	_, rs := identities(t, P256, 50)
+	env := mustSeal(t, &Sealer{Parallelism: 8}, nil, rs...)
+	h := readHeader(t, env)
+	for st := range h.Stanzas() {
+		_, id, _ := format.PeekHPKE(st.Body, false)
+		if want := rs[st.Index].KeyID(); !bytes.Equal(id, want[:]) {
+			t.Fatalf("stanza %d has key id %x, want %x", st.Index, id, want)
+		}
+	}
+}
