@@ -1,0 +1,101 @@
+package fanseal_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"strings"
+
+	"github.com/fanseal/fanseal"
+)
+
+// Seal a payload for a group and open it as one member.
+func Example() {
+	var team []*fanseal.Identity
+	var recipients []*fanseal.Recipient
+	for range 5 {
+		id, err := fanseal.GenerateIdentity(fanseal.X25519)
+		if err != nil {
+			log.Fatal(err)
+		}
+		team = append(team, id)
+		recipients = append(recipients, id.Recipient())
+	}
+
+	envelope, err := fanseal.SealBytes([]byte("transfer view #42"), recipients...)
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	payload, err := fanseal.OpenBytes(envelope, team[3])
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s\n", payload)
+	// Output: transfer view #42
+}
+
+// Stream a large payload through Seal and Open in bounded memory.
+func ExampleSeal() {
+	alice, _ := fanseal.GenerateIdentity(fanseal.P256)
+	bob, _ := fanseal.GenerateIdentity(fanseal.P256)
+
+	var envelope bytes.Buffer
+	w, err := fanseal.Seal(&envelope, alice.Recipient(), bob.Recipient())
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := io.Copy(w, strings.NewReader(strings.Repeat("ledger line\n", 100000))); err != nil {
+		log.Fatal(err)
+	}
+	if err := w.Close(); err != nil { // seals the last chunk
+		log.Fatal(err)
+	}
+
+	r, err := fanseal.Open(&envelope, bob)
+	if err != nil {
+		log.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, r)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(n, "bytes opened")
+	// Output: 1200000 bytes opened
+}
+
+// Choose the strategy and cipher of a Sealer.
+func ExampleSealer() {
+	id, _ := fanseal.GenerateIdentity(fanseal.MLKEM768X25519)
+	s := &fanseal.Sealer{
+		Strategy:    fanseal.Parallel,
+		Parallelism: 4,
+		AEAD:        fanseal.ChaCha20Poly1305,
+	}
+	envelope, err := s.SealBytes([]byte("post-quantum hello"), id.Recipient())
+	if err != nil {
+		log.Fatal(err)
+	}
+	payload, err := fanseal.OpenBytes(envelope, id)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s\n", payload)
+	// Output: post-quantum hello
+}
+
+// Read identities from an identity file, as written by fanseal keygen.
+func ExampleParseIdentities() {
+	id, _ := fanseal.GenerateIdentity(fanseal.X25519)
+	file := "# created: 2026-11-30T09:00:00Z\n# public key: " + id.Recipient().String() + "\n" + id.String() + "\n"
+
+	ids, err := fanseal.ParseIdentities(strings.NewReader(file))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return
+	}
+	fmt.Println(len(ids), ids[0].Suite())
+	// Output: 1 x25519
+}

@@ -1,0 +1,69 @@
+package fanseal
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+)
+
+// FuzzOpen opens arbitrary bytes as an envelope. Seeds are real envelopes
+// for the fuzzer's identity, so mutations reach the stanza, MAC and
+// payload code. Open must never panic, and every failure must match one of
+// the documented errors.
+func FuzzOpen(f *testing.F) {
+	id, err := NewIdentity(X25519, bytes.Repeat([]byte{0x42}, 32))
+	if err != nil {
+		f.Fatal(err)
+	}
+	other, _ := GenerateIdentity(X25519)
+	for _, s := range []*Sealer{{}, {Anonymous: true}, {AEAD: ChaCha20Poly1305}} {
+		for _, pt := range [][]byte{nil, []byte("fuzz"), bytes.Repeat([]byte("x"), 70000)} {
+			env, err := s.SealBytes(pt, id.Recipient(), other.Recipient())
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(env)
+		}
+	}
+	f.Add([]byte("FANSEAL"))
+	f.Fuzz(func(t *testing.T, env []byte) {
+		r, err := Open(bytes.NewReader(env), id)
+		if err == nil {
+			_, err = io.Copy(io.Discard, r)
+		}
+		if err != nil && !isDocumented(err) {
+			t.Fatalf("undocumented error: %v", err)
+		}
+	})
+}
+
+func isDocumented(err error) bool {
+	for _, e := range []error{ErrNotRecipient, ErrMalformed, ErrAuthentication, ErrTruncated, ErrUnsupported} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// FuzzParseKeys parses arbitrary text as keys and key files.
+func FuzzParseKeys(f *testing.F) {
+	id, _ := GenerateIdentity(P256)
+	f.Add(id.String())
+	f.Add(id.Recipient().String())
+	f.Add("# comment\n" + id.String() + "\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		if r, err := ParseRecipient(s); err == nil {
+			if r.String() != s {
+				t.Fatalf("recipient %q re-encodes as %q", s, r.String())
+			}
+		} else if !errors.Is(err, ErrInvalidKey) {
+			t.Fatalf("ParseRecipient: undocumented error %v", err)
+		}
+		if _, err := ParseIdentity(s); err != nil && !errors.Is(err, ErrInvalidKey) {
+			t.Fatalf("ParseIdentity: undocumented error %v", err)
+		}
+		ParseIdentities(bytes.NewReader([]byte(s)))
+	})
+}

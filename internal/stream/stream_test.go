@@ -1,0 +1,139 @@
+package stream
+
+import (
+	"bytes"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/fanseal/fanseal/internal/errs"
+)
+
+func newAEAD(t testing.TB) cipher.AEAD {
+	b, err := aes.NewCipher(bytes.Repeat([]byte{7}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := cipher.NewGCM(b)
+	return a
+}
+
+func seal(t testing.TB, pt []byte, writeSize int) []byte {
+	var buf bytes.Buffer
+	w := NewWriter(newAEAD(t), &buf)
+	for rest := pt; len(rest) > 0; {
+		n := min(writeSize, len(rest))
+		if _, err := w.Write(rest[:n]); err != nil {
+			t.Fatal(err)
+		}
+		rest = rest[n:]
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestRoundTrip(t *testing.T) {
+	for _, size := range []int{0, 1, 100, ChunkSize - 1, ChunkSize, ChunkSize + 1, 3 * ChunkSize, 3*ChunkSize + 7} {
+		pt := make([]byte, size)
+		rand.Read(pt)
+		ref := seal(t, pt, size+1)
+		if len(ref) != SealedSize(size) {
+			t.Errorf("size %d: sealed %d bytes, SealedSize says %d", size, len(ref), SealedSize(size))
+		}
+		for _, ws := range []int{1, 1000, ChunkSize} {
+			if ws == 1 && size > ChunkSize+1 {
+				continue
+			}
+			t.Run(fmt.Sprintf("size=%d/write=%d", size, ws), func(t *testing.T) {
+				ct := seal(t, pt, ws)
+				if !bytes.Equal(ct, ref) {
+					t.Fatal("output depends on write sizes")
+				}
+				got, err := io.ReadAll(NewReader(newAEAD(t), bytes.NewReader(ct)))
+				if err != nil || !bytes.Equal(got, pt) {
+					t.Fatalf("ReadAll = %d bytes, %v", len(got), err)
+				}
+			})
+		}
+	}
+}
+
+// TestKnownNonces checks the nonce layout against a direct AES-GCM seal.
+func TestKnownNonces(t *testing.T) {
+	pt := bytes.Repeat([]byte{1}, ChunkSize+3)
+	ct := seal(t, pt, len(pt))
+	a := newAEAD(t)
+	n0 := make([]byte, 12)
+	n1 := []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1}
+	want := append(a.Seal(nil, n0, pt[:ChunkSize], nil), a.Seal(nil, n1, pt[ChunkSize:], nil)...)
+	if !bytes.Equal(ct, want) {
+		t.Fatal("chunks are not sealed with I2OSP(counter, 11) || last flag")
+	}
+}
+
+func TestReaderErrors(t *testing.T) {
+	pt := make([]byte, 2*ChunkSize+10)
+	ct := seal(t, pt, len(pt))
+	c := ChunkSize + overhead
+	empty := seal(t, nil, 1)
+	for _, tc := range []struct {
+		name string
+		ct   []byte
+		want error
+	}{
+		{"empty-input", nil, errs.Truncated},
+		{"short-chunk", ct[:10], errs.Truncated},
+		{"cut-at-boundary", ct[:2*c], errs.Truncated},
+		{"cut-after-one", ct[:c], errs.Truncated},
+		{"cut-in-chunk", ct[:c+100], errs.Authentication},
+		{"extra-byte", append(bytes.Clone(ct), 0), errs.Authentication},
+		{"flip", func() []byte { b := bytes.Clone(ct); b[c+5] ^= 1; return b }(), errs.Authentication},
+		{"reorder", append(append(bytes.Clone(ct[c:2*c]), ct[:c]...), ct[2*c:]...), errs.Authentication},
+		{"empty-last-after-data", append(bytes.Clone(ct[:c]), emptyLast(t, 1)...), errs.Malformed},
+		{"empty-payload-flipped", func() []byte { b := bytes.Clone(empty); b[0] ^= 1; return b }(), errs.Authentication},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := io.ReadAll(NewReader(newAEAD(t), bytes.NewReader(tc.ct)))
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("error = %v, want %v", err, tc.want)
+			}
+			if len(got) > 0 && !bytes.Equal(got, pt[:len(got)]) {
+				t.Fatal("unauthenticated plaintext released")
+			}
+		})
+	}
+}
+
+// emptyLast returns an empty chunk sealed as the last, at position counter.
+func emptyLast(t *testing.T, counter uint64) []byte {
+	var n [12]byte
+	nonce(&n, counter, true)
+	return newAEAD(t).Seal(nil, n[:], nil, nil)
+}
+
+func TestWriteAfterClose(t *testing.T) {
+	w := NewWriter(newAEAD(t), io.Discard)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write([]byte("x")); err == nil {
+		t.Fatal("Write after Close succeeded")
+	}
+}
+
+func FuzzReader(f *testing.F) {
+	f.Add(seal(f, []byte("hello"), 5))
+	f.Add(seal(f, make([]byte, ChunkSize+1), 100))
+	f.Fuzz(func(t *testing.T, ct []byte) {
+		_, err := io.ReadAll(NewReader(newAEAD(t), bytes.NewReader(ct)))
+		if err != nil && !errors.Is(err, errs.Truncated) && !errors.Is(err, errs.Authentication) && !errors.Is(err, errs.Malformed) {
+			t.Fatalf("undocumented error %v", err)
+		}
+	})
+}
