@@ -40,6 +40,13 @@ func SealedSize(n int) int {
 	return n + chunks*overhead
 }
 
+// PlaintextSize returns the number of chunks and the plaintext size of a
+// sealed stream of n bytes, assuming it is well formed.
+func PlaintextSize(n int64) (chunks, size int64) {
+	chunks = max(1, (n+encChunkSize-1)/encChunkSize)
+	return chunks, max(0, n-chunks*overhead)
+}
+
 func nonce(n *[12]byte, counter uint64, last bool) {
 	clear(n[:3])
 	binary.BigEndian.PutUint64(n[3:11], counter)

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/fanseal/fanseal"
+	"github.com/fanseal/fanseal/armor"
+)
+
+func decrypt(args []string, stdin io.Reader, stdout, _ io.Writer) error {
+	fs := newFlags("decrypt")
+	var idFiles multiFlag
+	fs.Var(&idFiles, "i", "identity file")
+	fs.Var(&idFiles, "identity", "identity file")
+	out := fs.String("o", "", "output file")
+	fs.StringVar(out, "output", "", "output file")
+	pos, err := parseFlags(fs, args, 1)
+	if err != nil {
+		return err
+	}
+	if len(idFiles) == 0 {
+		return fmt.Errorf("%w: decrypt needs at least one -i IDENTITY_FILE", errUsage)
+	}
+	var ids []*fanseal.Identity
+	for _, name := range idFiles {
+		f, err := os.Open(name)
+		if err != nil {
+			return fmt.Errorf("identity file: %w", err)
+		}
+		more, err := fanseal.ParseIdentities(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		ids = append(ids, more...)
+	}
+	in, closeIn, err := openInput(first(pos), stdin)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	src, _ := maybeArmored(in)
+	r, err := fanseal.Open(src, ids...)
+	if err != nil {
+		return describe(err)
+	}
+	o, err := createOutput(*out, stdout, 0o644)
+	if err != nil {
+		return err
+	}
+	defer o.Abort()
+	if _, err := io.Copy(o, r); err != nil {
+		return describe(err)
+	}
+	return o.Commit()
+}
+
+// maybeArmored returns a reader of the binary envelope in r, decoding
+// armor when the input starts with the armor header, and whether it did.
+func maybeArmored(r io.Reader) (*bufio.Reader, bool) {
+	br := bufio.NewReader(r)
+	start, _ := br.Peek(len(armor.Header))
+	if armor.IsArmored(start) {
+		return bufio.NewReader(armor.NewReader(br)), true
+	}
+	return br, false
+}
+
+// describe prefixes an open error with what it means for the user.
+func describe(err error) error {
+	var what string
+	switch {
+	case errors.Is(err, fanseal.ErrNotRecipient):
+		what = "not a recipient: no identity can open this envelope"
+	case errors.Is(err, fanseal.ErrTruncated):
+		what = "truncated envelope"
+	case errors.Is(err, fanseal.ErrAuthentication):
+		what = "the envelope was tampered with or is corrupted"
+	case errors.Is(err, fanseal.ErrUnsupported):
+		what = "unsupported envelope"
+	case errors.Is(err, fanseal.ErrMalformed):
+		what = "corrupted header or not a fanseal envelope"
+	default:
+		return err
+	}
+	return fmt.Errorf("%s (%v)", what, err)
+}
