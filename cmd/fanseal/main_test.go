@@ -1,0 +1,213 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// cli runs the command in-process and returns its status and output.
+func cli(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	status := run(args, strings.NewReader(stdin), &out, &errOut)
+	return status, out.String(), errOut.String()
+}
+
+func mustRun(t *testing.T, stdin string, args ...string) string {
+	t.Helper()
+	status, out, errOut := cli(t, stdin, args...)
+	if status != 0 {
+		t.Fatalf("fanseal %v: status %d: %s", args, status, errOut)
+	}
+	return out
+}
+
+func mustFail(t *testing.T, stdin, want string, args ...string) {
+	t.Helper()
+	status, _, errOut := cli(t, stdin, args...)
+	if status != 1 {
+		t.Fatalf("fanseal %v: status %d, want 1", args, status)
+	}
+	if !strings.HasPrefix(errOut, "fanseal: error: ") || !strings.Contains(errOut, want) {
+		t.Fatalf("fanseal %v: stderr %q, want fanseal: error: ...%s...", args, errOut, want)
+	}
+	if strings.Contains(errOut, "goroutine") || strings.Contains(errOut, "panic") {
+		t.Fatalf("stderr shows a panic: %s", errOut)
+	}
+}
+
+func TestKeygen(t *testing.T) {
+	dir := t.TempDir()
+	for _, suite := range []string{"p256", "x25519", "secp256k1", "mlkem768x25519"} {
+		key := filepath.Join(dir, suite+".key")
+		pub := strings.TrimSpace(mustRun(t, "", "keygen", "--suite", suite, "-o", key))
+		if !strings.HasPrefix(pub, "fanseal_"+suite+"_") {
+			t.Fatalf("keygen printed %q", pub)
+		}
+		st, err := os.Stat(key)
+		if err != nil || st.Mode().Perm() != 0o600 {
+			t.Fatalf("identity file mode: %v %v", st, err)
+		}
+		body, _ := os.ReadFile(key)
+		if !strings.Contains(string(body), "# created: ") || !strings.Contains(string(body), "# public key: "+pub) {
+			t.Fatalf("identity file lacks comments:\n%s", body)
+		}
+		if got := strings.TrimSpace(mustRun(t, "", "keygen", "-y", key)); got != pub {
+			t.Fatalf("keygen -y = %q, want %q", got, pub)
+		}
+	}
+	mustFail(t, "", "exists", "keygen", "-o", filepath.Join(dir, "x25519.key"))
+	mustFail(t, "", "unknown suite", "keygen", "--suite", "rsa")
+	out := mustRun(t, "", "keygen")
+	if !strings.Contains(out, "FANSEAL_SECRET_X25519_") {
+		t.Fatalf("keygen to stdout: %q", out)
+	}
+}
+
+func setup(t *testing.T, suite string, n int) (dir string, keys, pubs []string) {
+	dir = t.TempDir()
+	for i := range n {
+		key := filepath.Join(dir, suite+string(rune('a'+i))+".key")
+		pubs = append(pubs, strings.TrimSpace(mustRun(t, "", "keygen", "--suite", suite, "-o", key)))
+		keys = append(keys, key)
+	}
+	return dir, keys, pubs
+}
+
+func TestEncryptDecrypt(t *testing.T) {
+	dir, keys, pubs := setup(t, "p256", 3)
+	rfile := filepath.Join(dir, "team.txt")
+	os.WriteFile(rfile, []byte("# the team\n"+pubs[1]+"\n\n"+pubs[2]+"\n"), 0o644)
+	in := filepath.Join(dir, "plain.txt")
+	payload := strings.Repeat("fan out, seal once\n", 10000)
+	os.WriteFile(in, []byte(payload), 0o644)
+
+	for _, armor := range []bool{false, true} {
+		env := filepath.Join(dir, "env")
+		args := []string{"encrypt", "-r", pubs[0], "-R", rfile, "-o", env}
+		if armor {
+			args = append(args, "-a")
+		}
+		os.Remove(env)
+		mustRun(t, "", append(args, in)...)
+		raw, _ := os.ReadFile(env)
+		if armor != strings.HasPrefix(string(raw), "-----BEGIN FANSEAL ENVELOPE-----") {
+			t.Fatalf("armor=%v: envelope starts %q", armor, raw[:20])
+		}
+		for _, k := range keys {
+			out := filepath.Join(dir, "out")
+			os.Remove(out)
+			mustRun(t, "", "decrypt", "-i", k, "-o", out, env)
+			if got, _ := os.ReadFile(out); string(got) != payload {
+				t.Fatalf("armor=%v: decrypted payload differs", armor)
+			}
+		}
+		// stdin to stdout
+		got := mustRun(t, string(raw), "decrypt", "-i", keys[2])
+		if got != payload {
+			t.Fatal("stdin/stdout decrypt differs")
+		}
+	}
+	// stdin to stdout encrypt, anonymous
+	env := mustRun(t, "hello", "encrypt", "--anonymous", "-r", pubs[0])
+	if got := mustRun(t, env, "decrypt", "-i", keys[0]); got != "hello" {
+		t.Fatalf("anonymous round trip: %q", got)
+	}
+}
+
+func TestDecryptFailureLeavesNoOutput(t *testing.T) {
+	dir, keys, pubs := setup(t, "x25519", 2)
+	_, strangers, _ := setup(t, "x25519", 1)
+	payload := strings.Repeat("z", 200000) // four chunks
+	env := mustRun(t, payload, "encrypt", "-r", pubs[0])
+	out := filepath.Join(dir, "out")
+	cases := []struct {
+		name, env, key, want string
+	}{
+		{"not-recipient", env, strangers[0], "not a recipient"},
+		{"cut-in-chunk", env[:len(env)-100], keys[0], "corrupted"},
+		{"cut-in-header", env[:60], keys[0], "truncated"},
+		{"cut-at-chunk", env[:len(env)-(200000-3*65536)-16], keys[0], "truncated"},
+		{"tampered", env[:len(env)-50] + "X" + env[len(env)-49:], keys[0], "tampered"},
+		{"garbage", "not an envelope at all, clearly", keys[0], "not a fanseal envelope"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			mustFail(t, tc.env, tc.want, "decrypt", "-i", tc.key, "-o", out)
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Fatalf("output file exists after a failed decrypt: %v", err)
+			}
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if strings.HasSuffix(e.Name(), ".tmp") {
+					t.Fatalf("temporary file %s left behind", e.Name())
+				}
+			}
+		})
+	}
+	_ = keys[1]
+}
+
+func TestErrors(t *testing.T) {
+	dir, keys, pubs := setup(t, "p256", 1)
+	_, _, pq := setup(t, "mlkem768x25519", 1)
+	bad := filepath.Join(dir, "bad.key")
+	os.WriteFile(bad, []byte("# comment\nFANSEAL_SECRET_P256_NOPE\n"), 0o600)
+	mustFail(t, "", "unknown command", "frobnicate")
+	mustFail(t, "", "at least one -r", "encrypt")
+	mustFail(t, "", "at least one -i", "decrypt")
+	mustFail(t, "", "line 2", "decrypt", "-i", bad)
+	mustFail(t, "", "checksum", "encrypt", "-r", pubs[0][:len(pubs[0])-2]+"aa")
+	mustFail(t, "x", "post-quantum and classical", "encrypt", "-r", pubs[0], "-r", pq[0])
+	mustFail(t, "x", "duplicate recipient", "encrypt", "-r", pubs[0], "-r", pubs[0])
+	mustFail(t, "", "no such file", "encrypt", "-r", pubs[0], filepath.Join(dir, "missing"))
+	mustFail(t, "", "flag provided but not defined", "encrypt", "--bogus")
+	mustFail(t, "", "too many arguments", "decrypt", "-i", keys[0], "a", "b")
+	if status, out, _ := cli(t, "", "--help"); status != 0 || !strings.Contains(out, "Examples:") {
+		t.Fatalf("--help: %d %q", status, out)
+	}
+	if status, out, _ := cli(t, "", "encrypt", "-h"); status != 0 || !strings.Contains(out, "Usage:") {
+		t.Fatalf("encrypt -h: %d %q", status, out)
+	}
+	if status, _, errOut := cli(t, ""); status != 1 || !strings.Contains(errOut, "Usage:") {
+		t.Fatalf("no arguments: %d %q", status, errOut)
+	}
+}
+
+func TestInspect(t *testing.T) {
+	_, _, pubs := setup(t, "x25519", 2)
+	env := mustRun(t, strings.Repeat("a", 70000), "encrypt", "-r", pubs[0], "-r", pubs[1])
+	var rep report
+	if err := json.Unmarshal([]byte(mustRun(t, env, "inspect", "--json")), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Version != 1 || rep.AEAD != "aes256gcm" || rep.Anonymous || len(rep.Recipients) != 2 ||
+		rep.Recipients[1].Suite != "x25519" || len(rep.Recipients[1].KeyID) != 16 || rep.PayloadSize != 70000 || rep.Chunks != 2 {
+		t.Fatalf("inspect report %+v", rep)
+	}
+	armored := mustRun(t, "", "encrypt", "-a", "--anonymous", "-r", pubs[0])
+	text := mustRun(t, armored, "inspect")
+	for _, want := range []string{"version 1", "armored:     true", "anonymous", "payload:     0 bytes"} {
+		if !strings.Contains(text, want) {
+			t.Fatalf("inspect text lacks %q:\n%s", want, text)
+		}
+	}
+	mustFail(t, env[:40], "truncated", "inspect")
+}
+
+func TestBenchQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("bench takes a few seconds")
+	}
+	out := mustRun(t, "", "bench", "--quick", "--recipients", "0")
+	for _, want := range []string{"suite p256", "suite mlkem768x25519", "sequential p50", "speedup"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("bench output lacks %q:\n%s", want, out)
+		}
+	}
+	mustFail(t, "", "--recipients", "bench", "--recipients", "-1")
+}
