@@ -3,6 +3,7 @@ package fanseal
 import (
 	"bufio"
 	"bytes"
+	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/sha256"
 	"errors"
@@ -33,6 +34,30 @@ func Open(src io.Reader, identities ...*Identity) (io.Reader, error) {
 	if err != nil {
 		return nil, err
 	}
+	aead, err := payloadAEAD(h, identities)
+	if err != nil {
+		return nil, err
+	}
+	return stream.NewReader(aead, br), nil
+}
+
+// OpenBytes opens a whole envelope held in memory and returns its payload.
+// It returns no plaintext unless the entire envelope authenticated.
+func OpenBytes(envelope []byte, identities ...*Identity) ([]byte, error) {
+	h, payload, err := format.ParseHeader(envelope)
+	if err != nil {
+		return nil, err
+	}
+	aead, err := payloadAEAD(h, identities)
+	if err != nil {
+		return nil, err
+	}
+	return stream.Open(aead, nil, payload)
+}
+
+// payloadAEAD unwraps the file key with one of the identities, checks the
+// header MAC, and returns the payload AEAD.
+func payloadAEAD(h *format.Header, identities []*Identity) (cipher.AEAD, error) {
 	fileKey, err := unwrapFileKey(h, identities)
 	if err != nil {
 		return nil, err
@@ -47,26 +72,7 @@ func Open(src io.Reader, identities ...*Identity) (io.Reader, error) {
 	if !hmac.Equal(m.Sum(nil), h.MAC[:]) {
 		return nil, fmt.Errorf("%w: header MAC mismatch", ErrAuthentication)
 	}
-	aead, err := hpke.NewAEAD(h.AEAD, payloadKey)
-	if err != nil {
-		return nil, err
-	}
-	return stream.NewReader(aead, br), nil
-}
-
-// OpenBytes opens a whole envelope held in memory and returns its payload.
-// It returns no plaintext unless the entire envelope authenticated.
-func OpenBytes(envelope []byte, identities ...*Identity) ([]byte, error) {
-	r, err := Open(bytes.NewReader(envelope), identities...)
-	if err != nil {
-		return nil, err
-	}
-	out := bytes.NewBuffer(make([]byte, 0, len(envelope)))
-	if _, err := out.ReadFrom(r); err != nil {
-		clear(out.Bytes())
-		return nil, err
-	}
-	return out.Bytes(), nil
+	return hpke.NewAEAD(h.AEAD, payloadKey)
 }
 
 // unwrapFileKey finds and opens the stanza of one of the identities.

@@ -112,16 +112,7 @@ func (s *Sealer) SealBytes(plaintext []byte, recipients ...*Recipient) ([]byte, 
 	if err != nil {
 		return nil, err
 	}
-	buf := bytes.NewBuffer(hdr)
-	buf.Grow(stream.SealedSize(len(plaintext)))
-	w := stream.NewWriter(aead, buf)
-	if _, err := w.Write(plaintext); err != nil {
-		return nil, err
-	}
-	if err := w.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return stream.Seal(aead, hdr, plaintext), nil
 }
 
 func (s *Sealer) aead() AEAD {
@@ -193,7 +184,8 @@ func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 	rand.Read(fileKey)
 	rand.Read(p.Nonce[:])
 
-	hdr := make([]byte, offsets[len(recipients)], offsets[len(recipients)]+format.MACSize)
+	// Room for the MAC and, for SealBytes, a short payload.
+	hdr := make([]byte, offsets[len(recipients)], offsets[len(recipients)]+format.MACSize+256)
 	preamble := p.Append(hdr[:0])
 
 	// Each stanza is written in place into its own disjoint part of hdr, so

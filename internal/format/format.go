@@ -151,16 +151,16 @@ func ReadHeader(r *bufio.Reader) (*Header, error) {
 		return nil, err
 	}
 	for i := range p.Count {
-		var sh [3]byte
-		if _, err := io.ReadFull(r, sh[:]); err != nil {
+		start := len(raw)
+		raw = append(raw, 0, 0, 0)
+		if _, err := io.ReadFull(r, raw[start:]); err != nil {
 			return nil, readErr(err, fmt.Sprintf("stanza %d", i))
 		}
-		n := int(binary.BigEndian.Uint16(sh[1:]))
-		if len(raw)+3+n > MaxHeaderSize {
+		n := int(binary.BigEndian.Uint16(raw[start+1:]))
+		if len(raw)+n > MaxHeaderSize {
 			return nil, fmt.Errorf("%w: header larger than %d bytes at stanza %d", errs.Malformed, MaxHeaderSize, i)
 		}
-		raw = append(raw, sh[:]...)
-		start := len(raw)
+		start = len(raw)
 		raw = append(raw, make([]byte, n)...)
 		if _, err := io.ReadFull(r, raw[start:]); err != nil {
 			return nil, readErr(err, fmt.Sprintf("stanza %d", i))
@@ -171,6 +171,35 @@ func ReadHeader(r *bufio.Reader) (*Header, error) {
 		return nil, readErr(err, "header MAC")
 	}
 	return h, nil
+}
+
+// ParseHeader is ReadHeader for an envelope held in memory: it returns the
+// header, whose Raw aliases b, and the payload that follows it.
+func ParseHeader(b []byte) (*Header, []byte, error) {
+	p, err := ParsePreamble(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	off := PreambleSize
+	for i := range p.Count {
+		if len(b) < off+3 {
+			return nil, nil, readErr(io.EOF, fmt.Sprintf("stanza %d", i))
+		}
+		end := off + 3 + int(binary.BigEndian.Uint16(b[off+1:]))
+		if end > MaxHeaderSize {
+			return nil, nil, fmt.Errorf("%w: header larger than %d bytes at stanza %d", errs.Malformed, MaxHeaderSize, i)
+		}
+		if len(b) < end {
+			return nil, nil, readErr(io.EOF, fmt.Sprintf("stanza %d", i))
+		}
+		off = end
+	}
+	if len(b) < off+MACSize {
+		return nil, nil, readErr(io.EOF, "header MAC")
+	}
+	h := &Header{Preamble: *p, Raw: b[:off:off]}
+	copy(h.MAC[:], b[off:])
+	return h, b[off+MACSize:], nil
 }
 
 func readErr(err error, where string) error {

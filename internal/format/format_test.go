@@ -92,8 +92,18 @@ func FuzzReadHeader(f *testing.F) {
 	f.Add(testHeader(true))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		h, err := ReadHeader(bufio.NewReader(bytes.NewReader(b)))
+		h2, rest, err2 := ParseHeader(b)
+		if (err == nil) != (err2 == nil) {
+			t.Fatalf("ReadHeader error %v, ParseHeader error %v", err, err2)
+		}
 		if err != nil {
+			if !errors.Is(err, errs.Malformed) && !errors.Is(err, errs.Truncated) && !errors.Is(err, errs.Unsupported) {
+				t.Fatalf("undocumented error %v", err)
+			}
 			return
+		}
+		if !bytes.Equal(h.Raw, h2.Raw) || h.MAC != h2.MAC || h.Preamble != h2.Preamble || len(rest) != len(b)-len(h.Raw)-MACSize {
+			t.Fatal("ReadHeader and ParseHeader disagree")
 		}
 		re := h.Preamble.Append(nil)
 		for st := range h.Stanzas() {

@@ -65,11 +65,9 @@ func (s *Suite) ScheduleContext(info []byte) []byte {
 // key_schedule_context from ScheduleContext.
 func (s *Suite) NewContext(sharedSecret, scheduleContext []byte) (*Context, error) {
 	secret := labeledExtract(s.id, sharedSecret, "secret", nil)
-	exp, err := labeledExpand(s.id, secret, "exp", scheduleContext, 32)
-	if err != nil {
-		return nil, err
-	}
-	c := &Context{suite: s, exporter: exp}
+	// The exporter secret is derived on first use: sealing a stanza never
+	// exports, and it saves an HMAC per stanza.
+	c := &Context{suite: s, secret: secret, schedule: scheduleContext}
 	if s.aeadID == AEADExportOnly {
 		return c, nil
 	}
@@ -111,7 +109,8 @@ type Context struct {
 	aead      cipher.AEAD
 	baseNonce [12]byte
 	seq       uint64
-	exporter  []byte
+	secret    []byte // the key schedule's secret, for the exporter
+	schedule  []byte // key_schedule_context
 }
 
 // nonce returns base_nonce XOR I2OSP(seq, 12).
@@ -163,5 +162,9 @@ func (c *Context) Export(exporterContext []byte, length int) ([]byte, error) {
 	if length < 0 || length > 255*32 {
 		return nil, fmt.Errorf("hpke: export length %d out of range", length)
 	}
-	return labeledExpand(c.suite.id, c.exporter, "sec", exporterContext, length)
+	exp, err := labeledExpand(c.suite.id, c.secret, "exp", c.schedule, 32)
+	if err != nil {
+		return nil, err
+	}
+	return labeledExpand(c.suite.id, exp, "sec", exporterContext, length)
 }

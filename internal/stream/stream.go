@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/fanseal/fanseal/internal/errs"
 )
@@ -133,7 +134,6 @@ type Reader struct {
 	plain   []byte // plaintext of the current chunk
 	out     []byte // unread part of plain
 	counter uint64
-	nonce   [12]byte
 	err     error // sticky; io.EOF after the last chunk
 }
 
@@ -171,21 +171,9 @@ func (r *Reader) next() ([]byte, error) {
 		return nil, fmt.Errorf("reading the payload: %w", err)
 	}
 	chunk := r.in[:min(n, encChunkSize)]
-	if len(chunk) < overhead {
-		return nil, fmt.Errorf("%w: payload ends inside chunk %d", errs.Truncated, r.counter)
-	}
-	if r.counter == ^uint64(0) {
-		return nil, fmt.Errorf("%w: payload has too many chunks", errs.Malformed)
-	}
-	nonce(&r.nonce, r.counter, last)
-	// Not in place: a failed Open leaves the ciphertext intact for the
-	// truncation check below.
-	out, err := r.a.Open(r.plain[:0], r.nonce[:], chunk, nil)
+	out, err := openChunk(r.a, r.plain[:0], chunk, r.counter, last)
 	if err != nil {
-		if last && len(chunk) == encChunkSize && r.opensAsMiddle(chunk) {
-			return nil, fmt.Errorf("%w: payload ends after chunk %d, which is not the last", errs.Truncated, r.counter)
-		}
-		return nil, fmt.Errorf("%w: payload chunk %d", errs.Authentication, r.counter)
+		return nil, err
 	}
 	r.counter++
 	if !last {
@@ -193,21 +181,83 @@ func (r *Reader) next() ([]byte, error) {
 		r.have = 1
 		return out, nil
 	}
-	if len(out) == 0 && r.counter > 1 {
-		return nil, fmt.Errorf("%w: empty last chunk after chunk %d", errs.Malformed, r.counter-2)
-	}
 	return out, io.EOF
+}
+
+// Seal encrypts a whole payload held in memory, appending the sealed stream
+// to dst. The output is byte-identical to a Writer's.
+func Seal(a cipher.AEAD, dst, pt []byte) []byte {
+	dst = slices.Grow(dst, SealedSize(len(pt)))
+	var n [12]byte
+	for counter := uint64(0); ; counter++ {
+		chunk := pt[:min(len(pt), ChunkSize)]
+		pt = pt[len(chunk):]
+		nonce(&n, counter, len(pt) == 0)
+		dst = a.Seal(dst, n[:], chunk, nil)
+		if len(pt) == 0 {
+			return dst
+		}
+	}
+}
+
+// Open decrypts a whole sealed stream held in memory, appending the
+// plaintext to dst. It returns no plaintext unless every chunk
+// authenticated.
+func Open(a cipher.AEAD, dst, ct []byte) ([]byte, error) {
+	if len(ct) == 0 {
+		return nil, fmt.Errorf("%w: payload ends inside chunk 0", errs.Truncated)
+	}
+	start := len(dst)
+	_, size := PlaintextSize(int64(len(ct)))
+	dst = slices.Grow(dst, int(size))
+	for counter := uint64(0); len(ct) > 0; counter++ {
+		chunk := ct[:min(len(ct), encChunkSize)]
+		ct = ct[len(chunk):]
+		var err error
+		if dst, err = openChunk(a, dst, chunk, counter, len(ct) == 0); err != nil {
+			clear(dst[start:cap(dst)])
+			return nil, err
+		}
+	}
+	return dst, nil
+}
+
+// openChunk opens chunk number counter, appending its plaintext to dst. It
+// enforces that only the first chunk may be empty, and tells a stream cut
+// at a chunk boundary (ErrTruncated) from a corrupted chunk.
+func openChunk(a cipher.AEAD, dst, chunk []byte, counter uint64, last bool) ([]byte, error) {
+	if len(chunk) < overhead {
+		return nil, fmt.Errorf("%w: payload ends inside chunk %d", errs.Truncated, counter)
+	}
+	if counter == ^uint64(0) {
+		return nil, fmt.Errorf("%w: payload has too many chunks", errs.Malformed)
+	}
+	var n [12]byte
+	nonce(&n, counter, last)
+	// Never in place: a failed Open leaves the ciphertext intact for the
+	// truncation check below.
+	out, err := a.Open(dst, n[:], chunk, nil)
+	if err != nil {
+		if last && len(chunk) == encChunkSize && opensAsMiddle(a, chunk, counter) {
+			return nil, fmt.Errorf("%w: payload ends after chunk %d, which is not the last", errs.Truncated, counter)
+		}
+		return nil, fmt.Errorf("%w: payload chunk %d", errs.Authentication, counter)
+	}
+	if last && len(chunk) == overhead && counter > 0 {
+		return nil, fmt.Errorf("%w: empty last chunk after chunk %d", errs.Malformed, counter-1)
+	}
+	return out, nil
 }
 
 // opensAsMiddle reports whether a full chunk that failed to open as the last
 // one opens as a middle chunk, which means the stream was cut after it. The
 // check runs only on the failure path, and decrypts into a scratch copy so
 // the caller never sees the plaintext.
-func (r *Reader) opensAsMiddle(chunk []byte) bool {
+func opensAsMiddle(a cipher.AEAD, chunk []byte, counter uint64) bool {
 	var n [12]byte
-	nonce(&n, r.counter, false)
+	nonce(&n, counter, false)
 	scratch := make([]byte, 0, len(chunk))
-	_, err := r.a.Open(scratch, n[:], chunk, nil)
+	_, err := a.Open(scratch, n[:], chunk, nil)
 	clear(scratch[:cap(scratch)])
 	return err == nil
 }

@@ -59,6 +59,13 @@ func TestRoundTrip(t *testing.T) {
 				if err != nil || !bytes.Equal(got, pt) {
 					t.Fatalf("ReadAll = %d bytes, %v", len(got), err)
 				}
+				if !bytes.Equal(Seal(newAEAD(t), nil, pt), ref) {
+					t.Fatal("Seal and Writer differ")
+				}
+				got, err = Open(newAEAD(t), []byte("prefix"), ct)
+				if err != nil || !bytes.Equal(got, append([]byte("prefix"), pt...)) {
+					t.Fatalf("Open = %d bytes, %v", len(got), err)
+				}
 			})
 		}
 	}
@@ -103,6 +110,9 @@ func TestReaderErrors(t *testing.T) {
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("error = %v, want %v", err, tc.want)
 			}
+			if all, err := Open(newAEAD(t), nil, tc.ct); !errors.Is(err, tc.want) || all != nil {
+				t.Fatalf("Open = %d bytes, %v; want nil, %v", len(all), err, tc.want)
+			}
 			if len(got) > 0 && !bytes.Equal(got, pt[:len(got)]) {
 				t.Fatal("unauthenticated plaintext released")
 			}
@@ -131,7 +141,11 @@ func FuzzReader(f *testing.F) {
 	f.Add(seal(f, []byte("hello"), 5))
 	f.Add(seal(f, make([]byte, ChunkSize+1), 100))
 	f.Fuzz(func(t *testing.T, ct []byte) {
-		_, err := io.ReadAll(NewReader(newAEAD(t), bytes.NewReader(ct)))
+		streamed, err := io.ReadAll(NewReader(newAEAD(t), bytes.NewReader(ct)))
+		all, err2 := Open(newAEAD(t), nil, ct)
+		if (err == nil) != (err2 == nil) || err == nil && !bytes.Equal(streamed, all) {
+			t.Fatalf("Reader (%v) and Open (%v) disagree", err, err2)
+		}
 		if err != nil && !errors.Is(err, errs.Truncated) && !errors.Is(err, errs.Authentication) && !errors.Is(err, errs.Malformed) {
 			t.Fatalf("undocumented error %v", err)
 		}
