@@ -71,11 +71,12 @@ func (s *Suite) NewContext(sharedSecret, scheduleContext []byte) (*Context, erro
 	if s.aeadID == AEADExportOnly {
 		return c, nil
 	}
-	key, err := labeledExpand(s.id, secret, "key", scheduleContext, s.keySize)
+	e := newExpander(s.id, secret)
+	key, err := e.expand("key", scheduleContext, s.keySize)
 	if err != nil {
 		return nil, err
 	}
-	nonce, err := labeledExpand(s.id, secret, "base_nonce", scheduleContext, 12)
+	nonce, err := e.expand("base_nonce", scheduleContext, 12)
 	if err != nil {
 		return nil, err
 	}
@@ -109,19 +110,19 @@ type Context struct {
 	aead      cipher.AEAD
 	baseNonce [12]byte
 	seq       uint64
-	secret    []byte // the key schedule's secret, for the exporter
-	schedule  []byte // key_schedule_context
+	scratch   [12]byte // the current nonce
+	secret    []byte   // the key schedule's secret, for the exporter
+	schedule  []byte   // key_schedule_context
 }
 
-// nonce returns base_nonce XOR I2OSP(seq, 12).
-func (c *Context) nonce() []byte {
-	n := c.baseNonce
+// nonce sets n to base_nonce XOR I2OSP(seq, 12).
+func (c *Context) nonce(n *[12]byte) {
+	*n = c.baseNonce
 	var s [8]byte
 	binary.BigEndian.PutUint64(s[:], c.seq)
 	for i := range s {
 		n[4+i] ^= s[i]
 	}
-	return n[:]
 }
 
 func (c *Context) advance() error {
@@ -139,7 +140,8 @@ func (c *Context) Seal(dst, aad, pt []byte) ([]byte, error) {
 	if err := c.advance(); err != nil {
 		return nil, err
 	}
-	out := c.aead.Seal(dst, c.nonce(), pt, aad)
+	c.nonce(&c.scratch)
+	out := c.aead.Seal(dst, c.scratch[:], pt, aad)
 	c.seq++
 	return out, nil
 }
@@ -149,7 +151,8 @@ func (c *Context) Open(dst, aad, ct []byte) ([]byte, error) {
 	if err := c.advance(); err != nil {
 		return nil, err
 	}
-	out, err := c.aead.Open(dst, c.nonce(), ct, aad)
+	c.nonce(&c.scratch)
+	out, err := c.aead.Open(dst, c.scratch[:], ct, aad)
 	if err != nil {
 		return nil, ErrOpen
 	}
