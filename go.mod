@@ -8,4 +8,7 @@ require (
 	golang.org/x/sync v0.25.0
 )
 
-require golang.org/x/sys v0.50.0 // indirect
+require (
+	go.uber.org/goleak v1.3.0 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+)
