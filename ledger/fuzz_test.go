@@ -1,0 +1,33 @@
+package ledger
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+)
+
+// FuzzDecrypt opens arbitrary entries: never a panic, never plaintext from
+// an entry that was not sealed, always a documented error.
+func FuzzDecrypt(f *testing.F) {
+	e := newEncryptor(f)
+	entry, _ := e.Encrypt(nil, []byte("seed write set"), []byte("aad"), TxID{View: 1, Seqno: 3}, WriteSet)
+	f.Add(entry, []byte("aad"), uint64(3))
+	f.Add([]byte{}, []byte{}, uint64(0))
+	f.Fuzz(func(t *testing.T, entry, aad []byte, seqno uint64) {
+		pt, err := e.Decrypt(nil, entry, aad, seqno)
+		if err == nil {
+			txid, typ := ParseIV([IVSize]byte(entry[TagSize:HeaderSize]))
+			again, err := e.Encrypt(nil, pt, aad, txid, typ)
+			if err != nil || !bytes.Equal(again, entry) {
+				t.Fatalf("opened an entry that does not re-seal to itself: %v", err)
+			}
+			return
+		}
+		for _, want := range []error{ErrTruncated, ErrAuthentication, ErrWrongSeqno, ErrUnknownSeqno} {
+			if errors.Is(err, want) {
+				return
+			}
+		}
+		t.Fatalf("undocumented error %v", err)
+	})
+}
