@@ -1,0 +1,137 @@
+package kex
+
+import (
+	"crypto/ecdh"
+	"crypto/hkdf"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+)
+
+// A Suite is the curve and box of a round.
+type Suite int
+
+const (
+	// Secp256k1 is the wire-compatible suite: compressed secp256k1 keys,
+	// SHA-256 of the trimmed shared X, NaCl secretbox.
+	Secp256k1 Suite = iota + 1
+	// X25519 is the suite for new deployments: X25519, HKDF-SHA256,
+	// ChaCha20-Poly1305.
+	X25519
+)
+
+// String returns "secp256k1" or "x25519".
+func (s Suite) String() string {
+	switch s {
+	case Secp256k1:
+		return "secp256k1"
+	case X25519:
+		return "x25519"
+	}
+	return fmt.Sprintf("suite(%d)", int(s))
+}
+
+// privateKey is an ephemeral private key of either suite.
+type privateKey interface {
+	public() []byte
+	bytes() []byte
+	// agree parses pub and returns the raw shared secret.
+	agree(pub []byte) ([]byte, error)
+}
+
+func (s Suite) generate() (privateKey, error) {
+	if s == Secp256k1 {
+		k, err := secp256k1.GeneratePrivateKeyFromRand(rand.Reader)
+		if err != nil {
+			return nil, err
+		}
+		return secpKey{k}, nil
+	}
+	k, err := ecdh.X25519().GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	return xKey{k}, nil
+}
+
+// parsePrivate decodes a revealed private key.
+func (s Suite) parsePrivate(b []byte) (privateKey, error) {
+	if s == Secp256k1 {
+		var sc secp256k1.ModNScalar
+		if len(b) != 32 || sc.SetByteSlice(b) || sc.IsZero() {
+			return nil, fmt.Errorf("%w: not a secp256k1 private key", ErrReveal)
+		}
+		return secpKey{secp256k1.NewPrivateKey(&sc)}, nil
+	}
+	k, err := ecdh.X25519().NewPrivateKey(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrReveal, err)
+	}
+	return xKey{k}, nil
+}
+
+// checkPublic parses a public key, as the eager reference does.
+func (s Suite) checkPublic(b []byte) error {
+	if s == Secp256k1 {
+		_, err := parseSecp(b)
+		return err
+	}
+	_, err := ecdh.X25519().NewPublicKey(b)
+	return err
+}
+
+// pairwiseKey derives the 32-byte pairwise key from the raw shared secret
+// of members a and b.
+func (s Suite) pairwiseKey(shared []byte, session string, a, b uint32) [32]byte {
+	if s == Secp256k1 {
+		// The historical encoding: big.Int.Bytes() of X, leading zeros
+		// dropped.
+		i := 0
+		for i < len(shared)-1 && shared[i] == 0 {
+			i++
+		}
+		return sha256.Sum256(shared[i:])
+	}
+	lo, hi := min(a, b), max(a, b)
+	info := binary.BigEndian.AppendUint32([]byte("fanseal/kex/v1 x25519 pairwise key"), lo)
+	info = binary.BigEndian.AppendUint32(info, hi)
+	k, err := hkdf.Key(sha256.New, shared, []byte(session), string(info), 32)
+	if err != nil {
+		panic(err) // unreachable: 32 bytes of HKDF-SHA256 output
+	}
+	return [32]byte(k)
+}
+
+type secpKey struct{ k *secp256k1.PrivateKey }
+
+func parseSecp(b []byte) (*secp256k1.PublicKey, error) {
+	if len(b) != secp256k1.PubKeyBytesLenCompressed {
+		return nil, fmt.Errorf("compressed secp256k1 key must be %d bytes, got %d", secp256k1.PubKeyBytesLenCompressed, len(b))
+	}
+	return secp256k1.ParsePubKey(b) // decompresses and checks the point is on the curve
+}
+
+func (k secpKey) public() []byte { return k.k.PubKey().SerializeCompressed() }
+func (k secpKey) bytes() []byte  { return k.k.Serialize() }
+func (k secpKey) agree(pub []byte) ([]byte, error) {
+	p, err := parseSecp(pub)
+	if err != nil {
+		return nil, err
+	}
+	return secp256k1.GenerateSharedSecret(k.k, p), nil
+}
+
+type xKey struct{ k *ecdh.PrivateKey }
+
+func (k xKey) public() []byte { return k.k.PublicKey().Bytes() }
+func (k xKey) bytes() []byte  { return k.k.Bytes() }
+func (k xKey) agree(pub []byte) ([]byte, error) {
+	p, err := ecdh.X25519().NewPublicKey(pub)
+	if err != nil {
+		return nil, err
+	}
+	return k.k.ECDH(p) // rejects low-order points (all-zero output)
+}
