@@ -4,10 +4,14 @@ go 1.26.0
 
 require (
 	github.com/decred/dcrd/dcrec/secp256k1/v4 v4.4.1
+	github.com/zeebo/blake3 v0.2.4
 	go.uber.org/goleak v1.3.0
 	golang.org/x/crypto v0.59.0
 	golang.org/x/sync v0.25.0
 	google.golang.org/protobuf v1.36.12
 )
 
-require golang.org/x/sys v0.50.0 // indirect
+require (
+	github.com/klauspost/cpuid/v2 v2.0.12 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+)
