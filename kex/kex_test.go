@@ -331,4 +331,3 @@ func FuzzUnmarshal(f *testing.F) {
 		}
 	})
 }
-
