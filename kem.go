@@ -83,12 +83,20 @@ func keyID(s Suite, pub []byte) [format.KeyIDSize]byte {
 	return id
 }
 
-// wrap seals the file key to r and appends the stanza body to dst.
-func (cs *cipherSuite) wrap(dst []byte, r *Recipient, preamble, fileKey []byte, anonymous bool) ([]byte, error) {
+// appendPrefix appends the suite and, unless anonymous, the key
+// identifier: the start of every stanza addressed to r.
+func appendPrefix(dst []byte, r *Recipient, anonymous bool) []byte {
 	dst = binary.BigEndian.AppendUint16(dst, uint16(r.suite))
 	if !anonymous {
 		dst = append(dst, r.id[:]...)
 	}
+	return dst
+}
+
+// wrap seals the file key to r with a fresh ephemeral key and appends the
+// stanza body to dst.
+func (cs *cipherSuite) wrap(dst []byte, r *Recipient, preamble, fileKey []byte, anonymous bool) ([]byte, error) {
+	dst = appendPrefix(dst, r, anonymous)
 	if cs.pqKEM != nil {
 		enc, s, err := stdhpke.NewSender(r.pq, stdhpke.HKDFSHA256(), cs.pqAD, []byte(stanzaInfo))
 		if err != nil {
@@ -115,6 +123,30 @@ func (cs *cipherSuite) wrap(dst []byte, r *Recipient, preamble, fileKey []byte, 
 	}
 	dst = append(dst, eph.PublicKey()...)
 	return ctx.Seal(dst, preamble, fileKey)
+}
+
+// wrapShared seals the file key to r with the envelope's shared ephemeral
+// key eph and appends the shared stanza body (no encapsulated key) to dst.
+func (cs *cipherSuite) wrapShared(dst []byte, r *Recipient, eph *hpke.PrivateKey, preamble, fileKey []byte, anonymous bool) ([]byte, error) {
+	ss, err := cs.kem.Encap(eph, r.dh)
+	if err != nil {
+		return nil, err
+	}
+	ctx, err := cs.hs.NewContext(ss, cs.sched)
+	if err != nil {
+		return nil, err
+	}
+	return ctx.Seal(appendPrefix(dst, r, anonymous), preamble, fileKey)
+}
+
+// seal appends the precomputed encapsulated key and the sealed file key.
+func (it *precomputed) seal(dst, preamble, fileKey []byte) ([]byte, error) {
+	dst = append(dst, it.enc...)
+	if it.pq != nil {
+		ct, err := it.pq.Seal(preamble, fileKey)
+		return append(dst, ct...), err
+	}
+	return it.ctx.Seal(dst, preamble, fileKey)
 }
 
 // unwrap opens an HPKE stanza with identity i.

@@ -7,6 +7,7 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -26,7 +27,8 @@ const (
 )
 
 // A Strategy says how a Sealer computes the per-recipient stanzas. Every
-// strategy produces envelopes that Open reads the same way.
+// strategy produces envelopes that Open reads the same way (channel
+// stanzas need the recipient's Keyring).
 type Strategy uint8
 
 const (
@@ -37,18 +39,43 @@ const (
 	// Sequential computes stanzas one after another on the calling
 	// goroutine, each with a fresh ephemeral key: the baseline.
 	Sequential
+	// Shared uses one ephemeral key pair per envelope and suite, stored
+	// once, so each stanza costs one key agreement instead of a key
+	// generation and a key agreement. Stanzas stay standard HPKE.
+	// Post-quantum recipients get ordinary stanzas.
+	Shared
+	// SharedParallel is Shared with the key agreements in the parallel
+	// window.
+	SharedParallel
+	// Precomputed takes a ready sender context from Sealer.Precomputer for
+	// each hot recipient (one AEAD seal on the critical path), and seals
+	// the others as Parallel does.
+	Precomputed
+	// Channel seals to every peer in Sealer.Keyring under its cached
+	// static channel key (one AEAD seal), and to the others as Parallel
+	// does. It gives up per-message forward secrecy: see docs/SECURITY.md.
+	Channel
 )
 
 // Strategies lists every strategy.
-var Strategies = []Strategy{Sequential, Parallel}
+var Strategies = []Strategy{Sequential, Parallel, Shared, SharedParallel, Precomputed, Channel}
 
-// String returns "parallel" or "sequential".
+// String returns the strategy's name: sequential, parallel, shared,
+// shared-parallel, precomputed or channel.
 func (s Strategy) String() string {
 	switch s {
 	case Parallel:
 		return "parallel"
 	case Sequential:
 		return "sequential"
+	case Shared:
+		return "shared"
+	case SharedParallel:
+		return "shared-parallel"
+	case Precomputed:
+		return "precomputed"
+	case Channel:
+		return "channel"
 	}
 	return fmt.Sprintf("strategy(%d)", uint8(s))
 }
@@ -60,7 +87,7 @@ func ParseStrategy(name string) (Strategy, error) {
 			return s, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown strategy %q (want sequential or parallel)", name)
+	return 0, fmt.Errorf("unknown strategy %q (want sequential, parallel, shared, shared-parallel, precomputed or channel)", name)
 }
 
 // A Sealer seals envelopes. The zero value is ready to use: parallel
@@ -70,14 +97,26 @@ type Sealer struct {
 	// Strategy selects how stanzas are computed.
 	Strategy Strategy
 	// Parallelism bounds the concurrent stanza computations of the
-	// Parallel strategy; 0 means runtime.GOMAXPROCS(0).
+	// parallel strategies; 0 means runtime.GOMAXPROCS(0).
 	Parallelism int
 	// AEAD is the cipher of stanzas and payload; 0 means AES256GCM.
 	AEAD AEAD
 	// Anonymous omits key identifiers: the envelope does not say who its
 	// recipients are, and each recipient trial-decrypts every stanza of its
-	// suite (one key agreement per stanza).
+	// suite (one key agreement per stanza). Not with Channel.
 	Anonymous bool
+	// Precomputer supplies ready sender contexts to the Precomputed
+	// strategy.
+	Precomputer *Precomputer
+	// Keyring supplies the channel keys of the Channel strategy.
+	Keyring *Keyring
+	// Cache, if set, records the file key of every envelope sealed, so an
+	// Opener sharing it opens them without a key agreement.
+	Cache *SessionCache
+	// PayloadWorkers bounds the goroutines that seal payload chunks; 0
+	// means runtime.GOMAXPROCS(0), 1 seals on the calling goroutine.
+	// Payloads of one chunk are always sealed on the calling goroutine.
+	PayloadWorkers int
 }
 
 // Seal writes the header of an envelope for recipients to dst and returns a
@@ -103,7 +142,7 @@ func (s *Sealer) Seal(dst io.Writer, recipients ...*Recipient) (io.WriteCloser, 
 	if _, err := dst.Write(hdr); err != nil {
 		return nil, err
 	}
-	return stream.NewWriter(aead, dst), nil
+	return stream.NewParallelWriter(aead, dst, s.PayloadWorkers), nil
 }
 
 // SealBytes returns an envelope of plaintext for recipients.
@@ -112,7 +151,7 @@ func (s *Sealer) SealBytes(plaintext []byte, recipients ...*Recipient) ([]byte, 
 	if err != nil {
 		return nil, err
 	}
-	return stream.Seal(aead, hdr, plaintext), nil
+	return stream.SealParallel(aead, hdr, plaintext, s.PayloadWorkers), nil
 }
 
 func (s *Sealer) aead() AEAD {
@@ -153,30 +192,114 @@ func checkRecipients(recipients []*Recipient) error {
 	return nil
 }
 
+// A plan is one stanza to write: its type, body size, and how to fill it.
+type plan struct {
+	typ   byte
+	size  int
+	heavy bool // a key agreement: run in the parallel window if allowed
+	fill  func(dst, preamble, fileKey []byte) ([]byte, error)
+}
+
+// plans returns the stanzas for recipients under the Sealer's strategy.
+func (s *Sealer) plans(recipients []*Recipient) ([]plan, error) {
+	aead, anon := s.aead(), s.Anonymous
+	var ps []plan
+	fresh := func(cs *cipherSuite, r *Recipient) plan {
+		encSize, _ := format.EncSize(uint16(r.suite))
+		return plan{typ: format.StanzaHPKE, size: format.HPKESize(encSize, anon), heavy: true,
+			fill: func(dst, preamble, fileKey []byte) ([]byte, error) {
+				return cs.wrap(dst, r, preamble, fileKey, anon)
+			}}
+	}
+	switch s.Strategy {
+	case Precomputed:
+		if s.Precomputer == nil {
+			return nil, errors.New("fanseal: the Precomputed strategy needs a Sealer.Precomputer")
+		}
+	case Channel:
+		if s.Keyring == nil {
+			return nil, errors.New("fanseal: the Channel strategy needs a Sealer.Keyring")
+		}
+		if anon {
+			return nil, fmt.Errorf("%w: channel stanzas name their sender and recipient; not in an anonymous envelope", ErrUnsupported)
+		}
+	}
+	ephemerals := map[Suite]*hpke.PrivateKey{}
+	for _, r := range recipients {
+		cs, err := lookupSuite(r.suite, aead)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case (s.Strategy == Shared || s.Strategy == SharedParallel) && cs.kem != nil:
+			eph := ephemerals[r.suite]
+			if eph == nil {
+				if eph, err = cs.kem.GenerateKey(); err != nil {
+					return nil, err
+				}
+				ephemerals[r.suite] = eph
+				// The ephemeral stanza precedes the stanzas that use it.
+				ps = append(ps, plan{typ: format.StanzaEphemeral, size: 2 + len(eph.PublicKey()),
+					fill: func(dst, _, _ []byte) ([]byte, error) {
+						return format.AppendEphemeral(dst, uint16(r.suite), eph.PublicKey()), nil
+					}})
+			}
+			ps = append(ps, plan{typ: format.StanzaShared, size: format.SharedSize(anon), heavy: true,
+				fill: func(dst, preamble, fileKey []byte) ([]byte, error) {
+					return cs.wrapShared(dst, r, eph, preamble, fileKey, anon)
+				}})
+		case s.Strategy == Precomputed:
+			it := s.Precomputer.take(r, aead)
+			if it == nil {
+				ps = append(ps, fresh(cs, r))
+				continue
+			}
+			ps = append(ps, plan{typ: format.StanzaHPKE, size: format.HPKESize(len(it.enc), anon),
+				fill: func(dst, preamble, fileKey []byte) ([]byte, error) {
+					return it.seal(appendPrefix(dst, r, anon), preamble, fileKey)
+				}})
+		case s.Strategy == Channel:
+			epoch, salt, ok := s.Keyring.sender(r)
+			if !ok || r.suite != s.Keyring.self.suite {
+				ps = append(ps, fresh(cs, r))
+				continue
+			}
+			ps = append(ps, plan{typ: format.StanzaChannel, size: format.ChannelSize,
+				fill: func(dst, preamble, fileKey []byte) ([]byte, error) {
+					return s.Keyring.sealChannel(dst, r, epoch, salt, aead, preamble, fileKey)
+				}})
+		default:
+			ps = append(ps, fresh(cs, r))
+		}
+	}
+	return ps, nil
+}
+
 // header builds the header and MAC of a new envelope and returns them with
 // the payload AEAD.
 func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 	if err := checkRecipients(recipients); err != nil {
 		return nil, nil, err
 	}
-	p := format.Preamble{AEAD: uint16(s.aead()), Count: len(recipients)}
+	ps, err := s.plans(recipients)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := format.Preamble{AEAD: uint16(s.aead()), Count: len(ps)}
 	if s.Anonymous {
 		p.Flags |= format.FlagAnonymous
 	}
-	suites := make([]*cipherSuite, len(recipients))
-	offsets := make([]int, len(recipients)+1)
+	offsets := make([]int, len(ps)+1)
 	offsets[0] = format.PreambleSize
-	for i, r := range recipients {
-		cs, err := lookupSuite(r.suite, s.aead())
-		if err != nil {
-			return nil, nil, err
+	heavy := 0
+	for i, pl := range ps {
+		offsets[i+1] = offsets[i] + format.StanzaSize(pl.size)
+		if pl.heavy {
+			heavy++
 		}
-		suites[i] = cs
-		encSize, _ := format.EncSize(uint16(r.suite))
-		offsets[i+1] = offsets[i] + format.StanzaSize(format.HPKESize(encSize, s.Anonymous))
 	}
-	if offsets[len(recipients)] > format.MaxHeaderSize {
-		return nil, nil, fmt.Errorf("%w: header of %d bytes exceeds %d", ErrRecipientCount, offsets[len(recipients)], format.MaxHeaderSize)
+	if offsets[len(ps)] > format.MaxHeaderSize {
+		return nil, nil, fmt.Errorf("%w: header of %d bytes exceeds %d", ErrRecipientCount, offsets[len(ps)], format.MaxHeaderSize)
 	}
 
 	fileKey := make([]byte, format.FileKeySize)
@@ -185,38 +308,36 @@ func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 	rand.Read(p.Nonce[:])
 
 	// Room for the MAC and, for SealBytes, a short payload.
-	hdr := make([]byte, offsets[len(recipients)], offsets[len(recipients)]+format.MACSize+256)
+	hdr := make([]byte, offsets[len(ps)], offsets[len(ps)]+format.MACSize+256)
 	preamble := p.Append(hdr[:0])
 
 	// Each stanza is written in place into its own disjoint part of hdr, so
-	// the parallel strategy needs no further synchronisation.
-	seal := func(i int) error {
+	// the parallel strategies need no further synchronisation.
+	fill := func(i int) error {
 		st := hdr[offsets[i]:offsets[i]:offsets[i+1]]
-		st = format.AppendStanzaHeader(st, format.StanzaHPKE, offsets[i+1]-offsets[i]-format.StanzaSize(0))
-		st, err := suites[i].wrap(st, recipients[i], preamble, fileKey, s.Anonymous)
+		st = format.AppendStanzaHeader(st, ps[i].typ, ps[i].size)
+		st, err := ps[i].fill(st, preamble, fileKey)
 		if err != nil {
-			return fmt.Errorf("sealing to recipient %d (%s): %w", i, recipients[i].suite, err)
+			return fmt.Errorf("sealing stanza %d: %w", i, err)
 		}
 		if len(st) != offsets[i+1]-offsets[i] || &st[0] != &hdr[offsets[i]] {
 			panic("fanseal: stanza size mismatch")
 		}
 		return nil
 	}
-	if s.Strategy == Sequential || s.parallelism() == 1 || len(recipients) == 1 {
-		for i := range recipients {
-			if err := seal(i); err != nil {
-				return nil, nil, err
-			}
-		}
-	} else {
-		var g errgroup.Group
-		g.SetLimit(s.parallelism())
-		for i := range recipients {
-			g.Go(func() error { return seal(i) })
-		}
-		if err := g.Wait(); err != nil {
+	parallel := s.Strategy != Sequential && s.Strategy != Shared && s.parallelism() > 1 && heavy > 1
+	var g errgroup.Group
+	g.SetLimit(s.parallelism())
+	for i := range ps {
+		if parallel && ps[i].heavy {
+			g.Go(func() error { return fill(i) })
+		} else if err := fill(i); err != nil {
+			g.Wait()
 			return nil, nil, err
 		}
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
 	}
 
 	macKey, payloadKey, err := deriveKeys(fileKey, p.Nonce[:])
@@ -227,7 +348,11 @@ func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return appendMAC(hdr, macKey), aead, nil
+	hdr = appendMAC(hdr, macKey)
+	if s.Cache != nil {
+		s.Cache.put([32]byte(hdr[len(hdr)-format.MACSize:]), fileKey)
+	}
+	return hdr, aead, nil
 }
 
 // deriveKeys derives the header MAC key and the payload key from the file

@@ -2,11 +2,13 @@ package fanseal
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/fanseal/fanseal/internal/format"
 	"github.com/fanseal/fanseal/internal/stream"
@@ -35,7 +37,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-// TestStrategies checks that both strategies and both AEADs, with and
+// TestStrategies checks that every strategy and both AEADs, with and
 // without key identifiers, produce envelopes every recipient opens.
 func TestStrategies(t *testing.T) {
 	for _, s := range Suites {
@@ -45,17 +47,79 @@ func TestStrategies(t *testing.T) {
 				for _, anon := range []bool{false, true} {
 					name := fmt.Sprintf("suite=%s/strategy=%s/aead=%s/anonymous=%v", s, st, aead, anon)
 					t.Run(name, func(t *testing.T) {
-						sealer := &Sealer{Strategy: st, AEAD: aead, Anonymous: anon, Parallelism: 3}
+						sealer, opener := strategySetup(t, st, aead, anon, ids, rs)
+						if sealer == nil {
+							return
+						}
 						pt := []byte("a 32-byte session key, more or less")
-						env := mustSeal(t, sealer, pt, rs...)
-						for _, id := range ids {
-							mustOpen(t, env, pt, id)
+						env, err := sealer.SealBytes(pt, rs...)
+						if st == Channel && anon {
+							if !errors.Is(err, ErrUnsupported) {
+								t.Fatalf("anonymous channel envelope: %v", err)
+							}
+							return
+						}
+						if err != nil {
+							t.Fatal(err)
+						}
+						for i, id := range ids {
+							got, err := opener(i).OpenBytes(env, id)
+							if err != nil || !bytes.Equal(got, pt) {
+								t.Fatalf("recipient %d: %v", i, err)
+							}
 						}
 					})
 				}
 			}
 		}
 	}
+}
+
+// strategySetup returns a Sealer for strategy st and the Opener recipient i
+// needs. Precomputed and Channel strategies cover the first half of the
+// recipients (hot recipients, keyring peers); the rest take the cold path.
+func strategySetup(t *testing.T, st Strategy, aead AEAD, anon bool, ids []*Identity, rs []*Recipient) (*Sealer, func(int) *Opener) {
+	t.Helper()
+	half := len(rs) / 2
+	sealer := &Sealer{Strategy: st, AEAD: aead, Anonymous: anon, Parallelism: 3}
+	plain := func(int) *Opener { return new(Opener) }
+	switch st {
+	case Precomputed:
+		p, err := NewPrecomputer(PrecomputeOptions{AEAD: aead, PoolSize: 2, Workers: 2}, rs[:half]...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { p.Close() })
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := p.WaitFull(ctx); err != nil {
+			t.Fatal(err)
+		}
+		sealer.Precomputer = p
+	case Channel:
+		sender, _ := GenerateIdentity(ids[0].Suite())
+		kr, err := NewKeyring(sender, 0)
+		if ids[0].Suite().PostQuantum() {
+			if !errors.Is(err, ErrUnsupported) {
+				t.Fatalf("post-quantum keyring: %v", err)
+			}
+			return nil, nil
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		kr.AddPeer(rs[:half]...)
+		sealer.Keyring = kr
+		return sealer, func(i int) *Opener {
+			if i >= half {
+				return new(Opener)
+			}
+			rk, _ := NewKeyring(ids[i], 0)
+			rk.AddPeer(sender.Recipient())
+			return &Opener{Keyring: rk}
+		}
+	}
+	return sealer, plain
 }
 
 func TestSealErrors(t *testing.T) {

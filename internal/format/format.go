@@ -29,6 +29,9 @@ const (
 	FileKeySize   = 32
 	WrappedSize   = FileKeySize + 16 // an HPKE seal of the file key
 	MaxRecipients = 10000
+	// MaxStanzas leaves room for the shared ephemeral-key stanzas (at most
+	// one per suite) beside MaxRecipients recipient stanzas.
+	MaxStanzas = MaxRecipients + 8
 	// MaxHeaderSize bounds the bytes of preamble and stanzas that a reader
 	// buffers; it fits MaxRecipients post-quantum stanzas.
 	MaxHeaderSize = 16 << 20
@@ -42,7 +45,16 @@ const (
 
 // Stanza types.
 const (
+	// StanzaHPKE is the file key sealed with HPKE to one recipient, with
+	// its own encapsulated key.
 	StanzaHPKE = 0x01
+	// StanzaEphemeral is the shared ephemeral public key of one suite.
+	StanzaEphemeral = 0x02
+	// StanzaShared is an HPKE stanza whose encapsulated key is the
+	// preceding StanzaEphemeral of its suite.
+	StanzaShared = 0x03
+	// StanzaChannel is the file key sealed under a static channel key.
+	StanzaChannel = 0x04
 )
 
 // AEAD identifiers (RFC 9180 values) allowed in a v1 envelope.
@@ -114,8 +126,8 @@ func ParsePreamble(b []byte) (*Preamble, error) {
 	}
 	copy(p.Nonce[:], b[4:4+NonceSize])
 	p.Count = int(binary.BigEndian.Uint16(b[4+NonceSize:]))
-	if p.Count < 1 || p.Count > MaxRecipients {
-		return nil, fmt.Errorf("%w: %d stanzas (allowed: 1 to %d)", errs.Malformed, p.Count, MaxRecipients)
+	if p.Count < 1 || p.Count > MaxStanzas {
+		return nil, fmt.Errorf("%w: %d stanzas (allowed: 1 to %d)", errs.Malformed, p.Count, MaxStanzas)
 	}
 	return p, nil
 }
@@ -262,8 +274,9 @@ func HPKESize(encSize int, anonymous bool) int {
 	return n
 }
 
-// PeekHPKE returns the KEM and key identifier of an HPKE stanza body without
-// looking further; ok is false if the body is too short to hold them.
+// PeekHPKE returns the KEM and key identifier of an HPKE, shared or channel
+// stanza body (they all start kem || key_id) without looking further; ok
+// is false if the body is too short to hold them.
 func PeekHPKE(body []byte, anonymous bool) (kem uint16, keyID []byte, ok bool) {
 	if len(body) < 2+KeyIDSize || anonymous && len(body) < 2 {
 		return 0, nil, false
@@ -293,5 +306,88 @@ func ParseHPKE(body []byte, anonymous bool) (*HPKEStanza, error) {
 		s.KeyID, b = b[:KeyIDSize], b[KeyIDSize:]
 	}
 	s.Enc, s.CT = b[:encSize], b[encSize:]
+	return s, nil
+}
+
+// SharedSize is the body size of a shared-ephemeral stanza.
+func SharedSize(anonymous bool) int { return HPKESize(0, anonymous) }
+
+// ParseShared decodes a shared-ephemeral stanza body; its Enc is nil.
+func ParseShared(body []byte, anonymous bool) (*HPKEStanza, error) {
+	if len(body) != SharedSize(anonymous) {
+		return nil, fmt.Errorf("%w: shared stanza of %d bytes, want %d", errs.Malformed, len(body), SharedSize(anonymous))
+	}
+	s := &HPKEStanza{KEM: binary.BigEndian.Uint16(body)}
+	b := body[2:]
+	if !anonymous {
+		s.KeyID, b = b[:KeyIDSize], b[KeyIDSize:]
+	}
+	s.CT = b
+	return s, nil
+}
+
+// AppendEphemeral appends an ephemeral stanza body: kem || enc.
+func AppendEphemeral(b []byte, kem uint16, enc []byte) []byte {
+	b = binary.BigEndian.AppendUint16(b, kem)
+	return append(b, enc...)
+}
+
+// ParseEphemeral decodes an ephemeral stanza body.
+func ParseEphemeral(body []byte) (kem uint16, enc []byte, err error) {
+	if len(body) < 2 {
+		return 0, nil, fmt.Errorf("%w: ephemeral stanza of %d bytes", errs.Malformed, len(body))
+	}
+	kem = binary.BigEndian.Uint16(body)
+	n, ok := EncSize(kem)
+	if !ok || kem == KEMMLKEM768X25519 {
+		return 0, nil, fmt.Errorf("%w: shared ephemeral key of suite 0x%04x", errs.Unsupported, kem)
+	}
+	if len(body) != 2+n {
+		return 0, nil, fmt.Errorf("%w: ephemeral stanza for suite 0x%04x is %d bytes, want %d", errs.Malformed, kem, len(body), 2+n)
+	}
+	return kem, body[2:], nil
+}
+
+// A ChannelStanza is the body of a StanzaChannel stanza.
+type ChannelStanza struct {
+	KEM      uint16
+	KeyID    []byte // the recipient's
+	SenderID []byte // the sender's static key identifier
+	Epoch    uint32
+	Salt     []byte // SaltSize bytes
+	Counter  uint64
+	CT       []byte
+}
+
+// SaltSize is the size of a channel stanza's salt.
+const SaltSize = 16
+
+// ChannelSize is the body size of a channel stanza.
+const ChannelSize = 2 + KeyIDSize + KeyIDSize + 4 + SaltSize + 8 + WrappedSize
+
+// AppendChannelHeader appends every field of a channel stanza but the
+// ciphertext, which the caller appends.
+func AppendChannelHeader(b []byte, s *ChannelStanza) []byte {
+	b = binary.BigEndian.AppendUint16(b, s.KEM)
+	b = append(b, s.KeyID...)
+	b = append(b, s.SenderID...)
+	b = binary.BigEndian.AppendUint32(b, s.Epoch)
+	b = append(b, s.Salt...)
+	return binary.BigEndian.AppendUint64(b, s.Counter)
+}
+
+// ParseChannel decodes a channel stanza body.
+func ParseChannel(body []byte) (*ChannelStanza, error) {
+	if len(body) != ChannelSize {
+		return nil, fmt.Errorf("%w: channel stanza of %d bytes, want %d", errs.Malformed, len(body), ChannelSize)
+	}
+	s := &ChannelStanza{KEM: binary.BigEndian.Uint16(body)}
+	b := body[2:]
+	s.KeyID, b = b[:KeyIDSize], b[KeyIDSize:]
+	s.SenderID, b = b[:KeyIDSize], b[KeyIDSize:]
+	s.Epoch, b = binary.BigEndian.Uint32(b), b[4:]
+	s.Salt, b = b[:SaltSize], b[SaltSize:]
+	s.Counter, b = binary.BigEndian.Uint64(b), b[8:]
+	s.CT = b
 	return s, nil
 }

@@ -334,3 +334,13 @@ func (k secpKey) dh(pub any) ([]byte, error) {
 
 func (k secpKey) publicBytes() []byte { return k.k.PubKey().SerializeUncompressed() }
 func (k secpKey) bytes() []byte       { return k.k.Serialize() }
+
+// DH returns the raw Diffie-Hellman shared secret of sk and pk, for
+// protocols built beside the KEM (fanseal's static channel keys). It
+// rejects degenerate results as Encap does.
+func (k *KEM) DH(sk *PrivateKey, pk *PublicKey) ([]byte, error) {
+	if sk.kem != k || pk.kem != k {
+		return nil, fmt.Errorf("hpke: keys of KEMs 0x%04x and 0x%04x used with KEM 0x%04x", sk.kem.id, pk.kem.id, k.id)
+	}
+	return sk.k.dh(pk.parsed)
+}

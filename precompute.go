@@ -1,0 +1,315 @@
+package fanseal
+
+import (
+	"context"
+	stdhpke "crypto/hpke"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fanseal/fanseal/internal/hpke"
+)
+
+// PrecomputeOptions configure a Precomputer.
+type PrecomputeOptions struct {
+	// AEAD must match the AEAD of the Sealers that use the Precomputer;
+	// 0 means AES256GCM.
+	AEAD AEAD
+	// PoolSize is the number of ready items kept per hot recipient
+	// (default 8).
+	PoolSize int
+	// Workers is the number of background goroutines that refill pools
+	// (default 1).
+	Workers int
+	// MaxPerSecond caps how many items the workers compute per second,
+	// all together: the CPU budget (0: no cap). One item is one key
+	// generation and one key agreement.
+	MaxPerSecond int
+	// MaxRecipients bounds the hot recipients (default 10 000).
+	MaxRecipients int
+}
+
+// A Precomputer keeps, in background goroutines, a bounded pool of ready
+// HPKE sender contexts (ephemeral key, key agreement and key schedule done)
+// for each recipient that recurs, so that a Sealer with the Precomputed
+// strategy wraps the file key for a hot recipient with one AEAD seal.
+// Each item is used at most once. A recipient whose pool is empty is
+// sealed the ordinary way. Close stops every goroutine.
+type Precomputer struct {
+	opts PrecomputeOptions
+	mu   sync.Mutex
+	hot  map[string]*hotRecipient
+	list []*hotRecipient
+	next int
+	wake chan struct{}
+	stop chan struct{}
+	wg   sync.WaitGroup
+	once sync.Once
+	// budget paces the workers when MaxPerSecond is set.
+	budgetMu sync.Mutex
+	budgetAt time.Time
+	computed atomic.Uint64
+}
+
+type hotRecipient struct {
+	r    *Recipient
+	cs   *cipherSuite
+	pool chan *precomputed
+}
+
+// A precomputed item: an encapsulated key and the sender context it goes
+// with, sequence number 0, used once.
+type precomputed struct {
+	enc []byte
+	ctx *hpke.Context  // classical suites
+	pq  *stdhpke.Sender // post-quantum suite
+}
+
+// ErrClosed is returned by a closed Precomputer.
+var ErrClosed = errors.New("fanseal: precomputer closed")
+
+// NewPrecomputer starts a Precomputer for the hot recipients.
+func NewPrecomputer(opts PrecomputeOptions, hot ...*Recipient) (*Precomputer, error) {
+	if opts.AEAD == 0 {
+		opts.AEAD = AES256GCM
+	}
+	if opts.PoolSize <= 0 {
+		opts.PoolSize = 8
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = 1
+	}
+	if opts.MaxRecipients <= 0 {
+		opts.MaxRecipients = MaxRecipients
+	}
+	if _, err := lookupSuite(P256, opts.AEAD); err != nil {
+		return nil, err
+	}
+	p := &Precomputer{opts: opts, hot: map[string]*hotRecipient{}, wake: make(chan struct{}, 1), stop: make(chan struct{})}
+	if err := p.Add(hot...); err != nil {
+		return nil, err
+	}
+	for range opts.Workers {
+		p.wg.Add(1)
+		go p.work()
+	}
+	return p, nil
+}
+
+func hotKey(r *Recipient) string { return string(rune(r.suite)) + string(r.raw) }
+
+// Add makes recipients hot. It fails past MaxRecipients.
+func (p *Precomputer) Add(rs ...*Recipient) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.stop:
+		return ErrClosed
+	default:
+	}
+	for _, r := range rs {
+		if _, ok := p.hot[hotKey(r)]; ok {
+			continue
+		}
+		if len(p.hot) >= p.opts.MaxRecipients {
+			return fmt.Errorf("%w: more than %d hot recipients", ErrRecipientCount, p.opts.MaxRecipients)
+		}
+		cs, err := lookupSuite(r.suite, p.opts.AEAD)
+		if err != nil {
+			return err
+		}
+		h := &hotRecipient{r: r, cs: cs, pool: make(chan *precomputed, p.opts.PoolSize)}
+		p.hot[hotKey(r)] = h
+		p.list = append(p.list, h)
+	}
+	p.signal()
+	return nil
+}
+
+// Remove makes recipients cold and drops their ready items.
+func (p *Precomputer) Remove(rs ...*Recipient) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, r := range rs {
+		h, ok := p.hot[hotKey(r)]
+		if !ok {
+			continue
+		}
+		delete(p.hot, hotKey(r))
+		for i, x := range p.list {
+			if x == h {
+				p.list = append(p.list[:i:i], p.list[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+// Ready returns the number of ready items in all pools.
+func (p *Precomputer) Ready() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, h := range p.list {
+		n += len(h.pool)
+	}
+	return n
+}
+
+// WaitFull blocks until every hot recipient's pool is full, or ctx ends.
+func (p *Precomputer) WaitFull(ctx context.Context) error {
+	t := time.NewTicker(200 * time.Microsecond)
+	defer t.Stop()
+	for {
+		p.mu.Lock()
+		full := true
+		for _, h := range p.list {
+			if len(h.pool) < cap(h.pool) {
+				full = false
+				break
+			}
+		}
+		p.mu.Unlock()
+		if full {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-p.stop:
+			return ErrClosed
+		case <-t.C:
+		}
+	}
+}
+
+// Close stops the background goroutines and waits for them.
+func (p *Precomputer) Close() error {
+	p.once.Do(func() { close(p.stop) })
+	p.wg.Wait()
+	return nil
+}
+
+func (p *Precomputer) signal() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take returns a ready item for r, or nil.
+func (p *Precomputer) take(r *Recipient, aead AEAD) *precomputed {
+	if aead != p.opts.AEAD {
+		return nil
+	}
+	p.mu.Lock()
+	h := p.hot[hotKey(r)]
+	p.mu.Unlock()
+	if h == nil {
+		return nil
+	}
+	select {
+	case it := <-h.pool:
+		p.signal()
+		return it
+	default:
+		return nil
+	}
+}
+
+// needy returns the next hot recipient, round robin, whose pool is not
+// full, or nil.
+func (p *Precomputer) needy() *hotRecipient {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for range p.list {
+		p.next = (p.next + 1) % len(p.list)
+		if h := p.list[p.next]; len(h.pool) < cap(h.pool) {
+			return h
+		}
+	}
+	return nil
+}
+
+func (p *Precomputer) work() {
+	defer p.wg.Done()
+	for {
+		h := p.needy()
+		if h == nil {
+			select {
+			case <-p.wake:
+				continue
+			case <-p.stop:
+				return
+			}
+		}
+		if !p.pace() {
+			return
+		}
+		it, err := h.cs.precompute(h.r)
+		if err != nil {
+			continue // unreachable for a validated recipient
+		}
+		p.computed.Add(1)
+		select {
+		case h.pool <- it:
+		default: // filled meanwhile by another worker: drop it
+		}
+		select {
+		case <-p.stop:
+			return
+		default:
+		}
+	}
+}
+
+// pace waits for the CPU budget; it returns false if the Precomputer
+// closed meanwhile.
+func (p *Precomputer) pace() bool {
+	if p.opts.MaxPerSecond <= 0 {
+		return true
+	}
+	interval := time.Second / time.Duration(p.opts.MaxPerSecond)
+	p.budgetMu.Lock()
+	now := time.Now()
+	if p.budgetAt.Before(now) {
+		p.budgetAt = now
+	}
+	at := p.budgetAt
+	p.budgetAt = p.budgetAt.Add(interval)
+	p.budgetMu.Unlock()
+	t := time.NewTimer(time.Until(at))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-p.stop:
+		return false
+	}
+}
+
+// precompute does everything of a fresh stanza but the AEAD seal.
+func (cs *cipherSuite) precompute(r *Recipient) (*precomputed, error) {
+	if cs.pqKEM != nil {
+		enc, s, err := stdhpke.NewSender(r.pq, stdhpke.HKDFSHA256(), cs.pqAD, []byte(stanzaInfo))
+		if err != nil {
+			return nil, err
+		}
+		return &precomputed{enc: enc, pq: s}, nil
+	}
+	eph, err := cs.kem.GenerateKey()
+	if err != nil {
+		return nil, err
+	}
+	ss, err := cs.kem.Encap(eph, r.dh)
+	if err != nil {
+		return nil, err
+	}
+	ctx, err := cs.hs.NewContext(ss, cs.sched)
+	if err != nil {
+		return nil, err
+	}
+	return &precomputed{enc: eph.PublicKey(), ctx: ctx}, nil
+}
