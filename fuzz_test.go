@@ -8,8 +8,8 @@ import (
 )
 
 // FuzzOpen opens arbitrary bytes as an envelope. Seeds are real envelopes
-// for the fuzzer's identity, so mutations reach the stanza, MAC and
-// payload code. Open must never panic, and every failure must match one of
+// for the fuzzer's identity, of every stanza type (HPKE, shared ephemeral,
+// channel), so mutations reach the stanza, MAC and payload code. Open must never panic, and every failure must match one of
 // the documented errors.
 func FuzzOpen(f *testing.F) {
 	id, err := NewIdentity(X25519, bytes.Repeat([]byte{0x42}, 32))
@@ -17,7 +17,15 @@ func FuzzOpen(f *testing.F) {
 		f.Fatal(err)
 	}
 	other, _ := GenerateIdentity(X25519)
-	for _, s := range []*Sealer{{}, {Anonymous: true}, {AEAD: ChaCha20Poly1305}} {
+	// Channel stanzas from a fixed sender, which the fuzzed Opener's
+	// keyring knows.
+	sender, _ := NewIdentity(X25519, bytes.Repeat([]byte{0x17}, 32))
+	senderRing, _ := NewKeyring(sender, 0)
+	senderRing.AddPeer(id.Recipient())
+	ring, _ := NewKeyring(id, 0)
+	ring.AddPeer(sender.Recipient())
+	opener := &Opener{Keyring: ring, PayloadWorkers: 2}
+	for _, s := range []*Sealer{{}, {Anonymous: true}, {AEAD: ChaCha20Poly1305}, {Strategy: Shared}, {Strategy: Shared, Anonymous: true}, {Strategy: Channel, Keyring: senderRing}} {
 		for _, pt := range [][]byte{nil, []byte("fuzz"), bytes.Repeat([]byte("x"), 70000)} {
 			env, err := s.SealBytes(pt, id.Recipient(), other.Recipient())
 			if err != nil {
@@ -28,7 +36,7 @@ func FuzzOpen(f *testing.F) {
 	}
 	f.Add([]byte("FANSEAL"))
 	f.Fuzz(func(t *testing.T, env []byte) {
-		r, err := Open(bytes.NewReader(env), id)
+		r, err := opener.Open(bytes.NewReader(env), id)
 		if err == nil {
 			_, err = io.Copy(io.Discard, r)
 		}

@@ -63,7 +63,7 @@ type hotRecipient struct {
 // with, sequence number 0, used once.
 type precomputed struct {
 	enc []byte
-	ctx *hpke.Context  // classical suites
+	ctx *hpke.Context   // classical suites
 	pq  *stdhpke.Sender // post-quantum suite
 }
 
