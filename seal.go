@@ -1,7 +1,6 @@
 package fanseal
 
 import (
-	"bytes"
 	"crypto/cipher"
 	"crypto/hkdf"
 	"crypto/hmac"
@@ -174,7 +173,6 @@ func checkRecipients(recipients []*Recipient) error {
 	if len(recipients) == 0 || len(recipients) > MaxRecipients {
 		return fmt.Errorf("%w: %d recipients (allowed: 1 to %d)", ErrRecipientCount, len(recipients), MaxRecipients)
 	}
-	seen := make(map[[format.KeyIDSize]byte][]*Recipient, len(recipients))
 	for i, r := range recipients {
 		if r == nil {
 			return fmt.Errorf("%w: recipient %d is nil", ErrInvalidKey, i)
@@ -182,35 +180,70 @@ func checkRecipients(recipients []*Recipient) error {
 		if r.suite.PostQuantum() != recipients[0].suite.PostQuantum() {
 			return fmt.Errorf("%w: %s recipient %d with %s recipient 0", ErrMixedSuites, r.suite, i, recipients[0].suite)
 		}
-		for _, o := range seen[r.id] {
-			if o.suite == r.suite && bytes.Equal(o.raw, r.raw) {
-				return fmt.Errorf("%w: recipient %d (%s)", ErrDuplicateRecipient, i, r)
+	}
+	dup := func(i, j int) error {
+		return fmt.Errorf("%w: recipients %d and %d (%s)", ErrDuplicateRecipient, j, i, recipients[i])
+	}
+	if len(recipients) <= 32 {
+		// Few recipients: compare pairs, without allocating.
+		for i, r := range recipients {
+			for j, o := range recipients[:i] {
+				if o.id == r.id && o.equal(r) {
+					return dup(i, j)
+				}
 			}
 		}
-		seen[r.id] = append(seen[r.id], r)
+		return nil
+	}
+	seen := make(map[[format.KeyIDSize]byte]int, len(recipients))
+	for i, r := range recipients {
+		if j, ok := seen[r.id]; ok {
+			// Identifiers may collide: compare the keys of every earlier
+			// recipient with this identifier.
+			for k := j; k < i; k++ {
+				if recipients[k].id == r.id && recipients[k].equal(r) {
+					return dup(i, k)
+				}
+			}
+			continue
+		}
+		seen[r.id] = i
 	}
 	return nil
 }
 
-// A plan is one stanza to write: its type, body size, and how to fill it.
+// A plan is one stanza to write: its type, body size, and what fills it.
 type plan struct {
 	typ   byte
 	size  int
 	heavy bool // a key agreement: run in the parallel window if allowed
-	fill  func(dst, preamble, fileKey []byte) ([]byte, error)
+	r     *Recipient
+	cs    *cipherSuite
+	eph   *hpke.PrivateKey // StanzaEphemeral and StanzaShared
+	item  *precomputed     // a precomputed StanzaHPKE
+	epoch uint32           // StanzaChannel
+	salt  [format.SaltSize]byte
+}
+
+// fill appends the plan's stanza body to dst.
+func (p *plan) fill(s *Sealer, dst, preamble, fileKey []byte) ([]byte, error) {
+	anon := s.Anonymous
+	switch {
+	case p.typ == format.StanzaEphemeral:
+		return format.AppendEphemeral(dst, uint16(p.r.suite), p.eph.PublicKey()), nil
+	case p.typ == format.StanzaShared:
+		return p.cs.wrapShared(dst, p.r, p.eph, preamble, fileKey, anon)
+	case p.typ == format.StanzaChannel:
+		return s.Keyring.sealChannel(dst, p.r, p.epoch, p.salt, s.aead(), preamble, fileKey)
+	case p.item != nil:
+		return p.item.seal(appendPrefix(dst, p.r, anon), preamble, fileKey)
+	}
+	return p.cs.wrap(dst, p.r, preamble, fileKey, anon)
 }
 
 // plans returns the stanzas for recipients under the Sealer's strategy.
 func (s *Sealer) plans(recipients []*Recipient) ([]plan, error) {
 	aead, anon := s.aead(), s.Anonymous
-	var ps []plan
-	fresh := func(cs *cipherSuite, r *Recipient) plan {
-		encSize, _ := format.EncSize(uint16(r.suite))
-		return plan{typ: format.StanzaHPKE, size: format.HPKESize(encSize, anon), heavy: true,
-			fill: func(dst, preamble, fileKey []byte) ([]byte, error) {
-				return cs.wrap(dst, r, preamble, fileKey, anon)
-			}}
-	}
 	switch s.Strategy {
 	case Precomputed:
 		if s.Precomputer == nil {
@@ -224,12 +257,15 @@ func (s *Sealer) plans(recipients []*Recipient) ([]plan, error) {
 			return nil, fmt.Errorf("%w: channel stanzas name their sender and recipient; not in an anonymous envelope", ErrUnsupported)
 		}
 	}
-	ephemerals := map[Suite]*hpke.PrivateKey{}
+	ps := make([]plan, 0, len(recipients)+1)
+	var ephemerals map[Suite]*hpke.PrivateKey
 	for _, r := range recipients {
 		cs, err := lookupSuite(r.suite, aead)
 		if err != nil {
 			return nil, err
 		}
+		encSize, _ := format.EncSize(uint16(r.suite))
+		fresh := plan{typ: format.StanzaHPKE, size: format.HPKESize(encSize, anon), heavy: true, r: r, cs: cs}
 		switch {
 		case (s.Strategy == Shared || s.Strategy == SharedParallel) && cs.kem != nil:
 			eph := ephemerals[r.suite]
@@ -237,39 +273,28 @@ func (s *Sealer) plans(recipients []*Recipient) ([]plan, error) {
 				if eph, err = cs.kem.GenerateKey(); err != nil {
 					return nil, err
 				}
+				if ephemerals == nil {
+					ephemerals = map[Suite]*hpke.PrivateKey{}
+				}
 				ephemerals[r.suite] = eph
 				// The ephemeral stanza precedes the stanzas that use it.
-				ps = append(ps, plan{typ: format.StanzaEphemeral, size: 2 + len(eph.PublicKey()),
-					fill: func(dst, _, _ []byte) ([]byte, error) {
-						return format.AppendEphemeral(dst, uint16(r.suite), eph.PublicKey()), nil
-					}})
+				ps = append(ps, plan{typ: format.StanzaEphemeral, size: 2 + len(eph.PublicKey()), r: r, eph: eph})
 			}
-			ps = append(ps, plan{typ: format.StanzaShared, size: format.SharedSize(anon), heavy: true,
-				fill: func(dst, preamble, fileKey []byte) ([]byte, error) {
-					return cs.wrapShared(dst, r, eph, preamble, fileKey, anon)
-				}})
+			ps = append(ps, plan{typ: format.StanzaShared, size: format.SharedSize(anon), heavy: true, r: r, cs: cs, eph: eph})
 		case s.Strategy == Precomputed:
-			it := s.Precomputer.take(r, aead)
-			if it == nil {
-				ps = append(ps, fresh(cs, r))
-				continue
+			if it := s.Precomputer.take(r, aead); it != nil {
+				ps = append(ps, plan{typ: format.StanzaHPKE, size: format.HPKESize(len(it.enc), anon), r: r, item: it})
+			} else {
+				ps = append(ps, fresh)
 			}
-			ps = append(ps, plan{typ: format.StanzaHPKE, size: format.HPKESize(len(it.enc), anon),
-				fill: func(dst, preamble, fileKey []byte) ([]byte, error) {
-					return it.seal(appendPrefix(dst, r, anon), preamble, fileKey)
-				}})
-		case s.Strategy == Channel:
-			epoch, salt, ok := s.Keyring.sender(r)
-			if !ok || r.suite != s.Keyring.self.suite {
-				ps = append(ps, fresh(cs, r))
-				continue
+		case s.Strategy == Channel && r.suite == s.Keyring.self.suite:
+			if epoch, salt, ok := s.Keyring.sender(r); ok {
+				ps = append(ps, plan{typ: format.StanzaChannel, size: format.ChannelSize, r: r, epoch: epoch, salt: salt})
+			} else {
+				ps = append(ps, fresh)
 			}
-			ps = append(ps, plan{typ: format.StanzaChannel, size: format.ChannelSize,
-				fill: func(dst, preamble, fileKey []byte) ([]byte, error) {
-					return s.Keyring.sealChannel(dst, r, epoch, salt, aead, preamble, fileKey)
-				}})
 		default:
-			ps = append(ps, fresh(cs, r))
+			ps = append(ps, fresh)
 		}
 	}
 	return ps, nil
@@ -316,7 +341,7 @@ func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 	fill := func(i int) error {
 		st := hdr[offsets[i]:offsets[i]:offsets[i+1]]
 		st = format.AppendStanzaHeader(st, ps[i].typ, ps[i].size)
-		st, err := ps[i].fill(st, preamble, fileKey)
+		st, err := ps[i].fill(s, st, preamble, fileKey)
 		if err != nil {
 			return fmt.Errorf("sealing stanza %d: %w", i, err)
 		}
@@ -356,13 +381,18 @@ func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 }
 
 // deriveKeys derives the header MAC key and the payload key from the file
-// key with HKDF-SHA256, salted with the envelope nonce.
+// key with HKDF-SHA256, salted with the envelope nonce: one HKDF-Extract
+// and two HKDF-Expand with different info, the same as two HKDF calls.
 func deriveKeys(fileKey, nonce []byte) (macKey, payloadKey []byte, err error) {
-	macKey, err = hkdf.Key(sha256.New, fileKey, nonce, headerKeyInfo, 32)
+	prk, err := hkdf.Extract(sha256.New, fileKey, nonce)
 	if err != nil {
 		return nil, nil, err
 	}
-	payloadKey, err = hkdf.Key(sha256.New, fileKey, nonce, payloadKeyInfo, 32)
+	defer clear(prk)
+	if macKey, err = hkdf.Expand(sha256.New, prk, headerKeyInfo, 32); err != nil {
+		return nil, nil, err
+	}
+	payloadKey, err = hkdf.Expand(sha256.New, prk, payloadKeyInfo, 32)
 	return macKey, payloadKey, err
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -28,9 +29,11 @@ func workerCount(workers int) int {
 // A job is one chunk in flight.
 type job struct {
 	buf  []byte // plaintext (writer) or ciphertext plus one look-ahead byte (reader)
-	out  []byte // result
-	work []byte // the reader's plaintext buffer, reused
-	err  error
+	src  []byte // the writer's plaintext when sealed straight from the caller's slice
+	out   []byte // result
+	work  []byte // the reader's plaintext buffer, reused
+	nonce [12]byte
+	err   error
 	last bool
 	done chan struct{}
 }
@@ -54,6 +57,10 @@ type parallelWriter struct {
 	free     []*job
 	counter  uint64
 	err      error
+	// jobs feeds the worker goroutines, started at the first chunk that
+	// is not the last; they take chunks in order and stop when it closes.
+	jobs chan *job
+	wg   sync.WaitGroup
 }
 
 func (w *parallelWriter) getJob() *job {
@@ -72,9 +79,20 @@ func (w *parallelWriter) Write(p []byte) (int, error) {
 		return 0, w.err
 	}
 	total := len(p)
+	direct := false
 	for len(p) > 0 {
 		if w.cur == nil {
 			w.cur = w.getJob()
+		}
+		if len(w.cur.buf) == 0 && len(p) > ChunkSize {
+			// A whole chunk with more data after it: seal it straight from
+			// p, without a copy. Write waits for it before returning, so p
+			// is not retained.
+			w.cur.src, p, direct = p[:ChunkSize], p[ChunkSize:], true
+			if err := w.dispatch(false); err != nil {
+				return total - len(p), err
+			}
+			continue
 		}
 		if len(w.cur.buf) == ChunkSize {
 			// More data follows a full chunk, so it is not the last.
@@ -87,7 +105,25 @@ func (w *parallelWriter) Write(p []byte) (int, error) {
 		w.cur.buf = append(w.cur.buf, p[:n]...)
 		p = p[n:]
 	}
+	if direct {
+		for len(w.inflight) > 0 {
+			if err := w.flushOne(); err != nil {
+				return total, err
+			}
+		}
+	}
 	return total, nil
+}
+
+// sealJob seals a job's plaintext (its src, or its buffer in place) into
+// its buffer.
+func (w *parallelWriter) sealJob(j *job, n *[12]byte) {
+	in := j.buf
+	if j.src != nil {
+		in = j.src
+	}
+	j.out = w.a.Seal(j.buf[:0], n[:], in, nil)
+	j.src = nil
 }
 
 // dispatch seals the current chunk, on a goroutine unless it is the last
@@ -104,16 +140,26 @@ func (w *parallelWriter) dispatch(last bool) error {
 	nonce(&n, w.counter, last)
 	w.counter++
 	if last && len(w.inflight) == 0 {
-		j.out = w.a.Seal(j.buf[:0], n[:], j.buf, nil)
+		w.sealJob(j, &n)
 		return w.write(j)
 	}
-	j.done = make(chan struct{})
-	go func() {
-		j.out = w.a.Seal(j.buf[:0], n[:], j.buf, nil)
-		close(j.done)
-	}()
+	if w.jobs == nil {
+		w.jobs = make(chan *job, 2*w.workers)
+		for range w.workers {
+			w.wg.Add(1)
+			go func() {
+				defer w.wg.Done()
+				for j := range w.jobs {
+					w.sealJob(j, &j.nonce)
+					close(j.done)
+				}
+			}()
+		}
+	}
+	j.nonce, j.done = n, make(chan struct{})
+	w.jobs <- j
 	w.inflight = append(w.inflight, j)
-	if len(w.inflight) >= w.workers {
+	if len(w.inflight) >= 2*w.workers {
 		return w.flushOne()
 	}
 	return nil
@@ -136,12 +182,22 @@ func (w *parallelWriter) write(j *job) error {
 	return err
 }
 
-// drain waits for every chunk in flight, so no goroutine outlives an error.
+// drain waits for every chunk in flight and stops the workers, so no
+// goroutine outlives the writer.
 func (w *parallelWriter) drain() {
 	for _, j := range w.inflight {
 		<-j.done
 	}
 	w.inflight = nil
+	w.stop()
+}
+
+func (w *parallelWriter) stop() {
+	if w.jobs != nil {
+		close(w.jobs)
+		w.wg.Wait()
+		w.jobs = nil
+	}
 }
 
 // Close seals the last chunk and writes every chunk still in flight. It
@@ -161,6 +217,7 @@ func (w *parallelWriter) Close() error {
 			return err
 		}
 	}
+	w.stop()
 	w.err = errors.New("stream: write after Close")
 	return nil
 }
