@@ -28,14 +28,14 @@ func workerCount(workers int) int {
 
 // A job is one chunk in flight.
 type job struct {
-	buf  []byte // plaintext (writer) or ciphertext plus one look-ahead byte (reader)
-	src  []byte // the writer's plaintext when sealed straight from the caller's slice
+	buf   []byte // plaintext (writer) or ciphertext plus one look-ahead byte (reader)
+	src   []byte // the writer's plaintext when sealed straight from the caller's slice
 	out   []byte // result
 	work  []byte // the reader's plaintext buffer, reused
 	nonce [12]byte
 	err   error
-	last bool
-	done chan struct{}
+	last  bool
+	done  chan struct{}
 }
 
 // NewParallelWriter returns a WriteCloser that seals like NewWriter with
