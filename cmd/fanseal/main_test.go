@@ -3,7 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -203,11 +207,99 @@ func TestBenchQuick(t *testing.T) {
 	if testing.Short() {
 		t.Skip("bench takes a few seconds")
 	}
-	out := mustRun(t, "", "bench", "--quick", "--recipients", "0")
-	for _, want := range []string{"suite p256", "suite mlkem768x25519", "sequential p50", "speedup"} {
+	dir := t.TempDir()
+	jsonFile, png, svg := filepath.Join(dir, "b.json"), filepath.Join(dir, "b.png"), filepath.Join(dir, "b.svg")
+	out := mustRun(t, "", "bench", "--quick", "--recipients", "0", "--json", jsonFile, "--plot", png)
+	for _, want := range []string{"suite p256", "suite mlkem768x25519", "shared-parallel", "precomputed", "channel",
+		"open as the last recipient", "cache hit", "ledger", "key exchange round", "LtHash16", "ACS commitments", "speedup"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("bench output lacks %q:\n%s", want, out)
 		}
 	}
+	var rep benchReport
+	b, err := os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Machine.Cores == 0 || rep.Machine.Go == "" || rep.Machine.GOMAXPROCS == 0 || len(rep.Seal) != sealCells(benchConfig{counts: []int{2, 5, 10, 20}}) {
+		t.Fatalf("JSON report: machine %+v, %d seal cells", rep.Machine, len(rep.Seal))
+	}
+	for _, c := range append(rep.Seal, rep.Open...) {
+		if c.P50 <= 0 || c.P99 < c.P50 || c.Samples < 5 {
+			t.Fatalf("implausible cell %+v", c)
+		}
+	}
+	if img, err := os.ReadFile(png); err != nil || !bytes.HasPrefix(img, []byte("\x89PNG")) {
+		t.Fatalf("plot is not a PNG: %v", err)
+	}
+	if err := plotSeal(rep, svg); err != nil {
+		t.Fatal(err)
+	}
+	if img, _ := os.ReadFile(svg); !bytes.Contains(img, []byte("<svg")) {
+		t.Fatal("plot is not an SVG")
+	}
 	mustFail(t, "", "--recipients", "bench", "--recipients", "-1")
+	mustFail(t, "", ".png or .svg", "bench", "--plot", "x.gif")
+}
+
+// TestNoProfilesByDefault checks that fanseal never links net/http/pprof,
+// whose import registers handlers on http.DefaultServeMux: without --pprof
+// no profile is reachable through anything fanseal serves.
+func TestNoProfilesByDefault(t *testing.T) {
+	_, pattern := http.DefaultServeMux.Handler(httptest.NewRequest("GET", "/debug/pprof/", nil))
+	if pattern != "" {
+		t.Fatalf("http.DefaultServeMux serves %q: net/http/pprof is linked", pattern)
+	}
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	if strings.Contains(string(out), "net/http/pprof\n") {
+		t.Fatal("fanseal depends on net/http/pprof")
+	}
+}
+
+func TestPprofServer(t *testing.T) {
+	if _, _, err := startPprof("0.0.0.0:0", false); err == nil || !strings.Contains(err.Error(), "loopback") {
+		t.Fatalf("non-loopback address: %v", err)
+	}
+	if _, _, err := startPprof("nonsense", false); err == nil {
+		t.Fatal("address without a port accepted")
+	}
+	srv, addr, err := startPprof("127.0.0.1:0", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	for path, want := range map[string]string{"/debug/pprof/": "goroutine", "/debug/pprof/goroutine?debug=1": "goroutine profile", "/debug/pprof/heap": ""} {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(body), want) || len(body) == 0 {
+			t.Fatalf("GET %s: %d %q", path, resp.StatusCode, body[:min(len(body), 80)])
+		}
+	}
+	resp, err := http.Get("http://" + addr + "/debug/pprof/nosuch")
+	if err != nil || resp.StatusCode != 404 {
+		t.Fatalf("unknown profile: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	// A profile run of the command itself, with files.
+	dir := t.TempDir()
+	cpu, mem := filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "mem.prof")
+	status, _, errOut := cli(t, "", "bench", "--quick", "--recipients", "0", "--pprof", "127.0.0.1:0", "--cpuprofile", cpu, "--memprofile", mem)
+	if status != 0 || !strings.Contains(errOut, "serving profiles on http://127.0.0.1:") {
+		t.Fatalf("bench --pprof: %d %s", status, errOut)
+	}
+	for _, f := range []string{cpu, mem} {
+		if st, err := os.Stat(f); err != nil || st.Size() == 0 {
+			t.Fatalf("profile %s: %v", f, err)
+		}
+	}
 }

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+	"image/color"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/fanseal/fanseal"
+)
+
+// strategyColors gives each strategy one color in every panel.
+var strategyColors = map[string]color.RGBA{
+	"sequential":      {0x33, 0x33, 0x33, 0xff},
+	"parallel":        {0x1f, 0x77, 0xb4, 0xff},
+	"shared":          {0xff, 0x7f, 0x0e, 0xff},
+	"shared-parallel": {0xd6, 0x27, 0x28, 0xff},
+	"precomputed":     {0x2c, 0xa0, 0x2c, 0xff},
+	"channel":         {0x94, 0x67, 0xbd, 0xff},
+}
+
+// plotSeal draws, for each suite, the median seal latency against the
+// number of recipients, one line per strategy, on log-log axes.
+func plotSeal(rep benchReport, name string) error {
+	var panels []*plot.Plot
+	for _, suite := range benchSuites {
+		p := plot.New()
+		p.Title.Text = "suite " + suite.String()
+		p.X.Label.Text = "recipients"
+		p.Y.Label.Text = "seal p50 (µs)"
+		p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		var ticks []plot.Tick
+		for _, c := range rep.Seal {
+			if c.Suite == suite.String() && c.Strategy == fanseal.Sequential.String() {
+				ticks = append(ticks, plot.Tick{Value: float64(c.Recipients), Label: fmt.Sprint(c.Recipients)})
+			}
+		}
+		p.X.Tick.Marker = plot.ConstantTicks(ticks)
+		p.Legend.Top, p.Legend.Left = false, false // lines rise to the top right
+		p.Add(plotter.NewGrid())
+		for _, st := range strategiesFor(suite) {
+			var pts plotter.XYs
+			for _, c := range rep.Seal {
+				if c.Suite == suite.String() && c.Strategy == st.String() {
+					pts = append(pts, plotter.XY{X: float64(c.Recipients), Y: c.P50 / 1e3})
+				}
+			}
+			if len(pts) == 0 {
+				continue
+			}
+			line, points, err := plotter.NewLinePoints(pts)
+			if err != nil {
+				return err
+			}
+			col := strategyColors[st.String()]
+			line.Color, points.Color = col, col
+			line.Width = vg.Points(1.5)
+			p.Add(line, points)
+			p.Legend.Add(st.String(), line, points)
+		}
+		panels = append(panels, p)
+	}
+	const cols = 2
+	rows := (len(panels) + cols - 1) / cols
+	grid := make([][]*plot.Plot, rows)
+	for i, p := range panels {
+		grid[i/cols] = append(grid[i/cols], p)
+	}
+	for len(grid[rows-1]) < cols {
+		grid[rows-1] = append(grid[rows-1], nil)
+	}
+	width, height := 12*vg.Inch, vg.Length(rows)*4.5*vg.Inch
+	var c vg.CanvasWriterTo
+	if strings.HasSuffix(name, ".svg") {
+		c = vgsvg.New(width, height)
+	} else {
+		c = vgimg.PngCanvas{Canvas: vgimg.New(width, height)}
+	}
+	dc := draw.New(c)
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
+		PadTop: vg.Millimeter * 4, PadBottom: vg.Millimeter * 4, PadLeft: vg.Millimeter * 4, PadRight: vg.Millimeter * 4}
+	canvases := plot.Align(grid, tiles, dc)
+	for i := range grid {
+		for j, p := range grid[i] {
+			if p != nil {
+				p.Draw(canvases[i][j])
+			}
+		}
+	}
+	f, err := os.CreateTemp(filepath.Dir(name), ".plot-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := c.WriteTo(f); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), name)
+}

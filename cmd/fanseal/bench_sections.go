@@ -1,0 +1,332 @@
+package main
+
+import (
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"runtime"
+	"time"
+
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+
+	"github.com/fanseal/fanseal"
+	"github.com/fanseal/fanseal/acs"
+	"github.com/fanseal/fanseal/kex"
+	"github.com/fanseal/fanseal/ledger"
+	"github.com/fanseal/fanseal/lthash"
+)
+
+var benchSuites = []fanseal.Suite{fanseal.P256, fanseal.X25519, fanseal.Secp256k1, fanseal.MLKEM768X25519}
+
+// strategiesFor lists the strategies that apply to a suite: no shared or
+// channel keys without Diffie-Hellman.
+func strategiesFor(s fanseal.Suite) []fanseal.Strategy {
+	if s.PostQuantum() {
+		return []fanseal.Strategy{fanseal.Sequential, fanseal.Parallel, fanseal.Precomputed}
+	}
+	return fanseal.Strategies
+}
+
+func sealCells(cfg benchConfig) int {
+	n := 0
+	for _, s := range benchSuites {
+		n += len(strategiesFor(s)) * len(cfg.counts)
+	}
+	return n
+}
+
+// benchEnvelopes seals a 32-byte session key for N recipients with every
+// strategy, and opens as the last recipient, cold and from the cache.
+func benchEnvelopes(cfg benchConfig, w io.Writer) (seal, open []latency, err error) {
+	key := make([]byte, 32)
+	most := 0
+	for _, n := range cfg.counts {
+		most = max(most, n)
+	}
+	for _, suite := range benchSuites {
+		ids := make([]*fanseal.Identity, most)
+		rs := make([]*fanseal.Recipient, most)
+		for i := range ids {
+			if ids[i], err = fanseal.GenerateIdentity(suite); err != nil {
+				return nil, nil, err
+			}
+			rs[i] = ids[i].Recipient()
+		}
+		fmt.Fprintf(w, "\nseal a 32-byte key, suite %s\n", suite)
+		fmt.Fprintf(w, "%10s  %-16s %12s %12s %9s\n", "recipients", "strategy", "p50", "p99", "speedup")
+		for _, n := range cfg.counts {
+			var base float64
+			for _, st := range strategiesFor(suite) {
+				c, err := measureSeal(cfg, suite, st, rs[:n], key)
+				if err != nil {
+					return nil, nil, fmt.Errorf("%s %s n=%d: %w", suite, st, n, err)
+				}
+				if st == fanseal.Sequential {
+					base = c.P50
+				}
+				seal = append(seal, c)
+				cfg.progress.step()
+				fmt.Fprintf(w, "%10d  %-16s %12s %12s %8.1fx\n", n, st, round(c.P50), round(c.P99), base/c.P50)
+			}
+		}
+		fmt.Fprintf(w, "open as the last recipient, suite %s\n", suite)
+		fmt.Fprintf(w, "%10s  %12s %12s %12s\n", "recipients", "cold p50", "cache hit", "speedup")
+		for _, n := range cfg.counts {
+			env, err := fanseal.SealBytes(key, rs[:n]...)
+			if err != nil {
+				return nil, nil, err
+			}
+			d, err := measure(cfg.budget, nil, func() error { _, err := fanseal.OpenBytes(env, ids[n-1]); return err })
+			if err != nil {
+				return nil, nil, err
+			}
+			o := &fanseal.Opener{Cache: fanseal.NewSessionCache(0, time.Hour)}
+			hit, err := measure(cfg.budget, nil, func() error { _, err := o.OpenBytes(env, ids[n-1]); return err })
+			if err != nil {
+				return nil, nil, err
+			}
+			cold, warm := cell(d), cell(hit)
+			cold.Suite, cold.Recipients, cold.Case = suite.String(), n, "cold"
+			warm.Suite, warm.Recipients, warm.Case = suite.String(), n, "cache-hit"
+			open = append(open, cold, warm)
+			cfg.progress.step()
+			fmt.Fprintf(w, "%10d  %12s %12s %11.1fx\n", n, round(cold.P50), round(warm.P50), cold.P50/warm.P50)
+		}
+	}
+	return seal, open, nil
+}
+
+// measureSeal times one strategy. Precomputed and channel start warm; the
+// precompute pool is refilled, untimed, before every sample.
+func measureSeal(cfg benchConfig, suite fanseal.Suite, st fanseal.Strategy, rs []*fanseal.Recipient, key []byte) (latency, error) {
+	s := &fanseal.Sealer{Strategy: st}
+	var before func() error
+	switch st {
+	case fanseal.Precomputed:
+		p, err := fanseal.NewPrecomputer(fanseal.PrecomputeOptions{PoolSize: 1, Workers: runtime.GOMAXPROCS(0)}, rs...)
+		if err != nil {
+			return latency{}, err
+		}
+		defer p.Close()
+		s.Precomputer = p
+		before = func() error { return p.WaitFull(context.Background()) }
+	case fanseal.Channel:
+		me, err := fanseal.GenerateIdentity(suite)
+		if err != nil {
+			return latency{}, err
+		}
+		if s.Keyring, err = fanseal.NewKeyring(me, 0); err != nil {
+			return latency{}, err
+		}
+		s.Keyring.AddPeer(rs...)
+	}
+	budget := cfg.budget
+	if before != nil {
+		budget /= 10 // the refills take the rest of the time
+	}
+	d, err := measure(budget, before, func() error { _, err := s.SealBytes(key, rs...); return err })
+	if err != nil {
+		return latency{}, err
+	}
+	c := cell(d)
+	c.Suite, c.Strategy, c.Recipients = suite.String(), st.String(), len(rs)
+	return c, nil
+}
+
+// benchLedger compares the retained AEAD with a new cipher per call.
+func benchLedger(cfg benchConfig, w io.Writer) ([]latency, error) {
+	key := make([]byte, ledger.KeySize)
+	secrets, err := ledger.NewSecrets(0, key)
+	if err != nil {
+		return nil, err
+	}
+	enc := ledger.NewEncryptor(secrets)
+	txid := ledger.TxID{View: 2, Seqno: 1000}
+	iv, _ := ledger.IV(txid, ledger.WriteSet)
+	fmt.Fprintf(w, "\nledger: encrypt a write set\n%10s  %12s %12s %9s\n", "size", "fresh p50", "retained", "speedup")
+	var out []latency
+	for _, size := range []int{64, 1024} {
+		pt := make([]byte, size)
+		dst := make([]byte, 0, size+64)
+		fresh, err := measure(cfg.budget, nil, func() error {
+			b, err := aes.NewCipher(key)
+			if err != nil {
+				return err
+			}
+			g, err := cipher.NewGCM(b)
+			if err != nil {
+				return err
+			}
+			g.Seal(dst[:0], iv[:], pt, nil)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		kept, err := measure(cfg.budget, nil, func() error { _, err := enc.Encrypt(dst[:0], pt, nil, txid, ledger.WriteSet); return err })
+		if err != nil {
+			return nil, err
+		}
+		f, k := cell(fresh), cell(kept)
+		f.Case, k.Case = fmt.Sprintf("fresh/size=%d", size), fmt.Sprintf("retained/size=%d", size)
+		out = append(out, f, k)
+		cfg.progress.step()
+		cfg.progress.step()
+		fmt.Fprintf(w, "%8d B  %12s %12s %8.1fx\n", size, round(f.P50), round(k.P50), f.P50/k.P50)
+	}
+	return out, nil
+}
+
+// benchKex times one member's receive side of a key exchange round: decode
+// the n−1 peers' messages and derive the n−1 pairwise keys, parsing every
+// key on receipt (eager, the old way) or only its own (lazy).
+func benchKex(cfg benchConfig, w io.Writer) ([]latency, error) {
+	sizes := []int{64, 100}
+	if !cfg.heavy {
+		sizes = []int{16, 32}
+	}
+	fmt.Fprintf(w, "\nkey exchange round, one member's receive side (secp256k1)\n%10s  %12s %12s %9s\n", "members", "eager p50", "lazy p50", "speedup")
+	var out []latency
+	for _, n := range sizes {
+		g := kex.Group{Suite: kex.Secp256k1, Size: n, SessionID: "bench"}
+		self, err := kex.NewRound(g, 1)
+		if err != nil {
+			return nil, err
+		}
+		var wires [][]byte
+		for i := 2; i <= n; i++ {
+			r, err := kex.NewRound(g, uint32(i))
+			if err != nil {
+				return nil, err
+			}
+			wires = append(wires, r.Message().Marshal())
+		}
+		receive := func(eager bool) func() error {
+			return func() error {
+				for _, wire := range wires {
+					m, err := kex.Unmarshal(wire, g)
+					if err != nil {
+						return err
+					}
+					if eager {
+						for i := uint32(1); int(i) <= n; i++ {
+							if k, ok := m.PublicKey(i); ok {
+								if _, err := secp256k1.ParsePubKey(k); err != nil {
+									return err
+								}
+							}
+						}
+					}
+					if _, err := self.Channel(m); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+		}
+		eager, err := measure(cfg.budget, nil, receive(true))
+		if err != nil {
+			return nil, err
+		}
+		lazy, err := measure(cfg.budget, nil, receive(false))
+		if err != nil {
+			return nil, err
+		}
+		e, l := cell(eager), cell(lazy)
+		e.Case, l.Case, e.Recipients, l.Recipients = "eager", "lazy", n, n
+		out = append(out, e, l)
+		cfg.progress.step()
+		cfg.progress.step()
+		fmt.Fprintf(w, "%10d  %12s %12s %8.1fx\n", n, round(e.P50), round(l.P50), e.P50/l.P50)
+	}
+	return out, nil
+}
+
+// benchCommitments times LtHash16 additions and per-participant ACS
+// commitments, from scratch and incrementally after 1% of groups changed.
+func benchCommitments(cfg benchConfig, w io.Writer) (adds, commits []latency, err error) {
+	fmt.Fprintf(w, "\nLtHash16: add one element\n%10s  %12s\n", "xof", "p50")
+	elem := []byte("contract-0000000000000001\x02")
+	for _, x := range []lthash.XOF{lthash.BLAKE2Xb, lthash.BLAKE3} {
+		h, _ := lthash.New(x)
+		d, err := measure(cfg.budget, nil, func() error { h.Add(elem); return nil })
+		if err != nil {
+			return nil, nil, err
+		}
+		c := cell(d)
+		c.Case = x.String()
+		adds = append(adds, c)
+		cfg.progress.step()
+		fmt.Fprintf(w, "%10s  %12s\n", x, round(c.P50))
+	}
+	groups, participants := 10000, 50
+	if !cfg.heavy {
+		groups = 1000
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	hosting := acs.Hosting{}
+	var parties []acs.PartyID
+	for i := range participants {
+		for j := range 2 {
+			p := acs.PartyID(fmt.Sprintf("party-%d-%d", i, j))
+			hosting[p] = acs.ParticipantID(fmt.Sprintf("p%d", i))
+			parties = append(parties, p)
+		}
+	}
+	run, _ := acs.NewRunning(lthash.BLAKE3)
+	var all []acs.Contract
+	for g := range groups {
+		st, _ := acs.NewStakeholders(parties[rng.IntN(2)], parties[rng.IntN(len(parties))], parties[rng.IntN(len(parties))])
+		all = append(all, acs.Contract{ID: fmt.Appendf(nil, "c%d", g), Stakeholders: st})
+	}
+	if err := run.Update(all, nil); err != nil {
+		return nil, nil, err
+	}
+	s0 := run.Snapshot()
+	changed := all[:groups/100]
+	bump := make([]acs.Contract, len(changed))
+	for i, c := range changed {
+		c.Reassignment++
+		bump[i] = c
+	}
+	run.Update(bump, nil)
+	s1 := run.Snapshot()
+	run.Update(nil, bump)
+	s2 := run.Snapshot()
+	scratch, err := measure(cfg.budget, nil, func() error { _, err := acs.Scratch(s1, hosting, "p0", 0); return err })
+	if err != nil {
+		return nil, nil, err
+	}
+	com, err := acs.NewCommitter("p0", hosting, lthash.BLAKE3)
+	if err != nil {
+		return nil, nil, err
+	}
+	com.Apply(s0)
+	flip := false
+	inc, err := measure(cfg.budget, nil, func() error {
+		s := s1
+		if flip {
+			s = s2
+		}
+		flip = !flip
+		if err := com.Apply(s); err != nil {
+			return err
+		}
+		com.Commitments()
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	sc, ic := cell(scratch), cell(inc)
+	sc.Case, ic.Case = fmt.Sprintf("scratch/groups=%d", groups), fmt.Sprintf("incremental/groups=%d", groups)
+	commits = append(commits, sc, ic)
+	cfg.progress.step()
+	cfg.progress.step()
+	fmt.Fprintf(w, "\nACS commitments for %d participants, %d groups, 1%% changed\n%12s %12s %9s\n%12s %12s %8.1fx\n",
+		participants, groups, "scratch p50", "incremental", "speedup", round(sc.P50), round(ic.P50), sc.P50/ic.P50)
+	return adds, commits, nil
+}
