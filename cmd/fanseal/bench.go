@@ -268,4 +268,3 @@ func (p *progress) done() {
 		p.n = 0
 	}
 }
-
