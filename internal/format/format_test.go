@@ -121,3 +121,99 @@ func FuzzReadHeader(f *testing.F) {
 		}
 	})
 }
+
+func TestSharedAndEphemeralStanzas(t *testing.T) {
+	enc := bytes.Repeat([]byte{4}, 65)
+	body := AppendEphemeral(nil, KEMP256, enc)
+	kem, got, err := ParseEphemeral(body)
+	if err != nil || kem != KEMP256 || !bytes.Equal(got, enc) {
+		t.Fatalf("ParseEphemeral = %x, %v", kem, err)
+	}
+	for name, bad := range map[string][]byte{
+		"short":    {0},
+		"length":   body[:40],
+		"pq":       AppendEphemeral(nil, KEMMLKEM768X25519, make([]byte, 1120)),
+		"unknown":  AppendEphemeral(nil, 0x1234, enc),
+		"too-long": append(bytes.Clone(body), 0),
+	} {
+		if _, _, err := ParseEphemeral(bad); err == nil {
+			t.Errorf("%s: ParseEphemeral accepted it", name)
+		}
+	}
+	for _, anon := range []bool{false, true} {
+		s := &HPKEStanza{KEM: KEMX25519, CT: bytes.Repeat([]byte{7}, WrappedSize)}
+		if !anon {
+			s.KeyID = bytes.Repeat([]byte{9}, KeyIDSize)
+		}
+		b := AppendHPKE(nil, s)
+		if len(b) != SharedSize(anon) {
+			t.Fatalf("shared stanza of %d bytes, SharedSize %d", len(b), SharedSize(anon))
+		}
+		got, err := ParseShared(b, anon)
+		if err != nil || !bytes.Equal(got.CT, s.CT) || !bytes.Equal(got.KeyID, s.KeyID) || got.Enc != nil {
+			t.Fatalf("ParseShared: %v", err)
+		}
+		if _, err := ParseShared(b[1:], anon); !errors.Is(err, errs.Malformed) {
+			t.Fatalf("short shared stanza: %v", err)
+		}
+	}
+}
+
+func TestChannelStanza(t *testing.T) {
+	s := &ChannelStanza{KEM: KEMP256, KeyID: bytes.Repeat([]byte{1}, KeyIDSize), SenderID: bytes.Repeat([]byte{2}, KeyIDSize),
+		Epoch: 7, Salt: bytes.Repeat([]byte{3}, SaltSize), Counter: 1 << 40}
+	b := append(AppendChannelHeader(nil, s), bytes.Repeat([]byte{5}, WrappedSize)...)
+	if len(b) != ChannelSize {
+		t.Fatalf("channel stanza of %d bytes", len(b))
+	}
+	got, err := ParseChannel(b)
+	if err != nil || got.KEM != s.KEM || got.Epoch != 7 || got.Counter != 1<<40 || !bytes.Equal(got.SenderID, s.SenderID) ||
+		!bytes.Equal(got.KeyID, s.KeyID) || !bytes.Equal(got.Salt, s.Salt) || len(got.CT) != WrappedSize {
+		t.Fatalf("ParseChannel = %+v, %v", got, err)
+	}
+	kem, id, ok := PeekHPKE(b, false)
+	if !ok || kem != KEMP256 || !bytes.Equal(id, s.KeyID) {
+		t.Fatal("PeekHPKE does not find a channel stanza's recipient")
+	}
+	if _, err := ParseChannel(b[:len(b)-1]); !errors.Is(err, errs.Malformed) {
+		t.Fatalf("short channel stanza: %v", err)
+	}
+}
+
+func TestPreambleErrors(t *testing.T) {
+	good := (&Preamble{AEAD: AEADChaCha20Poly1305, Count: 3, Flags: FlagAnonymous}).Append(nil)
+	p, err := ParsePreamble(good)
+	if err != nil || p.Count != 3 || !p.Anonymous() || p.AEAD != AEADChaCha20Poly1305 {
+		t.Fatalf("ParsePreamble = %+v, %v", p, err)
+	}
+	edit := func(i int, v byte) []byte { b := bytes.Clone(good); b[i] = v; return b }
+	for name, tc := range map[string]struct {
+		b    []byte
+		want error
+	}{
+		"short":   {good[:10], errs.Truncated},
+		"magic":   {edit(0, 'f'), errs.Malformed},
+		"version": {edit(7, 9), errs.Unsupported},
+		"flags":   {edit(8, 2), errs.Unsupported},
+		"aead":    {edit(10, 1), errs.Unsupported},
+		"count":   {edit(28, 0), errs.Malformed},
+	} {
+		if _, err := ParsePreamble(tc.b); !errors.Is(err, tc.want) {
+			t.Errorf("%s: %v, want %v", name, err, tc.want)
+		}
+	}
+	for _, kem := range []uint16{KEMP256, KEMSecp256k1, KEMX25519, KEMMLKEM768X25519} {
+		if n, ok := EncSize(kem); !ok || n == 0 {
+			t.Errorf("EncSize(%x)", kem)
+		}
+	}
+	if _, ok := EncSize(1); ok {
+		t.Error("EncSize of an unknown KEM")
+	}
+	if _, _, err := ParseHeader(good[:5]); !errors.Is(err, errs.Truncated) {
+		t.Errorf("ParseHeader of 5 bytes: %v", err)
+	}
+	if _, err := ReadHeader(bufio.NewReader(bytes.NewReader(good))); !errors.Is(err, errs.Truncated) {
+		t.Errorf("ReadHeader without stanzas: %v", err)
+	}
+}
