@@ -1,0 +1,334 @@
+package peers
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdh"
+	stdhpke "crypto/hpke"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"runtime"
+	"testing"
+	"time"
+
+	"filippo.io/age"
+	circlhpke "github.com/cloudflare/circl/hpke"
+	"github.com/cloudflare/circl/kem"
+	"github.com/tink-crypto/tink-go/v2/hybrid"
+	"github.com/tink-crypto/tink-go/v2/keyset"
+	"github.com/tink-crypto/tink-go/v2/tink"
+
+	"github.com/fanseal/fanseal"
+)
+
+var counts = []int{2, 5, 10, 20, 100}
+
+var info = []byte("peers benchmark")
+
+// A peer seals a 32-byte key for the first n of its recipients, and opens
+// a sealed key as its last recipient.
+type peer struct {
+	name, suite string
+	setup       func(b *testing.B, n int) (seal func() ([]byte, error), open func([]byte) error)
+}
+
+// preparers holds, by peer name, the untimed step to run before each seal
+// (set by the peer's setup).
+var preparers = map[string]func(){}
+
+func peers() []peer {
+	return []peer{
+		{"age", "x25519", ageX25519},
+		{"age", "mlkem768x25519", ageHybrid},
+		{"hpke", "p256", stdHPKE(stdhpke.DHKEM(ecdh.P256()))},
+		{"hpke", "x25519", stdHPKE(stdhpke.DHKEM(ecdh.X25519()))},
+		{"hpke", "mlkem768x25519", stdHPKE(stdhpke.MLKEM768X25519())},
+		{"circl", "p256", circl},
+		{"tink", "p256", tinkECIES},
+		{"fanseal-sequential", "p256", fan(fanseal.P256, fanseal.Sequential)},
+		{"fanseal-shared-parallel", "p256", fan(fanseal.P256, fanseal.SharedParallel)},
+		{"fanseal-precomputed", "p256", fan(fanseal.P256, fanseal.Precomputed)},
+		{"fanseal-channel", "p256", fan(fanseal.P256, fanseal.Channel)},
+		{"fanseal-shared-parallel", "x25519", fan(fanseal.X25519, fanseal.SharedParallel)},
+		{"fanseal-parallel", "mlkem768x25519", fan(fanseal.MLKEM768X25519, fanseal.Parallel)},
+	}
+}
+
+func BenchmarkSeal(b *testing.B) {
+	for _, p := range peers() {
+		for _, n := range counts {
+			b.Run(fmt.Sprintf("peer=%s/suite=%s/n=%d", p.name, p.suite, n), func(b *testing.B) {
+				seal, _ := p.setup(b, n)
+				b.ReportAllocs()
+				prep, ok := preparers[p.name]
+				if !ok {
+					for b.Loop() {
+						if _, err := seal(); err != nil {
+							b.Fatal(err)
+						}
+					}
+					return
+				}
+				// Time the seal alone and report that as ns/op; the
+				// refill between seals is background work by design.
+				var timed time.Duration
+				count := 0
+				for b.Loop() {
+					prep()
+					start := time.Now()
+					if _, err := seal(); err != nil {
+						b.Fatal(err)
+					}
+					timed += time.Since(start)
+					count++
+				}
+				b.ReportMetric(float64(timed.Nanoseconds())/float64(count), "ns/op")
+			})
+		}
+	}
+}
+
+func BenchmarkOpen(b *testing.B) {
+	for _, p := range peers() {
+		if p.name == "fanseal-precomputed" || p.name == "fanseal-shared-parallel" {
+			continue // opens like fanseal-sequential
+		}
+		for _, n := range []int{2, 20, 100} {
+			b.Run(fmt.Sprintf("peer=%s/suite=%s/n=%d", p.name, p.suite, n), func(b *testing.B) {
+				seal, open := p.setup(b, n)
+				env, err := seal()
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := open(env); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestPeersRoundTrip checks every peer's seal and open, so the benchmarks
+// measure working code.
+func TestPeersRoundTrip(t *testing.T) {
+	for _, p := range peers() {
+		t.Run(p.name+"/"+p.suite, func(t *testing.T) {
+			seal, open := p.setup(nil, 3)
+			env, err := seal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := open(env); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+var key = make([]byte, 32)
+
+func ageX25519(_ *testing.B, n int) (func() ([]byte, error), func([]byte) error) {
+	var rs []age.Recipient
+	var last age.Identity
+	for range n {
+		id := must(age.GenerateX25519Identity())
+		rs = append(rs, id.Recipient())
+		last = id
+	}
+	return ageSeal(rs), ageOpen(last)
+}
+
+func ageHybrid(_ *testing.B, n int) (func() ([]byte, error), func([]byte) error) {
+	var rs []age.Recipient
+	var last age.Identity
+	for range n {
+		id := must(age.GenerateHybridIdentity())
+		rs = append(rs, id.Recipient())
+		last = id
+	}
+	return ageSeal(rs), ageOpen(last)
+}
+
+func ageSeal(rs []age.Recipient) func() ([]byte, error) {
+	return func() ([]byte, error) {
+		var buf bytes.Buffer
+		w, err := age.Encrypt(&buf, rs...)
+		if err != nil {
+			return nil, err
+		}
+		w.Write(key)
+		err = w.Close()
+		return buf.Bytes(), err
+	}
+}
+
+func ageOpen(id age.Identity) func([]byte) error {
+	return func(env []byte) error {
+		r, err := age.Decrypt(bytes.NewReader(env), id)
+		if err != nil {
+			return err
+		}
+		_, err = io.ReadAll(r)
+		return err
+	}
+}
+
+// stdHPKE seals with crypto/hpke once per recipient (the loop a user
+// writes); opening tries its own ciphertext (index n-1) directly.
+func stdHPKE(kem stdhpke.KEM) func(*testing.B, int) (func() ([]byte, error), func([]byte) error) {
+	return func(_ *testing.B, n int) (func() ([]byte, error), func([]byte) error) {
+		var pks []stdhpke.PublicKey
+		var last stdhpke.PrivateKey
+		for range n {
+			sk := must(kem.GenerateKey())
+			pks = append(pks, sk.PublicKey())
+			last = sk
+		}
+		seal := func() ([]byte, error) {
+			var out []byte
+			for _, pk := range pks {
+				ct, err := stdhpke.Seal(pk, stdhpke.HKDFSHA256(), stdhpke.AES128GCM(), info, key)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, ct...)
+			}
+			return out, nil
+		}
+		size := len(must(seal())) / n
+		open := func(all []byte) error {
+			_, err := stdhpke.Open(last, stdhpke.HKDFSHA256(), stdhpke.AES128GCM(), info, all[(n-1)*size:])
+			return err
+		}
+		return seal, open
+	}
+}
+
+func circl(_ *testing.B, n int) (func() ([]byte, error), func([]byte) error) {
+	suite := circlhpke.NewSuite(circlhpke.KEM_P256_HKDF_SHA256, circlhpke.KDF_HKDF_SHA256, circlhpke.AEAD_AES128GCM)
+	scheme := circlhpke.KEM_P256_HKDF_SHA256.Scheme()
+	var senders []*circlhpke.Sender
+	var last kem.PrivateKey
+	for range n {
+		pk, sk := must2(scheme.GenerateKeyPair())
+		senders = append(senders, must(suite.NewSender(pk, info)))
+		last = sk
+	}
+	encSize := scheme.CiphertextSize()
+	seal := func() ([]byte, error) {
+		var out []byte
+		for _, s := range senders {
+			enc, sealer, err := s.Setup(rand.Reader)
+			if err != nil {
+				return nil, err
+			}
+			ct, err := sealer.Seal(key, nil)
+			if err != nil {
+				return nil, err
+			}
+			out = append(append(out, enc...), ct...)
+		}
+		return out, nil
+	}
+	size := encSize + len(key) + 16
+	open := func(all []byte) error {
+		c := all[(n-1)*size:]
+		r, err := suite.NewReceiver(last, info)
+		if err != nil {
+			return err
+		}
+		o, err := r.Setup(c[:encSize])
+		if err != nil {
+			return err
+		}
+		_, err = o.Open(c[encSize:], nil)
+		return err
+	}
+	return seal, open
+}
+
+func must2[A, B any](a A, b B, err error) (A, B) {
+	if err != nil {
+		panic(err)
+	}
+	return a, b
+}
+
+func tinkECIES(_ *testing.B, n int) (func() ([]byte, error), func([]byte) error) {
+	var encs []tink.HybridEncrypt
+	var last tink.HybridDecrypt
+	for range n {
+		h := must(keyset.NewHandle(hybrid.ECIESHKDFAES128GCMKeyTemplate()))
+		pub := must(h.Public())
+		encs = append(encs, must(hybrid.NewHybridEncrypt(pub)))
+		last = must(hybrid.NewHybridDecrypt(h))
+	}
+	var size int
+	seal := func() ([]byte, error) {
+		var out []byte
+		for _, e := range encs {
+			ct, err := e.Encrypt(key, info)
+			if err != nil {
+				return nil, err
+			}
+			size = len(ct)
+			out = append(out, ct...)
+		}
+		return out, nil
+	}
+	open := func(all []byte) error {
+		_, err := last.Decrypt(all[len(all)-size:], info)
+		return err
+	}
+	return seal, open
+}
+
+// fan seals with a fanseal strategy, warm where the strategy keeps state
+// (a full precompute pool, cached channel keys), and opens as the last
+// recipient (with its keyring for channel stanzas).
+func fan(s fanseal.Suite, st fanseal.Strategy) func(*testing.B, int) (func() ([]byte, error), func([]byte) error) {
+	return func(b *testing.B, n int) (func() ([]byte, error), func([]byte) error) {
+		var ids []*fanseal.Identity
+		var rs []*fanseal.Recipient
+		for range n {
+			id := must(fanseal.GenerateIdentity(s))
+			ids = append(ids, id)
+			rs = append(rs, id.Recipient())
+		}
+		sealer := &fanseal.Sealer{Strategy: st}
+		opener := new(fanseal.Opener)
+		switch st {
+		case fanseal.Channel:
+			me := must(fanseal.GenerateIdentity(s))
+			sealer.Keyring = must(fanseal.NewKeyring(me, 0))
+			sealer.Keyring.AddPeer(rs...)
+			ring := must(fanseal.NewKeyring(ids[n-1], 0))
+			ring.AddPeer(me.Recipient())
+			opener.Keyring = ring
+		case fanseal.Precomputed:
+			p := must(fanseal.NewPrecomputer(fanseal.PrecomputeOptions{PoolSize: 1, Workers: runtime.GOMAXPROCS(0)}, rs...))
+			sealer.Precomputer = p
+			if b != nil {
+				b.Cleanup(func() { p.Close() })
+			}
+			// The warm pool is the case measured: BenchmarkSeal refills it,
+			// untimed, before each seal.
+			preparers["fanseal-precomputed"] = func() { p.WaitFull(context.Background()) }
+			p.WaitFull(context.Background())
+		}
+		sealer.SealBytes(key, rs...) // warm the channel keys
+		return func() ([]byte, error) { return sealer.SealBytes(key, rs...) },
+			func(env []byte) error { _, err := opener.OpenBytes(env, ids[n-1]); return err }
+	}
+}

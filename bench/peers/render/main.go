@@ -1,0 +1,203 @@
+// Command render turns the output of the peers benchmarks into
+// docs/PERFORMANCE.md: the machine, the command, the date, median times
+// per peer and recipient count (benchstat's center, from
+// golang.org/x/perf/benchmath), and the ratios fanseal targets.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"math"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
+)
+
+var nameRE = regexp.MustCompile(`^(Seal|Open)/peer=([^/]+)/suite=([^/]+)/n=(\d+)`)
+
+type key struct {
+	op, peer, suite string
+	n               int
+}
+
+func main() {
+	in := flag.String("in", "", "benchmark output")
+	out := flag.String("out", "", "Markdown file to write")
+	cmdline := flag.String("cmd", "", "the command that produced -in")
+	flag.Parse()
+	f, err := os.Open(*in)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	values := map[key][]float64{}
+	config := map[string]string{}
+	r := benchfmt.NewReader(f, *in)
+	for r.Scan() {
+		res, ok := r.Result().(*benchfmt.Result)
+		if !ok {
+			continue
+		}
+		for _, c := range res.Config {
+			config[c.Key] = string(c.Value)
+		}
+		m := nameRE.FindStringSubmatch(string(res.Name.Full()))
+		if m == nil {
+			continue
+		}
+		n, _ := strconv.Atoi(m[4])
+		for _, v := range res.Values {
+			if v.Unit == "sec/op" || v.Unit == "ns/op" {
+				x := v.Value
+				if v.Unit == "sec/op" {
+					x *= 1e9
+				}
+				k := key{strings.ToLower(m[1]), m[2], m[3], n}
+				values[k] = append(values[k], x)
+			}
+		}
+	}
+	if err := r.Err(); err != nil {
+		log.Fatal(err)
+	}
+	med := map[key]float64{}
+	for k, v := range values {
+		med[k] = benchmath.AssumeNothing.Summary(benchmath.NewSample(v, &benchmath.DefaultThresholds), 0.95).Center
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Performance\n\nfanseal beside the libraries a user would pick instead, measured in one run on one machine. Regenerate with `bash bench/peers/run.sh` whenever a hot path changes.\n\n")
+	fmt.Fprintf(&b, "- machine: %s, %s/%s\n- date: %s\n- command: `%s`\n- figures: median time per operation (benchstat's center), sealing a 32-byte key for n recipients, opening as the last one\n\n",
+		config["cpu"], config["goos"], config["goarch"], time.Now().UTC().Format("2006-01-02"), *cmdline)
+	b.WriteString(targets(med))
+	b.WriteString(table("Seal", "seal", med))
+	b.WriteString(table("Open as the last recipient", "open", med))
+	b.WriteString(notes)
+	if err := os.WriteFile(*out, []byte(b.String()), 0o644); err != nil {
+		log.Fatal(err)
+	}
+}
+
+const notes = `
+## Notes
+
+- **Peers** are used as their documentation shows: age seals a whole (tiny)
+  file with a fresh ephemeral key per recipient, and its recipients are
+  anonymous, so opening tries every stanza; Go's ` + "`crypto/hpke`" + `, circl and
+  Tink seal once per recipient in a loop with their one-shot APIs. None of
+  them has a multi-recipient primitive.
+- **fanseal strategies**: sequential is the baseline (fresh ephemeral key
+  per stanza); shared-parallel shares one ephemeral key per envelope and
+  spreads the key agreements over the cores; precomputed takes ready
+  sender contexts from a warm pool (refilled, untimed, between seals);
+  channel uses cached static channel keys (no per-message forward
+  secrecy). See docs/SECURITY.md for what each gives up.
+- Times are medians of the run's samples; ratios are of medians in the
+  same run. The machine is shared: compare ratios, not absolute times.
+`
+
+// table renders one operation: a row per peer and suite, a column per n.
+func table(title, op string, med map[key]float64) string {
+	type row struct{ peer, suite string }
+	var rows []row
+	var ns []int
+	for k := range med {
+		if k.op != op {
+			continue
+		}
+		if !slices.Contains(rows, row{k.peer, k.suite}) {
+			rows = append(rows, row{k.peer, k.suite})
+		}
+		if !slices.Contains(ns, k.n) {
+			ns = append(ns, k.n)
+		}
+	}
+	slices.Sort(ns)
+	slices.SortFunc(rows, func(a, b row) int {
+		fa, fb := strings.HasPrefix(a.peer, "fanseal"), strings.HasPrefix(b.peer, "fanseal")
+		if fa != fb {
+			if fa {
+				return 1
+			}
+			return -1
+		}
+		return strings.Compare(a.peer+a.suite, b.peer+b.suite)
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n## %s\n\n| peer | suite |", title)
+	for _, n := range ns {
+		fmt.Fprintf(&b, " n=%d |", n)
+	}
+	b.WriteString("\n|---|---|")
+	for range ns {
+		b.WriteString("---:|")
+	}
+	b.WriteString("\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %s |", r.peer, r.suite)
+		for _, n := range ns {
+			if v, ok := med[key{op, r.peer, r.suite, n}]; ok {
+				fmt.Fprintf(&b, " %s |", dur(v))
+			} else {
+				b.WriteString(" |")
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// targets computes the ratios fanseal promises.
+func targets(med map[key]float64) string {
+	fastestPeer, fastestName := math.Inf(1), ""
+	for k, v := range med {
+		if k.op == "seal" && k.n == 20 && !strings.HasPrefix(k.peer, "fanseal") && v < fastestPeer {
+			fastestPeer, fastestName = v, k.peer+" "+k.suite
+		}
+	}
+	best := func(op string, n int, suite string, peers ...string) (float64, string) {
+		v, name := math.Inf(1), ""
+		for _, p := range peers {
+			if x, ok := med[key{op, p, suite, n}]; ok && x < v {
+				v, name = x, p
+			}
+		}
+		return v, name
+	}
+	cold, coldName := best("seal", 20, "p256", "fanseal-sequential", "fanseal-shared-parallel")
+	warm, warmName := best("seal", 20, "p256", "fanseal-channel", "fanseal-precomputed")
+	ageOpen := med[key{"open", "age", "x25519", 100}]
+	fanOpen, fanOpenName := best("open", 100, "p256", "fanseal-sequential", "fanseal-channel")
+	var b strings.Builder
+	b.WriteString("## Targets\n\n| target | fanseal | peer | ratio | goal | met |\n|---|---|---|---:|---:|:---:|\n")
+	line := func(what, fname string, f float64, pname string, p, goal float64) {
+		ratio := p / f
+		met := "yes"
+		if ratio < goal || math.IsNaN(ratio) || math.IsInf(ratio, 0) {
+			met = "**no**"
+		}
+		fmt.Fprintf(&b, "| %s | %s %s | %s %s | %.1f× | %.0f× | %s |\n", what, fname, dur(f), pname, dur(p), ratio, goal, met)
+	}
+	line("cold seal, P-256, n=20, against the fastest peer", coldName, cold, fastestName, fastestPeer, 2)
+	line("warm seal, P-256, n=20, against the fastest peer", warmName, warm, fastestName, fastestPeer, 100)
+	line("open as the last of 100, against age", fanOpenName, fanOpen, "age x25519", ageOpen, 50)
+	return b.String()
+}
+
+func dur(ns float64) string {
+	switch {
+	case math.IsInf(ns, 0) || ns == 0:
+		return "–"
+	case ns >= 1e6:
+		return fmt.Sprintf("%.2f ms", ns/1e6)
+	case ns >= 1e3:
+		return fmt.Sprintf("%.1f µs", ns/1e3)
+	}
+	return fmt.Sprintf("%.0f ns", ns)
+}
