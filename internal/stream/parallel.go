@@ -8,8 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-
-	"golang.org/x/sync/errgroup"
+	"sync/atomic"
 )
 
 // Parallel sealing and opening. Chunks are independent once their counter
@@ -39,7 +38,9 @@ type job struct {
 }
 
 // NewParallelWriter returns a WriteCloser that seals like NewWriter with
-// up to workers goroutines (0 means GOMAXPROCS; 1 is NewWriter).
+// up to workers goroutines (0 means GOMAXPROCS; 1 is NewWriter). Its
+// goroutines stop at Close or at the first error; a writer abandoned
+// without either keeps them waiting, so always Close it.
 func NewParallelWriter(a cipher.AEAD, dst io.Writer, workers int) io.WriteCloser {
 	workers = workerCount(workers)
 	if workers == 1 {
@@ -61,6 +62,9 @@ type parallelWriter struct {
 	// is not the last; they take chunks in order and stop when it closes.
 	jobs chan *job
 	wg   sync.WaitGroup
+	// direct holds the output of sealDirect, reused; its size follows the
+	// caller's largest write.
+	direct []byte
 }
 
 func (w *parallelWriter) getJob() *job {
@@ -79,19 +83,19 @@ func (w *parallelWriter) Write(p []byte) (int, error) {
 		return 0, w.err
 	}
 	total := len(p)
-	direct := false
 	for len(p) > 0 {
 		if w.cur == nil {
 			w.cur = w.getJob()
 		}
 		if len(w.cur.buf) == 0 && len(p) > ChunkSize {
-			// A whole chunk with more data after it: seal it straight from
-			// p, without a copy. Write waits for it before returning, so p
-			// is not retained.
-			w.cur.src, p, direct = p[:ChunkSize], p[ChunkSize:], true
-			if err := w.dispatch(false); err != nil {
+			// Whole chunks with more data after them: seal them straight
+			// from p, without a copy, all workers at once, then write them
+			// in one piece. p is not retained past this call.
+			k := min((len(p)-1)/ChunkSize, maxDirect)
+			if err := w.sealDirect(p[:k*ChunkSize], k); err != nil {
 				return total - len(p), err
 			}
+			p = p[k*ChunkSize:]
 			continue
 		}
 		if len(w.cur.buf) == ChunkSize {
@@ -105,25 +109,47 @@ func (w *parallelWriter) Write(p []byte) (int, error) {
 		w.cur.buf = append(w.cur.buf, p[:n]...)
 		p = p[n:]
 	}
-	if direct {
-		for len(w.inflight) > 0 {
-			if err := w.flushOne(); err != nil {
-				return total, err
-			}
-		}
-	}
 	return total, nil
 }
 
-// sealJob seals a job's plaintext (its src, or its buffer in place) into
-// its buffer.
-func (w *parallelWriter) sealJob(j *job, n *[12]byte) {
-	in := j.buf
-	if j.src != nil {
-		in = j.src
+// maxDirect bounds the chunks sealDirect seals at once, and so the memory
+// it holds (4 MiB).
+const maxDirect = 64
+
+// sealDirect seals k whole, non-final chunks of p on all workers and
+// writes them, after the chunks already in flight.
+func (w *parallelWriter) sealDirect(p []byte, k int) error {
+	for len(w.inflight) > 0 {
+		if err := w.flushOne(); err != nil {
+			return err
+		}
 	}
-	j.out = w.a.Seal(j.buf[:0], n[:], in, nil)
-	j.src = nil
+	if w.counter > ^uint64(0)-uint64(k) {
+		w.err = errors.New("stream: payload too large")
+		return w.err
+	}
+	if cap(w.direct) < k*encChunkSize {
+		w.direct = make([]byte, k*encChunkSize)
+	}
+	out := w.direct[:k*encChunkSize]
+	first := w.counter
+	window(w.workers, k, func(i int) {
+		var n [12]byte
+		nonce(&n, first+uint64(i), false)
+		w.a.Seal(out[i*encChunkSize:i*encChunkSize], n[:], p[i*ChunkSize:(i+1)*ChunkSize], nil)
+	})
+	w.counter += uint64(k)
+	if _, err := w.dst.Write(out); err != nil {
+		w.err = err
+		w.drain()
+		return err
+	}
+	return nil
+}
+
+// sealJob seals a job's buffer in place.
+func (w *parallelWriter) sealJob(j *job, n *[12]byte) {
+	j.out = w.a.Seal(j.buf[:0], n[:], j.buf, nil)
 }
 
 // dispatch seals the current chunk, on a goroutine unless it is the last
@@ -334,6 +360,29 @@ func (r *parallelReader) fill() {
 	}
 }
 
+// window runs f(0) … f(n−1) on workers goroutines, the calling one
+// included. Each takes the next index with one atomic add as soon as it is
+// done with one: a sliding window with no goroutine start or wake-up per
+// chunk.
+func window(workers, n int, f func(int)) {
+	var next atomic.Int64
+	work := func() {
+		for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+			f(i)
+		}
+	}
+	var wg sync.WaitGroup
+	for range min(workers, n) - 1 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work()
+		}()
+	}
+	work()
+	wg.Wait()
+}
+
 // SealParallel is Seal with up to workers goroutines (0 means GOMAXPROCS).
 func SealParallel(a cipher.AEAD, dst, pt []byte, workers int) []byte {
 	workers = workerCount(workers)
@@ -343,19 +392,13 @@ func SealParallel(a cipher.AEAD, dst, pt []byte, workers int) []byte {
 	}
 	start := len(dst)
 	dst = slices.Grow(dst, SealedSize(len(pt)))[:start+SealedSize(len(pt))]
-	var g errgroup.Group
-	g.SetLimit(workers)
-	for i := range chunks {
-		g.Go(func() error {
-			in := pt[i*ChunkSize : min(len(pt), (i+1)*ChunkSize)]
-			var n [12]byte
-			nonce(&n, uint64(i), i == chunks-1)
-			off := start + i*encChunkSize
-			a.Seal(dst[off:off], n[:], in, nil)
-			return nil
-		})
-	}
-	g.Wait()
+	window(workers, chunks, func(i int) {
+		in := pt[i*ChunkSize : min(len(pt), (i+1)*ChunkSize)]
+		var n [12]byte
+		nonce(&n, uint64(i), i == chunks-1)
+		off := start + i*encChunkSize
+		a.Seal(dst[off:off], n[:], in, nil)
+	})
 	return dst
 }
 
@@ -370,17 +413,11 @@ func OpenParallel(a cipher.AEAD, dst, ct []byte, workers int) ([]byte, error) {
 	_, size := PlaintextSize(int64(len(ct)))
 	out := slices.Grow(dst, int(size))[:start+int(size)]
 	errs := make([]error, chunks)
-	var g errgroup.Group
-	g.SetLimit(workers)
-	for i := range chunks {
-		g.Go(func() error {
-			chunk := ct[i*encChunkSize : min(len(ct), (i+1)*encChunkSize)]
-			off := start + i*ChunkSize
-			_, errs[i] = openChunk(a, out[off:off], chunk, uint64(i), i == chunks-1)
-			return nil
-		})
-	}
-	g.Wait()
+	window(workers, chunks, func(i int) {
+		chunk := ct[i*encChunkSize : min(len(ct), (i+1)*encChunkSize)]
+		off := start + i*ChunkSize
+		_, errs[i] = openChunk(a, out[off:off], chunk, uint64(i), i == chunks-1)
+	})
 	// Report the first bad chunk, as the sequential reader would.
 	for _, err := range errs {
 		if err != nil {

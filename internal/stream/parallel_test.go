@@ -102,15 +102,20 @@ func (f *failingWriter) Write(p []byte) (int, error) {
 // TestParallelWriterError stops cleanly (no goroutine left, checked by
 // goleak) when the destination fails.
 func TestParallelWriterError(t *testing.T) {
-	w := NewParallelWriter(newAEAD(t), &failingWriter{n: 2}, 4)
-	_, err := w.Write(make([]byte, 20*ChunkSize))
-	if err == nil {
-		err = w.Close()
-	}
-	if err == nil || err.Error() != "disk full" {
-		t.Fatalf("error = %v", err)
-	}
-	if _, err := w.Write([]byte("x")); err == nil {
-		t.Fatal("write after a failure succeeded")
+	for _, piece := range []int{10000, 20 * ChunkSize} { // the pipeline, and whole chunks at once
+		w := NewParallelWriter(newAEAD(t), &failingWriter{n: 2}, 4)
+		var err error
+		for i := 0; i < 100 && err == nil; i++ {
+			_, err = w.Write(make([]byte, piece))
+		}
+		if err == nil {
+			err = w.Close()
+		}
+		if err == nil || err.Error() != "disk full" {
+			t.Fatalf("write size %d: error = %v", piece, err)
+		}
+		if _, err := w.Write([]byte("x")); err == nil {
+			t.Fatal("write after a failure succeeded")
+		}
 	}
 }
