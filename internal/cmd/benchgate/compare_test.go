@@ -109,9 +109,9 @@ func TestMissingBenchmark(t *testing.T) {
 func TestAcceptedReason(t *testing.T) {
 	for msg, want := range map[string]string{
 		"Speed up X\n\nBench-Regression: channel keys now rotate per epoch\n": "channel keys now rotate per epoch",
-		"Subject\n\nBody mentions Bench-Regression: inline\n":                   "",
-		"Subject\n\nBench-Regression:   \n":                                     "",
-		"Subject\n": "",
+		"Subject\n\nBody mentions Bench-Regression: inline\n":                 "",
+		"Subject\n\nBench-Regression:   \n":                                   "",
+		"Subject\n":                                                           "",
 	} {
 		if got := acceptedReason(msg); got != want {
 			t.Errorf("acceptedReason(%q) = %q, want %q", msg, got, want)
