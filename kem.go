@@ -94,45 +94,29 @@ func appendPrefix(dst []byte, r *Recipient, anonymous bool) []byte {
 }
 
 // wrap seals the file key to r with a fresh ephemeral key and appends the
-// stanza body to dst.
+// stanza body to dst: a precomputed item made and used at once.
 func (cs *cipherSuite) wrap(dst []byte, r *Recipient, preamble, fileKey []byte, anonymous bool) ([]byte, error) {
-	dst = appendPrefix(dst, r, anonymous)
-	if cs.pqKEM != nil {
-		enc, s, err := stdhpke.NewSender(r.pq, stdhpke.HKDFSHA256(), cs.pqAD, []byte(stanzaInfo))
-		if err != nil {
-			return nil, err
-		}
-		ct, err := s.Seal(preamble, fileKey)
-		if err != nil {
-			return nil, err
-		}
-		dst = append(dst, enc...)
-		return append(dst, ct...), nil
-	}
-	eph, err := cs.kem.GenerateKey()
+	it, err := cs.precompute(r)
 	if err != nil {
 		return nil, err
 	}
+	return it.seal(appendPrefix(dst, r, anonymous), preamble, fileKey)
+}
+
+// senderContext runs Encap with the ephemeral key eph and the key schedule
+// for r.
+func (cs *cipherSuite) senderContext(eph *hpke.PrivateKey, r *Recipient) (*hpke.Context, error) {
 	ss, err := cs.kem.Encap(eph, r.dh)
 	if err != nil {
 		return nil, err
 	}
-	ctx, err := cs.hs.NewContext(ss, cs.sched)
-	if err != nil {
-		return nil, err
-	}
-	dst = append(dst, eph.PublicKey()...)
-	return ctx.Seal(dst, preamble, fileKey)
+	return cs.hs.NewContext(ss, cs.sched)
 }
 
 // wrapShared seals the file key to r with the envelope's shared ephemeral
 // key eph and appends the shared stanza body (no encapsulated key) to dst.
 func (cs *cipherSuite) wrapShared(dst []byte, r *Recipient, eph *hpke.PrivateKey, preamble, fileKey []byte, anonymous bool) ([]byte, error) {
-	ss, err := cs.kem.Encap(eph, r.dh)
-	if err != nil {
-		return nil, err
-	}
-	ctx, err := cs.hs.NewContext(ss, cs.sched)
+	ctx, err := cs.senderContext(eph, r)
 	if err != nil {
 		return nil, err
 	}

@@ -290,7 +290,9 @@ func (p *Precomputer) pace() bool {
 	}
 }
 
-// precompute does everything of a fresh stanza but the AEAD seal.
+// precompute does everything of a fresh stanza but the AEAD seal: a new
+// ephemeral key, Encap and the key schedule (for the hybrid, crypto/hpke's
+// sender setup).
 func (cs *cipherSuite) precompute(r *Recipient) (*precomputed, error) {
 	if cs.pqKEM != nil {
 		enc, s, err := stdhpke.NewSender(r.pq, stdhpke.HKDFSHA256(), cs.pqAD, []byte(stanzaInfo))
@@ -303,11 +305,7 @@ func (cs *cipherSuite) precompute(r *Recipient) (*precomputed, error) {
 	if err != nil {
 		return nil, err
 	}
-	ss, err := cs.kem.Encap(eph, r.dh)
-	if err != nil {
-		return nil, err
-	}
-	ctx, err := cs.hs.NewContext(ss, cs.sched)
+	ctx, err := cs.senderContext(eph, r)
 	if err != nil {
 		return nil, err
 	}

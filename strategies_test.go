@@ -470,3 +470,27 @@ func TestParallelPayload(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyringCacheBounded floods a keyring with peers: its channel-key
+// cache never holds more than its bound, and evicted keys are recomputed.
+func TestKeyringCacheBounded(t *testing.T) {
+	_, rs := identities(t, X25519, 12)
+	me, _ := GenerateIdentity(X25519)
+	kr, err := NewKeyring(me, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kr.AddPeer(rs...)
+	sealer := &Sealer{Strategy: Channel, Keyring: kr}
+	for round := range 2 {
+		for _, r := range rs {
+			mustSeal(t, sealer, []byte("x"), r)
+			if n := kr.channels.Len(); n > 4 {
+				t.Fatalf("round %d: %d cached channel keys, bound 4", round, n)
+			}
+		}
+	}
+	if got := kr.agreements.Load(); got != 24 {
+		t.Fatalf("%d key agreements for 12 peers twice through a cache of 4, want 24", got)
+	}
+}

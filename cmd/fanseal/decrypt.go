@@ -11,7 +11,7 @@ import (
 	"github.com/fanseal/fanseal/armor"
 )
 
-func decrypt(args []string, stdin io.Reader, stdout, _ io.Writer) error {
+func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("decrypt")
 	var idFiles multiFlag
 	fs.Var(&idFiles, "i", "identity file")
@@ -43,6 +43,8 @@ func decrypt(args []string, stdin io.Reader, stdout, _ io.Writer) error {
 		return err
 	}
 	defer closeIn()
+	in, clearProgress := withProgress(in, stderr, "decrypting")
+	defer clearProgress()
 	src, _ := maybeArmored(in)
 	r, err := fanseal.Open(src, ids...)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/fanseal/fanseal/armor"
 )
 
-func encrypt(args []string, stdin io.Reader, stdout, _ io.Writer) error {
+func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("encrypt")
 	var rs, rfiles multiFlag
 	fs.Var(&rs, "r", "recipient")
@@ -57,6 +57,8 @@ func encrypt(args []string, stdin io.Reader, stdout, _ io.Writer) error {
 		return err
 	}
 	defer closeIn()
+	in, clearProgress := withProgress(in, stderr, "encrypting")
+	defer clearProgress()
 	o, err := createOutput(*out, stdout, 0o644)
 	if err != nil {
 		return err

@@ -303,3 +303,22 @@ func TestPprofServer(t *testing.T) {
 		}
 	}
 }
+
+func TestProgress(t *testing.T) {
+	// Not a terminal: the input passes through untouched, nothing printed.
+	var errOut bytes.Buffer
+	in := strings.NewReader("data")
+	r, done := withProgress(in, &errOut, "encrypting")
+	done()
+	if r != io.Reader(in) || errOut.Len() != 0 {
+		t.Fatal("progress outside a terminal")
+	}
+	// The reader itself reports percentages.
+	p := &progressReader{r: strings.NewReader(strings.Repeat("x", 1000)), w: &errOut, total: 1000, verb: "encrypting"}
+	if n, err := io.Copy(io.Discard, p); n != 1000 || err != nil {
+		t.Fatal(n, err)
+	}
+	if !strings.Contains(errOut.String(), "encrypting: ") || !strings.Contains(errOut.String(), "%") {
+		t.Fatalf("progress line %q", errOut.String())
+	}
+}
