@@ -139,22 +139,26 @@ func must[T any](v T, err error) T {
 var key = make([]byte, 32)
 
 func ageX25519(_ *testing.B, n int) (func() ([]byte, error), func([]byte) error) {
-	var rs []age.Recipient
-	var last age.Identity
-	for range n {
+	return ageWith(n, func() (age.Identity, age.Recipient) {
 		id := must(age.GenerateX25519Identity())
-		rs = append(rs, id.Recipient())
-		last = id
-	}
-	return ageSeal(rs), ageOpen(last)
+		return id, id.Recipient()
+	})
 }
 
 func ageHybrid(_ *testing.B, n int) (func() ([]byte, error), func([]byte) error) {
+	return ageWith(n, func() (age.Identity, age.Recipient) {
+		id := must(age.GenerateHybridIdentity())
+		return id, id.Recipient()
+	})
+}
+
+// ageWith seals to n generated recipients and opens as the last.
+func ageWith(n int, generate func() (age.Identity, age.Recipient)) (func() ([]byte, error), func([]byte) error) {
 	var rs []age.Recipient
 	var last age.Identity
 	for range n {
-		id := must(age.GenerateHybridIdentity())
-		rs = append(rs, id.Recipient())
+		id, r := generate()
+		rs = append(rs, r)
 		last = id
 	}
 	return ageSeal(rs), ageOpen(last)

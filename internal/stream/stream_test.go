@@ -22,20 +22,9 @@ func newAEAD(t testing.TB) cipher.AEAD {
 	return a
 }
 
+// seal seals pt with the sequential Writer, in writes of writeSize.
 func seal(t testing.TB, pt []byte, writeSize int) []byte {
-	var buf bytes.Buffer
-	w := NewWriter(newAEAD(t), &buf)
-	for rest := pt; len(rest) > 0; {
-		n := min(writeSize, len(rest))
-		if _, err := w.Write(rest[:n]); err != nil {
-			t.Fatal(err)
-		}
-		rest = rest[n:]
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return sealWith(t, pt, 1, writeSize)
 }
 
 func TestRoundTrip(t *testing.T) {
