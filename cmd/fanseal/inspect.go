@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/fanseal/fanseal"
 	"github.com/fanseal/fanseal/internal/format"
@@ -18,14 +19,18 @@ type report struct {
 	Anonymous   bool            `json:"anonymous"`
 	Armored     bool            `json:"armored"`
 	Recipients  []stanzaSummary `json:"recipients"`
+	SharedKeys  []string        `json:"shared_ephemeral_keys,omitempty"` // suites with one ephemeral key for the envelope
 	HeaderSize  int             `json:"header_size"`
 	PayloadSize int64           `json:"payload_size"`
 	Chunks      int64           `json:"chunks"`
 }
 
 type stanzaSummary struct {
-	Suite string `json:"suite"`
-	KeyID string `json:"key_id,omitempty"`
+	Type   string `json:"type"` // hpke, shared, channel, ephemeral-key or unknown
+	Suite  string `json:"suite"`
+	KeyID  string `json:"key_id,omitempty"`
+	Sender string `json:"sender_key_id,omitempty"` // channel stanzas
+	Epoch  uint32 `json:"epoch,omitempty"`         // channel stanzas
 }
 
 func inspect(args []string, stdin io.Reader, stdout, _ io.Writer) error {
@@ -47,11 +52,23 @@ func inspect(args []string, stdin io.Reader, stdout, _ io.Writer) error {
 	}
 	rep := report{Version: format.Version, AEAD: fanseal.AEAD(h.AEAD).String(), Anonymous: h.Anonymous(), Armored: armored, HeaderSize: len(h.Raw) + format.MACSize}
 	for st := range h.Stanzas() {
-		s := stanzaSummary{Suite: fmt.Sprintf("stanza type 0x%02x", st.Type)}
-		if st.Type == format.StanzaHPKE {
+		s := stanzaSummary{Type: fmt.Sprintf("unknown (0x%02x)", st.Type), Suite: "?"}
+		switch st.Type {
+		case format.StanzaHPKE, format.StanzaShared:
+			s.Type = map[byte]string{format.StanzaHPKE: "hpke", format.StanzaShared: "shared"}[st.Type]
 			if kem, id, ok := format.PeekHPKE(st.Body, h.Anonymous()); ok {
 				s.Suite, s.KeyID = fanseal.Suite(kem).String(), hex.EncodeToString(id)
 			}
+		case format.StanzaChannel:
+			s.Type = "channel"
+			if cs, err := format.ParseChannel(st.Body); err == nil {
+				s.Suite, s.KeyID, s.Sender, s.Epoch = fanseal.Suite(cs.KEM).String(), hex.EncodeToString(cs.KeyID), hex.EncodeToString(cs.SenderID), cs.Epoch
+			}
+		case format.StanzaEphemeral:
+			if kem, _, err := format.ParseEphemeral(st.Body); err == nil {
+				rep.SharedKeys = append(rep.SharedKeys, fanseal.Suite(kem).String())
+			}
+			continue // not a recipient
 		}
 		rep.Recipients = append(rep.Recipients, s)
 	}
@@ -74,7 +91,14 @@ func inspect(args []string, stdin io.Reader, stdout, _ io.Writer) error {
 		fmt.Fprintf(stdout, "recipients:  %d\n", len(rep.Recipients))
 	}
 	for i, s := range rep.Recipients {
-		fmt.Fprintf(stdout, "  %4d  %-16s %s\n", i, s.Suite, s.KeyID)
+		extra := ""
+		if s.Type == "channel" {
+			extra = fmt.Sprintf("  from %s, epoch %d", s.Sender, s.Epoch)
+		}
+		fmt.Fprintf(stdout, "  %4d  %-16s %-8s %s%s\n", i, s.Suite, s.Type, s.KeyID, extra)
+	}
+	if len(rep.SharedKeys) > 0 {
+		fmt.Fprintf(stdout, "shared ephemeral keys: %s\n", strings.Join(rep.SharedKeys, ", "))
 	}
 	fmt.Fprintf(stdout, "header:      %d bytes\n", rep.HeaderSize)
 	fmt.Fprintf(stdout, "payload:     %d bytes in %d chunks (not authenticated: inspect holds no key)\n", rep.PayloadSize, rep.Chunks)

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fanseal/fanseal"
 )
 
 // cli runs the command in-process and returns its status and output.
@@ -320,5 +322,28 @@ func TestProgress(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "encrypting: ") || !strings.Contains(errOut.String(), "%") {
 		t.Fatalf("progress line %q", errOut.String())
+	}
+}
+
+func TestInspectStanzaTypes(t *testing.T) {
+	a, _ := fanseal.GenerateIdentity(fanseal.P256)
+	b, _ := fanseal.GenerateIdentity(fanseal.P256)
+	me, _ := fanseal.GenerateIdentity(fanseal.P256)
+	ring, _ := fanseal.NewKeyring(me, 0)
+	ring.AddPeer(b.Recipient())
+	shared, _ := (&fanseal.Sealer{Strategy: fanseal.Shared}).SealBytes([]byte("x"), a.Recipient(), b.Recipient())
+	channel, _ := (&fanseal.Sealer{Strategy: fanseal.Channel, Keyring: ring}).SealBytes([]byte("x"), a.Recipient(), b.Recipient())
+	var rep report
+	json.Unmarshal([]byte(mustRun(t, string(shared), "inspect", "--json")), &rep)
+	if len(rep.Recipients) != 2 || rep.Recipients[0].Type != "shared" || len(rep.SharedKeys) != 1 || rep.SharedKeys[0] != "p256" {
+		t.Fatalf("shared envelope: %+v", rep)
+	}
+	rep = report{}
+	json.Unmarshal([]byte(mustRun(t, string(channel), "inspect", "--json")), &rep)
+	if len(rep.Recipients) != 2 || rep.Recipients[0].Type != "hpke" || rep.Recipients[1].Type != "channel" || rep.Recipients[1].Sender == "" {
+		t.Fatalf("channel envelope: %+v", rep)
+	}
+	if text := mustRun(t, string(channel), "inspect"); !strings.Contains(text, "channel") || !strings.Contains(text, "epoch 0") {
+		t.Fatalf("inspect text:\n%s", text)
 	}
 }
