@@ -28,7 +28,6 @@ func workerCount(workers int) int {
 // A job is one chunk in flight.
 type job struct {
 	buf   []byte // plaintext (writer) or ciphertext plus one look-ahead byte (reader)
-	src   []byte // the writer's plaintext when sealed straight from the caller's slice
 	out   []byte // result
 	work  []byte // the reader's plaintext buffer, reused
 	nonce [12]byte
