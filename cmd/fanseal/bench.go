@@ -139,7 +139,7 @@ func bench(args []string, _ io.Reader, stdout, stderr io.Writer) (err error) {
 
 	if *jsonOut != "" {
 		b, _ := json.MarshalIndent(rep, "", "  ")
-		if err := writeFileAtomic(*jsonOut, append(b, '\n')); err != nil {
+		if err := writeReplacing(*jsonOut, func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err }); err != nil {
 			return err
 		}
 	}
@@ -160,21 +160,6 @@ func bench(args []string, _ io.Reader, stdout, stderr io.Writer) (err error) {
 		}
 	}
 	return nil
-}
-
-// writeFileAtomic writes a whole file through a temporary in the same
-// directory, replacing any existing file.
-func writeFileAtomic(name string, b []byte) error {
-	os.Remove(name)
-	o, err := createOutput(name, nil, 0o644)
-	if err != nil {
-		return err
-	}
-	defer o.Abort()
-	if _, err := o.Write(b); err != nil {
-		return err
-	}
-	return o.Commit()
 }
 
 // measure runs f once to warm up, then in timed batches (each at least

@@ -3,8 +3,7 @@ package main
 import (
 	"fmt"
 	"image/color"
-	"os"
-	"path/filepath"
+	"io"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -96,17 +95,8 @@ func plotSeal(rep benchReport, name string) error {
 			}
 		}
 	}
-	f, err := os.CreateTemp(filepath.Dir(name), ".plot-*.tmp")
-	if err != nil {
+	return writeReplacing(name, func(w io.Writer) error {
+		_, err := c.WriteTo(w)
 		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", name, err)
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), name)
+	})
 }

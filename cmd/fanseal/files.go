@@ -37,6 +37,12 @@ func createOutput(name string, stdout io.Writer, mode os.FileMode) (*output, err
 	if _, err := os.Lstat(name); err == nil {
 		return nil, fmt.Errorf("output file %q exists; remove it first", name)
 	}
+	return tempOutput(name, mode)
+}
+
+// tempOutput starts an output whose Commit renames a new temporary file
+// over name, replacing any file there.
+func tempOutput(name string, mode os.FileMode) (*output, error) {
 	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*.tmp")
 	if err != nil {
 		return nil, fmt.Errorf("cannot create output: %w", err)
@@ -71,4 +77,19 @@ func (o *output) Abort() {
 		o.tmp.Close()
 		os.Remove(o.tmp.Name())
 	}
+}
+
+// writeReplacing writes the file name with write, through a temporary file
+// in the same directory, replacing any existing file only once write
+// succeeded: a failure leaves the old file, or none, never a partial one.
+func writeReplacing(name string, write func(io.Writer) error) error {
+	o, err := tempOutput(name, 0o644)
+	if err != nil {
+		return err
+	}
+	defer o.Abort()
+	if err := write(o); err != nil {
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	return o.Commit()
 }
