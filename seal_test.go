@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fanseal/fanseal/internal/format"
+	"github.com/fanseal/fanseal/internal/race"
 	"github.com/fanseal/fanseal/internal/stream"
 )
 
@@ -210,7 +211,7 @@ func TestStreamingSeal(t *testing.T) {
 // TestSealLargeStreamMemory seals 1 GiB and checks that the heap stays
 // bounded: everything allocated while sealing is well under 64 MiB.
 func TestSealLargeStreamMemory(t *testing.T) {
-	if testing.Short() || raceEnabled {
+	if testing.Short() || race.Enabled {
 		t.Skip("1 GiB stream: skipped in -short and -race runs")
 	}
 	_, rs := identities(t, P256, 2)

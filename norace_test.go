@@ -1,5 +1,0 @@
-//go:build !race
-
-package fanseal
-
-const raceEnabled = false
