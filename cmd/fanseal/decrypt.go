@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/fanseal/fanseal"
 	"github.com/fanseal/fanseal/armor"
@@ -25,18 +24,9 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(idFiles) == 0 {
 		return fmt.Errorf("%w: decrypt needs at least one -i IDENTITY_FILE", errUsage)
 	}
-	var ids []*fanseal.Identity
-	for _, name := range idFiles {
-		f, err := os.Open(name)
-		if err != nil {
-			return fmt.Errorf("identity file: %w", err)
-		}
-		more, err := fanseal.ParseIdentities(f)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		ids = append(ids, more...)
+	ids, err := readKeyFiles(idFiles, "identity file", fanseal.ParseIdentities)
+	if err != nil {
+		return err
 	}
 	in, closeIn, err := openInput(first(pos), stdin)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/fanseal/fanseal"
 	"github.com/fanseal/fanseal/armor"
@@ -34,18 +33,11 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		recipients = append(recipients, r)
 	}
-	for _, name := range rfiles {
-		f, err := os.Open(name)
-		if err != nil {
-			return fmt.Errorf("recipients file: %w", err)
-		}
-		more, err := fanseal.ParseRecipients(f)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		recipients = append(recipients, more...)
+	fromFiles, err := readKeyFiles(rfiles, "recipients file", fanseal.ParseRecipients)
+	if err != nil {
+		return err
 	}
+	recipients = append(recipients, fromFiles...)
 	if len(recipients) == 0 {
 		return fmt.Errorf("%w: encrypt needs at least one -r or -R", errUsage)
 	}

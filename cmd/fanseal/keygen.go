@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/fanseal/fanseal"
@@ -19,14 +18,9 @@ func keygen(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *convert != "" {
-		f, err := os.Open(*convert)
+		ids, err := readKeyFiles([]string{*convert}, "identity file", fanseal.ParseIdentities)
 		if err != nil {
 			return err
-		}
-		defer f.Close()
-		ids, err := fanseal.ParseIdentities(f)
-		if err != nil {
-			return fmt.Errorf("%s: %w", *convert, err)
 		}
 		for _, id := range ids {
 			fmt.Fprintln(stdout, id.Recipient())
