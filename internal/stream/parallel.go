@@ -2,7 +2,6 @@ package stream
 
 import (
 	"crypto/cipher"
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -118,13 +117,11 @@ const maxDirect = 64
 // sealDirect seals k whole, non-final chunks of p on all workers and
 // writes them, after the chunks already in flight.
 func (w *parallelWriter) sealDirect(p []byte, k int) error {
-	for len(w.inflight) > 0 {
-		if err := w.flushOne(); err != nil {
-			return err
-		}
+	if err := w.flushAll(); err != nil {
+		return err
 	}
 	if w.counter > ^uint64(0)-uint64(k) {
-		w.err = errors.New("stream: payload too large")
+		w.err = errTooLarge
 		return w.err
 	}
 	if cap(w.direct) < k*encChunkSize {
@@ -158,7 +155,7 @@ func (w *parallelWriter) dispatch(last bool) error {
 	j := w.cur
 	w.cur = nil
 	if w.counter == ^uint64(0) {
-		w.err = errors.New("stream: payload too large")
+		w.err = errTooLarge
 		return w.err
 	}
 	var n [12]byte
@@ -195,6 +192,16 @@ func (w *parallelWriter) flushOne() error {
 	<-j.done
 	w.inflight = w.inflight[1:]
 	return w.write(j)
+}
+
+// flushAll writes every chunk in flight, in order.
+func (w *parallelWriter) flushAll() error {
+	for len(w.inflight) > 0 {
+		if err := w.flushOne(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (w *parallelWriter) write(j *job) error {
@@ -237,13 +244,11 @@ func (w *parallelWriter) Close() error {
 	if err := w.dispatch(true); err != nil {
 		return err
 	}
-	for len(w.inflight) > 0 {
-		if err := w.flushOne(); err != nil {
-			return err
-		}
+	if err := w.flushAll(); err != nil {
+		return err
 	}
 	w.stop()
-	w.err = errors.New("stream: write after Close")
+	w.err = errClosed
 	return nil
 }
 
@@ -280,7 +285,7 @@ func (r *parallelReader) getJob() *job {
 		j.err, j.out = nil, nil
 		return j
 	}
-	return &job{buf: make([]byte, encChunkSize+1), out: nil}
+	return &job{buf: make([]byte, encChunkSize+1)}
 }
 
 // Read implements io.Reader.

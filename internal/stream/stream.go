@@ -57,6 +57,12 @@ func nonce(n *[12]byte, counter uint64, last bool) {
 	}
 }
 
+var (
+	// errTooLarge: the chunk counter would wrap, so a nonce would repeat.
+	errTooLarge = errors.New("stream: payload too large")
+	errClosed   = errors.New("stream: write after Close")
+)
+
 // A Writer encrypts a payload written to it. Close must be called to seal
 // the last chunk.
 type Writer struct {
@@ -97,7 +103,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 
 func (w *Writer) flush(last bool) error {
 	if w.counter == ^uint64(0) {
-		w.err = errors.New("stream: payload too large")
+		w.err = errTooLarge
 		return w.err
 	}
 	nonce(&w.nonce, w.counter, last)
@@ -119,7 +125,7 @@ func (w *Writer) Close() error {
 	}
 	err := w.flush(true)
 	if err == nil {
-		w.err = errors.New("stream: write after Close")
+		w.err = errClosed
 	}
 	return err
 }
