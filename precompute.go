@@ -40,7 +40,7 @@ type PrecomputeOptions struct {
 type Precomputer struct {
 	opts PrecomputeOptions
 	mu   sync.Mutex
-	hot  map[string]*hotRecipient
+	hot  map[hotKey]*hotRecipient
 	list []*hotRecipient
 	next int
 	wake chan struct{}
@@ -87,7 +87,7 @@ func NewPrecomputer(opts PrecomputeOptions, hot ...*Recipient) (*Precomputer, er
 	if _, err := lookupSuite(P256, opts.AEAD); err != nil {
 		return nil, err
 	}
-	p := &Precomputer{opts: opts, hot: map[string]*hotRecipient{}, wake: make(chan struct{}, 1), stop: make(chan struct{})}
+	p := &Precomputer{opts: opts, hot: map[hotKey]*hotRecipient{}, wake: make(chan struct{}, 1), stop: make(chan struct{})}
 	if err := p.Add(hot...); err != nil {
 		return nil, err
 	}
@@ -98,7 +98,13 @@ func NewPrecomputer(opts PrecomputeOptions, hot ...*Recipient) (*Precomputer, er
 	return p, nil
 }
 
-func hotKey(r *Recipient) string { return string(rune(r.suite)) + string(r.raw) }
+// A hotKey indexes hot recipients by suite and public key. Lookups write
+// hotKey{r.suite, string(r.raw)} in the index expression itself, where the
+// compiler converts without copying the key.
+type hotKey struct {
+	suite Suite
+	raw   string
+}
 
 // Add makes recipients hot. It fails past MaxRecipients.
 func (p *Precomputer) Add(rs ...*Recipient) error {
@@ -110,7 +116,7 @@ func (p *Precomputer) Add(rs ...*Recipient) error {
 	default:
 	}
 	for _, r := range rs {
-		if _, ok := p.hot[hotKey(r)]; ok {
+		if _, ok := p.hot[hotKey{r.suite, string(r.raw)}]; ok {
 			continue
 		}
 		if len(p.hot) >= p.opts.MaxRecipients {
@@ -121,7 +127,7 @@ func (p *Precomputer) Add(rs ...*Recipient) error {
 			return err
 		}
 		h := &hotRecipient{r: r, cs: cs, pool: make(chan *precomputed, p.opts.PoolSize)}
-		p.hot[hotKey(r)] = h
+		p.hot[hotKey{r.suite, string(r.raw)}] = h
 		p.list = append(p.list, h)
 	}
 	p.signal()
@@ -133,11 +139,11 @@ func (p *Precomputer) Remove(rs ...*Recipient) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, r := range rs {
-		h, ok := p.hot[hotKey(r)]
+		h, ok := p.hot[hotKey{r.suite, string(r.raw)}]
 		if !ok {
 			continue
 		}
-		delete(p.hot, hotKey(r))
+		delete(p.hot, hotKey{r.suite, string(r.raw)})
 		for i, x := range p.list {
 			if x == h {
 				p.list = append(p.list[:i:i], p.list[i+1:]...)
@@ -205,7 +211,7 @@ func (p *Precomputer) take(r *Recipient, aead AEAD) *precomputed {
 		return nil
 	}
 	p.mu.Lock()
-	h := p.hot[hotKey(r)]
+	h := p.hot[hotKey{r.suite, string(r.raw)}]
 	p.mu.Unlock()
 	if h == nil {
 		return nil

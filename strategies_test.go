@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fanseal/fanseal/internal/format"
+	"github.com/fanseal/fanseal/internal/race"
 )
 
 func stanzasOf(t *testing.T, env []byte) []format.Stanza {
@@ -215,6 +216,24 @@ func TestPrecomputerHotSet(t *testing.T) {
 	}
 	// A cold envelope still seals through a closed Precomputer.
 	mustSeal(t, &Sealer{Strategy: Precomputed, Precomputer: p}, nil, rs[0])
+}
+
+// TestPrecomputeLookupAllocs checks that finding a recipient's pool, on
+// every sealed stanza, does not copy the recipient's key.
+func TestPrecomputeLookupAllocs(t *testing.T) {
+	if race.Enabled {
+		t.Skip("allocation counts are meaningless under the race detector")
+	}
+	_, rs := identities(t, MLKEM768X25519, 1)
+	p, err := NewPrecomputer(PrecomputeOptions{}, rs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	p.Remove(rs...) // an empty lookup: nothing is taken or refilled
+	if n := testing.AllocsPerRun(100, func() { p.take(rs[0], AES256GCM) }); n != 0 {
+		t.Errorf("looking up a %d-byte key allocates %.1f times", len(rs[0].raw), n)
+	}
 }
 
 func TestPrecomputeBudget(t *testing.T) {
