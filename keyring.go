@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -49,12 +50,15 @@ type Keyring struct {
 	agreements atomic.Uint64
 }
 
-// channelID names one cached channel key.
+// channelID names one cached channel key. The peer is the Keyring's own
+// Recipient for that key, not its short identifier: two peers whose
+// identifiers collide never share a channel key.
 type channelID struct {
-	sender, recipient [format.KeyIDSize]byte
-	epoch             uint32
-	salt              [format.SaltSize]byte
-	aead              AEAD
+	peer  *Recipient
+	send  bool // the Keyring's identity is the sender
+	epoch uint32
+	salt  [format.SaltSize]byte
+	aead  AEAD
 }
 
 // DefaultKeyringCacheSize bounds a Keyring's cached channel keys.
@@ -93,8 +97,8 @@ func (k *Keyring) AddPeer(peers ...*Recipient) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	for _, p := range peers {
-		if k.findLocked(p.id, p) == nil {
-			k.peers[p.id] = append(k.peers[p.id], p)
+		if k.findLocked(p) == nil {
+			k.peers[p.id] = append(slices.Clip(k.peers[p.id]), p)
 		}
 	}
 	return nil
@@ -118,7 +122,7 @@ func (k *Keyring) RemovePeer(peers ...*Recipient) {
 			k.peers[p.id] = list
 		}
 		for _, id := range k.channels.Keys() {
-			if id.sender == p.id || id.recipient == p.id {
+			if id.peer.equal(p) {
 				k.channels.Remove(id)
 			}
 		}
@@ -147,32 +151,38 @@ func (r *Recipient) equal(o *Recipient) bool {
 	return r.suite == o.suite && string(r.raw) == string(o.raw)
 }
 
-// findLocked returns the peer with key identifier id equal to want, or any
-// peer with that identifier when want is nil.
-func (k *Keyring) findLocked(id [format.KeyIDSize]byte, want *Recipient) *Recipient {
-	for _, p := range k.peers[id] {
-		if want == nil || p.equal(want) {
+// findLocked returns the Keyring's own Recipient for peer r, or nil.
+func (k *Keyring) findLocked(r *Recipient) *Recipient {
+	for _, p := range k.peers[r.id] {
+		if p.equal(r) {
 			return p
 		}
 	}
 	return nil
 }
 
-// channel returns the AEAD of the channel from sender to recipient (one of
-// them is the Keyring's identity), computing it at most once at a time.
-func (k *Keyring) channel(sender, recipient *Recipient, epoch uint32, salt [format.SaltSize]byte, aead AEAD) (cipher.AEAD, error) {
-	id := channelID{sender: sender.id, recipient: recipient.id, epoch: epoch, salt: salt, aead: aead}
+// channel returns the AEAD of the channel between the Keyring's identity
+// and peer (a Recipient of the Keyring's), from the identity to the peer
+// if send is set and the other way otherwise, computing it at most once at
+// a time.
+func (k *Keyring) channel(peer *Recipient, send bool, epoch uint32, salt [format.SaltSize]byte, aead AEAD) (cipher.AEAD, error) {
+	id := channelID{peer: peer, send: send, epoch: epoch, salt: salt, aead: aead}
 	if a, ok := k.channels.Get(id); ok {
 		return a, nil
 	}
-	key := string(id.sender[:]) + string(id.recipient[:]) + string(binary.BigEndian.AppendUint32(nil, epoch)) + string(salt[:]) + string(binary.BigEndian.AppendUint16(nil, uint16(aead)))
-	v, err, _ := k.flight.Do(key, func() (any, error) {
+	sender, recipient := peer, k.self.r
+	if send {
+		sender, recipient = k.self.r, peer
+	}
+	// The full keys, epoch, salt and AEAD name the computation: callers
+	// that would derive the same channel key wait for one another.
+	key := make([]byte, 0, len(sender.raw)+len(recipient.raw)+4+len(salt)+2)
+	key = append(append(key, sender.raw...), recipient.raw...)
+	key = binary.BigEndian.AppendUint32(key, epoch)
+	key = append(append(key, salt[:]...), byte(aead>>8), byte(aead))
+	v, err, _ := k.flight.Do(string(key), func() (any, error) {
 		if a, ok := k.channels.Get(id); ok {
 			return a, nil
-		}
-		peer := recipient
-		if peer.equal(k.self.r) {
-			peer = sender
 		}
 		k.agreements.Add(1)
 		kem, _ := hpke.NewKEM(uint16(k.self.suite))
@@ -203,18 +213,16 @@ func (k *Keyring) channel(sender, recipient *Recipient, epoch uint32, salt [form
 	return v.(cipher.AEAD), nil
 }
 
-// sender returns the channel plan for recipient r, or false if r is not a
-// peer.
-func (k *Keyring) sender(r *Recipient) (epoch uint32, salt [format.SaltSize]byte, ok bool) {
+// sender returns the channel plan for recipient r: the Keyring's own
+// Recipient for r, the epoch and the salt; peer is nil if r is not a peer.
+func (k *Keyring) sender(r *Recipient) (peer *Recipient, epoch uint32, salt [format.SaltSize]byte) {
 	k.mu.RLock()
 	defer k.mu.RUnlock()
-	if k.findLocked(r.id, r) == nil {
-		return 0, salt, false
-	}
-	return k.epoch, k.salt, true
+	return k.findLocked(r), k.epoch, k.salt
 }
 
-// sealChannel appends a channel stanza body for peer r to dst.
+// sealChannel appends a channel stanza body for peer r, a Recipient of the
+// Keyring's (from sender), to dst.
 //
 // Nonce: the channel key is derived from the static key agreement, the
 // epoch and a salt of 16 random bytes drawn when the Keyring was created
@@ -223,7 +231,7 @@ func (k *Keyring) sender(r *Recipient) (epoch uint32, salt [format.SaltSize]byte
 // the nonce is the Keyring's stanza counter, incremented atomically for
 // every stanza: it never repeats.
 func (k *Keyring) sealChannel(dst []byte, r *Recipient, epoch uint32, salt [format.SaltSize]byte, aead AEAD, preamble, fileKey []byte) ([]byte, error) {
-	a, err := k.channel(k.self.r, r, epoch, salt, aead)
+	a, err := k.channel(r, true, epoch, salt, aead)
 	if err != nil {
 		return nil, err
 	}
@@ -237,26 +245,31 @@ func (k *Keyring) sealChannel(dst []byte, r *Recipient, epoch uint32, salt [form
 }
 
 // openChannel opens a channel stanza addressed to the Keyring's identity.
+// Every peer with the stanza's sender identifier is tried, as identifiers
+// may collide.
 func (k *Keyring) openChannel(st *format.ChannelStanza, aead AEAD, preamble []byte) ([]byte, error) {
 	k.mu.RLock()
-	sender := k.findLocked([format.KeyIDSize]byte(st.SenderID), nil)
+	// Peer lists are replaced, never changed in place, so senders stays
+	// valid after the lock is released.
+	senders := k.peers[[format.KeyIDSize]byte(st.SenderID)]
 	current := k.epoch
 	k.mu.RUnlock()
-	if sender == nil {
+	if len(senders) == 0 {
 		return nil, fmt.Errorf("%w: channel stanza from unknown sender %x", ErrNotRecipient, st.SenderID)
 	}
 	if st.Epoch != current && st.Epoch+1 != current {
 		return nil, fmt.Errorf("%w: channel stanza of epoch %d, keyring at epoch %d", ErrNotRecipient, st.Epoch, current)
 	}
-	a, err := k.channel(sender, k.self.r, st.Epoch, [format.SaltSize]byte(st.Salt), aead)
-	if err != nil {
-		return nil, err
-	}
 	var nonce [12]byte
 	binary.BigEndian.PutUint64(nonce[4:], st.Counter)
-	key, err := a.Open(nil, nonce[:], st.CT, preamble)
-	if err != nil {
-		return nil, fmt.Errorf("%w: channel stanza did not open", ErrAuthentication)
+	for _, sender := range senders {
+		a, err := k.channel(sender, false, st.Epoch, [format.SaltSize]byte(st.Salt), aead)
+		if err != nil {
+			return nil, err
+		}
+		if key, err := a.Open(nil, nonce[:], st.CT, preamble); err == nil {
+			return key, nil
+		}
 	}
-	return key, nil
+	return nil, fmt.Errorf("%w: channel stanza did not open", ErrAuthentication)
 }

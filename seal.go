@@ -288,8 +288,8 @@ func (s *Sealer) plans(recipients []*Recipient) ([]plan, error) {
 				ps = append(ps, fresh)
 			}
 		case s.Strategy == Channel && r.suite == s.Keyring.self.suite:
-			if epoch, salt, ok := s.Keyring.sender(r); ok {
-				ps = append(ps, plan{typ: format.StanzaChannel, size: format.ChannelSize, r: r, epoch: epoch, salt: salt})
+			if peer, epoch, salt := s.Keyring.sender(r); peer != nil {
+				ps = append(ps, plan{typ: format.StanzaChannel, size: format.ChannelSize, r: peer, epoch: epoch, salt: salt})
 			} else {
 				ps = append(ps, fresh)
 			}

@@ -309,6 +309,43 @@ func TestChannel(t *testing.T) {
 	}
 }
 
+// TestChannelCollidingKeyIDs gives two peers the same key identifier on
+// each side: the sender must not reuse one peer's channel key for the
+// other, and the recipient must try every sender with the identifier.
+func TestChannelCollidingKeyIDs(t *testing.T) {
+	ids, rs := identities(t, P256, 3)
+	me, _ := GenerateIdentity(P256)
+	// b claims a's identifier; x, another peer of b's, claims me's.
+	b := *rs[1]
+	b.id = rs[0].id
+	bIdent := *ids[1]
+	bIdent.r = &b
+	x := *rs[2]
+	x.id = me.r.id
+
+	sender, _ := NewKeyring(me, 0)
+	sender.AddPeer(rs[0], &b)
+	ringA, _ := NewKeyring(ids[0], 0)
+	ringA.AddPeer(me.Recipient())
+	ringB, _ := NewKeyring(&bIdent, 0)
+	ringB.AddPeer(&x, me.Recipient())
+
+	env := mustSeal(t, &Sealer{Strategy: Channel, Keyring: sender}, []byte("view"), rs[0], &b)
+	if sender.agreements.Load() != 2 {
+		t.Fatalf("sender did %d key agreements for two peers, want 2", sender.agreements.Load())
+	}
+	for _, tc := range []struct {
+		name string
+		ring *Keyring
+		id   *Identity
+	}{{"a", ringA, ids[0]}, {"b", ringB, &bIdent}} {
+		got, err := (&Opener{Keyring: tc.ring}).OpenBytes(env, tc.id)
+		if err != nil || string(got) != "view" {
+			t.Fatalf("peer %s: %q, %v", tc.name, got, err)
+		}
+	}
+}
+
 func TestChannelConcurrentFirstUse(t *testing.T) {
 	sender, recipient, ids := newKeyrings(t, X25519)
 	sealer := &Sealer{Strategy: Channel, Keyring: sender}
