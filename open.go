@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"crypto/cipher"
 	"crypto/hmac"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -110,16 +109,15 @@ func (o *Opener) payloadAEAD(h *format.Header, identities []*Identity) (cipher.A
 // checkHeader verifies the header MAC under fileKey and returns the
 // payload AEAD.
 func checkHeader(h *format.Header, fileKey []byte) (cipher.AEAD, error) {
-	macKey, payloadKey, err := deriveKeys(fileKey, h.Nonce[:])
+	macKey, aead, err := envelopeKeys(fileKey, h.Nonce[:], h.AEAD)
 	if err != nil {
 		return nil, err
 	}
-	m := hmac.New(sha256.New, macKey)
-	m.Write(h.Raw)
-	if !hmac.Equal(m.Sum(nil), h.MAC[:]) {
+	defer clear(macKey)
+	if !hmac.Equal(appendMAC(nil, h.Raw, macKey), h.MAC[:]) {
 		return nil, fmt.Errorf("%w: header MAC mismatch", ErrAuthentication)
 	}
-	return hpke.NewAEAD(h.AEAD, payloadKey)
+	return aead, nil
 }
 
 // unwrapFileKey finds and opens the stanza of one of the identities.

@@ -365,25 +365,23 @@ func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 		return nil, nil, err
 	}
 
-	macKey, payloadKey, err := deriveKeys(fileKey, p.Nonce[:])
+	macKey, aead, err := envelopeKeys(fileKey, p.Nonce[:], p.AEAD)
 	if err != nil {
 		return nil, nil, err
 	}
-	aead, err := hpke.NewAEAD(p.AEAD, payloadKey)
-	if err != nil {
-		return nil, nil, err
-	}
-	hdr = appendMAC(hdr, macKey)
+	defer clear(macKey)
+	hdr = appendMAC(hdr, hdr, macKey)
 	if s.Cache != nil {
 		s.Cache.put([32]byte(hdr[len(hdr)-format.MACSize:]), fileKey)
 	}
 	return hdr, aead, nil
 }
 
-// deriveKeys derives the header MAC key and the payload key from the file
-// key with HKDF-SHA256, salted with the envelope nonce: one HKDF-Extract
-// and two HKDF-Expand with different info, the same as two HKDF calls.
-func deriveKeys(fileKey, nonce []byte) (macKey, payloadKey []byte, err error) {
+// envelopeKeys derives the header MAC key and the payload AEAD (of id
+// aeadID) from the file key with HKDF-SHA256, salted with the envelope
+// nonce: one HKDF-Extract and two HKDF-Expand with different info, the
+// same as two HKDF calls. Sealing and opening both start here.
+func envelopeKeys(fileKey, nonce []byte, aeadID uint16) (macKey []byte, payload cipher.AEAD, err error) {
 	prk, err := hkdf.Extract(sha256.New, fileKey, nonce)
 	if err != nil {
 		return nil, nil, err
@@ -392,13 +390,20 @@ func deriveKeys(fileKey, nonce []byte) (macKey, payloadKey []byte, err error) {
 	if macKey, err = hkdf.Expand(sha256.New, prk, headerKeyInfo, 32); err != nil {
 		return nil, nil, err
 	}
-	payloadKey, err = hkdf.Expand(sha256.New, prk, payloadKeyInfo, 32)
-	return macKey, payloadKey, err
+	payloadKey, err := hkdf.Expand(sha256.New, prk, payloadKeyInfo, 32)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer clear(payloadKey) // the AEAD keeps its own copy
+	if payload, err = hpke.NewAEAD(aeadID, payloadKey); err != nil {
+		return nil, nil, err
+	}
+	return macKey, payload, nil
 }
 
-// appendMAC appends HMAC-SHA256(macKey, hdr) to hdr.
-func appendMAC(hdr, macKey []byte) []byte {
+// appendMAC appends HMAC-SHA256(macKey, hdr) to dst: the header MAC.
+func appendMAC(dst, hdr, macKey []byte) []byte {
 	m := hmac.New(sha256.New, macKey)
 	m.Write(hdr)
-	return m.Sum(hdr)
+	return m.Sum(dst)
 }
