@@ -2,6 +2,7 @@ package fanseal_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -98,4 +99,31 @@ func ExampleParseIdentities() {
 	}
 	fmt.Println(len(ids), ids[0].Suite())
 	// Output: 1 x25519
+}
+
+// An Opener bounds the trial decryptions an anonymous envelope may cost.
+func ExampleOpener_maxAnonymousTrials() {
+	var ids []*fanseal.Identity
+	var rs []*fanseal.Recipient
+	for range 3 {
+		id, err := fanseal.GenerateIdentity(fanseal.X25519)
+		if err != nil {
+			log.Fatal(err)
+		}
+		ids, rs = append(ids, id), append(rs, id.Recipient())
+	}
+	env, err := (&fanseal.Sealer{Anonymous: true}).SealBytes([]byte("hello"), rs...)
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = (&fanseal.Opener{MaxAnonymousTrials: 2}).OpenBytes(env, ids[2])
+	fmt.Println(errors.Is(err, fanseal.ErrUnsupported))
+	payload, err := (&fanseal.Opener{MaxAnonymousTrials: 3}).OpenBytes(env, ids[2])
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(string(payload))
+	// Output:
+	// true
+	// hello
 }

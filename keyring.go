@@ -87,7 +87,9 @@ func NewKeyring(self *Identity, cacheSize int) (*Keyring, error) {
 func (k *Keyring) Identity() *Identity { return k.self }
 
 // AddPeer adds peers' static public keys, which must be of the Keyring's
-// suite.
+// suite. At most 4 peers may share one key identifier (identifiers
+// collide only on purpose), which bounds the key agreements a channel
+// stanza can cost its recipient.
 func (k *Keyring) AddPeer(peers ...*Recipient) error {
 	for _, p := range peers {
 		if p.suite != k.self.suite {
@@ -97,9 +99,13 @@ func (k *Keyring) AddPeer(peers ...*Recipient) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	for _, p := range peers {
-		if k.findLocked(p) == nil {
-			k.peers[p.id] = append(slices.Clip(k.peers[p.id]), p)
+		if k.findLocked(p) != nil {
+			continue
 		}
+		if len(k.peers[p.id]) >= maxPeersPerKeyID {
+			return fmt.Errorf("%w: more than %d peers with key identifier %x", ErrDuplicateRecipient, maxPeersPerKeyID, p.id)
+		}
+		k.peers[p.id] = append(slices.Clip(k.peers[p.id]), p)
 	}
 	return nil
 }
@@ -131,7 +137,7 @@ func (k *Keyring) RemovePeer(peers ...*Recipient) {
 
 // SetEpoch moves the Keyring to a new epoch: envelopes it seals from now
 // on use new channel keys, and it opens channel stanzas of this epoch and
-// the one before (for envelopes in flight). Rotating regularly bounds how
+// the one before (for envelopes in flight; at epoch 0, only epoch 0). Rotating regularly bounds how
 // much one compromised channel key exposes.
 func (k *Keyring) SetEpoch(epoch uint32) {
 	k.mu.Lock()
@@ -161,56 +167,63 @@ func (k *Keyring) findLocked(r *Recipient) *Recipient {
 	return nil
 }
 
-// channel returns the AEAD of the channel between the Keyring's identity
-// and peer (a Recipient of the Keyring's), from the identity to the peer
-// if send is set and the other way otherwise, computing it at most once at
-// a time.
-func (k *Keyring) channel(peer *Recipient, send bool, epoch uint32, salt [format.SaltSize]byte, aead AEAD) (cipher.AEAD, error) {
-	id := channelID{peer: peer, send: send, epoch: epoch, salt: salt, aead: aead}
+// channel returns the AEAD of the channel id, from the cache or derived
+// from one key agreement, computing it at most once at a time. With
+// remember set, a derived AEAD is cached; otherwise the caller caches it
+// with Keyring.remember once it has authenticated something.
+func (k *Keyring) channel(id channelID, remember bool) (a cipher.AEAD, cached bool, err error) {
 	if a, ok := k.channels.Get(id); ok {
-		return a, nil
+		return a, true, nil
 	}
-	sender, recipient := peer, k.self.r
-	if send {
-		sender, recipient = k.self.r, peer
+	sender, recipient := id.peer, k.self.r
+	if id.send {
+		sender, recipient = k.self.r, id.peer
 	}
 	// The full keys, epoch, salt and AEAD name the computation: callers
 	// that would derive the same channel key wait for one another.
-	key := make([]byte, 0, len(sender.raw)+len(recipient.raw)+4+len(salt)+2)
+	key := make([]byte, 0, len(sender.raw)+len(recipient.raw)+4+len(id.salt)+2)
 	key = append(append(key, sender.raw...), recipient.raw...)
-	key = binary.BigEndian.AppendUint32(key, epoch)
-	key = append(append(key, salt[:]...), byte(aead>>8), byte(aead))
+	key = binary.BigEndian.AppendUint32(key, id.epoch)
+	key = append(append(key, id.salt[:]...), byte(id.aead>>8), byte(id.aead))
 	v, err, _ := k.flight.Do(string(key), func() (any, error) {
 		if a, ok := k.channels.Get(id); ok {
 			return a, nil
 		}
-		k.agreements.Add(1)
-		kem, _ := hpke.NewKEM(uint16(k.self.suite))
-		dh, err := kem.DH(k.self.dh, peer.dh)
-		if err != nil {
-			return nil, fmt.Errorf("%w: channel key agreement: %v", ErrInvalidKey, err)
+		a, err := k.derive(id, sender, recipient)
+		if err == nil && remember {
+			k.channels.Add(id, a)
 		}
-		defer clear(dh)
-		info := binary.BigEndian.AppendUint16([]byte(channelInfo), uint16(k.self.suite))
-		info = binary.BigEndian.AppendUint32(info, epoch)
-		info = append(info, sender.raw...)
-		info = append(info, recipient.raw...)
-		ck, err := hkdf.Key(sha256.New, dh, salt[:], string(info), 32)
-		if err != nil {
-			return nil, err
-		}
-		defer clear(ck)
-		a, err := hpke.NewAEAD(uint16(aead), ck)
-		if err != nil {
-			return nil, err
-		}
-		k.channels.Add(id, a)
-		return a, nil
+		return a, err
 	})
+	if err != nil {
+		return nil, false, err
+	}
+	return v.(cipher.AEAD), false, nil
+}
+
+// derive computes a channel key (docs/FORMAT.md, type 0x04):
+// HKDF-SHA256(ikm = DH, salt, info = label || kem || aead || epoch ||
+// sender key || recipient key). The AEAD id is in the info, so one channel
+// key never serves two algorithms.
+func (k *Keyring) derive(id channelID, sender, recipient *Recipient) (cipher.AEAD, error) {
+	k.agreements.Add(1)
+	kem, _ := hpke.NewKEM(uint16(k.self.suite))
+	dh, err := kem.DH(k.self.dh, id.peer.dh)
+	if err != nil {
+		return nil, fmt.Errorf("%w: channel key agreement: %v", ErrInvalidKey, err)
+	}
+	defer clear(dh)
+	info := binary.BigEndian.AppendUint16([]byte(channelInfo), uint16(k.self.suite))
+	info = binary.BigEndian.AppendUint16(info, uint16(id.aead))
+	info = binary.BigEndian.AppendUint32(info, id.epoch)
+	info = append(info, sender.raw...)
+	info = append(info, recipient.raw...)
+	ck, err := hkdf.Key(sha256.New, dh, id.salt[:], string(info), 32)
 	if err != nil {
 		return nil, err
 	}
-	return v.(cipher.AEAD), nil
+	defer clear(ck)
+	return hpke.NewAEAD(uint16(id.aead), ck)
 }
 
 // sender returns the channel plan for recipient r: the Keyring's own
@@ -231,7 +244,7 @@ func (k *Keyring) sender(r *Recipient) (peer *Recipient, epoch uint32, salt [for
 // the nonce is the Keyring's stanza counter, incremented atomically for
 // every stanza: it never repeats.
 func (k *Keyring) sealChannel(dst []byte, r *Recipient, epoch uint32, salt [format.SaltSize]byte, aead AEAD, preamble, fileKey []byte) ([]byte, error) {
-	a, err := k.channel(r, true, epoch, salt, aead)
+	a, _, err := k.channel(channelID{peer: r, send: true, epoch: epoch, salt: salt, aead: aead}, true)
 	if err != nil {
 		return nil, err
 	}
@@ -244,10 +257,23 @@ func (k *Keyring) sealChannel(dst []byte, r *Recipient, epoch uint32, salt [form
 	return a.Seal(dst, nonce[:], fileKey, preamble), nil
 }
 
+// A pendingChannel is a channel key derived to open a stanza, to be
+// cached only once the envelope authenticated.
+type pendingChannel struct {
+	id   channelID
+	aead cipher.AEAD
+}
+
+// remember caches a channel key whose envelope authenticated.
+func (k *Keyring) remember(p *pendingChannel) { k.channels.Add(p.id, p.aead) }
+
 // openChannel opens a channel stanza addressed to the Keyring's identity.
-// Every peer with the stanza's sender identifier is tried, as identifiers
-// may collide.
-func (k *Keyring) openChannel(st *format.ChannelStanza, aead AEAD, preamble []byte) ([]byte, error) {
+// Every peer with the stanza's sender identifier is tried (at most
+// maxPeersPerKeyID), as identifiers may collide. A channel key that was
+// not cached comes back as pending: the caller caches it with remember
+// only after the header MAC verified, so forged stanzas never displace
+// good channel keys.
+func (k *Keyring) openChannel(st *format.ChannelStanza, aead AEAD, preamble []byte) ([]byte, *pendingChannel, error) {
 	k.mu.RLock()
 	// Peer lists are replaced, never changed in place, so senders stays
 	// valid after the lock is released.
@@ -255,21 +281,26 @@ func (k *Keyring) openChannel(st *format.ChannelStanza, aead AEAD, preamble []by
 	current := k.epoch
 	k.mu.RUnlock()
 	if len(senders) == 0 {
-		return nil, fmt.Errorf("%w: channel stanza from unknown sender %x", ErrNotRecipient, st.SenderID)
+		return nil, nil, fmt.Errorf("%w: channel stanza from unknown sender %x", ErrNotRecipient, st.SenderID)
 	}
-	if st.Epoch != current && st.Epoch+1 != current {
-		return nil, fmt.Errorf("%w: channel stanza of epoch %d, keyring at epoch %d", ErrNotRecipient, st.Epoch, current)
+	// The current epoch and the one before; nothing wraps around.
+	if st.Epoch != current && (current == 0 || st.Epoch != current-1) {
+		return nil, nil, fmt.Errorf("%w: channel stanza of epoch %d, keyring at epoch %d", ErrNotRecipient, st.Epoch, current)
 	}
 	var nonce [12]byte
 	binary.BigEndian.PutUint64(nonce[4:], st.Counter)
 	for _, sender := range senders {
-		a, err := k.channel(sender, false, st.Epoch, [format.SaltSize]byte(st.Salt), aead)
+		id := channelID{peer: sender, epoch: st.Epoch, salt: [format.SaltSize]byte(st.Salt), aead: aead}
+		a, cached, err := k.channel(id, false)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if key, err := a.Open(nil, nonce[:], st.CT, preamble); err == nil {
-			return key, nil
+			if cached {
+				return key, nil, nil
+			}
+			return key, &pendingChannel{id, a}, nil
 		}
 	}
-	return nil, fmt.Errorf("%w: channel stanza did not open", ErrAuthentication)
+	return nil, nil, fmt.Errorf("%w: channel stanza did not open", ErrAuthentication)
 }

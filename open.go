@@ -18,10 +18,14 @@ import (
 // the identities, checks the header MAC, and returns a Reader of the
 // payload.
 //
-// With key identifiers (the default), Open looks only at the type, suite
-// and identifier of each stanza and performs one key agreement, whatever
-// the number of recipients; it decodes no other recipient's key. In an
-// anonymous envelope it tries every stanza of its identities' suites.
+// Before any key agreement, Open checks the framing of every stanza (see
+// docs/FORMAT.md, "What a reader checks") and refuses a malformed envelope
+// with ErrMalformed, whoever it is for. With key identifiers (the
+// default), it then looks only at the suite and identifier of each stanza
+// and performs one key agreement per identity, whatever the number of
+// recipients; it decodes no other recipient's key. In an anonymous
+// envelope it tries every stanza of its identities' suites, at most
+// DefaultMaxAnonymousTrials (see Opener).
 //
 // The Reader returns plaintext only from chunks that authenticated; a
 // truncated or tampered payload ends in an error wrapping ErrTruncated or
@@ -45,11 +49,25 @@ type Opener struct {
 	Keyring *Keyring
 	// Cache, if set, is consulted before any key agreement (a hit costs
 	// no key agreement) and records the file key of every envelope opened.
+	// A hit serves only an identity that is a recipient of the envelope.
 	Cache *SessionCache
 	// PayloadWorkers bounds the goroutines that open payload chunks; 0
 	// means runtime.GOMAXPROCS(0), 1 opens on the reading goroutine.
 	PayloadWorkers int
+	// MaxAnonymousTrials bounds the key agreements an anonymous envelope
+	// may cost: Open refuses, before any key agreement, an anonymous
+	// envelope with more (stanza, identity) pairs of matching suites than
+	// this. 0 means DefaultMaxAnonymousTrials.
+	MaxAnonymousTrials int
 }
+
+// DefaultMaxAnonymousTrials is the default Opener.MaxAnonymousTrials: at
+// most about 50 ms of key agreements on one core.
+const DefaultMaxAnonymousTrials = 1000
+
+// maxPeersPerKeyID bounds the Keyring peers that may share one key
+// identifier, and so the key agreements one channel stanza can cost.
+const maxPeersPerKeyID = 4
 
 // Open is the package-level Open with the Opener's state.
 func (o *Opener) Open(src io.Reader, identities ...*Identity) (io.Reader, error) {
@@ -81,29 +99,47 @@ func (o *Opener) OpenBytes(envelope []byte, identities ...*Identity) ([]byte, er
 // payloadAEAD recovers the file key (from the cache or a stanza), checks
 // the header MAC, and returns the payload AEAD.
 func (o *Opener) payloadAEAD(h *format.Header, identities []*Identity) (cipher.AEAD, error) {
+	identities = o.identities(identities)
+	if len(identities) == 0 {
+		return nil, fmt.Errorf("%w: no identities given", ErrNotRecipient)
+	}
 	if o.Cache != nil {
-		if key, ok := o.Cache.get(h.MAC); ok {
-			if aead, err := checkHeader(h, key); err == nil {
-				return aead, nil
-			}
+		if aead, ok := o.Cache.open(h, identities); ok {
+			return aead, nil
 		}
 	}
+	return o.unwrap(h, identities)
+}
+
+// identities returns the identities to try: those given, without nils and
+// repeats, then the Keyring's.
+func (o *Opener) identities(given []*Identity) []*Identity {
+	out := make([]*Identity, 0, len(given)+1)
+	add := func(i *Identity) {
+		if i == nil {
+			return
+		}
+		for _, j := range out {
+			if j == i || j.suite == i.suite && j.r.equal(i.r) {
+				return
+			}
+		}
+		out = append(out, i)
+	}
+	for _, i := range given {
+		add(i)
+	}
 	if o.Keyring != nil {
-		identities = append(identities[:len(identities):len(identities)], o.Keyring.self)
+		// The Keyring's identity opens channel stanzas: put it in place of
+		// an equal identity given by the caller.
+		for n, j := range out {
+			if j.suite == o.Keyring.self.suite && j.r.equal(o.Keyring.self.r) {
+				out[n] = o.Keyring.self
+			}
+		}
+		add(o.Keyring.self)
 	}
-	fileKey, err := o.unwrapFileKey(h, identities)
-	if err != nil {
-		return nil, err
-	}
-	defer clear(fileKey)
-	aead, err := checkHeader(h, fileKey)
-	if err != nil {
-		return nil, err
-	}
-	if o.Cache != nil {
-		o.Cache.put(h.MAC, fileKey)
-	}
-	return aead, nil
+	return out
 }
 
 // checkHeader verifies the header MAC under fileKey and returns the
@@ -115,71 +151,54 @@ func checkHeader(h *format.Header, fileKey []byte) (cipher.AEAD, error) {
 	}
 	defer clear(macKey)
 	if !hmac.Equal(appendMAC(nil, h.Raw, macKey), h.MAC[:]) {
-		return nil, fmt.Errorf("%w: header MAC mismatch", ErrAuthentication)
+		return nil, errHeaderMAC
 	}
 	return aead, nil
 }
 
-// unwrapFileKey finds and opens the stanza of one of the identities.
-func (o *Opener) unwrapFileKey(h *format.Header, identities []*Identity) ([]byte, error) {
-	if len(identities) == 0 {
-		return nil, fmt.Errorf("%w: no identities given", ErrNotRecipient)
-	}
+// errHeaderMAC: a file key that does not verify the header MAC.
+var errHeaderMAC = fmt.Errorf("%w: header MAC mismatch", ErrAuthentication)
+
+// unwrap tries, in header order, every stanza that one of the identities
+// may open, until one yields a file key that verifies the header MAC; it
+// records that key in the cache.
+//
+// The header's framing was checked when it was read, so every stanza here
+// is well formed and, unless the envelope is anonymous, each (suite, key
+// identifier) appears at most once: a non-anonymous envelope costs at
+// most one key agreement per identity (a channel stanza, one per Keyring
+// peer with the sender's identifier, at most maxPeersPerKeyID). An
+// anonymous one costs one per stanza of an identity's suite, at most
+// MaxAnonymousTrials.
+func (o *Opener) unwrap(h *format.Header, identities []*Identity) (cipher.AEAD, error) {
 	anon := h.Anonymous()
-	// The shared ephemeral key of each suite, from its stanza, which
-	// precedes the stanzas that use it.
-	var ephemerals map[uint16][]byte
+	if anon {
+		if err := o.checkTrials(h, identities); err != nil {
+			return nil, err
+		}
+	}
 	var failed error
 	for st := range h.Stanzas() {
-		if st.Type == format.StanzaEphemeral {
-			kem, enc, err := format.ParseEphemeral(st.Body)
-			if err != nil {
-				return nil, fmt.Errorf("stanza %d: %w", st.Index, err)
-			}
-			if ephemerals == nil {
-				ephemerals = map[uint16][]byte{}
-			}
-			if _, dup := ephemerals[kem]; dup {
-				return nil, fmt.Errorf("%w: two ephemeral stanzas for suite 0x%04x", ErrMalformed, kem)
-			}
-			ephemerals[kem] = enc
-			continue
-		}
 		if st.Type != format.StanzaHPKE && st.Type != format.StanzaShared && st.Type != format.StanzaChannel {
-			continue // a stanza type this version cannot use is skipped
-		}
-		kem, id, ok := format.PeekHPKE(st.Body, anon && st.Type != format.StanzaChannel)
-		if !ok {
 			continue
 		}
+		kem, id, _ := format.PeekHPKE(st.Body, anon && st.Type != format.StanzaChannel)
 		for _, ident := range identities {
 			if uint16(ident.suite) != kem || id != nil && !bytes.Equal(id, ident.r.id[:]) {
 				continue
 			}
-			var key []byte
-			var err error
-			switch st.Type {
-			case format.StanzaChannel:
-				if o.Keyring == nil || ident != o.Keyring.self {
-					continue
-				}
-				key, err = o.openChannel(h, st)
-			case format.StanzaShared:
-				enc, ok := ephemerals[kem]
-				if !ok {
-					return nil, fmt.Errorf("%w: stanza %d uses a shared ephemeral key the envelope lacks", ErrMalformed, st.Index)
-				}
-				key, err = openStanza(h, st, ident, enc)
-			default:
-				key, err = openStanza(h, st, ident, nil)
+			if st.Type == format.StanzaChannel && (o.Keyring == nil || ident != o.Keyring.self) {
+				continue
 			}
+			aead, err := o.open(h, st, ident)
 			if err == nil {
-				return key, nil
+				return aead, nil
 			}
-			if !anon || st.Type == format.StanzaChannel {
-				// An identifier matched but the stanza did not open: an
-				// identifier collision, tampering, or an unknown channel
-				// sender or epoch. Keep looking.
+			if !anon || st.Type == format.StanzaChannel || errors.Is(err, errHeaderMAC) {
+				// An identifier matched but the stanza did not open, or a
+				// stanza opened to a key that fails the header MAC:
+				// tampering, or an unknown channel sender or epoch. (An
+				// anonymous stanza that does not open is someone else's.)
 				failed = fmt.Errorf("stanza %d for %s: %w", st.Index, ident.suite, err)
 			}
 		}
@@ -190,16 +209,73 @@ func (o *Opener) unwrapFileKey(h *format.Header, identities []*Identity) ([]byte
 	return nil, ErrNotRecipient
 }
 
-func (o *Opener) openChannel(h *format.Header, st format.Stanza) ([]byte, error) {
-	cs, err := format.ParseChannel(st.Body)
+// checkTrials refuses an anonymous envelope that would cost more than
+// MaxAnonymousTrials key agreements.
+func (o *Opener) checkTrials(h *format.Header, identities []*Identity) error {
+	limit := o.MaxAnonymousTrials
+	if limit <= 0 {
+		limit = DefaultMaxAnonymousTrials
+	}
+	trials := 0
+	for st := range h.Stanzas() {
+		if st.Type != format.StanzaHPKE && st.Type != format.StanzaShared {
+			continue
+		}
+		kem, _, _ := format.PeekHPKE(st.Body, true)
+		for _, ident := range identities {
+			if uint16(ident.suite) == kem {
+				trials++
+			}
+		}
+	}
+	if trials > limit {
+		return fmt.Errorf("%w: the anonymous envelope would take %d trial decryptions; Opener.MaxAnonymousTrials is %d", ErrUnsupported, trials, limit)
+	}
+	return nil
+}
+
+// open opens one stanza with ident, verifies the header MAC under the file
+// key it yields, and only then records what it learned: the file key in
+// the session cache, a new channel key in the Keyring.
+func (o *Opener) open(h *format.Header, st format.Stanza, ident *Identity) (cipher.AEAD, error) {
+	var fileKey []byte
+	var channel *pendingChannel
+	var err error
+	switch st.Type {
+	case format.StanzaChannel:
+		fileKey, channel, err = o.openChannel(h, st)
+	case format.StanzaShared:
+		fileKey, err = openStanza(h, st, ident, h.Ephemeral(uint16(ident.suite)))
+	default:
+		fileKey, err = openStanza(h, st, ident, nil)
+	}
 	if err != nil {
 		return nil, err
 	}
-	key, err := o.Keyring.openChannel(cs, AEAD(h.AEAD), h.PreambleBytes())
-	if err == nil && len(key) != format.FileKeySize {
-		return nil, fmt.Errorf("%w: file key of %d bytes", ErrMalformed, len(key))
+	defer clear(fileKey)
+	aead, err := checkHeader(h, fileKey)
+	if err != nil {
+		return nil, err
 	}
-	return key, err
+	if channel != nil {
+		o.Keyring.remember(channel)
+	}
+	if o.Cache != nil {
+		o.Cache.put(h.MAC, fileKey, h.Anonymous(), ident.r)
+	}
+	return aead, nil
+}
+
+func (o *Opener) openChannel(h *format.Header, st format.Stanza) ([]byte, *pendingChannel, error) {
+	cs, err := format.ParseChannel(st.Body)
+	if err != nil {
+		return nil, nil, err
+	}
+	key, pending, err := o.Keyring.openChannel(cs, AEAD(h.AEAD), h.PreambleBytes())
+	if err == nil && len(key) != format.FileKeySize {
+		return nil, nil, fmt.Errorf("%w: file key of %d bytes", ErrMalformed, len(key))
+	}
+	return key, pending, err
 }
 
 // openStanza opens an HPKE stanza, or a shared one with the envelope's
@@ -207,7 +283,7 @@ func (o *Opener) openChannel(h *format.Header, st format.Stanza) ([]byte, error)
 func openStanza(h *format.Header, st format.Stanza, ident *Identity, enc []byte) ([]byte, error) {
 	var hs *format.HPKEStanza
 	var err error
-	if enc != nil {
+	if st.Type == format.StanzaShared {
 		hs, err = format.ParseShared(st.Body, h.Anonymous())
 		if hs != nil {
 			hs.Enc = enc

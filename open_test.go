@@ -351,19 +351,28 @@ func TestInvalidEphemeral(t *testing.T) {
 	}
 }
 
-// TestCollidingKeyID seals two stanzas under the same key identifier:
-// Open must try the first, fail, and go on to its own.
+// TestCollidingKeyID: two distinct keys whose identifiers collide cannot
+// share an envelope with identifiers (readers would refuse it), but can
+// share an anonymous one.
 func TestCollidingKeyID(t *testing.T) {
 	ids, rs := identities(t, P256, 2)
 	colliding := *rs[0]
 	colliding.id = rs[1].id
-	env := mustSeal(t, &Sealer{Strategy: Sequential}, []byte("x"), &colliding, rs[1])
-	before := keyAgreements.Load()
-	mustOpen(t, env, []byte("x"), ids[1])
-	if got := keyAgreements.Load() - before; got != 2 {
-		t.Fatalf("Open did %d key agreements, want 2 (the colliding stanza, then its own)", got)
+	if _, err := SealBytes([]byte("x"), &colliding, rs[1]); !errors.Is(err, ErrDuplicateRecipient) {
+		t.Fatalf("colliding identifiers: %v", err)
 	}
-	mustOpen(t, env, []byte("x"), ids[0], ids[1])
+	many := append(mustRecipients(t, X25519, 40), &colliding, rs[1])
+	if _, err := SealBytes([]byte("x"), many...); !errors.Is(err, ErrDuplicateRecipient) {
+		t.Fatalf("colliding identifiers among %d recipients: %v", len(many), err)
+	}
+	env := mustSeal(t, &Sealer{Anonymous: true}, []byte("x"), &colliding, rs[1])
+	mustOpen(t, env, []byte("x"), ids[1])
+	mustOpen(t, env, []byte("x"), ids[0])
+}
+
+func mustRecipients(t *testing.T, s Suite, n int) []*Recipient {
+	_, rs := identities(t, s, n)
+	return rs
 }
 
 func mustChaCha(t *testing.T, key []byte) cipher.AEAD {

@@ -168,8 +168,9 @@ func (s *Sealer) parallelism() int {
 }
 
 // checkRecipients enforces the count limits, refuses duplicates and refuses
-// post-quantum and classical recipients together.
-func checkRecipients(recipients []*Recipient) error {
+// post-quantum and classical recipients together. Unless anonymous, it also
+// refuses distinct keys whose identifiers collide, which readers refuse.
+func checkRecipients(recipients []*Recipient, anonymous bool) error {
 	if len(recipients) == 0 || len(recipients) > MaxRecipients {
 		return fmt.Errorf("%w: %d recipients (allowed: 1 to %d)", ErrRecipientCount, len(recipients), MaxRecipients)
 	}
@@ -182,32 +183,43 @@ func checkRecipients(recipients []*Recipient) error {
 		}
 	}
 	dup := func(i, j int) error {
-		return fmt.Errorf("%w: recipients %d and %d (%s)", ErrDuplicateRecipient, j, i, recipients[i])
+		if recipients[i].equal(recipients[j]) {
+			return fmt.Errorf("%w: recipients %d and %d (%s)", ErrDuplicateRecipient, j, i, recipients[i])
+		}
+		if anonymous {
+			return nil
+		}
+		return fmt.Errorf("%w: recipients %d and %d have the same key identifier %x", ErrDuplicateRecipient, j, i, recipients[i].id)
 	}
 	if len(recipients) <= 32 {
 		// Few recipients: compare pairs, without allocating.
 		for i, r := range recipients {
 			for j, o := range recipients[:i] {
-				if o.id == r.id && o.equal(r) {
-					return dup(i, j)
+				if o.id == r.id && o.suite == r.suite {
+					if err := dup(i, j); err != nil {
+						return err
+					}
 				}
 			}
 		}
 		return nil
 	}
-	seen := make(map[[format.KeyIDSize]byte]int, len(recipients))
+	seen := make(map[recipientID]int, len(recipients))
 	for i, r := range recipients {
-		if j, ok := seen[r.id]; ok {
-			// Identifiers may collide: compare the keys of every earlier
-			// recipient with this identifier.
+		if j, ok := seen[recipientID{r.suite, r.id}]; ok {
+			// Identifiers collide: compare the keys of every earlier
+			// recipient with this identifier (anonymous envelopes may hold
+			// distinct keys whose identifiers collide).
 			for k := j; k < i; k++ {
-				if recipients[k].id == r.id && recipients[k].equal(r) {
-					return dup(i, k)
+				if recipients[k].id == r.id && recipients[k].suite == r.suite {
+					if err := dup(i, k); err != nil {
+						return err
+					}
 				}
 			}
 			continue
 		}
-		seen[r.id] = i
+		seen[recipientID{r.suite, r.id}] = i
 	}
 	return nil
 }
@@ -303,7 +315,7 @@ func (s *Sealer) plans(recipients []*Recipient) ([]plan, error) {
 // header builds the header and MAC of a new envelope and returns them with
 // the payload AEAD.
 func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
-	if err := checkRecipients(recipients); err != nil {
+	if err := checkRecipients(recipients, s.Anonymous); err != nil {
 		return nil, nil, err
 	}
 	ps, err := s.plans(recipients)
@@ -372,7 +384,7 @@ func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 	defer clear(macKey)
 	hdr = appendMAC(hdr, hdr, macKey)
 	if s.Cache != nil {
-		s.Cache.put([32]byte(hdr[len(hdr)-format.MACSize:]), fileKey)
+		s.Cache.put([32]byte(hdr[len(hdr)-format.MACSize:]), fileKey, s.Anonymous, recipients...)
 	}
 	return hdr, aead, nil
 }

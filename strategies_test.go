@@ -330,19 +330,27 @@ func TestChannelCollidingKeyIDs(t *testing.T) {
 	ringB, _ := NewKeyring(&bIdent, 0)
 	ringB.AddPeer(&x, me.Recipient())
 
-	env := mustSeal(t, &Sealer{Strategy: Channel, Keyring: sender}, []byte("view"), rs[0], &b)
-	if sender.agreements.Load() != 2 {
-		t.Fatalf("sender did %d key agreements for two peers, want 2", sender.agreements.Load())
+	sealer := &Sealer{Strategy: Channel, Keyring: sender}
+	if _, err := sealer.SealBytes([]byte("view"), rs[0], &b); !errors.Is(err, ErrDuplicateRecipient) {
+		t.Fatalf("two peers with one identifier in one envelope: %v", err)
 	}
 	for _, tc := range []struct {
 		name string
+		to   *Recipient
 		ring *Keyring
 		id   *Identity
-	}{{"a", ringA, ids[0]}, {"b", ringB, &bIdent}} {
+	}{{"a", rs[0], ringA, ids[0]}, {"b", &b, ringB, &bIdent}} {
+		env := mustSeal(t, sealer, []byte("view"), tc.to)
 		got, err := (&Opener{Keyring: tc.ring}).OpenBytes(env, tc.id)
 		if err != nil || string(got) != "view" {
 			t.Fatalf("peer %s: %q, %v", tc.name, got, err)
 		}
+	}
+	if sender.agreements.Load() != 2 {
+		t.Fatalf("sender did %d key agreements for two peers, want 2", sender.agreements.Load())
+	}
+	if n := ringB.agreements.Load(); n != 2 {
+		t.Fatalf("peer b did %d key agreements, want 2 (both senders with the identifier)", n)
 	}
 }
 

@@ -29,9 +29,12 @@ const (
 	FileKeySize   = 32
 	WrappedSize   = FileKeySize + 16 // an HPKE seal of the file key
 	MaxRecipients = 10000
-	// MaxStanzas leaves room for the shared ephemeral-key stanzas (at most
-	// one per suite) beside MaxRecipients recipient stanzas.
-	MaxStanzas = MaxRecipients + 8
+	// MaxEphemerals bounds the shared ephemeral-key stanzas (one per
+	// suite).
+	MaxEphemerals = 8
+	// MaxStanzas leaves room for the shared ephemeral-key stanzas beside
+	// MaxRecipients recipient stanzas.
+	MaxStanzas = MaxRecipients + MaxEphemerals
 	// MaxHeaderSize bounds the bytes of preamble and stanzas that a reader
 	// buffers; it fits MaxRecipients post-quantum stanzas.
 	MaxHeaderSize = 16 << 20
@@ -142,17 +145,21 @@ func AppendStanzaHeader(b []byte, typ byte, bodyLen int) []byte {
 // StanzaSize is the encoded size of a stanza with a body of n bytes.
 func StanzaSize(n int) int { return 3 + n }
 
-// A Header is a read but not yet authenticated header.
+// A Header is a read but not yet authenticated header, whose framing has
+// been checked.
 type Header struct {
 	Preamble
 	// Raw holds the preamble and every stanza: exactly the bytes the header
 	// MAC covers.
 	Raw []byte
 	MAC [MACSize]byte
+	// ephemerals are the StanzaEphemeral stanzas, found by check.
+	ephemerals []ephemeral
 }
 
-// ReadHeader reads a header and its MAC from r, checking framing and
-// limits only. It leaves r positioned at the first payload byte.
+// ReadHeader reads a header and its MAC from r and checks the framing of
+// every stanza (see check). It leaves r positioned at the first payload
+// byte.
 func ReadHeader(r *bufio.Reader) (*Header, error) {
 	raw := make([]byte, PreambleSize, 4096)
 	if _, err := io.ReadFull(r, raw); err != nil {
@@ -181,6 +188,9 @@ func ReadHeader(r *bufio.Reader) (*Header, error) {
 	h := &Header{Preamble: *p, Raw: raw}
 	if _, err := io.ReadFull(r, h.MAC[:]); err != nil {
 		return nil, readErr(err, "header MAC")
+	}
+	if err := h.check(); err != nil {
+		return nil, err
 	}
 	return h, nil
 }
@@ -211,6 +221,9 @@ func ParseHeader(b []byte) (*Header, []byte, error) {
 	}
 	h := &Header{Preamble: *p, Raw: b[:off:off]}
 	copy(h.MAC[:], b[off:])
+	if err := h.check(); err != nil {
+		return nil, nil, err
+	}
 	return h, b[off+MACSize:], nil
 }
 
@@ -228,8 +241,7 @@ type Stanza struct {
 	Body  []byte
 }
 
-// Stanzas walks the stanzas of a header read by ReadHeader (whose framing
-// is therefore valid), without decoding their bodies.
+// Stanzas walks the stanzas of a header, without decoding their bodies.
 func (h *Header) Stanzas() iter.Seq[Stanza] {
 	return func(yield func(Stanza) bool) {
 		b := h.Raw[PreambleSize:]

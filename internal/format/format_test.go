@@ -115,6 +115,29 @@ func FuzzReadHeader(f *testing.F) {
 					t.Fatal("HPKE stanza does not re-encode")
 				}
 			}
+			// An accepted header parses wherever its reader looks: the
+			// opener relies on it.
+			kem, _, ok := PeekHPKE(st.Body, h.Anonymous() && st.Type != StanzaChannel)
+			if _, known := EncSize(kem); !known || st.Type < StanzaHPKE || st.Type > StanzaChannel {
+				continue
+			}
+			var err error
+			switch st.Type {
+			case StanzaHPKE:
+				_, err = ParseHPKE(st.Body, h.Anonymous())
+			case StanzaEphemeral:
+				_, _, err = ParseEphemeral(st.Body)
+			case StanzaShared:
+				_, err = ParseShared(st.Body, h.Anonymous())
+				if h.Ephemeral(kem) == nil {
+					t.Fatalf("stanza %d: a shared stanza without its ephemeral key", st.Index)
+				}
+			case StanzaChannel:
+				_, err = ParseChannel(st.Body)
+			}
+			if err != nil || !ok {
+				t.Fatalf("stanza %d of an accepted header: %v", st.Index, err)
+			}
 		}
 		if !bytes.Equal(re, h.Raw) || !bytes.Equal(b[:len(re)], re) {
 			t.Fatal("header does not re-encode")

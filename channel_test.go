@@ -1,0 +1,157 @@
+package fanseal
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/ecdh"
+	"crypto/hkdf"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/fanseal/fanseal/internal/format"
+)
+
+// TestChannelKeyFromSpec derives channel keys the way docs/FORMAT.md
+// writes them, with crypto/ecdh and crypto/hkdf only, and opens real
+// channel stanzas with them: the AEAD id is part of the key's info.
+func TestChannelKeyFromSpec(t *testing.T) {
+	for _, tc := range []struct {
+		suite Suite
+		curve ecdh.Curve
+	}{{P256, ecdh.P256()}, {X25519, ecdh.X25519()}} {
+		for _, aead := range []AEAD{AES256GCM, ChaCha20Poly1305} {
+			t.Run(fmt.Sprintf("suite=%s/aead=%s", tc.suite, aead), func(t *testing.T) {
+				sender, _, ids := newKeyrings(t, tc.suite)
+				sender.SetEpoch(7)
+				env := mustSeal(t, &Sealer{Strategy: Channel, Keyring: sender, AEAD: aead}, []byte("x"), ids[0].Recipient())
+				st := stanzasOf(t, env)[0]
+				if st.Type != format.StanzaChannel {
+					t.Fatalf("stanza type %d", st.Type)
+				}
+				b := st.Body
+				salt, counter, ct := b[22:38], b[38:46], b[46:]
+				sk, _ := tc.curve.NewPrivateKey(ids[0].priv)
+				pk, _ := tc.curve.NewPublicKey(sender.self.r.raw)
+				dh, err := sk.ECDH(pk)
+				if err != nil {
+					t.Fatal(err)
+				}
+				info := []byte("fanseal/v1 channel")
+				info = binary.BigEndian.AppendUint16(info, uint16(tc.suite))
+				info = binary.BigEndian.AppendUint16(info, uint16(aead))
+				info = binary.BigEndian.AppendUint32(info, 7)
+				info = append(info, sender.self.r.raw...)
+				info = append(info, ids[0].r.raw...)
+				key, _ := hkdf.Key(sha256.New, dh, salt, string(info), 32)
+				var a cipher.AEAD
+				if aead == AES256GCM {
+					block, _ := aes.NewCipher(key)
+					a, _ = cipher.NewGCM(block)
+				} else {
+					a = mustChaCha(t, key)
+				}
+				nonce := append(make([]byte, 4), counter...)
+				if _, err := a.Open(nil, nonce, ct, env[:format.PreambleSize]); err != nil {
+					t.Fatalf("the channel stanza does not open under the key FORMAT.md defines: %v", err)
+				}
+			})
+		}
+	}
+}
+
+// TestChannelEpochNoWrap: a keyring at epoch 0 accepts only epoch 0, not
+// 2^32-1 (the epoch "before" 0 if it wrapped around).
+func TestChannelEpochNoWrap(t *testing.T) {
+	sender, recipient, ids := newKeyrings(t, X25519)
+	sealer := &Sealer{Strategy: Channel, Keyring: sender}
+	sender.SetEpoch(math.MaxUint32)
+	env := mustSeal(t, sealer, []byte("x"), ids[0].Recipient())
+	if _, err := (&Opener{Keyring: recipient}).OpenBytes(env, ids[0]); !errors.Is(err, ErrNotRecipient) {
+		t.Fatalf("epoch 2^32-1 at a keyring at epoch 0: %v", err)
+	}
+	recipient.SetEpoch(1)
+	sender.SetEpoch(0)
+	env = mustSeal(t, sealer, []byte("x"), ids[0].Recipient())
+	if _, err := (&Opener{Keyring: recipient}).OpenBytes(env, ids[0]); err != nil {
+		t.Fatalf("epoch 0 at a keyring at epoch 1: %v", err)
+	}
+}
+
+// forgedChannel is a channel stanza "from" sender to r with a random salt
+// and ciphertext: it derives a fresh channel key at the recipient, then
+// fails to open.
+func forgedChannel(sender, r *Recipient, epoch uint32) part {
+	b := format.AppendChannelHeader(nil, &format.ChannelStanza{
+		KEM: uint16(r.suite), KeyID: r.id[:], SenderID: sender.id[:], Epoch: epoch, Salt: randomBytes(format.SaltSize),
+	})
+	return raw(format.StanzaChannel, append(b, randomBytes(format.WrappedSize)...))
+}
+
+// TestForgedChannelKeepsCache: channel stanzas that do not authenticate
+// never displace good cached channel keys.
+func TestForgedChannelKeepsCache(t *testing.T) {
+	sender, _, ids := newKeyrings(t, X25519)
+	recipient, _ := NewKeyring(ids[0], 1) // room for one channel key
+	recipient.AddPeer(sender.self.r)
+	sealer, opener := &Sealer{Strategy: Channel, Keyring: sender}, &Opener{Keyring: recipient}
+	good := func() {
+		t.Helper()
+		env := mustSeal(t, sealer, []byte("x"), ids[0].Recipient())
+		if _, err := opener.OpenBytes(env, ids[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	good()
+	if n := recipient.agreements.Load(); n != 1 {
+		t.Fatalf("%d key agreements for the first envelope", n)
+	}
+	for range 3 {
+		forged := build(t, false, forgedChannel(sender.self.r, ids[0].r, 0), to(ids[1].r))
+		if _, err := opener.OpenBytes(forged, ids[0]); !errors.Is(err, ErrAuthentication) {
+			t.Fatalf("forged channel stanza: %v", err)
+		}
+	}
+	good()
+	if n := recipient.agreements.Load(); n != 1+3 {
+		t.Fatalf("%d key agreements: forged stanzas evicted the good channel key", n)
+	}
+	// A stanza that opens in an envelope whose MAC fails is not cached
+	// either: a new sender salt, and a flipped MAC byte.
+	cached := recipient.channels.Keys()
+	sender.SetEpoch(0) // a new salt
+	env := mustSeal(t, sealer, []byte("x"), ids[0].Recipient())
+	h := readHeader(t, env)
+	env[len(h.Raw)] ^= 1
+	if _, err := opener.OpenBytes(env, ids[0]); !errors.Is(err, ErrAuthentication) {
+		t.Fatalf("bad MAC: %v", err)
+	}
+	if now := recipient.channels.Keys(); len(now) != 1 || now[0] != cached[0] {
+		t.Fatal("a channel key from an envelope that failed its MAC was cached in place of the good one")
+	}
+}
+
+// TestKeyringPeersPerKeyID: at most four peers may share an identifier.
+func TestKeyringPeersPerKeyID(t *testing.T) {
+	_, rs := identities(t, X25519, 6)
+	me, _ := GenerateIdentity(X25519)
+	kr, _ := NewKeyring(me, 0)
+	peers := make([]*Recipient, 5)
+	for i := range peers {
+		p := *rs[i]
+		p.id = rs[0].id
+		peers[i] = &p
+	}
+	if err := kr.AddPeer(peers[:4]...); err != nil {
+		t.Fatal(err)
+	}
+	if err := kr.AddPeer(peers[4]); !errors.Is(err, ErrDuplicateRecipient) {
+		t.Fatalf("a fifth peer with one identifier: %v", err)
+	}
+	if err := kr.AddPeer(peers[0], rs[5]); err != nil {
+		t.Fatalf("re-adding a peer: %v", err)
+	}
+}

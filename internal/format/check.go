@@ -1,0 +1,196 @@
+package format
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/fanseal/fanseal/internal/errs"
+)
+
+// PostQuantum reports whether kem is a known post-quantum suite.
+func PostQuantum(kem uint16) bool { return kem == KEMMLKEM768X25519 }
+
+// recipientKey names a recipient stanza for the duplicate check.
+type recipientKey struct {
+	kem uint16
+	id  [KeyIDSize]byte
+}
+
+// An ephemeral is a StanzaEphemeral found by check.
+type ephemeral struct {
+	kem   uint16
+	enc   []byte
+	index int
+	used  bool
+}
+
+// smallRecipients is the number of recipient stanzas up to which check
+// finds duplicates by comparing pairs, without allocating.
+const smallRecipients = 16
+
+// check validates the framing of every stanza of the header, whoever it is
+// for, without decoding any key: the rules of docs/FORMAT.md, "What a
+// reader checks", 4 to 11. Its verdict depends only on the header: not on
+// the reader's identities, and not on where the reader's own stanza is.
+// It costs a constant amount of work per stanza.
+func (h *Header) check() error {
+	anon := h.Anonymous()
+	var (
+		recipients int
+		small      [smallRecipients]recipientKey
+		seen       map[recipientKey]struct{}
+		pqAt, dhAt = -1, -1 // the first post-quantum and classical stanzas
+		ephemerals []ephemeral
+		malformed  = func(i int, format string, a ...any) error {
+			return fmt.Errorf("%w: stanza %d: %s", errs.Malformed, i, fmt.Sprintf(format, a...))
+		}
+	)
+	for st := range h.Stanzas() {
+		i, body := st.Index, st.Body
+		switch st.Type {
+		case StanzaHPKE, StanzaShared, StanzaChannel, StanzaEphemeral:
+		default:
+			continue // unknown types are skipped; the MAC covers them
+		}
+		// Rule 8: room for the suite and, where present, the identifier.
+		need := 2
+		if st.Type == StanzaChannel || st.Type != StanzaEphemeral && !anon {
+			need += KeyIDSize
+		}
+		if len(body) < need {
+			return malformed(i, "%s stanza of %d bytes cannot hold its suite and key identifier", typeName(st.Type), len(body))
+		}
+		kem := binary.BigEndian.Uint16(body)
+		encSize, known := EncSize(kem)
+		if known {
+			if PostQuantum(kem) {
+				pqAt = keepFirst(pqAt, i)
+			} else {
+				dhAt = keepFirst(dhAt, i)
+			}
+		}
+		switch st.Type {
+		case StanzaEphemeral: // rule 5
+			if PostQuantum(kem) {
+				return malformed(i, "ephemeral stanza for suite 0x%04x, which has no shared form", kem)
+			}
+			if known && len(body) != 2+encSize {
+				return malformed(i, "ephemeral stanza for suite 0x%04x is %d bytes, want %d", kem, len(body), 2+encSize)
+			}
+			for _, e := range ephemerals {
+				if e.kem == kem {
+					return malformed(i, "second ephemeral stanza for suite 0x%04x (the first is stanza %d)", kem, e.index)
+				}
+			}
+			if len(ephemerals) == MaxEphemerals {
+				return malformed(i, "more than %d ephemeral stanzas", MaxEphemerals)
+			}
+			ephemerals = append(ephemerals, ephemeral{kem: kem, enc: body[2:], index: i})
+			continue
+		case StanzaHPKE: // rule 4
+			if known && len(body) != HPKESize(encSize, anon) {
+				return malformed(i, "HPKE stanza for suite 0x%04x is %d bytes, want %d", kem, len(body), HPKESize(encSize, anon))
+			}
+		case StanzaShared: // rule 6
+			if len(body) != SharedSize(anon) {
+				return malformed(i, "shared stanza is %d bytes, want %d", len(body), SharedSize(anon))
+			}
+			if PostQuantum(kem) {
+				return malformed(i, "shared stanza for suite 0x%04x, which has no shared form", kem)
+			}
+			found := false
+			for j := range ephemerals {
+				if ephemerals[j].kem == kem {
+					ephemerals[j].used, found = true, true
+				}
+			}
+			if !found {
+				return malformed(i, "shared stanza for suite 0x%04x with no ephemeral stanza of its suite before it", kem)
+			}
+		case StanzaChannel: // rule 7
+			if anon {
+				return malformed(i, "channel stanza in an anonymous envelope")
+			}
+			if len(body) != ChannelSize {
+				return malformed(i, "channel stanza is %d bytes, want %d", len(body), ChannelSize)
+			}
+			if PostQuantum(kem) {
+				return malformed(i, "channel stanza for suite 0x%04x, which has no Diffie-Hellman", kem)
+			}
+		}
+		// Rule 9: the number of recipients.
+		if recipients++; recipients > MaxRecipients {
+			return malformed(i, "more than %d recipient stanzas", MaxRecipients)
+		}
+		// Rule 10: one stanza per suite and identifier.
+		if anon {
+			continue
+		}
+		key := recipientKey{kem: kem, id: [KeyIDSize]byte(body[2 : 2+KeyIDSize])}
+		if recipients <= smallRecipients {
+			for _, k := range small[:recipients-1] {
+				if k == key {
+					return duplicate(i, key)
+				}
+			}
+			small[recipients-1] = key
+			continue
+		}
+		if seen == nil {
+			seen = make(map[recipientKey]struct{}, h.Count)
+			for _, k := range small {
+				seen[k] = struct{}{}
+			}
+		}
+		if _, dup := seen[key]; dup {
+			return duplicate(i, key)
+		}
+		seen[key] = struct{}{}
+	}
+	for _, e := range ephemerals {
+		if !e.used {
+			return malformed(e.index, "ephemeral stanza for suite 0x%04x that no shared stanza uses", e.kem)
+		}
+	}
+	if pqAt >= 0 && dhAt >= 0 { // rule 11
+		return fmt.Errorf("%w: %w: stanza %d is post-quantum and stanza %d classical", errs.Malformed, errs.MixedSuites, pqAt, dhAt)
+	}
+	h.ephemerals = ephemerals
+	return nil
+}
+
+func keepFirst(at, i int) int {
+	if at < 0 {
+		return i
+	}
+	return at
+}
+
+func duplicate(i int, k recipientKey) error {
+	return fmt.Errorf("%w: %w: stanza %d repeats the key identifier %x of suite 0x%04x", errs.Malformed, errs.DuplicateRecipient, i, k.id, k.kem)
+}
+
+func typeName(t byte) string {
+	switch t {
+	case StanzaHPKE:
+		return "HPKE"
+	case StanzaEphemeral:
+		return "ephemeral"
+	case StanzaShared:
+		return "shared"
+	case StanzaChannel:
+		return "channel"
+	}
+	return fmt.Sprintf("type 0x%02x", t)
+}
+
+// Ephemeral returns the shared ephemeral key of suite kem, from the
+// header's StanzaEphemeral of that suite, or nil.
+func (h *Header) Ephemeral(kem uint16) []byte {
+	for _, e := range h.ephemerals {
+		if e.kem == kem {
+			return e.enc
+		}
+	}
+	return nil
+}
