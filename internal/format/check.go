@@ -3,6 +3,7 @@ package format
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 
 	"github.com/fanseal/fanseal/internal/errs"
 )
@@ -38,7 +39,7 @@ func (h *Header) check() error {
 	var (
 		recipients int
 		small      [smallRecipients]recipientKey
-		seen       map[recipientKey]struct{}
+		seen       *idSet
 		pqAt, dhAt = -1, -1 // the first post-quantum and classical stanzas
 		ephemerals []ephemeral
 		malformed  = func(i int, format string, a ...any) error {
@@ -137,15 +138,14 @@ func (h *Header) check() error {
 			continue
 		}
 		if seen == nil {
-			seen = make(map[recipientKey]struct{}, h.Count)
+			seen = newIDSet(h.Count)
 			for _, k := range small {
-				seen[k] = struct{}{}
+				seen.add(k)
 			}
 		}
-		if _, dup := seen[key]; dup {
+		if !seen.add(key) {
 			return duplicate(i, key)
 		}
-		seen[key] = struct{}{}
 	}
 	for _, e := range ephemerals {
 		if !e.used {
@@ -157,6 +157,43 @@ func (h *Header) check() error {
 	}
 	h.ephemerals = ephemerals
 	return nil
+}
+
+// An idSet is a set of recipient keys: open addressing with linear
+// probing over a table at most half full, indexed by a hash keyed with a
+// per-process random seed (hash/maphash), so that an attacker who chooses
+// identifiers cannot make them pile up in the table.
+type idSet struct {
+	slots []idSlot
+}
+
+type idSlot struct {
+	key  recipientKey
+	used bool
+}
+
+var idSeed = maphash.MakeSeed()
+
+func newIDSet(n int) *idSet {
+	size := 16
+	for size < 2*n {
+		size *= 2
+	}
+	return &idSet{slots: make([]idSlot, size)}
+}
+
+// add adds k and reports whether it was new.
+func (s *idSet) add(k recipientKey) bool {
+	mask := uint64(len(s.slots) - 1)
+	for i := maphash.Comparable(idSeed, k) & mask; ; i = (i + 1) & mask {
+		switch slot := &s.slots[i]; {
+		case !slot.used:
+			*slot = idSlot{k, true}
+			return true
+		case slot.key == k:
+			return false
+		}
+	}
 }
 
 func keepFirst(at, i int) int {

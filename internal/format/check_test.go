@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/fanseal/fanseal/internal/errs"
@@ -118,5 +119,27 @@ func TestCheckDuplicatesAtScale(t *testing.T) {
 	}
 	if _, _, err := ParseHeader(header(true, many...)); !errors.Is(err, errs.Malformed) {
 		t.Fatalf("%d recipient stanzas: %v", len(many), err)
+	}
+}
+
+// BenchmarkParseHeader reads and checks headers of n recipient stanzas
+// with distinct identifiers: the reader's cost before any key agreement.
+func BenchmarkParseHeader(b *testing.B) {
+	for _, n := range []int{2, 100, 1000} {
+		stanzas := make([]stanza, n)
+		for i := range stanzas {
+			var id [KeyIDSize]byte
+			binary.BigEndian.PutUint64(id[:], uint64(i)*0x9e3779b97f4a7c15)
+			stanzas[i] = stanza{StanzaHPKE, suiteBody(KEMX25519, id[:], 32+WrappedSize)}
+		}
+		h := header(false, stanzas...)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := ParseHeader(h); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
