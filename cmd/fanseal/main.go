@@ -92,6 +92,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 		"decrypt": decrypt,
 		"inspect": inspect,
 		"bench":   bench,
+		"sim":     simulate,
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
@@ -100,7 +101,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "fanseal: error: unknown command %q (want keygen, encrypt, decrypt, inspect or bench; see fanseal --help)\n", args[0])
+		fmt.Fprintf(stderr, "fanseal: error: unknown command %q (want keygen, encrypt, decrypt, inspect, bench or sim; see fanseal --help)\n", args[0])
 		return 1
 	}
 	err := cmd(args[1:], stdin, stdout, stderr)

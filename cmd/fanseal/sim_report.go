@@ -1,0 +1,207 @@
+package main
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/fanseal/fanseal/internal/sim"
+)
+
+// printSim writes the report of a sim run: a column per side and, when
+// both ran, the ratio (how many times better fanseal is: lower latency,
+// higher throughput).
+func printSim(w io.Writer, res *sim.Result) {
+	m, c := res.Machine, res.Config
+	fmt.Fprintf(w, "fanseal sim %s: %s\n", res.Workload, res.Description)
+	loop := "closed loop"
+	if c.Rate > 0 {
+		loop = fmt.Sprintf("open loop at %g/s", c.Rate)
+	} else if c.Concurrency > 0 {
+		loop = fmt.Sprintf("closed loop, %d in flight", c.Concurrency)
+	}
+	fmt.Fprintf(w, "%s, %d CPUs, GOMAXPROCS=%d, %s, %s; %s, %s in %d rounds, seed %d",
+		m.CPU, m.Cores, m.GOMAXPROCS, m.Go, m.Date.Format("2006-01-02"), loop, c.Duration, c.Rounds, c.Seed)
+	if c.Faults {
+		fmt.Fprint(w, ", faults injected")
+	}
+	fmt.Fprintln(w)
+
+	sides := res.Sides
+	both := len(sides) == 2
+	fmt.Fprintf(w, "\n%-34s", "")
+	for _, s := range sides {
+		fmt.Fprintf(w, " %14s", s.Side)
+	}
+	if both {
+		fmt.Fprintf(w, " %9s", "ratio")
+	}
+	fmt.Fprintln(w)
+	row := func(name string, higherBetter bool, value func(*sim.SideResult) float64, format func(float64) string) {
+		fmt.Fprintf(w, "%-34s", name)
+		for _, s := range sides {
+			fmt.Fprintf(w, " %14s", format(value(s)))
+		}
+		if both {
+			a, b := value(sides[0]), value(sides[1])
+			r := a / b
+			if higherBetter {
+				r = b / a
+			}
+			if math.IsNaN(r) || math.IsInf(r, 0) || a == 0 || b == 0 {
+				fmt.Fprintf(w, " %9s", "–")
+			} else {
+				fmt.Fprintf(w, " %8.2f×", r)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	unit := sides[0].Unit
+	row(fmt.Sprintf("throughput (%s/s)", unit), true, func(s *sim.SideResult) float64 { return s.Throughput }, func(v float64) string { return fmt.Sprintf("%.1f", v) })
+	for _, l := range sides[0].Latency {
+		for _, p := range []float64{50, 99} {
+			row(fmt.Sprintf("%s p%g", l.Name, p), false, func(s *sim.SideResult) float64 { return s.LatencyOf(l.Name).Percentile(p) }, round)
+		}
+	}
+	if sides[0].CPU != nil {
+		pct := func(v float64) string { return fmt.Sprintf("%.1f %%", 100*v) }
+		row(fmt.Sprintf("CPU per %s", unit), false, func(s *sim.SideResult) float64 { return 1e9 * s.CPU.Seconds / float64(max(1, s.Ops)) }, round)
+		row("crypto share of CPU", false, func(s *sim.SideResult) float64 { return s.CPU.Crypto }, pct)
+		for _, sh := range sides[0].CPU.Shares {
+			row(sh.Name+" share", false, func(s *sim.SideResult) float64 { return s.CPU.ShareOf(sh.Name) }, pct)
+		}
+	} else {
+		fmt.Fprintf(w, "CPU shares: profile %s\n", res.Profile)
+	}
+	row("peak heap while running", false, func(s *sim.SideResult) float64 { return float64(s.PeakHeap) }, mib)
+
+	fmt.Fprintln(w)
+	for _, cn := range sides[0].Counters {
+		fmt.Fprintf(w, "%-34s", cn.Name)
+		for _, s := range sides {
+			fmt.Fprintf(w, " %14d", s.Counter(cn.Name))
+		}
+		fmt.Fprintln(w)
+	}
+	if sides[0].Overruns+sides[len(sides)-1].Overruns > 0 {
+		fmt.Fprintf(w, "%-34s", "open-loop starts skipped")
+		for _, s := range sides {
+			fmt.Fprintf(w, " %14d", s.Overruns)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
+	for _, s := range sides {
+		for _, ch := range s.Checks {
+			mark := "ok  "
+			if !ch.OK {
+				mark = "FAIL"
+			}
+			fmt.Fprintf(w, "%s %s: %s (%s)\n", mark, s.Side, ch.Name, ch.Detail)
+		}
+	}
+	fmt.Fprintf(w, "\npeak heap %s; goroutines %d before the run, %d after; %.1f s in all\n",
+		mib(float64(res.PeakHeap)), res.GoroutinesBefore, res.GoroutinesAfter, res.Elapsed.Seconds())
+}
+
+func mib(v float64) string { return fmt.Sprintf("%.1f MiB", v/(1<<20)) }
+
+// sideColors gives each side one color in every panel.
+var sideColors = map[string]color.RGBA{
+	"baseline": {0x33, 0x33, 0x33, 0xff},
+	"fanseal":  {0xd6, 0x27, 0x28, 0xff},
+}
+
+// plotSim draws one panel per latency series: the fraction of operations
+// done within a latency (the CDF), one line per side, on a log time axis.
+func plotSim(res *sim.Result, name string) error {
+	var panels []*plot.Plot
+	for _, l := range res.Sides[0].Latency {
+		p := plot.New()
+		p.Title.Text = fmt.Sprintf("%s %s: %s", res.Workload, l.Name, l.What)
+		p.X.Label.Text = "latency"
+		p.Y.Label.Text = "fraction done within"
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = durationTicks{}
+		p.Y.Min, p.Y.Max = 0, 1
+		p.Legend.Top, p.Legend.Left = false, false
+		p.Add(plotter.NewGrid())
+		for _, s := range res.Sides {
+			pts := cdf(s.LatencyOf(l.Name))
+			if len(pts) == 0 {
+				continue
+			}
+			line, err := plotter.NewLine(pts)
+			if err != nil {
+				return err
+			}
+			line.Color = sideColors[s.Side]
+			line.Width = vg.Points(1.5)
+			p.Add(line)
+			p.Legend.Add(s.Side, line)
+		}
+		panels = append(panels, p)
+	}
+	if len(panels) == 0 {
+		return fmt.Errorf("writing %s: no latencies to plot", name)
+	}
+	width, height := 8*vg.Inch, vg.Length(len(panels))*3.2*vg.Inch
+	var c vg.CanvasWriterTo
+	if strings.HasSuffix(name, ".svg") {
+		c = vgsvg.New(width, height)
+	} else {
+		c = vgimg.PngCanvas{Canvas: vgimg.New(width, height)}
+	}
+	grid := make([][]*plot.Plot, len(panels))
+	for i, p := range panels {
+		grid[i] = []*plot.Plot{p}
+	}
+	pad := vg.Millimeter * 4
+	canvases := plot.Align(grid, draw.Tiles{Rows: len(panels), Cols: 1, PadX: pad, PadY: pad, PadTop: pad, PadBottom: pad, PadLeft: pad, PadRight: pad}, draw.New(c))
+	for i, p := range panels {
+		p.Draw(canvases[i][0])
+	}
+	return writeReplacing(name, func(w io.Writer) error {
+		_, err := c.WriteTo(w)
+		return err
+	})
+}
+
+// cdf returns at most 400 points of the empirical CDF of l (in
+// nanoseconds, positive).
+func cdf(l *sim.Latency) plotter.XYs {
+	if l == nil || len(l.Samples) == 0 {
+		return nil
+	}
+	n := len(l.Samples)
+	step := max(1, n/400)
+	var pts plotter.XYs
+	for i := 0; i < n; i += step {
+		pts = append(pts, plotter.XY{X: max(1, l.Samples[i]), Y: float64(i+1) / float64(n)})
+	}
+	return append(pts, plotter.XY{X: max(1, l.Samples[n-1]), Y: 1})
+}
+
+// durationTicks labels a log axis of nanoseconds with durations at powers
+// of ten.
+type durationTicks struct{}
+
+func (durationTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ts []plot.Tick
+	for v := math.Pow(10, math.Floor(math.Log10(lo))); v <= hi*10; v *= 10 {
+		if v >= lo/10 {
+			ts = append(ts, plot.Tick{Value: v, Label: time.Duration(v).String()})
+		}
+	}
+	return ts
+}

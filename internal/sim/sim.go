@@ -1,0 +1,501 @@
+// Package sim runs fanseal's end-to-end workloads: a synchronizer's
+// transactions, a confidential ledger's write sets and a threshold group's
+// key exchange round, each wired together from the library the way a node
+// would, and each run twice in one process: the "before" (Baseline, what
+// the motivating systems did) and the "after" (Fanseal).
+//
+// Run interleaves the two sides in rounds (A B, then B A, ...) so that a
+// change in the machine's load hits both, records latencies, counts what
+// completed, and reads one CPU profile of the whole run to say which share
+// of each side's CPU went to cryptography (see Attribution). With
+// Config.Faults it injects bad input and a dropped connection, and reports
+// what was injected, what was detected, and that nothing was lost.
+//
+// The workloads are benchmark workloads, not a node implementation: small
+// and readable examples of how the library's pieces fit together.
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/metrics"
+	"runtime/pprof"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// A Side is one of the two configurations a workload compares.
+type Side int
+
+const (
+	// Baseline is the "before": what the motivating systems did.
+	Baseline Side = iota
+	// Fanseal is the "after": the same work with fanseal's hot paths.
+	Fanseal
+)
+
+// Sides lists both sides, baseline first.
+var Sides = []Side{Baseline, Fanseal}
+
+// String returns "baseline" or "fanseal".
+func (s Side) String() string {
+	if s == Baseline {
+		return "baseline"
+	}
+	return "fanseal"
+}
+
+// Config is what every workload shares.
+type Config struct {
+	// Duration is the measuring time of the whole run, both sides
+	// together: each side runs Duration/(2·Rounds) per round.
+	Duration time.Duration
+	// Rounds is the number of interleaved rounds (default 6).
+	Rounds int
+	// Rate, if positive, starts operations at this rate per second
+	// whatever their latency (open loop); latencies count from when an
+	// operation was due. Zero runs a closed loop at saturation.
+	Rate float64
+	// Concurrency is the number of operations in flight in a closed loop;
+	// 0 selects the workload's default.
+	Concurrency int
+	// Seed makes the generated work reproducible: both sides get the same.
+	Seed uint64
+	// Faults injects bad input and failures (see each workload).
+	Faults bool
+	// Only, if set, runs just these sides (default: both).
+	Only []Side
+	// Progress, if set, is called about ten times a second with the
+	// fraction of the run done.
+	Progress func(done float64)
+}
+
+// A Workload is one of the end-to-end workloads: Synchronizer, Ledger or
+// DKG.
+type Workload interface {
+	// Name returns the workload's command name.
+	Name() string
+	// Describe returns a one-line summary of the configuration.
+	Describe() string
+	newWorld(ctx context.Context, side Side, cfg *Config) (world, error)
+	// rules are extra stack attributions the workload reports.
+	rules() []Rule
+}
+
+// A world is one side's running system.
+type world interface {
+	// run works for d (then lets what is in flight finish).
+	run(ctx context.Context, d time.Duration) error
+	// finish ends the run and checks the invariants, once.
+	finish(ctx context.Context) error
+	// report fills in what the side measured and checked.
+	report(*SideResult)
+	// close releases everything; it may follow a failed run.
+	close()
+}
+
+// Result is what a run measured.
+type Result struct {
+	Workload    string        `json:"workload"`
+	Description string        `json:"description"`
+	Machine     Machine       `json:"machine"`
+	Config      RunConfig     `json:"config"`
+	Sides       []*SideResult `json:"sides"`
+	// Profile says whether the CPU profile could be taken.
+	Profile string `json:"profile"`
+	// PeakHeap is the largest live heap seen during the run, in bytes.
+	PeakHeap uint64 `json:"peak_heap_bytes"`
+	// GoroutinesBefore and GoroutinesAfter count goroutines before the
+	// run and after every world closed.
+	GoroutinesBefore int           `json:"goroutines_before"`
+	GoroutinesAfter  int           `json:"goroutines_after"`
+	Elapsed          time.Duration `json:"elapsed_ns"`
+
+	profile []byte // the raw CPU profile
+}
+
+// WriteProfile writes the run's CPU profile, in the format go tool pprof
+// reads, to w. Without a profile it writes nothing.
+func (r *Result) WriteProfile(w io.Writer) error {
+	_, err := w.Write(r.profile)
+	return err
+}
+
+// RunConfig is the Config as the report shows it.
+type RunConfig struct {
+	Duration    time.Duration `json:"duration_ns"`
+	Rounds      int           `json:"rounds"`
+	Rate        float64       `json:"rate,omitempty"`
+	Concurrency int           `json:"concurrency,omitempty"`
+	Seed        uint64        `json:"seed"`
+	Faults      bool          `json:"faults"`
+}
+
+// Machine describes where the run happened.
+type Machine struct {
+	CPU        string    `json:"cpu"`
+	Cores      int       `json:"cores"`
+	GOMAXPROCS int       `json:"gomaxprocs"`
+	Go         string    `json:"go"`
+	OS         string    `json:"os"`
+	Arch       string    `json:"arch"`
+	Date       time.Time `json:"date"`
+}
+
+// SideResult is what one side measured.
+type SideResult struct {
+	Side string `json:"side"`
+	// Ops counts completed operations (transactions, rounds).
+	Ops int `json:"ops"`
+	// Unit names an operation, as in "tx" or "round".
+	Unit string `json:"unit"`
+	// Busy is the time the side ran; Throughput is Ops per second of it.
+	Busy       time.Duration `json:"busy_ns"`
+	Throughput float64       `json:"throughput"`
+	// Overruns counts operations an open loop could not start because
+	// too many were in flight.
+	Overruns int        `json:"overruns,omitempty"`
+	Latency  []*Latency `json:"latency"`
+	// CPU is the side's share of the profile.
+	CPU *CPU `json:"cpu,omitempty"`
+	// PeakHeap is the largest live heap seen while this side ran.
+	PeakHeap uint64    `json:"peak_heap_bytes"`
+	Counters []Counter `json:"counters,omitempty"`
+	Checks   []Check   `json:"checks"`
+}
+
+// A Counter is a named count: transactions, faults injected, errors seen.
+type Counter struct {
+	Name  string `json:"name"`
+	Value int64  `json:"value"`
+}
+
+// A Check is an invariant the run verified.
+type Check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Counter returns the value of the named counter, or 0.
+func (s *SideResult) Counter(name string) int64 {
+	for _, c := range s.Counters {
+		if c.Name == name {
+			return c.Value
+		}
+	}
+	return 0
+}
+
+// LatencyOf returns the named latency series, or nil.
+func (s *SideResult) LatencyOf(name string) *Latency {
+	for _, l := range s.Latency {
+		if l.Name == name {
+			return l
+		}
+	}
+	return nil
+}
+
+func (s *SideResult) count(name string, v int64) {
+	s.Counters = append(s.Counters, Counter{name, v})
+}
+
+func (s *SideResult) check(name string, ok bool, format string, args ...any) {
+	s.Checks = append(s.Checks, Check{Name: name, OK: ok, Detail: fmt.Sprintf(format, args...)})
+}
+
+// Side returns the result of side s, or nil if it did not run.
+func (r *Result) Side(s Side) *SideResult {
+	for _, x := range r.Sides {
+		if x.Side == s.String() {
+			return x
+		}
+	}
+	return nil
+}
+
+// Failed returns the checks that failed, as "side: name: detail".
+func (r *Result) Failed() []string {
+	var out []string
+	for _, s := range r.Sides {
+		for _, c := range s.Checks {
+			if !c.OK {
+				out = append(out, fmt.Sprintf("%s: %s: %s", s.Side, c.Name, c.Detail))
+			}
+		}
+	}
+	return out
+}
+
+// ErrCheck marks a run whose invariants failed; Run still returns the
+// Result.
+var ErrCheck = errors.New("sim: an invariant failed")
+
+// Run runs w under cfg and returns what it measured. A check that failed
+// makes the error wrap ErrCheck, with the Result still returned.
+func Run(ctx context.Context, w Workload, cfg Config) (res *Result, err error) {
+	if cfg.Rounds <= 0 {
+		cfg.Rounds = 6
+	}
+	if cfg.Duration <= 0 {
+		return nil, errors.New("sim: the duration must be positive")
+	}
+	sides := cfg.Only
+	if len(sides) == 0 {
+		sides = Sides
+	}
+	start := time.Now()
+	res = &Result{Workload: w.Name(), Description: w.Describe(), Machine: ThisMachine(start),
+		Config: RunConfig{Duration: cfg.Duration, Rounds: cfg.Rounds, Rate: cfg.Rate, Concurrency: cfg.Concurrency, Seed: cfg.Seed, Faults: cfg.Faults},
+		GoroutinesBefore: runtime.NumGoroutine()}
+
+	heap := startHeapSampler()
+	prof, profErr := startProfile()
+	worlds := map[Side]world{}
+	defer func() {
+		for _, wd := range worlds {
+			wd.close()
+		}
+		if prof != nil { // an early return: stop the profile
+			prof.stop()
+		}
+		heap.stop()
+	}()
+	for _, s := range sides {
+		var wd world
+		var err error
+		pprof.Do(ctx, pprof.Labels(sideLabel, s.String()), func(ctx context.Context) {
+			wd, err = w.newWorld(ctx, s, &cfg)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: setting up %s: %w", w.Name(), s, err)
+		}
+		worlds[s] = wd
+	}
+
+	slot := cfg.Duration / time.Duration(2*cfg.Rounds)
+	if len(sides) == 1 {
+		slot *= 2
+	}
+	stopProgress := reportProgress(cfg.Progress, start, cfg.Duration)
+	busy := map[Side]time.Duration{}
+	for r := range cfg.Rounds {
+		order := slices.Clone(sides)
+		if r%2 == 1 {
+			slices.Reverse(order)
+		}
+		for _, s := range order {
+			heap.active.Store(int32(s))
+			var err error
+			t := time.Now()
+			pprof.Do(ctx, pprof.Labels(sideLabel, s.String()), func(ctx context.Context) {
+				err = worlds[s].run(ctx, slot)
+			})
+			busy[s] += time.Since(t)
+			heap.active.Store(-1)
+			if err != nil {
+				stopProgress()
+				return nil, fmt.Errorf("%s: %s: %w", w.Name(), s, err)
+			}
+		}
+	}
+	stopProgress()
+
+	for _, s := range sides {
+		var err error
+		pprof.Do(ctx, pprof.Labels(sideLabel, s.String(), phaseLabel, "finish"), func(ctx context.Context) {
+			err = worlds[s].finish(ctx)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", w.Name(), s, err)
+		}
+	}
+	var profile *cpuProfile
+	if prof != nil {
+		profile, profErr = prof.stop()
+		res.profile = prof.buf.Bytes()
+		prof = nil
+	}
+	res.Profile = "ok"
+	if profErr != nil {
+		res.Profile = "unavailable: " + profErr.Error()
+	}
+	for _, s := range sides {
+		sr := &SideResult{Side: s.String(), Busy: busy[s], PeakHeap: heap.peak[s].Load()}
+		worlds[s].report(sr)
+		if sr.Busy > 0 {
+			sr.Throughput = float64(sr.Ops) / sr.Busy.Seconds()
+		}
+		if profile != nil {
+			sr.CPU = profile.attribute(s.String(), w.rules())
+		}
+		res.Sides = append(res.Sides, sr)
+	}
+	for _, s := range sides {
+		worlds[s].close()
+		delete(worlds, s)
+	}
+	res.PeakHeap = heap.stop()
+	res.GoroutinesAfter = settledGoroutines(res.GoroutinesBefore)
+	res.Elapsed = time.Since(start)
+	if failed := res.Failed(); len(failed) > 0 {
+		return res, fmt.Errorf("%w: %s", ErrCheck, failed[0])
+	}
+	return res, nil
+}
+
+// Profile labels: every goroutine of a side carries sideLabel; the end of
+// run checks (an auditor, for example) also carry phaseLabel.
+const (
+	sideLabel  = "side"
+	phaseLabel = "phase"
+)
+
+// settledGoroutines waits briefly for exiting goroutines (closed
+// connections' readers, for example) to finish, and returns the count.
+func settledGoroutines(before int) int {
+	n := runtime.NumGoroutine()
+	for i := 0; i < 50 && n > before; i++ {
+		time.Sleep(10 * time.Millisecond)
+		n = runtime.NumGoroutine()
+	}
+	return n
+}
+
+// ThisMachine describes the machine, dated t.
+func ThisMachine(t time.Time) Machine {
+	return Machine{CPU: cpuModel(), Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
+		Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, Date: t.UTC()}
+}
+
+// reportProgress calls progress about ten times a second until the
+// returned function is called.
+func reportProgress(progress func(float64), start time.Time, total time.Duration) (stop func()) {
+	if progress == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				progress(min(1, float64(time.Since(start))/float64(total)))
+			}
+		}
+	})
+	return func() {
+		if done != nil {
+			close(done)
+			wg.Wait()
+			done = nil
+		}
+	}
+}
+
+// heapSampler records the peak live heap, overall and per active side.
+type heapSampler struct {
+	active atomic.Int32 // the side running, or -1
+	peak   [2]atomic.Uint64
+	all    atomic.Uint64
+	done   chan struct{}
+	wg     sync.WaitGroup
+}
+
+const heapMetric = "/memory/classes/heap/objects:bytes"
+
+func startHeapSampler() *heapSampler {
+	h := &heapSampler{done: make(chan struct{})}
+	h.active.Store(-1)
+	h.wg.Go(func() {
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			h.sample()
+			select {
+			case <-h.done:
+				return
+			case <-t.C:
+			}
+		}
+	})
+	return h
+}
+
+func (h *heapSampler) sample() {
+	s := []metrics.Sample{{Name: heapMetric}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return
+	}
+	v := s[0].Value.Uint64()
+	raise := func(p *atomic.Uint64) {
+		for old := p.Load(); v > old && !p.CompareAndSwap(old, v); old = p.Load() {
+		}
+	}
+	raise(&h.all)
+	if a := h.active.Load(); a >= 0 {
+		raise(&h.peak[a])
+	}
+}
+
+// stop ends sampling (once) and returns the overall peak.
+func (h *heapSampler) stop() uint64 {
+	select {
+	case <-h.done:
+	default:
+		close(h.done)
+		h.wg.Wait()
+	}
+	return h.all.Load()
+}
+
+// drive calls op until d has passed: from conc goroutines back to back
+// (closed loop), or, with rate > 0, one started every 1/rate seconds
+// whatever the latency (open loop, at most maxInFlight at once; a start
+// beyond that is counted as an overrun and skipped). op gets the time it
+// was due to start, from which latencies count. drive returns once every
+// op has returned, with the first error.
+func drive(ctx context.Context, d time.Duration, conc int, rate float64, op func(ctx context.Context, due time.Time) error) (overruns int, err error) {
+	g, ctx := errgroup.WithContext(ctx)
+	deadline := time.Now().Add(d)
+	if rate <= 0 {
+		for range max(1, conc) {
+			g.Go(func() error {
+				for time.Now().Before(deadline) && ctx.Err() == nil {
+					if err := op(ctx, time.Now()); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		}
+		return 0, g.Wait()
+	}
+	g.SetLimit(maxInFlight)
+	interval := time.Duration(float64(time.Second) / rate)
+	for due := time.Now(); due.Before(deadline) && ctx.Err() == nil; due = due.Add(interval) {
+		if wait := time.Until(due); wait > 0 {
+			time.Sleep(wait)
+		}
+		if !g.TryGo(func() error { return op(ctx, due) }) {
+			overruns++
+		}
+	}
+	return overruns, g.Wait()
+}
+
+// maxInFlight bounds the operations an open loop keeps in flight.
+const maxInFlight = 4096
