@@ -135,8 +135,8 @@ type ledgerWorld struct {
 	wmu      sync.Mutex
 	out      *bufio.Writer
 	pending  map[uint64]*txEntry
-	written  uint64 // last seqno written
-	offset   int64  // bytes written
+	written  uint64    // last seqno written
+	offset   int64     // bytes written
 	ivHash   hash.Hash // SHA-256 of the frames since the last signature
 	lastRoot [32]byte
 	waiting  []time.Time // due times of transactions since the last signature

@@ -224,7 +224,7 @@ func parseProfile(gz []byte) (*cpuProfile, error) {
 	}
 	var (
 		strs        []string
-		types       []uint64 // string index of each sample type
+		types       []uint64                 // string index of each sample type
 		funcs       = map[uint64][2]uint64{} // id → name, file string indexes
 		locs        = map[uint64][]uint64{}  // id → function ids, leaf first
 		samples     []rawSample

@@ -254,7 +254,7 @@ func Run(ctx context.Context, w Workload, cfg Config) (res *Result, err error) {
 	}
 	start := time.Now()
 	res = &Result{Workload: w.Name(), Description: w.Describe(), Machine: ThisMachine(start),
-		Config: RunConfig{Duration: cfg.Duration, Rounds: cfg.Rounds, Rate: cfg.Rate, Concurrency: cfg.Concurrency, Seed: cfg.Seed, Faults: cfg.Faults},
+		Config:           RunConfig{Duration: cfg.Duration, Rounds: cfg.Rounds, Rate: cfg.Rate, Concurrency: cfg.Concurrency, Seed: cfg.Seed, Faults: cfg.Faults},
 		GoroutinesBefore: runtime.NumGoroutine()}
 
 	heap := startHeapSampler()
