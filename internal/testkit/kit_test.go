@@ -121,4 +121,3 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
-

@@ -381,7 +381,9 @@ func framingVectors(k *kit) {
 			return []stanza{g.hpke(alice(mlkem)), raw(0x03, cat(u16(kemMLKEM), bob(mlkem).id, g.rand(ctSize)))}
 		})
 	env("stanza03_orphan_unknown_suite", "rule 6: the reader's stanza, then a type 0x03 stanza of unknown suite 0x0011 (L = 58) with no type 0x02", false, me,
-		func(g *gen) []stanza { return []stanza{g.hpke(me), raw(0x03, cat(u16(0x0011), g.rand(keyIDSize+ctSize)))} })
+		func(g *gen) []stanza {
+			return []stanza{g.hpke(me), raw(0x03, cat(u16(0x0011), g.rand(keyIDSize+ctSize)))}
+		})
 
 	// Rule 7: type 0x04.
 	ch := func(g *gen) stanza { return g.channel(b, carol(x25519), 3).stanza() }
@@ -477,7 +479,9 @@ func limitVectors(k *kit) {
 			return []stanza{g.hpke(me), raw(0x01, cat(u16(0x0011), id, g.rand(97+ctSize))), raw(0x01, cat(u16(0x0011), id, g.rand(97+ctSize)))}
 		})
 	env("duplicate_key_id_other_suite", Success, "rule 10 does not apply: a type 0x01 stanza of unknown suite 0x0011 with the reader's key identifier, then the reader's", false, mine,
-		func(g *gen) []stanza { return []stanza{raw(0x01, cat(u16(0x0011), me.id, g.rand(97+ctSize))), g.hpke(me)} })
+		func(g *gen) []stanza {
+			return []stanza{raw(0x01, cat(u16(0x0011), me.id, g.rand(97+ctSize))), g.hpke(me)}
+		})
 	env("duplicate_anonymous", Success, "rule 10 does not apply to anonymous envelopes: two stanzas for one other recipient, then the reader's", true, mine,
 		func(g *gen) []stanza { return []stanza{g.hpke(b), g.hpke(b), g.hpke(me)} })
 
@@ -764,9 +768,13 @@ func armorVectors(k *kit) {
 			return s[:i] + string(alphabet[c|1]) + s[i+1:]
 		})
 	text("armor_bad_begin_line", Malformed, "armor: the begin line in lower case",
-		func(env []byte) string { return strings.Replace(armor(env, 64, "\n"), "BEGIN FANSEAL ENVELOPE", "BEGIN fanseal ENVELOPE", 1) })
+		func(env []byte) string {
+			return strings.Replace(armor(env, 64, "\n"), "BEGIN FANSEAL ENVELOPE", "BEGIN fanseal ENVELOPE", 1)
+		})
 	text("armor_missing_end_line", Truncated, "armor: no end line (FORMAT.md does not name the class; package armor documents ErrTruncated)",
-		func(env []byte) string { return strings.Replace(armor(env, 64, "\n"), "-----END FANSEAL ENVELOPE-----\n", "", 1) })
+		func(env []byte) string {
+			return strings.Replace(armor(env, 64, "\n"), "-----END FANSEAL ENVELOPE-----\n", "", 1)
+		})
 	text("armor_tampered_envelope", Authentication, "armor: valid armor of an envelope with a bit flipped in its header MAC",
 		func(env []byte) string {
 			return armor(flip(env, 122+31), 64, "\n")
