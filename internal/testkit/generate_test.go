@@ -27,6 +27,7 @@ const maxFile = 1 << 20
 // drifts from its definition. With -update it rewrites them.
 func TestGenerate(t *testing.T) {
 	vs := vectors(t)
+	checkCoverage(t, vs)
 	files := map[string][]byte{}
 	for _, v := range vs {
 		data, err := v.Marshal()
@@ -69,12 +70,21 @@ func TestGenerate(t *testing.T) {
 			t.Errorf("%s/%s differs from the generator (%v); run go test ./internal/testkit -run TestGenerate -update", dir, name, err)
 		}
 	}
+	loaded, err := Load(dir)
+	must(t, err)
+	for _, v := range loaded {
+		if v.Comment() == "" || !strings.HasPrefix(v.String(), v.Name+" (") {
+			t.Errorf("vector %s: no comment", v.Name)
+		}
+	}
+	if len(loaded) != len(files) {
+		t.Errorf("Load read %d vectors, the generator writes %d", len(loaded), len(files))
+	}
 }
 
-// TestCoverage checks that the kit holds what docs/FORMAT.md promises:
+// checkCoverage checks that the kit holds what docs/FORMAT.md promises:
 // every outcome, and a success for every suite, stanza type and AEAD.
-func TestCoverage(t *testing.T) {
-	vs := vectors(t)
+func checkCoverage(t *testing.T, vs []*Vector) {
 	names := map[string]*Vector{}
 	classes := map[string]int{}
 	for _, v := range vs {

@@ -102,7 +102,7 @@ func (v *Vector) Marshal() ([]byte, error) {
 		b.Write(v.Body)
 		return b.Bytes(), nil
 	}
-	z, err := zlib.NewWriterLevel(&b, zlib.BestCompression)
+	z, err := zlib.NewWriterLevel(&b, zlib.BestSpeed)
 	if err != nil {
 		return nil, err
 	}
