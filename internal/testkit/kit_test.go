@@ -34,6 +34,16 @@ func (k *kit) add(name string, f func(g *gen) *Vector) {
 	k.vs = append(k.vs, v)
 }
 
+// stanzas adds a vector of an AES-256-GCM envelope of the stanzas f
+// makes, read with ids.
+func (k *kit) stanzas(name, class, comment string, anon bool, ids []*key, f func(g *gen) []stanza) {
+	k.add(name, func(g *gen) *Vector {
+		e := g.newEnvelope(aeadAESGCM, anon).add(f(g)...)
+		e.payload = g.text()
+		return open(class, comment, e, ids...)
+	})
+}
+
 var aeads = []uint16{aeadAESGCM, aeadChaCha}
 
 func aeadName(a uint16) string {

@@ -252,11 +252,7 @@ func headerVectors(k *kit) {
 func framingVectors(k *kit) {
 	// env builds an envelope of stanzas made by f, for the reader r.
 	env := func(name, comment string, anon bool, r *key, f func(g *gen) []stanza) {
-		k.add(name, func(g *gen) *Vector {
-			e := g.newEnvelope(aeadAESGCM, anon).add(f(g)...)
-			e.payload = g.text()
-			return open(Malformed, comment, e, r)
-		})
+		k.stanzas(name, Malformed, comment, anon, []*key{r}, f)
 	}
 	b := bob(x25519)
 	pb := bob(p256)
@@ -441,13 +437,7 @@ func limitVectors(k *kit) {
 	many("recipients_10001_anonymous", Malformed, "rule 9: anonymous; 10 001 recipient stanzas: 10 000 of unknown suite 0xffff, then the reader's", true, 10001)
 
 	// Rule 10: one (suite, key identifier) per recipient stanza.
-	env := func(name, class, comment string, anon bool, ids []*key, f func(g *gen) []stanza) {
-		k.add(name, func(g *gen) *Vector {
-			e := g.newEnvelope(aeadAESGCM, anon).add(f(g)...)
-			e.payload = g.text()
-			return open(class, comment, e, ids...)
-		})
-	}
+	env := k.stanzas
 	mine := []*key{me}
 	env("duplicate_mine", Malformed, "rule 10: two good type 0x01 stanzas for the reader", false, mine,
 		func(g *gen) []stanza { return []stanza{g.hpke(me), g.hpke(me)} })
@@ -512,13 +502,7 @@ func limitVectors(k *kit) {
 // openingVectors: rule 12.
 func openingVectors(k *kit) {
 	b := bob(x25519)
-	env := func(name, class, comment string, anon bool, ids []*key, f func(g *gen) []stanza) {
-		k.add(name, func(g *gen) *Vector {
-			e := g.newEnvelope(aeadAESGCM, anon).add(f(g)...)
-			e.payload = g.text()
-			return open(class, comment, e, ids...)
-		})
-	}
+	env := k.stanzas
 	mine := []*key{me}
 	env("not_recipient", NotRecipient, "rule 12: stanzas for bob and carol only", false, mine,
 		func(g *gen) []stanza { return []stanza{g.hpke(b), g.hpke(carol(x25519))} })
@@ -614,11 +598,7 @@ func openingVectors(k *kit) {
 // skipVectors: unknown stanza types and suites are skipped.
 func skipVectors(k *kit) {
 	env := func(name, comment string, anon bool, r *key, f func(g *gen) []stanza) {
-		k.add(name, func(g *gen) *Vector {
-			e := g.newEnvelope(aeadAESGCM, anon).add(f(g)...)
-			e.payload = g.text()
-			return open(Success, comment, e, r)
-		})
+		k.stanzas(name, Success, comment, anon, []*key{r}, f)
 	}
 	unknownTypes := func(g *gen, r *key) []stanza {
 		return []stanza{raw(0x00, nil), raw(0x05, []byte{0x01}), g.hpke(r), raw(0x7f, g.rand(100)), raw(0xff, g.rand(2000))}
