@@ -42,8 +42,7 @@ func TestGenerate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(back.Body, v.Body) || back.Expect != v.Expect || back.Comment() != v.Comment() ||
-			!slices.Equal(back.Identities, v.Identities) || back.Keyring != v.Keyring || back.Epoch != v.Epoch {
+		if !same(back, v) {
 			t.Fatalf("vector %s does not read back", v.Name)
 		}
 		files[v.Name] = data
@@ -222,4 +221,42 @@ func TestParse(t *testing.T) {
 	if _, err := Load(t.TempDir()); err == nil {
 		t.Error("Load of an empty directory succeeded")
 	}
+}
+
+// FuzzParse checks that Parse never panics and that what it accepts
+// marshals back to a file that reads the same.
+func FuzzParse(f *testing.F) {
+	for _, name := range []string{"success_x25519_channel_aes256gcm", "key_recipient_p256_off_curve", "recipients_10001_anonymous", "armor_good"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := Parse("fuzz", data)
+		if err != nil {
+			return
+		}
+		out, err := v.Marshal()
+		if err != nil {
+			t.Fatalf("a parsed vector does not marshal: %v", err)
+		}
+		w, err := Parse("fuzz", out)
+		if err != nil {
+			t.Fatalf("a marshaled vector does not parse: %v", err)
+		}
+		if !same(w, v) {
+			t.Fatal("a vector reads back differently")
+		}
+	})
+}
+
+// same reports whether two vectors say the same.
+func same(a, b *Vector) bool {
+	return a.Expect == b.Expect && bytes.Equal(a.Payload, b.Payload) &&
+		slices.Equal(a.Identities, b.Identities) && slices.Equal(a.Recipients, b.Recipients) &&
+		a.Keyring == b.Keyring && a.Peer == b.Peer && a.Epoch == b.Epoch &&
+		a.Armored == b.Armored && a.Compressed == b.Compressed &&
+		slices.Equal(a.Comments, b.Comments) && bytes.Equal(a.Body, b.Body)
 }
