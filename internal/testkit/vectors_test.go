@@ -112,7 +112,7 @@ func payloadVectors(k *kit) {
 			if cut != nil {
 				body = cut(body, enc.header)
 			}
-			return result(class, "rule 13: "+comment, body, nil, me)
+			return result(class, "rule 14: "+comment, body, nil, me)
 		})
 	}
 	two := sized(chunkSize + 1)
@@ -137,7 +137,7 @@ func payloadVectors(k *kit) {
 		nil, []chunk{{pt: []byte{}}}, nil)
 	bad("payload_last_flag_on_first_chunk", Authentication, "two chunks, the first (full) sealed with the last-chunk flag 0x01",
 		nil, []chunk{{pt: two[:chunkSize], last: true}, {pt: two[chunkSize:], last: true}}, nil)
-	bad("payload_empty_last_chunk_after_full", Authentication,
+	bad("payload_empty_last_chunk_after_full", Malformed,
 		"a full chunk and then an empty last chunk: the last chunk is empty only when the whole payload is",
 		nil, []chunk{{pt: two[:chunkSize]}, {pt: []byte{}, last: true}}, nil)
 	bad("payload_chunk_after_last", Authentication,
@@ -499,7 +499,7 @@ func limitVectors(k *kit) {
 		func(g *gen) []stanza { return []stanza{g.hpke(pq), g.hpke(me)} })
 }
 
-// openingVectors: rule 12.
+// openingVectors: rules 12 and 13.
 func openingVectors(k *kit) {
 	b := bob(x25519)
 	env := k.stanzas
@@ -520,33 +520,33 @@ func openingVectors(k *kit) {
 	env("not_recipient_pq", NotRecipient, "rule 12: an ML-KEM-768+X25519 stanza for bob only", false, []*key{alice(mlkem)},
 		func(g *gen) []stanza { return []stanza{g.hpke(bob(mlkem))} })
 
-	env("auth_wrong_key", Authentication, "rule 12: a stanza with the reader's key identifier, sealed to bob's key", false, mine,
+	env("auth_wrong_key", Authentication, "rule 13: a stanza with the reader's key identifier, sealed to bob's key", false, mine,
 		func(g *gen) []stanza { return []stanza{g.hpkeWith(me, b, nil)} })
-	env("auth_flipped_ciphertext", Authentication, "rule 12: the reader's stanza with a bit flipped in its ciphertext", false, mine,
+	env("auth_flipped_ciphertext", Authentication, "rule 13: the reader's stanza with a bit flipped in its ciphertext", false, mine,
 		func(g *gen) []stanza {
 			return []stanza{edit(g.hpke(me), func(body []byte) []byte { return flip(body, len(body)-1) })}
 		})
-	env("auth_flipped_ciphertext_shared", Authentication, "rule 12: an ephemeral key and the reader's type 0x03 stanza with a bit flipped in its ciphertext", false, mine,
+	env("auth_flipped_ciphertext_shared", Authentication, "rule 13: an ephemeral key and the reader's type 0x03 stanza with a bit flipped in its ciphertext", false, mine,
 		func(g *gen) []stanza {
 			sh := g.shared(x25519)
 			return []stanza{sh.ephemeral(), edit(sh.to(me), func(body []byte) []byte { return flip(body, len(body)-1) })}
 		})
-	env("auth_other_preamble", Authentication, "rule 12: the reader's stanza sealed with the preamble of another envelope (another nonce) as AAD", false, mine,
+	env("auth_other_preamble", Authentication, "rule 13: the reader's stanza sealed with the preamble of another envelope (another nonce) as AAD", false, mine,
 		func(g *gen) []stanza {
 			s := g.hpke(me)
 			return []stanza{func(e *envelope, pre []byte) (byte, []byte) { return s(e, flip(pre, 11)) }}
 		})
-	env("auth_wrong_file_key", Authentication, "rule 12: the reader's stanza opens to a file key that does not verify the header MAC", false, mine,
+	env("auth_wrong_file_key", Authentication, "rule 13: the reader's stanza opens to a file key that does not verify the header MAC", false, mine,
 		func(g *gen) []stanza { return []stanza{g.hpkeWith(me, me, g.rand(32))} })
-	env("auth_wrong_file_key_anonymous", Authentication, "rule 12: anonymous; the reader's only stanza opens to a file key that does not verify the header MAC", true, mine,
+	env("auth_wrong_file_key_anonymous", Authentication, "rule 13: anonymous; the reader's only stanza opens to a file key that does not verify the header MAC", true, mine,
 		func(g *gen) []stanza { return []stanza{g.hpke(b), g.hpkeWith(me, me, g.rand(32))} })
-	env("auth_mlkem_flipped_enc", Authentication, "rule 12: the reader's ML-KEM-768+X25519 stanza with a bit flipped in the ML-KEM ciphertext", false, []*key{alice(mlkem)},
+	env("auth_mlkem_flipped_enc", Authentication, "rule 13: the reader's ML-KEM-768+X25519 stanza with a bit flipped in the ML-KEM ciphertext", false, []*key{alice(mlkem)},
 		func(g *gen) []stanza {
 			return []stanza{edit(g.hpke(alice(mlkem)), func(body []byte) []byte { return flip(body, 2+keyIDSize+100) })}
 		})
-	env("success_wrong_file_key_then_good_anonymous", Success, "rule 12: anonymous; a stanza that opens for the reader to a wrong file key, then the reader's good stanza: the reader tries on", true, mine,
+	env("success_wrong_file_key_then_good_anonymous", Success, "rule 13: anonymous; a stanza that opens for the reader to a wrong file key, then the reader's good stanza: the reader tries on", true, mine,
 		func(g *gen) []stanza { return []stanza{g.hpkeWith(me, me, g.rand(32)), g.hpke(me)} })
-	env("success_wrong_file_key_then_other_identity", Success, "rule 12: the first identity's stanza opens to a wrong file key, the second identity's is good: the reader tries on", false, []*key{me, alice(p256)},
+	env("success_wrong_file_key_then_other_identity", Success, "rule 13: the first identity's stanza opens to a wrong file key, the second identity's is good: the reader tries on", false, []*key{me, alice(p256)},
 		func(g *gen) []stanza { return []stanza{g.hpkeWith(me, me, g.rand(32)), g.hpke(alice(p256))} })
 
 	// Invalid ephemeral keys (all with valid lengths).
@@ -566,14 +566,14 @@ func openingVectors(k *kit) {
 		{"x25519", x25519, make([]byte, 32), "the all-zero point, whose DH output is zero"},
 	}
 	for _, c := range invalid {
-		env("auth_invalid_enc_"+c.name, Authentication, "rule 12: the reader's "+c.name+" type 0x01 stanza with enc "+c.what, false, []*key{alice(c.k)},
+		env("auth_invalid_enc_"+c.name, Authentication, "rule 13: the reader's "+c.name+" type 0x01 stanza with enc "+c.what, false, []*key{alice(c.k)},
 			func(g *gen) []stanza {
 				return []stanza{edit(g.hpke(alice(c.k)), func(body []byte) []byte {
 					copy(body[2+keyIDSize:], c.enc)
 					return body
 				})}
 			})
-		env("auth_invalid_ephemeral_"+c.name, Authentication, "rule 12: a "+c.name+" type 0x02 ephemeral key that is "+c.what+", and the reader's type 0x03 stanza", false, []*key{alice(c.k)},
+		env("auth_invalid_ephemeral_"+c.name, Authentication, "rule 13: a "+c.name+" type 0x02 ephemeral key that is "+c.what+", and the reader's type 0x03 stanza", false, []*key{alice(c.k)},
 			func(g *gen) []stanza {
 				sh := g.shared(c.k)
 				return []stanza{raw(0x02, cat(u16(int(c.k.id)), c.enc)), sh.to(alice(c.k))}
@@ -584,13 +584,13 @@ func openingVectors(k *kit) {
 		e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(b), g.hpke(me))
 		e.payload = g.text()
 		enc := e.encode()
-		return result(Authentication, "rule 12: a bit flipped in the header MAC", flip(enc.bytes, enc.header+31), nil, me)
+		return result(Authentication, "rule 13: a bit flipped in the header MAC", flip(enc.bytes, enc.header+31), nil, me)
 	})
 	k.add("auth_header_bit_flipped", func(g *gen) *Vector {
 		e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(me), g.hpke(b))
 		e.payload = g.text()
 		enc := e.encode()
-		return result(Authentication, "rule 12: a bit flipped in another recipient's stanza after the reader's (the header MAC fails)",
+		return result(Authentication, "rule 13: a bit flipped in another recipient's stanza after the reader's (the header MAC fails)",
 			flip(enc.bytes, enc.header-1), nil, me)
 	})
 }
@@ -659,14 +659,14 @@ func channelVectors(k *kit) {
 	ch("channel_epoch_wrap_forward", NotRecipient, "rule 12: a channel stanza at epoch 0; keyring at epoch 2^32 - 1 accepts only 2^32 - 1 and 2^32 - 2", math.MaxUint32, 0, b, nil)
 	ch("channel_unknown_sender", NotRecipient, "rule 12: a channel stanza from bob; the keyring knows only dave", 0, 0, dave(x25519), nil)
 	// A channel stanza the reader has a key for but that does not open
-	// is a stanza for it that fails (rule 12).
-	ch("channel_key_of_other_aead", Authentication, "rule 12: a channel stanza in an AES-256-GCM envelope whose key has AEAD id 0x0003 in its info", 0, 0, b,
+	// is a stanza for it that fails (rule 13).
+	ch("channel_key_of_other_aead", Authentication, "rule 13: a channel stanza in an AES-256-GCM envelope whose key has AEAD id 0x0003 in its info", 0, 0, b,
 		func(c *channel) { c.infoAEAD = aeadChaCha })
 	k.add("channel_flipped_ciphertext", func(g *gen) *Vector {
 		c := g.channel(b, a, 0)
 		e := g.newEnvelope(aeadAESGCM, false).add(edit(c.stanza(), func(body []byte) []byte { return flip(body, len(body)-1) }))
 		e.payload = g.text()
-		return withKeyring(open(Authentication, "rule 12: a channel stanza with a bit flipped in its ciphertext", e), a, b, 0)
+		return withKeyring(open(Authentication, "rule 13: a channel stanza with a bit flipped in its ciphertext", e), a, b, 0)
 	})
 	k.add("channel_reversed_direction", func(g *gen) *Vector {
 		// Sealed from alice to bob but addressed from bob to alice: the
@@ -676,7 +676,7 @@ func channelVectors(k *kit) {
 			return cat(body[:2], a.id, b.id, body[2+2*keyIDSize:])
 		}))
 		e.payload = g.text()
-		return withKeyring(open(Authentication, "rule 12: a channel stanza addressed from bob to alice but keyed for alice to bob", e), a, b, 0)
+		return withKeyring(open(Authentication, "rule 13: a channel stanza addressed from bob to alice but keyed for alice to bob", e), a, b, 0)
 	})
 	k.add("channel_without_keyring", func(g *gen) *Vector {
 		c := g.channel(b, a, 0)
