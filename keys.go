@@ -144,8 +144,16 @@ func NewRecipient(s Suite, pub []byte) (*Recipient, error) {
 	return r, nil
 }
 
-// ParseRecipient parses a recipient in its text form (see Recipient.String).
+// ParseRecipient parses a recipient in its text form (see Recipient.String),
+// or in age's (see Recipient.AgeString). Other keys age reads (plugin,
+// tagged and SSH recipients) get an *UnsupportedKeyError.
 func ParseRecipient(s string) (*Recipient, error) {
+	switch lower := strings.ToLower(s); {
+	case strings.HasPrefix(lower, "age1"):
+		return parseAgeRecipient(s)
+	case !strings.HasPrefix(lower, recipientPrefix):
+		return nil, foreignKey(s, false)
+	}
 	suite, key, err := decodeKey(s, recipientPrefix)
 	if err != nil {
 		return nil, err
@@ -239,10 +247,19 @@ func NewIdentity(s Suite, priv []byte) (*Identity, error) {
 	return i, nil
 }
 
-// ParseIdentity parses an identity in its text form (see Identity.String).
-// An X25519 identity must hold a clamped scalar, as fanseal writes it, so
-// that each key has exactly one text form.
+// ParseIdentity parses an identity in its text form (see Identity.String),
+// or in age's (see Identity.AgeString). In fanseal's form an X25519
+// identity must hold a clamped scalar, as fanseal writes it, so that each
+// key has exactly one text; age's form takes any scalar, as age-keygen
+// writes them. Other keys age reads (plugin and SSH identities,
+// passphrase-protected files) get an *UnsupportedKeyError.
 func ParseIdentity(s string) (*Identity, error) {
+	switch upper := strings.ToUpper(s); {
+	case strings.HasPrefix(upper, "AGE-") && !strings.HasPrefix(s, "age-encryption.org/"):
+		return parseAgeIdentity(s)
+	case !strings.HasPrefix(upper, identityPrefix):
+		return nil, foreignKey(s, true)
+	}
 	suite, key, err := decodeKey(s, identityPrefix)
 	if err != nil {
 		return nil, err
