@@ -74,7 +74,7 @@ func parseAgeRecipient(s string) (*Recipient, error) {
 	case "age1tag", "age1tagpq":
 		return nil, &UnsupportedKeyError{Kind: fmt.Sprintf("an age tagged recipient (%s1…, for a hardware key behind an age plugin)", hrp)}
 	default:
-		return nil, &UnsupportedKeyError{Kind: fmt.Sprintf("an age plugin recipient (%s1…, for the plugin age-plugin-%s)", hrp, strings.TrimPrefix(hrp, "age1"))}
+		return nil, &UnsupportedKeyError{Kind: fmt.Sprintf("an age plugin recipient (%s1…, for the plugin age-plugin-%s)", clip(hrp), clip(strings.TrimPrefix(hrp, "age1")))}
 	}
 	want := 32
 	if suite == MLKEM768X25519 {
@@ -102,14 +102,22 @@ func parseAgeIdentity(s string) (*Identity, error) {
 		suite = MLKEM768X25519
 	default:
 		if name, ok := strings.CutPrefix(hrp, "AGE-PLUGIN-"); ok {
-			return nil, &UnsupportedKeyError{Kind: fmt.Sprintf("an age plugin identity (for the plugin age-plugin-%s)", strings.ToLower(strings.TrimSuffix(name, "-"))), Identity: true}
+			return nil, &UnsupportedKeyError{Kind: fmt.Sprintf("an age plugin identity (for the plugin age-plugin-%s)", clip(strings.ToLower(strings.TrimSuffix(name, "-")))), Identity: true}
 		}
-		return nil, fmt.Errorf("%w: unknown age identity type %q", ErrInvalidKey, hrp)
+		return nil, fmt.Errorf("%w: unknown age identity type %q", ErrInvalidKey, clip(hrp))
 	}
 	if err := checkAgeKeySize("identity", suite, key, 32); err != nil {
 		return nil, err
 	}
 	return NewIdentity(suite, key)
+}
+
+// clip shortens the type part of age key text for an error message.
+func clip(s string) string {
+	if len(s) > 32 {
+		return s[:32] + "…"
+	}
+	return s
 }
 
 func checkAgeKeySize(what string, s Suite, key []byte, want int) error {
@@ -234,10 +242,7 @@ func foreignKey(s string, identity bool) error {
 	upper := strings.ToUpper(s)
 	switch {
 	case strings.HasPrefix(s, "ssh-") || strings.HasPrefix(s, "ecdsa-sha2-") || strings.HasPrefix(s, "sk-ssh-") || strings.HasPrefix(s, "sk-ecdsa-"):
-		if len(field) > 40 {
-			field = field[:40] + "…"
-		}
-		return unsupported(fmt.Sprintf("an SSH public key (%s)", field))
+		return unsupported(fmt.Sprintf("an SSH public key (%s)", clip(field)))
 	case strings.HasPrefix(s, "-----BEGIN AGE ENCRYPTED FILE-----"), strings.HasPrefix(s, "age-encryption.org/"):
 		return unsupported("an age-encrypted file (a passphrase-protected identity file?); fanseal has no passphrases: decrypt the file with age first, or use an unencrypted identity file")
 	case strings.HasPrefix(s, "-----BEGIN "):

@@ -22,18 +22,19 @@ func specKeyText(prefix string, key []byte) string {
 	return prefix + text
 }
 
-// withPaddingBit sets the lowest unused bit of the last base32 character
-// of s, which leaves the decoded bytes (and so the checksum) unchanged.
+// withPaddingBit flips the lowest bit of the last base32 character of s.
+// Where that bit is unused (a padding bit, zero in canonical text) this
+// sets it and leaves the decoded bytes, and so the checksum, unchanged.
 func withPaddingBit(s string) string {
-	last := s[len(s)-1]
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
-	i := strings.IndexByte(alphabet, last&^0x20) // upper case for letters
-	if last >= '2' && last <= '7' {
-		i = strings.IndexByte(alphabet, last)
+	last := s[len(s)-1]
+	lower := last >= 'a' && last <= 'z'
+	if lower {
+		last -= 'a' - 'A'
 	}
-	next := alphabet[i+1]
-	if last >= 'a' && last <= 'z' && next >= 'A' && next <= 'Z' {
-		next |= 0x20
+	next := alphabet[strings.IndexByte(alphabet, last)^1]
+	if lower && next >= 'A' && next <= 'Z' {
+		next += 'a' - 'A'
 	}
 	return s[:len(s)-1] + string(next)
 }
