@@ -244,7 +244,7 @@ func foreignKey(s string, identity bool) error {
 	case strings.HasPrefix(s, "ssh-") || strings.HasPrefix(s, "ecdsa-sha2-") || strings.HasPrefix(s, "sk-ssh-") || strings.HasPrefix(s, "sk-ecdsa-"):
 		return unsupported(fmt.Sprintf("an SSH public key (%s)", clip(field)))
 	case strings.HasPrefix(s, "-----BEGIN AGE ENCRYPTED FILE-----"), strings.HasPrefix(s, "age-encryption.org/"):
-		return unsupported("an age-encrypted file (a passphrase-protected identity file?); fanseal has no passphrases: decrypt the file with age first, or use an unencrypted identity file")
+		return unsupported("an age-encrypted file (a passphrase-protected identity file? fanseal has no passphrases: decrypt it with age first)")
 	case strings.HasPrefix(s, "-----BEGIN "):
 		return unsupported("a PEM private key (an SSH key?)")
 	}
