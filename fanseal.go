@@ -35,7 +35,9 @@ var (
 	// ErrUnsupported: an unknown version, AEAD, suite or flag.
 	ErrUnsupported = errs.Unsupported
 	// ErrInvalidKey: a key string or file is malformed, has a bad checksum,
-	// or encodes an invalid point or scalar.
+	// is not in the one canonical text of its key, encodes an invalid
+	// point or scalar, or is a kind of key fanseal cannot use (an
+	// *UnsupportedKeyError: age plugin and SSH keys, passphrases).
 	ErrInvalidKey = errs.InvalidKey
 	// ErrDuplicateRecipient: a recipient is given twice.
 	ErrDuplicateRecipient = errs.DuplicateRecipient

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
+	"strings"
 	"testing"
 )
 
@@ -55,23 +57,88 @@ func isDocumented(err error) bool {
 	return false
 }
 
-// FuzzParseKeys parses arbitrary text as keys and key files.
+// FuzzParseKeys parses arbitrary text as keys and key files. Every text
+// that parses is the one text of its key: writing the key back gives the
+// same string. Seeds include texts with non-zero base32 padding bits,
+// which must be refused.
 func FuzzParseKeys(f *testing.F) {
+	for _, s := range Suites {
+		id, _ := GenerateIdentity(s)
+		for _, text := range []string{id.String(), id.Recipient().String()} {
+			f.Add(text)
+			f.Add(withPaddingBit(text)) // a second spelling, refused
+		}
+	}
 	id, _ := GenerateIdentity(P256)
-	f.Add(id.String())
-	f.Add(id.Recipient().String())
 	f.Add("# comment\n" + id.String() + "\n")
-	f.Fuzz(func(t *testing.T, s string) {
-		if r, err := ParseRecipient(s); err == nil {
-			if r.String() != s {
-				t.Fatalf("recipient %q re-encodes as %q", s, r.String())
-			}
-		} else if !errors.Is(err, ErrInvalidKey) {
-			t.Fatalf("ParseRecipient: undocumented error %v", err)
+	f.Fuzz(checkKeyText)
+}
+
+// FuzzParseAgeKeys is FuzzParseKeys seeded with age's forms of keys, as
+// age-keygen writes them, and with the forms fanseal refuses.
+func FuzzParseAgeKeys(f *testing.F) {
+	for _, name := range []string{"x25519.key", "mlkem768x25519.key"} {
+		b, err := os.ReadFile("testdata/age/" + name)
+		if err != nil {
+			f.Fatal(err)
 		}
-		if _, err := ParseIdentity(s); err != nil && !errors.Is(err, ErrInvalidKey) {
-			t.Fatalf("ParseIdentity: undocumented error %v", err)
+		f.Add(string(b))
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			f.Add(strings.TrimPrefix(line, "# public key: "))
 		}
-		ParseIdentities(bytes.NewReader([]byte(s)))
-	})
+	}
+	for _, s := range []Suite{X25519, MLKEM768X25519} {
+		id, _ := GenerateIdentity(s)
+		sec, _ := id.AgeString()
+		pub, _ := id.Recipient().AgeString()
+		f.Add(sec)
+		f.Add(pub)
+	}
+	f.Add(specAge("age1yubikey", []byte("plugin data")))
+	f.Add(specAge("AGE-PLUGIN-YUBIKEY-", []byte("plugin data")))
+	f.Add("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEmLgBVdX3GQCc1o3sA8oOE+Ebs1v8c7OEh7eVW1Mb3U")
+	f.Add("age-encryption.org/v1\n-> scrypt c2FsdA 18\n")
+	f.Fuzz(checkKeyText)
+}
+
+// checkKeyText parses s every way a key is parsed. Errors must match
+// ErrInvalidKey. A recipient that parses writes back as s in the form s
+// is in. So does an identity, but for age's X25519 identities: age-keygen
+// writes unclamped scalars, and fanseal writes the clamped one, which is
+// the same key and writes back as itself.
+func checkKeyText(t *testing.T, s string) {
+	age := strings.HasPrefix(strings.ToUpper(s), "AGE")
+	if r, err := ParseRecipient(s); err == nil {
+		back := r.String()
+		if age {
+			back, _ = r.AgeString()
+		}
+		if back != s {
+			t.Fatalf("recipient %q re-encodes as %q", s, back)
+		}
+	} else if !errors.Is(err, ErrInvalidKey) {
+		t.Fatalf("ParseRecipient: undocumented error %v", err)
+	}
+	if i, err := ParseIdentity(s); err == nil {
+		back := i.String()
+		if age {
+			back, _ = i.AgeString()
+		}
+		if back != s && (!age || i.Suite() != X25519) {
+			t.Fatalf("identity %q re-encodes as %q", s, back)
+		}
+		if again, err := ParseIdentity(back); err != nil || again.Recipient().String() != i.Recipient().String() {
+			t.Fatalf("identity %q re-encodes as %q, which parses as %v, %v", s, back, again, err)
+		} else if b2, _ := again.AgeString(); age && b2 != back {
+			t.Fatalf("identity %q: age text %q is not a fixed point", s, back)
+		}
+	} else if !errors.Is(err, ErrInvalidKey) {
+		t.Fatalf("ParseIdentity: undocumented error %v", err)
+	}
+	if _, err := ParseIdentities(strings.NewReader(s)); err != nil && !errors.Is(err, ErrInvalidKey) {
+		t.Fatalf("ParseIdentities: undocumented error %v", err)
+	}
+	if _, err := ParseRecipients(strings.NewReader(s)); err != nil && !errors.Is(err, ErrInvalidKey) {
+		t.Fatalf("ParseRecipients: undocumented error %v", err)
+	}
 }

@@ -3,6 +3,7 @@ module github.com/fanseal/fanseal
 go 1.26.0
 
 require (
+	github.com/btcsuite/btcd/btcutil v1.2.0
 	github.com/decred/dcrd/dcrec/secp256k1/v4 v4.4.1
 	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/zeebo/blake3 v0.2.4

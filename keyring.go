@@ -45,7 +45,12 @@ type Keyring struct {
 	// AEAD nonce, and never repeats under a channel key (see sealChannel).
 	counter  atomic.Uint64
 	channels *lru.Cache[channelID, cipher.AEAD]
-	flight   singleflight.Group
+	// pending holds channel keys derived to open stanzas that have not
+	// authenticated yet, so that concurrent first opens derive once; it is
+	// separate from channels, so forged stanzas that fill it never evict
+	// a good key.
+	pending *lru.Cache[channelID, cipher.AEAD]
+	flight  singleflight.Group
 	// agreements counts static key agreements, for tests.
 	agreements atomic.Uint64
 }
@@ -64,6 +69,10 @@ type channelID struct {
 // DefaultKeyringCacheSize bounds a Keyring's cached channel keys.
 const DefaultKeyringCacheSize = 10000
 
+// pendingChannels bounds the channel keys a Keyring holds for stanzas that
+// have not authenticated yet.
+const pendingChannels = 64
+
 // NewKeyring returns a Keyring for the classical identity self, at epoch
 // 0, caching at most cacheSize channel keys (0 means
 // DefaultKeyringCacheSize).
@@ -78,7 +87,11 @@ func NewKeyring(self *Identity, cacheSize int) (*Keyring, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &Keyring{self: self, peers: map[[format.KeyIDSize]byte][]*Recipient{}, channels: c}
+	pending, err := lru.New[channelID, cipher.AEAD](pendingChannels)
+	if err != nil {
+		return nil, err
+	}
+	k := &Keyring{self: self, peers: map[[format.KeyIDSize]byte][]*Recipient{}, channels: c, pending: pending}
 	rand.Read(k.salt[:])
 	return k, nil
 }
@@ -127,9 +140,11 @@ func (k *Keyring) RemovePeer(peers ...*Recipient) {
 		} else {
 			k.peers[p.id] = list
 		}
-		for _, id := range k.channels.Keys() {
-			if id.peer.equal(p) {
-				k.channels.Remove(id)
+		for _, c := range []*lru.Cache[channelID, cipher.AEAD]{k.channels, k.pending} {
+			for _, id := range c.Keys() {
+				if id.peer.equal(p) {
+					c.Remove(id)
+				}
 			}
 		}
 	}
@@ -175,6 +190,11 @@ func (k *Keyring) channel(id channelID, remember bool) (a cipher.AEAD, cached bo
 	if a, ok := k.channels.Get(id); ok {
 		return a, true, nil
 	}
+	if !remember {
+		if a, ok := k.pending.Get(id); ok {
+			return a, false, nil
+		}
+	}
 	sender, recipient := id.peer, k.self.r
 	if id.send {
 		sender, recipient = k.self.r, id.peer
@@ -190,8 +210,12 @@ func (k *Keyring) channel(id channelID, remember bool) (a cipher.AEAD, cached bo
 			return a, nil
 		}
 		a, err := k.derive(id, sender, recipient)
-		if err == nil && remember {
+		switch {
+		case err != nil:
+		case remember:
 			k.channels.Add(id, a)
+		default:
+			k.pending.Add(id, a)
 		}
 		return a, err
 	})
@@ -265,7 +289,10 @@ type pendingChannel struct {
 }
 
 // remember caches a channel key whose envelope authenticated.
-func (k *Keyring) remember(p *pendingChannel) { k.channels.Add(p.id, p.aead) }
+func (k *Keyring) remember(p *pendingChannel) {
+	k.channels.Add(p.id, p.aead)
+	k.pending.Remove(p.id)
+}
 
 // openChannel opens a channel stanza addressed to the Keyring's identity.
 // Every peer with the stanza's sender identifier is tried (at most

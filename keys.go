@@ -4,6 +4,7 @@ import (
 	"bytes"
 	stdhpke "crypto/hpke"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/base32"
 	"fmt"
 	"strings"
@@ -24,7 +25,9 @@ import (
 // text before the base32 part followed by the key bytes. The base32 is RFC
 // 4648 without padding. Underscores keep the whole key one word for
 // double-click selection; the checksum catches copy-paste damage and a
-// suite label swapped onto a key of another suite.
+// suite label swapped onto a key of another suite. Each key has exactly
+// one text: readers refuse every other spelling (docs/FORMAT.md lists
+// them).
 const (
 	recipientPrefix = "fanseal_"
 	identityPrefix  = "FANSEAL_SECRET_"
@@ -50,7 +53,9 @@ func encodeKey(prefix string, key []byte) string {
 
 // decodeKey splits s into its suite and key bytes. base is
 // recipientPrefix or identityPrefix; identities are all upper case and
-// recipients all lower case.
+// recipients all lower case. Only the one spelling encodeKey writes is
+// accepted: the suite name exactly as written, and base32 whose unused low
+// bits in the last character are zero, so that one key has one text.
 func decodeKey(s, base string) (Suite, []byte, error) {
 	what, caseOK := "recipient", s == strings.ToLower(s)
 	if base == identityPrefix {
@@ -64,19 +69,45 @@ func decodeKey(s, base string) (Suite, []byte, error) {
 	if !ok {
 		return 0, nil, fmt.Errorf("%w: %s has no suite", ErrInvalidKey, what)
 	}
-	suite, err := ParseSuite(name)
-	if err != nil {
+	suite, ok := suiteNamed(name, base == identityPrefix)
+	if !ok {
 		return 0, nil, fmt.Errorf("%w: %s has unknown suite %q", ErrInvalidKey, what, name)
 	}
 	payload, err := b32.DecodeString(strings.ToUpper(data))
 	if err != nil || len(payload) < checksumSize {
 		return 0, nil, fmt.Errorf("%w: %s is not valid base32", ErrInvalidKey, what)
 	}
+	// The decoder ignores the padding bits of the last character (and
+	// skips line breaks); re-encoding finds both. The text may be
+	// secret, so compare without branching on where it differs.
+	canonical := b32.EncodeToString(payload)
+	if base == recipientPrefix {
+		canonical = strings.ToLower(canonical)
+	}
+	if subtle.ConstantTimeCompare([]byte(canonical), []byte(data)) != 1 {
+		return 0, nil, fmt.Errorf("%w: %s is not in canonical base32 (non-zero padding bits in its last character, or stray characters): a key has exactly one text form", ErrInvalidKey, what)
+	}
 	key, sum := payload[:len(payload)-checksumSize], payload[len(payload)-checksumSize:]
 	if !bytes.Equal(sum, checksum(s[:len(s)-len(data)], key)) {
 		return 0, nil, fmt.Errorf("%w: %s checksum mismatch (mistyped or truncated?)", ErrInvalidKey, what)
 	}
 	return suite, key, nil
+}
+
+// suiteNamed returns the suite whose name is exactly name, in upper case
+// for identities. ParseSuite's Unicode case folding would let other
+// spellings (a Kelvin sign for k) through.
+func suiteNamed(name string, upper bool) (Suite, bool) {
+	for _, s := range Suites {
+		want := s.String()
+		if upper {
+			want = strings.ToUpper(want)
+		}
+		if name == want {
+			return s, true
+		}
+	}
+	return 0, false
 }
 
 // A Recipient is a public key that envelopes can be sealed to.
@@ -113,8 +144,16 @@ func NewRecipient(s Suite, pub []byte) (*Recipient, error) {
 	return r, nil
 }
 
-// ParseRecipient parses a recipient in its text form (see Recipient.String).
+// ParseRecipient parses a recipient in its text form (see Recipient.String),
+// or in age's (see Recipient.AgeString). Other keys age reads (plugin,
+// tagged and SSH recipients) get an *UnsupportedKeyError.
 func ParseRecipient(s string) (*Recipient, error) {
+	switch lower := strings.ToLower(s); {
+	case strings.HasPrefix(lower, "age1"):
+		return parseAgeRecipient(s)
+	case !strings.HasPrefix(lower, recipientPrefix):
+		return nil, foreignKey(s, false)
+	}
 	suite, key, err := decodeKey(s, recipientPrefix)
 	if err != nil {
 		return nil, err
@@ -173,9 +212,15 @@ func GenerateIdentity(s Suite) (*Identity, error) {
 
 // NewIdentity returns the identity of suite s with the serialized private
 // key priv (a 32-byte scalar for the classical suites, the 32-byte seed for
-// ML-KEM-768+X25519).
+// ML-KEM-768+X25519). As RFC 9180's DeserializePrivateKey requires, an
+// X25519 scalar is clamped (RFC 7748): any 32 bytes are accepted, and the
+// identity keeps, and writes in its text form, the clamped scalar, which
+// computes the same key agreements.
 func NewIdentity(s Suite, priv []byte) (*Identity, error) {
 	i := &Identity{suite: s, priv: bytes.Clone(priv)}
+	if s == X25519 && len(i.priv) == 32 {
+		clampX25519(i.priv)
+	}
 	var pub []byte
 	switch {
 	case s.PostQuantum():
@@ -186,7 +231,7 @@ func NewIdentity(s Suite, priv []byte) (*Identity, error) {
 		i.pq, pub = k, k.PublicKey().Bytes()
 	case s == P256 || s == X25519 || s == Secp256k1:
 		kem, _ := hpke.NewKEM(uint16(s))
-		k, err := kem.NewPrivateKey(priv)
+		k, err := kem.NewPrivateKey(i.priv)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s private key: %v", ErrInvalidKey, s, err)
 		}
@@ -202,13 +247,41 @@ func NewIdentity(s Suite, priv []byte) (*Identity, error) {
 	return i, nil
 }
 
-// ParseIdentity parses an identity in its text form (see Identity.String).
+// ParseIdentity parses an identity in its text form (see Identity.String),
+// or in age's (see Identity.AgeString). In fanseal's form an X25519
+// identity must hold a clamped scalar, as fanseal writes it, so that each
+// key has exactly one text; age's form takes any scalar, as age-keygen
+// writes them. Other keys age reads (plugin and SSH identities,
+// passphrase-protected files) get an *UnsupportedKeyError.
 func ParseIdentity(s string) (*Identity, error) {
+	switch upper := strings.ToUpper(s); {
+	case strings.HasPrefix(upper, "AGE-") && !strings.HasPrefix(s, "age-encryption.org/"):
+		return parseAgeIdentity(s)
+	case !strings.HasPrefix(upper, identityPrefix):
+		return nil, foreignKey(s, true)
+	}
 	suite, key, err := decodeKey(s, identityPrefix)
 	if err != nil {
 		return nil, err
 	}
+	if suite == X25519 && !isClampedX25519(key) {
+		return nil, fmt.Errorf("%w: x25519 identity holds an unclamped scalar; fanseal writes the clamped scalar (RFC 9180 SerializePrivateKey), so a key has exactly one text form", ErrInvalidKey)
+	}
 	return NewIdentity(suite, key)
+}
+
+// clampX25519 clamps an X25519 scalar as RFC 7748 decodeScalar25519 does.
+func clampX25519(k []byte) {
+	k[0] &= 248
+	k[31] &= 127
+	k[31] |= 64
+}
+
+// isClampedX25519 reports whether clamping leaves k unchanged. The bits it
+// looks at are the ones clamping discards, so the branch a caller takes on
+// the answer says nothing about the key.
+func isClampedX25519(k []byte) bool {
+	return len(k) == 32 && k[0]&7 == 0 && k[31]&0xc0 == 0x40
 }
 
 // Suite returns the identity's suite.
@@ -217,8 +290,8 @@ func (i *Identity) Suite() Suite { return i.suite }
 // Recipient returns the public key of the identity.
 func (i *Identity) Recipient() *Recipient { return i.r }
 
-// String returns the text form, FANSEAL_SECRET_<SUITE>_<BASE32>. It is a
-// secret: keep it out of logs.
+// String returns the text form, FANSEAL_SECRET_<SUITE>_<BASE32>; an X25519
+// identity writes its clamped scalar. It is a secret: keep it out of logs.
 func (i *Identity) String() string {
 	return encodeKey(identityPrefix+strings.ToUpper(i.suite.String())+"_", i.priv)
 }

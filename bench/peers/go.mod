@@ -15,6 +15,7 @@ require (
 require (
 	filippo.io/hpke v0.4.0 // indirect
 	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
+	github.com/btcsuite/btcd/btcutil v1.2.0 // indirect
 	github.com/decred/dcrd/dcrec/secp256k1/v4 v4.4.1 // indirect
 	github.com/hashicorp/golang-lru/v2 v2.0.7 // indirect
 	golang.org/x/crypto v0.59.0 // indirect

@@ -3,8 +3,8 @@
 //
 // Usage:
 //
-//	fanseal keygen [--suite SUITE] [-o OUTPUT]
-//	fanseal keygen -y IDENTITY_FILE
+//	fanseal keygen [--suite SUITE] [--age] [-o OUTPUT]
+//	fanseal keygen [--age] -y IDENTITY_FILE
 //	fanseal encrypt (-r RECIPIENT | -R RECIPIENTS_FILE)... [-a] [-o OUTPUT] [INPUT]
 //	fanseal decrypt -i IDENTITY_FILE... [-o OUTPUT] [INPUT]
 //	fanseal inspect [--json] [INPUT]
@@ -25,8 +25,8 @@ import (
 const usage = `fanseal seals one payload for many recipients; each opens it with one key agreement.
 
 Usage:
-    fanseal keygen [--suite SUITE] [-o OUTPUT]
-    fanseal keygen -y IDENTITY_FILE
+    fanseal keygen [--suite SUITE] [--age] [-o OUTPUT]
+    fanseal keygen [--age] -y IDENTITY_FILE
     fanseal encrypt (-r RECIPIENT | -R RECIPIENTS_FILE)... [-a] [--anonymous] [-o OUTPUT] [INPUT]
     fanseal decrypt -i IDENTITY_FILE... [-o OUTPUT] [INPUT]
     fanseal inspect [--json] [INPUT]
@@ -37,12 +37,17 @@ Commands:
     keygen     Generate an identity (a private key) and print its public key.
                --suite p256|x25519|secp256k1|mlkem768x25519 (default x25519).
                -y prints the public keys of an existing identity file.
+               --age writes and prints the keys in age's form (age1...,
+               AGE-SECRET-KEY-1...; x25519 and mlkem768x25519 only).
     encrypt    Seal INPUT (default: standard input) for every recipient.
-               -r takes a public key (fanseal_...), -R a file of them, one per
-               line, # for comments; both may repeat. -a writes text armor.
+               -r takes a public key (fanseal_..., or age's age1... and
+               age1pq1...), -R a file of them, one per line, # for comments
+               (age's recipients files work); both may repeat. -a writes
+               text armor.
                --anonymous leaves out the key identifiers, so the envelope
                does not say who can open it (opening then tries every stanza).
-    decrypt    Open INPUT with the identity files given with -i. Armored input
+    decrypt    Open INPUT with the identity files given with -i (fanseal's, or
+               age-keygen's for x25519 and mlkem768x25519). Armored input
                is detected. With -o, the output file appears only once the
                whole payload has authenticated.
     inspect    Describe an envelope without opening it: version, cipher,
@@ -57,6 +62,9 @@ Commands:
 
 INPUT and OUTPUT default to standard input and output; "-" names them too.
 Post-quantum (mlkem768x25519) and classical recipients cannot be mixed.
+age's X25519 and ML-KEM-768+X25519 keys are the same keys as fanseal's
+x25519 and mlkem768x25519 ones in another spelling; age's SSH, plugin and
+passphrase keys are not supported. Envelopes are fanseal's, not age's.
 
 Examples:
     $ fanseal keygen -o alice.key
@@ -65,6 +73,9 @@ Examples:
     $ fanseal decrypt -i alice.key -o report.pdf report.fsl
     $ tar cz docs | fanseal encrypt -R team.txt -a > docs.tgz.fsl.txt
     $ fanseal inspect report.fsl
+    $ fanseal encrypt -R age-recipients.txt -o notes.fsl notes.txt
+    $ fanseal decrypt -i ~/.config/age/keys.txt -o notes.txt notes.fsl
+    $ fanseal keygen --age -y alice.key           # alice's key as age1...
 `
 
 // errUsage marks errors in the command line.
@@ -133,12 +144,24 @@ func parseFlags(fs *flag.FlagSet, args []string, max int) ([]string, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
+		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+			if why, ok := notFromAge[strings.TrimPrefix(name, "-")]; ok {
+				return nil, fmt.Errorf("%w: %s: -%s: %s", errUsage, fs.Name(), name, why)
+			}
+		}
 		return nil, fmt.Errorf("%w: %s: %v", errUsage, fs.Name(), err)
 	}
 	if fs.NArg() > max {
 		return nil, fmt.Errorf("%w: %s: too many arguments: %q (flags go before the input file)", errUsage, fs.Name(), fs.Args()[max:])
 	}
 	return fs.Args(), nil
+}
+
+// notFromAge explains the age flags that fanseal does not have.
+var notFromAge = map[string]string{
+	"p":          "passphrases (age -p, scrypt) are not supported; encrypt to a recipient with -r or -R",
+	"passphrase": "passphrases (age -p, scrypt) are not supported; encrypt to a recipient with -r or -R",
+	"j":          "age plugins are not supported",
 }
 
 // multiFlag is a flag that may be repeated.

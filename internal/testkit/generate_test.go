@@ -1,0 +1,262 @@
+package testkit
+
+import (
+	"bytes"
+	"crypto/ecdh"
+	"crypto/hpke"
+	"crypto/rand"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/vectors from the generator")
+
+const dir = "../../testdata/vectors"
+
+// maxFile bounds one vector file: large envelopes are stored compressed.
+const maxFile = 1 << 20
+
+// TestGenerate regenerates every vector in memory and checks that the
+// committed files are exactly what the generator writes, so the kit never
+// drifts from its definition. With -update it rewrites them.
+func TestGenerate(t *testing.T) {
+	vs := vectors(t)
+	checkCoverage(t, vs)
+	files := map[string][]byte{}
+	for _, v := range vs {
+		data, err := v.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(data) > maxFile {
+			t.Errorf("vector %s: file of %d bytes; compress it", v.Name, len(data))
+		}
+		// What Parse reads back is what was generated.
+		back, err := Parse(v.Name, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !same(back, v) {
+			t.Fatalf("vector %s does not read back", v.Name)
+		}
+		files[v.Name] = data
+	}
+	if *update {
+		must(t, os.RemoveAll(dir))
+		must(t, os.MkdirAll(dir, 0o755))
+		for name, data := range files {
+			must(t, os.WriteFile(filepath.Join(dir, name), data, 0o644))
+		}
+		t.Logf("wrote %d vectors to %s", len(files), dir)
+		return
+	}
+	entries, err := os.ReadDir(dir)
+	must(t, err)
+	for _, e := range entries {
+		if _, ok := files[e.Name()]; !ok {
+			t.Errorf("%s/%s is not generated; run go test ./internal/testkit -run TestGenerate -update", dir, e.Name())
+		}
+	}
+	for name, data := range files {
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%s/%s differs from the generator (%v); run go test ./internal/testkit -run TestGenerate -update", dir, name, err)
+		}
+	}
+	loaded, err := Load(dir)
+	must(t, err)
+	for _, v := range loaded {
+		if v.Comment() == "" || !strings.HasPrefix(v.String(), v.Name+" (") {
+			t.Errorf("vector %s: no comment", v.Name)
+		}
+	}
+	if len(loaded) != len(files) {
+		t.Errorf("Load read %d vectors, the generator writes %d", len(loaded), len(files))
+	}
+}
+
+// checkCoverage checks that the kit holds what docs/FORMAT.md promises:
+// every outcome, and a success for every suite, stanza type and AEAD.
+func checkCoverage(t *testing.T, vs []*Vector) {
+	names := map[string]*Vector{}
+	classes := map[string]int{}
+	for _, v := range vs {
+		names[v.Name] = v
+		classes[v.Expect]++
+	}
+	for _, c := range Classes {
+		if classes[c] == 0 {
+			t.Errorf("no %s vector", c)
+		}
+	}
+	for _, s := range kems {
+		for _, a := range aeads {
+			for _, kind := range []string{"hpke", "shared", "channel"} {
+				if !s.classical() && kind != "hpke" {
+					continue
+				}
+				for _, anon := range []string{"", "_anonymous"} {
+					if kind == "channel" && anon != "" {
+						continue
+					}
+					name := "success_" + s.name + "_" + kind + "_" + aeadName(a) + anon
+					if v := names[name]; v == nil || v.Expect != Success {
+						t.Errorf("no success vector %s", name)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestDHKEM checks the generator's own DHKEM and key schedule against
+// crypto/hpke, an independent implementation of RFC 9180, for P-256 and
+// X25519 and both AEADs.
+func TestDHKEM(t *testing.T) {
+	for _, c := range []struct {
+		k   *kem
+		kem hpke.KEM
+	}{{p256, hpke.DHKEM(ecdh.P256())}, {x25519, hpke.DHKEM(ecdh.X25519())}} {
+		for _, a := range aeads {
+			r := newKey(c.k, "dhkem test recipient")
+			eph := newKey(c.k, "dhkem test ephemeral")
+			aad, pt := []byte("aad"), make([]byte, 32)
+			rand.Read(pt)
+			enc, ct, err := c.k.hpkeSeal(a, r.pk, eph.sk, aad, pt)
+			must(t, err)
+			sk, err := c.kem.NewPrivateKey(r.sk)
+			must(t, err)
+			ha, err := hpke.NewAEAD(a)
+			must(t, err)
+			rc, err := hpke.NewRecipient(enc, sk, hpke.HKDFSHA256(), ha, []byte(fileKeyInfo))
+			must(t, err)
+			got, err := rc.Open(aad, ct)
+			if err != nil || !bytes.Equal(got, pt) {
+				t.Errorf("%s %s: crypto/hpke does not open the generator's stanza: %v", c.k.name, aeadName(a), err)
+			}
+		}
+	}
+}
+
+// TestSecp256k1DH checks the secp256k1 DH: symmetric, the X coordinate,
+// and refusing points off the curve.
+func TestSecp256k1DH(t *testing.T) {
+	a, b := newKey(secp256k1KEM, "dh test a"), newKey(secp256k1KEM, "dh test b")
+	ab, err := secp256k1KEM.dh(a.sk, b.pk)
+	must(t, err)
+	ba, err := secp256k1KEM.dh(b.sk, a.pk)
+	must(t, err)
+	if !bytes.Equal(ab, ba) || len(ab) != 32 {
+		t.Fatalf("secp256k1 DH is not symmetric: %x %x", ab, ba)
+	}
+	// sk·G for sk = 1 is G, whose X coordinate is known.
+	one := make([]byte, 32)
+	one[31] = 1
+	g := secp256k1.PrivKeyFromBytes(one).PubKey().SerializeUncompressed()
+	x, err := secp256k1KEM.dh(one, g)
+	must(t, err)
+	if want := hexBytes("79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798"); !bytes.Equal(x, want) {
+		t.Fatalf("1·G = %x, want the generator's X %x", x, want)
+	}
+	off := append([]byte(nil), b.pk...)
+	off[64] ^= 1
+	if _, err := secp256k1KEM.dh(a.sk, off); err == nil {
+		t.Fatal("DH with a point off the curve succeeded")
+	}
+}
+
+// TestKeyText checks the key text helpers: canonical text decodes to key
+// and checksum, and setPadBit really makes a different string of the same
+// bytes.
+func TestKeyText(t *testing.T) {
+	for _, k := range kems {
+		r := alice(k).recipient()
+		if r != "fanseal_"+k.name+"_"+r[len("fanseal_"+k.name+"_"):] || r != strings.ToLower(r) {
+			t.Errorf("recipient text %q", r)
+		}
+	}
+	id := me.identity()
+	padded := setPadBit(id)
+	if padded == id {
+		t.Fatal("setPadBit changed nothing")
+	}
+	a, err1 := b32.DecodeString(id[len(identityPrefix(x25519)):])
+	b, err2 := b32.DecodeString(padded[len(identityPrefix(x25519)):])
+	if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+		t.Fatalf("setPadBit: %v %v %x %x", err1, err2, a, b)
+	}
+}
+
+// TestParse checks that malformed vector files are refused.
+func TestParse(t *testing.T) {
+	good := "expect: success\npayload: " + string(bytes.Repeat([]byte("00"), 32)) + "\ncomment: c\n\nbody"
+	if v, err := Parse("good", []byte(good)); err != nil || string(v.Body) != "body" {
+		t.Fatalf("Parse(good) = %v, %v", v, err)
+	}
+	for _, bad := range []string{
+		"expect: success\ncomment: c\n\n",                         // no payload
+		"expect: malformed\npayload: 00\ncomment: c\n\n",          // payload for a failure
+		"expect: maybe\ncomment: c\n\n",                           // unknown class
+		"expect: malformed\ncomment: c\n",                         // no blank line
+		"expect: malformed\ncolour: red\ncomment: c\n\n",          // unknown field
+		"expect: malformed\nexpect: malformed\ncomment: c\n\n",    // repeated field
+		"expect: malformed\n\n",                                   // no comment
+		"expect: malformed\narmored: no\ncomment: c\n\n",          // armored is yes
+		"expect: malformed\nepoch: 1\ncomment: c\n\n",             // epoch without keyring
+		"expect: malformed\nkeyring: x\ncomment: c\n\n",           // keyring without peer
+		"expect: malformed\ncompressed: zlib\ncomment: c\n\nbody", // not zlib
+		"expect: malformed\nrecipient: r\ncomment: c\n\n",         // recipient outside invalid-key
+		"expect malformed\ncomment: c\n\n",                        // not name: value
+	} {
+		if _, err := Parse("bad", []byte(bad)); err == nil {
+			t.Errorf("Parse(%q) succeeded", bad)
+		}
+	}
+	if _, err := Load(t.TempDir()); err == nil {
+		t.Error("Load of an empty directory succeeded")
+	}
+}
+
+// FuzzParse checks that Parse never panics and that what it accepts
+// marshals back to a file that reads the same.
+func FuzzParse(f *testing.F) {
+	for _, name := range []string{"success_x25519_channel_aes256gcm", "key_recipient_p256_off_curve", "recipients_10001_anonymous", "armor_good"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := Parse("fuzz", data)
+		if err != nil {
+			return
+		}
+		out, err := v.Marshal()
+		if err != nil {
+			t.Fatalf("a parsed vector does not marshal: %v", err)
+		}
+		w, err := Parse("fuzz", out)
+		if err != nil {
+			t.Fatalf("a marshaled vector does not parse: %v", err)
+		}
+		if !same(w, v) {
+			t.Fatal("a vector reads back differently")
+		}
+	})
+}
+
+// same reports whether two vectors say the same.
+func same(a, b *Vector) bool {
+	return a.Expect == b.Expect && bytes.Equal(a.Payload, b.Payload) &&
+		slices.Equal(a.Identities, b.Identities) && slices.Equal(a.Recipients, b.Recipients) &&
+		a.Keyring == b.Keyring && a.Peer == b.Peer && a.Epoch == b.Epoch &&
+		a.Armored == b.Armored && a.Compressed == b.Compressed &&
+		slices.Equal(a.Comments, b.Comments) && bytes.Equal(a.Body, b.Body)
+}

@@ -1,0 +1,853 @@
+package testkit
+
+// The vectors. Each has exactly one fault (or none), so its expected
+// outcome is unambiguous; "rule N" refers to the list in FORMAT.md, "What
+// a reader checks". Unless said otherwise the reader is alice's X25519
+// identity and the AEAD is AES-256-GCM.
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// vectors returns every vector of the kit.
+func vectors(t *testing.T) []*Vector {
+	k := &kit{t: t}
+	successVectors(k)
+	payloadVectors(k)
+	preambleVectors(k)
+	headerVectors(k)
+	framingVectors(k)
+	limitVectors(k)
+	openingVectors(k)
+	skipVectors(k)
+	channelVectors(k)
+	armorVectors(k)
+	keyTextVectors(k)
+	return k.vs
+}
+
+var me = alice(x25519)
+
+// successVectors: every suite × stanza type × AEAD, with and without key
+// identifiers. The reader's stanza comes after another recipient's.
+func successVectors(k *kit) {
+	for _, s := range kems {
+		for _, a := range aeads {
+			for _, anon := range []bool{false, true} {
+				suffix, how := aeadName(a), "with key identifiers"
+				if anon {
+					suffix, how = suffix+"_anonymous", "anonymous"
+				}
+				k.add(fmt.Sprintf("success_%s_hpke_%s", s.name, suffix), func(g *gen) *Vector {
+					e := g.newEnvelope(a, anon).add(g.hpke(bob(s)), g.hpke(alice(s)))
+					e.payload = g.text()
+					return open(Success, fmt.Sprintf("type 0x01 stanzas of %s, %s, %s: the second opens", s.name, aeadName(a), how), e, alice(s))
+				})
+				if !s.classical() {
+					continue
+				}
+				k.add(fmt.Sprintf("success_%s_shared_%s", s.name, suffix), func(g *gen) *Vector {
+					sh := g.shared(s)
+					e := g.newEnvelope(a, anon).add(sh.ephemeral(), sh.to(bob(s)), sh.to(alice(s)))
+					e.payload = g.text()
+					return open(Success, fmt.Sprintf("a type 0x02 ephemeral key of %s and two type 0x03 stanzas, %s, %s: the second opens", s.name, aeadName(a), how), e, alice(s))
+				})
+			}
+			if !s.classical() {
+				continue
+			}
+			k.add(fmt.Sprintf("success_%s_channel_%s", s.name, aeadName(a)), func(g *gen) *Vector {
+				c := g.channel(bob(s), alice(s), 7)
+				e := g.newEnvelope(a, false).add(g.hpke(carol(s)), c.stanza())
+				e.payload = g.text()
+				v := open(Success, fmt.Sprintf("a type 0x04 channel stanza of %s from bob to alice at epoch 7, %s; alice's keyring is at epoch 7", s.name, aeadName(a)), e)
+				return withKeyring(v, alice(s), bob(s), 7)
+			})
+		}
+	}
+	k.add("success_two_identities", func(g *gen) *Vector {
+		e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(bob(x25519)), g.hpke(me))
+		e.payload = g.text()
+		return open(Success, "two identities, the first (P-256) not a recipient", e, carol(p256), me)
+	})
+	k.add("success_classical_suites_mixed", func(g *gen) *Vector {
+		sh := g.shared(secp256k1KEM)
+		e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(bob(p256)), sh.ephemeral(), sh.to(bob(secp256k1KEM)), g.hpke(me))
+		e.payload = g.text()
+		return open(Success, "classical suites mix freely (rule 11 is about post-quantum and classical)", e, me)
+	})
+}
+
+func payloadVectors(k *kit) {
+	sized := func(n int) []byte {
+		p := bytes.Repeat([]byte("0123456789abcdef"), n/16+1)
+		return p[:n]
+	}
+	ok := func(name, comment string, a uint16, payload []byte) {
+		k.add(name, func(g *gen) *Vector {
+			e := g.newEnvelope(a, false).add(g.hpke(me))
+			e.payload = payload
+			return open(Success, comment, e, me)
+		})
+	}
+	ok("payload_empty", "an empty payload: one empty last chunk", aeadAESGCM, []byte{})
+	ok("payload_empty_chacha20poly1305", "an empty payload: one empty last chunk", aeadChaCha, []byte{})
+	ok("payload_64k", "exactly 65 536 bytes: one full last chunk", aeadAESGCM, sized(chunkSize))
+	ok("payload_64k_plus_1", "65 537 bytes: a full chunk and a last chunk of one byte", aeadAESGCM, sized(chunkSize+1))
+	ok("payload_64k_plus_1_chacha20poly1305", "65 537 bytes: a full chunk and a last chunk of one byte", aeadChaCha, sized(chunkSize+1))
+
+	// Faults: the comment says what was done to a valid payload.
+	bad := func(name, class, comment string, payload []byte, chunks []chunk, cut func(env []byte, header int) []byte) {
+		k.add(name, func(g *gen) *Vector {
+			e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(me))
+			e.payload, e.chunks = payload, chunks
+			enc := e.encode()
+			body := enc.bytes
+			if cut != nil {
+				body = cut(body, enc.header)
+			}
+			return result(class, "rule 14: "+comment, body, nil, me)
+		})
+	}
+	two := sized(chunkSize + 1)
+	bad("payload_truncated_at_chunk_boundary", Truncated,
+		"a 65 537-byte payload without its last chunk: the envelope ends after a full chunk sealed as a middle one",
+		two, nil, func(b []byte, _ int) []byte { return b[:len(b)-1-16] })
+	bad("payload_truncated_no_chunk", Truncated, "the envelope ends right after the header MAC",
+		[]byte("payload"), nil, func(b []byte, h int) []byte { return b[:h+32] })
+	bad("payload_truncated_inside_last_chunk", Authentication, "the last chunk lost its last 5 bytes",
+		[]byte("a payload of a few bytes, sealed in one last chunk"), nil, func(b []byte, _ int) []byte { return b[:len(b)-5] })
+	bad("payload_trailing_byte", Authentication, "a zero byte after the last chunk (trailing data)",
+		[]byte("payload"), nil, func(b []byte, _ int) []byte { return append(b, 0) })
+	bad("payload_flipped_tag", Authentication, "a bit flipped in the tag of the last chunk",
+		[]byte("payload"), nil, func(b []byte, _ int) []byte { return flip(b, len(b)-1) })
+	bad("payload_flipped_tag_first_chunk", Authentication, "a bit flipped in the tag of the first of two chunks",
+		two, nil, func(b []byte, h int) []byte { return flip(b, h+32+chunkSize+15) })
+	bad("payload_flipped_ciphertext", Authentication, "a bit flipped in the first byte of the payload ciphertext",
+		[]byte("payload"), nil, func(b []byte, h int) []byte { return flip(b, h+32) })
+	bad("payload_last_flag_missing", Authentication, "a short single chunk sealed with the last-chunk flag 0x00",
+		nil, []chunk{{pt: []byte("a payload sealed as a middle chunk")}}, nil)
+	bad("payload_last_flag_missing_empty", Authentication, "an empty single chunk sealed with the last-chunk flag 0x00",
+		nil, []chunk{{pt: []byte{}}}, nil)
+	bad("payload_last_flag_on_first_chunk", Authentication, "two chunks, the first (full) sealed with the last-chunk flag 0x01",
+		nil, []chunk{{pt: two[:chunkSize], last: true}, {pt: two[chunkSize:], last: true}}, nil)
+	bad("payload_empty_last_chunk_after_full", Malformed,
+		"a full chunk and then an empty last chunk: the last chunk is empty only when the whole payload is",
+		nil, []chunk{{pt: two[:chunkSize]}, {pt: []byte{}, last: true}}, nil)
+	bad("payload_chunk_after_last", Authentication,
+		"a valid last chunk followed by a validly sealed further chunk (trailing data)",
+		nil, []chunk{{pt: []byte("the last chunk"), last: true}, {pt: []byte("and one more"), last: true}}, nil)
+}
+
+// preambleVectors: rules 1 and 2.
+func preambleVectors(k *kit) {
+	bad := func(name, class, comment string, f func(e *envelope)) {
+		k.add(name, func(g *gen) *Vector {
+			e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(me))
+			e.payload = g.text()
+			f(e)
+			return open(class, comment, e, me)
+		})
+	}
+	bad("preamble_magic", Malformed, "rule 1: the magic is FANSEAM", func(e *envelope) { e.magic = "FANSEAM" })
+	bad("preamble_magic_lower_case", Malformed, "rule 1: the magic is fanseal", func(e *envelope) { e.magic = "fanseal" })
+	bad("preamble_version_0", Unsupported, "rule 1: version 0", func(e *envelope) { e.version = 0 })
+	bad("preamble_version_2", Unsupported, "rule 1: version 2", func(e *envelope) { e.version = 2 })
+	bad("preamble_flag_bit_1", Unsupported, "rule 1: flag bit 1 set", func(e *envelope) { e.flags = 0x02 })
+	bad("preamble_flag_bit_7", Unsupported, "rule 1: flag bit 7 set", func(e *envelope) { e.flags = 0x80 })
+	bad("preamble_aead_aes128gcm", Unsupported, "rule 1: AEAD 0x0001 (AES-128-GCM); stanzas and payload sealed with AES-256-GCM",
+		func(e *envelope) { e.aead, e.sealAEAD = 0x0001, aeadAESGCM })
+	bad("preamble_aead_export_only", Unsupported, "rule 1: AEAD 0xffff; stanzas and payload sealed with AES-256-GCM",
+		func(e *envelope) { e.aead, e.sealAEAD = 0xffff, aeadAESGCM })
+	k.add("preamble_flag_bit_1_anonymous", func(g *gen) *Vector {
+		e := g.newEnvelope(aeadAESGCM, true).add(g.hpke(me))
+		e.flags |= 0x02
+		e.payload = g.text()
+		return open(Unsupported, "rule 1: flags 0x03 (anonymous and bit 1)", e, me)
+	})
+	k.add("preamble_not_an_envelope", func(g *gen) *Vector {
+		return result(Malformed, "rule 1: plain text, not an envelope",
+			[]byte("This is plain text and not a fanseal envelope, long enough to hold a preamble and a MAC.\n"), nil, me)
+	})
+	k.add("preamble_count_zero", func(g *gen) *Vector {
+		e := g.newEnvelope(aeadAESGCM, false)
+		e.payload = g.text()
+		return open(Malformed, "rule 2: a stanza count of 0 (header MAC and payload valid)", e, me)
+	})
+	// 10 008 stanzas are allowed, 10 009 are not; the fillers are
+	// stanzas of an unknown type with empty bodies, not recipients.
+	counted := func(name, class, comment string, n int) {
+		k.add(name, func(g *gen) *Vector {
+			e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(me))
+			for len(e.stanzas) < n {
+				e.add(raw(0xff, nil))
+			}
+			e.payload = g.text()
+			v := open(class, comment, e, me)
+			v.Compressed = true
+			return v
+		})
+	}
+	counted("preamble_count_10008", Success, "rule 2: 10 008 stanzas, the most allowed: the reader's and 10 007 of unknown type 0xff", 10008)
+	counted("preamble_count_10009", Malformed, "rule 2: 10 009 stanzas: the reader's and 10 008 of unknown type 0xff", 10009)
+}
+
+// headerVectors: rule 3.
+func headerVectors(k *kit) {
+	cut := func(name, comment string, at func(enc *encoded) int) {
+		k.add(name, func(g *gen) *Vector {
+			sh := g.shared(x25519)
+			e := g.newEnvelope(aeadAESGCM, false).add(sh.ephemeral(), sh.to(me), g.hpke(bob(x25519)))
+			e.payload = g.text()
+			enc := e.encode()
+			return result(Truncated, "rule 3: "+comment, enc.bytes[:at(enc)], nil, me)
+		})
+	}
+	cut("truncated_empty", "an empty file", func(*encoded) int { return 0 })
+	cut("truncated_inside_preamble", "the envelope ends after 20 bytes, inside the preamble", func(*encoded) int { return 20 })
+	cut("truncated_after_preamble", "the envelope ends after the preamble", func(*encoded) int { return preambleSize })
+	cut("truncated_inside_stanza_header", "the envelope ends inside the first stanza's type and length", func(*encoded) int { return preambleSize + 2 })
+	cut("truncated_inside_stanza_body", "the envelope ends inside the second stanza's body", func(enc *encoded) int { return enc.stanzaEnd[1] - 10 })
+	cut("truncated_before_last_stanza", "the envelope ends after the second of three stanzas", func(enc *encoded) int { return enc.stanzaEnd[1] })
+	cut("truncated_before_mac", "the envelope ends after the header", func(enc *encoded) int { return enc.header })
+	cut("truncated_inside_mac", "the envelope ends inside the header MAC", func(enc *encoded) int { return enc.header + 16 })
+
+	// The header limit: unknown-type stanzas of zeros fill the header to
+	// exactly 16 MiB, or one byte more.
+	sized := func(name, class, comment string, size int) {
+		k.add(name, func(g *gen) *Vector {
+			e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(me))
+			rest := size - preambleSize - (3 + 2 + 8 + 32 + 48)
+			for rest > 3+0xffff {
+				e.add(raw(0xfe, make([]byte, 0xffff)))
+				rest -= 3 + 0xffff
+			}
+			if rest < 3 {
+				panic("header filler")
+			}
+			e.add(raw(0xfe, make([]byte, rest-3)))
+			e.payload = g.text()
+			enc := e.encode()
+			if enc.header != size {
+				panic("header size")
+			}
+			v := result(class, comment, enc.bytes, e.payload, me)
+			v.Compressed = true
+			return v
+		})
+	}
+	sized("header_16mib", Success, "rule 3: a header of exactly 16 MiB (16 777 216 bytes): the reader's stanza, then stanzas of unknown type 0xfe", 16<<20)
+	sized("header_over_16mib", Malformed, "rule 3: a header of 16 MiB + 1 byte: the reader's stanza first, then stanzas of unknown type 0xfe", 16<<20+1)
+}
+
+// framingVectors: rules 4 to 8, each fault before and after the reader's
+// good stanza, in the reader's own stanza, in another recipient's, and in
+// another suite's.
+func framingVectors(k *kit) {
+	// env builds an envelope of stanzas made by f, for the reader r.
+	env := func(name, comment string, anon bool, r *key, f func(g *gen) []stanza) {
+		k.stanzas(name, Malformed, comment, anon, []*key{r}, f)
+	}
+	b := bob(x25519)
+	pb := bob(p256)
+
+	// Rule 4: the body length of type 0x01 stanzas of known suites.
+	env("stanza01_long_mine", "rule 4: the reader's only stanza has one byte too many", false, me,
+		func(g *gen) []stanza { return []stanza{grow(g.hpke(me), 1)} })
+	env("stanza01_short_mine", "rule 4: the reader's only stanza has one byte too few", false, me,
+		func(g *gen) []stanza { return []stanza{grow(g.hpke(me), -1)} })
+	env("stanza01_long_mine_before_good", "rule 4: a stanza with the reader's key identifier and one byte too many, then the reader's good stanza", false, me,
+		func(g *gen) []stanza { return []stanza{grow(g.hpke(me), 1), g.hpke(me)} })
+	env("stanza01_long_mine_after_good", "rule 4: the reader's good stanza, then a stanza with its key identifier and one byte too many", false, me,
+		func(g *gen) []stanza { return []stanza{g.hpke(me), grow(g.hpke(me), 1)} })
+	env("stanza01_long_other_before_good", "rule 4: another X25519 recipient's stanza with one byte too many, then the reader's", false, me,
+		func(g *gen) []stanza { return []stanza{grow(g.hpke(b), 1), g.hpke(me)} })
+	env("stanza01_long_other_after_good", "rule 4: the reader's stanza, then another X25519 recipient's with one byte too many", false, me,
+		func(g *gen) []stanza { return []stanza{g.hpke(me), grow(g.hpke(b), 1)} })
+	env("stanza01_short_other_suite_after_good", "rule 4: the reader's stanza, then a P-256 stanza with one byte too few", false, me,
+		func(g *gen) []stanza { return []stanza{g.hpke(me), grow(g.hpke(pb), -1)} })
+	env("stanza01_long_other_suite_before_good", "rule 4: a secp256k1 stanza with one byte too many, then the reader's", false, me,
+		func(g *gen) []stanza { return []stanza{grow(g.hpke(bob(secp256k1KEM)), 1), g.hpke(me)} })
+	env("stanza01_long_mlkem_after_good", "rule 4: an ML-KEM-768+X25519 reader's stanza, then another one's with one byte too many", false, alice(mlkem),
+		func(g *gen) []stanza { return []stanza{g.hpke(alice(mlkem)), grow(g.hpke(bob(mlkem)), 1)} })
+	env("stanza01_long_anonymous_before_good", "rule 4: anonymous; a stanza of the reader's suite with one byte too many, then the reader's good stanza", true, me,
+		func(g *gen) []stanza { return []stanza{grow(g.hpke(b), 1), g.hpke(me)} })
+	env("stanza01_long_anonymous_after_good", "rule 4: anonymous; the reader's good stanza, then a stanza of its suite with one byte too many", true, me,
+		func(g *gen) []stanza { return []stanza{g.hpke(me), grow(g.hpke(b), 1)} })
+	env("stanza01_short_anonymous_mine", "rule 4: anonymous; the reader's only stanza has one byte too few", true, me,
+		func(g *gen) []stanza { return []stanza{grow(g.hpke(me), -1)} })
+	withID := func(s stanza, id []byte) stanza {
+		return edit(s, func(body []byte) []byte { return cat(body[:2], id, body[2:]) })
+	}
+	withoutID := func(s stanza) stanza {
+		return edit(s, func(body []byte) []byte { return cat(body[:2], body[2+keyIDSize:]) })
+	}
+	env("stanza01_key_id_in_anonymous", "rule 4: anonymous; another recipient's stanza carries a key identifier (L = 2 + 8 + Nenc + 48), then the reader's", true, me,
+		func(g *gen) []stanza { return []stanza{withID(g.hpke(b), b.id), g.hpke(me)} })
+	env("stanza01_no_key_id", "rule 4: the reader's stanza, then another recipient's without a key identifier (L = 2 + Nenc + 48)", false, me,
+		func(g *gen) []stanza { return []stanza{g.hpke(me), withoutID(g.hpke(b))} })
+
+	// Rule 5: type 0x02.
+	env("stanza02_long_other_suite", "rule 5: the reader's stanza, then a P-256 ephemeral key with one byte too many and a type 0x03 stanza using it", false, me,
+		func(g *gen) []stanza {
+			sh := g.shared(p256)
+			return []stanza{g.hpke(me), grow(sh.ephemeral(), 1), sh.to(pb)}
+		})
+	env("stanza02_short_mine", "rule 5: an X25519 ephemeral key with one byte too few, then the reader's type 0x03 stanza using it", false, me,
+		func(g *gen) []stanza {
+			sh := g.shared(x25519)
+			return []stanza{grow(sh.ephemeral(), -1), sh.to(me)}
+		})
+	env("stanza02_mlkem", "rule 5: the reader's ML-KEM-768+X25519 stanza, then a type 0x02 stanza of ML-KEM-768+X25519 (L = 2 + 1120)", false, alice(mlkem),
+		func(g *gen) []stanza {
+			return []stanza{g.hpke(alice(mlkem)), raw(0x02, cat(u16(kemMLKEM), g.rand(mlkem.nenc)))}
+		})
+	twoEphemerals := func(g *gen) []stanza {
+		s1, s2 := g.shared(p256), g.shared(p256)
+		return []stanza{s1.ephemeral(), s1.to(pb), s2.ephemeral(), s2.to(carol(p256))}
+	}
+	env("stanza02_repeated_after_good", "rule 5: the reader's stanza, then two P-256 ephemeral keys, each followed by a type 0x03 stanza", false, me,
+		func(g *gen) []stanza { return append([]stanza{g.hpke(me)}, twoEphemerals(g)...) })
+	env("stanza02_repeated_before_good", "rule 5: two P-256 ephemeral keys, each followed by a type 0x03 stanza, then the reader's stanza", false, me,
+		func(g *gen) []stanza { return append(twoEphemerals(g), g.hpke(me)) })
+	env("stanza02_repeated_mine", "rule 5: an X25519 ephemeral key and the reader's type 0x03 stanza, then a second X25519 ephemeral key and another recipient's", false, me,
+		func(g *gen) []stanza {
+			s1, s2 := g.shared(x25519), g.shared(x25519)
+			return []stanza{s1.ephemeral(), s1.to(me), s2.ephemeral(), s2.to(b)}
+		})
+	env("stanza02_repeated_anonymous", "rule 5: anonymous; an X25519 ephemeral key and the reader's type 0x03 stanza, then a second X25519 ephemeral key and another recipient's", true, me,
+		func(g *gen) []stanza {
+			s1, s2 := g.shared(x25519), g.shared(x25519)
+			return []stanza{s1.ephemeral(), s1.to(me), s2.ephemeral(), s2.to(b)}
+		})
+	env("stanza02_unused_after_good", "rule 5: the reader's stanza, then a P-256 ephemeral key that no type 0x03 stanza uses", false, me,
+		func(g *gen) []stanza { return []stanza{g.hpke(me), g.shared(p256).ephemeral()} })
+	env("stanza02_unused_before_good", "rule 5: an X25519 ephemeral key that no type 0x03 stanza uses, then the reader's stanza", false, me,
+		func(g *gen) []stanza { return []stanza{g.shared(x25519).ephemeral(), g.hpke(me)} })
+	env("stanza02_unused_unknown_suite", "rule 5: the reader's stanza, then an ephemeral key of unknown suite 0x0011 that no type 0x03 stanza uses", false, me,
+		func(g *gen) []stanza { return []stanza{g.hpke(me), raw(0x02, cat(u16(0x0011), g.rand(97)))} })
+
+	// Rule 6: type 0x03.
+	env("stanza03_orphan_after_good", "rule 6: the reader's X25519 stanza, then a P-256 type 0x03 stanza with no type 0x02", false, me,
+		func(g *gen) []stanza { return []stanza{g.hpke(me), g.shared(p256).to(pb)} })
+	env("stanza03_orphan_before_good", "rule 6: a P-256 type 0x03 stanza with no type 0x02, then the reader's X25519 stanza", false, me,
+		func(g *gen) []stanza { return []stanza{g.shared(p256).to(pb), g.hpke(me)} })
+	env("stanza03_orphan_same_suite", "rule 6: another X25519 recipient's type 0x03 stanza with no type 0x02, then the reader's type 0x01 stanza", false, me,
+		func(g *gen) []stanza { return []stanza{g.shared(x25519).to(b), g.hpke(me)} })
+	env("stanza03_orphan_anonymous", "rule 6: anonymous; the reader's stanza, then a type 0x03 stanza of its suite with no type 0x02", true, me,
+		func(g *gen) []stanza { return []stanza{g.hpke(me), g.shared(x25519).to(b)} })
+	env("stanza03_before_its_ephemeral", "rule 6: the reader's stanza, then a P-256 type 0x03 stanza, then the P-256 type 0x02 it needs", false, me,
+		func(g *gen) []stanza {
+			sh := g.shared(p256)
+			return []stanza{g.hpke(me), sh.to(pb), sh.ephemeral()}
+		})
+	env("stanza03_mine_before_its_ephemeral", "rule 6: the reader's type 0x03 stanza, then the type 0x02 it needs, then another recipient's type 0x03", false, me,
+		func(g *gen) []stanza {
+			sh := g.shared(x25519)
+			return []stanza{sh.to(me), sh.ephemeral(), sh.to(b)}
+		})
+	env("stanza03_ephemeral_of_other_suite", "rule 6: a P-256 type 0x02 and two type 0x03 stanzas using it, one of them X25519 (the reader's)", false, me,
+		func(g *gen) []stanza {
+			sh := g.shared(p256)
+			return []stanza{sh.ephemeral(), sh.to(pb), g.shared(x25519).to(me)}
+		})
+	env("stanza03_long_other", "rule 6: the reader's stanza, then a P-256 ephemeral key and a type 0x03 stanza with one byte too many", false, me,
+		func(g *gen) []stanza {
+			sh := g.shared(p256)
+			return []stanza{g.hpke(me), sh.ephemeral(), grow(sh.to(pb), 1)}
+		})
+	env("stanza03_short_mine_before_good", "rule 6: an X25519 ephemeral key, a type 0x03 stanza for another recipient with one byte too few, then the reader's type 0x03", false, me,
+		func(g *gen) []stanza {
+			sh := g.shared(x25519)
+			return []stanza{sh.ephemeral(), grow(sh.to(b), -1), sh.to(me)}
+		})
+	env("stanza03_key_id_in_anonymous", "rule 6: anonymous; an ephemeral key, a type 0x03 stanza with a key identifier (L = 58), then the reader's type 0x03", true, me,
+		func(g *gen) []stanza {
+			sh := g.shared(x25519)
+			return []stanza{sh.ephemeral(), withID(sh.to(b), b.id), sh.to(me)}
+		})
+	env("stanza03_mlkem", "rule 6: the reader's ML-KEM-768+X25519 stanza, then a type 0x03 stanza of ML-KEM-768+X25519 (L = 58)", false, alice(mlkem),
+		func(g *gen) []stanza {
+			return []stanza{g.hpke(alice(mlkem)), raw(0x03, cat(u16(kemMLKEM), bob(mlkem).id, g.rand(ctSize)))}
+		})
+	env("stanza03_orphan_unknown_suite", "rule 6: the reader's stanza, then a type 0x03 stanza of unknown suite 0x0011 (L = 58) with no type 0x02", false, me,
+		func(g *gen) []stanza {
+			return []stanza{g.hpke(me), raw(0x03, cat(u16(0x0011), g.rand(keyIDSize+ctSize)))}
+		})
+
+	// Rule 7: type 0x04.
+	ch := func(g *gen) stanza { return g.channel(b, carol(x25519), 3).stanza() }
+	env("stanza04_long_after_good", "rule 7: the reader's stanza, then a channel stanza with L = 95", false, me,
+		func(g *gen) []stanza { return []stanza{g.hpke(me), grow(ch(g), 1)} })
+	env("stanza04_short_before_good", "rule 7: a channel stanza with L = 93, then the reader's stanza", false, me,
+		func(g *gen) []stanza { return []stanza{grow(ch(g), -1), g.hpke(me)} })
+	env("stanza04_anonymous_after_good", "rule 7: anonymous; the reader's stanza, then a channel stanza", true, me,
+		func(g *gen) []stanza { return []stanza{g.hpke(me), ch(g)} })
+	env("stanza04_anonymous_before_good", "rule 7: anonymous; a channel stanza, then the reader's stanza", true, me,
+		func(g *gen) []stanza { return []stanza{ch(g), g.hpke(me)} })
+	env("stanza04_mlkem", "rule 7: the reader's ML-KEM-768+X25519 stanza, then a channel stanza (L = 94) of ML-KEM-768+X25519", false, alice(mlkem),
+		func(g *gen) []stanza {
+			return []stanza{g.hpke(alice(mlkem)), raw(0x04, cat(u16(kemMLKEM), bob(mlkem).id, g.rand(92-keyIDSize)))}
+		})
+
+	// Rule 8: too short to hold the suite and key identifier.
+	short := func(name string, typ byte, body []byte, anon bool, where string) {
+		env(name, fmt.Sprintf("rule 8: the reader's stanza, then a type 0x%02x stanza with L = %d%s", typ, len(body), where), anon, me,
+			func(g *gen) []stanza { return []stanza{g.hpke(me), raw(typ, body)} })
+	}
+	short("stanza01_empty", 0x01, nil, false, "")
+	short("stanza01_one_byte", 0x01, []byte{0x00}, false, "")
+	short("stanza01_one_byte_anonymous", 0x01, []byte{0x00}, true, " (anonymous)")
+	short("stanza01_no_room_for_key_id", 0x01, cat(u16(0x0011), make([]byte, keyIDSize-1)), false, " (suite 0x0011, 7 bytes of key identifier)")
+	short("stanza02_one_byte", 0x02, []byte{0x00}, false, "")
+	short("stanza03_empty", 0x03, nil, false, "")
+	short("stanza03_no_room_for_key_id", 0x03, cat(u16(0x0011), make([]byte, keyIDSize-1)), false, " (suite 0x0011, 7 bytes of key identifier)")
+	short("stanza04_one_byte", 0x04, []byte{0x00}, false, "")
+}
+
+// limitVectors: rules 9 to 11.
+func limitVectors(k *kit) {
+	b := bob(x25519)
+	many := func(name, class, comment string, anon bool, n int) {
+		k.add(name, func(g *gen) *Vector {
+			e := g.newEnvelope(aeadAESGCM, anon)
+			for i := range n - 1 {
+				body := u16(0xffff)
+				if !anon {
+					body = cat(body, i2osp(uint64(i), keyIDSize))
+				}
+				e.add(raw(0x01, body))
+			}
+			e.add(g.hpke(me))
+			e.payload = g.text()
+			v := open(class, comment, e, me)
+			v.Compressed = true
+			return v
+		})
+	}
+	many("recipients_10000", Success, "rule 9: 10 000 recipient stanzas, the most allowed: 9 999 of unknown suite 0xffff (distinct key identifiers), then the reader's", false, 10000)
+	many("recipients_10001", Malformed, "rule 9: 10 001 recipient stanzas: 10 000 of unknown suite 0xffff (distinct key identifiers), then the reader's", false, 10001)
+	many("recipients_10000_anonymous", Success, "rule 9: anonymous; 10 000 recipient stanzas: 9 999 of unknown suite 0xffff, then the reader's", true, 10000)
+	many("recipients_10001_anonymous", Malformed, "rule 9: anonymous; 10 001 recipient stanzas: 10 000 of unknown suite 0xffff, then the reader's", true, 10001)
+
+	// Rule 10: one (suite, key identifier) per recipient stanza.
+	env := k.stanzas
+	mine := []*key{me}
+	env("duplicate_mine", Malformed, "rule 10: two good type 0x01 stanzas for the reader", false, mine,
+		func(g *gen) []stanza { return []stanza{g.hpke(me), g.hpke(me)} })
+	env("duplicate_other_after_good", Malformed, "rule 10: the reader's stanza, then two type 0x01 stanzas for another recipient", false, mine,
+		func(g *gen) []stanza { return []stanza{g.hpke(me), g.hpke(b), g.hpke(b)} })
+	env("duplicate_other_before_good", Malformed, "rule 10: two type 0x01 stanzas for another recipient, then the reader's", false, mine,
+		func(g *gen) []stanza { return []stanza{g.hpke(b), g.hpke(b), g.hpke(me)} })
+	env("duplicate_hpke_and_shared", Malformed, "rule 10: a type 0x02 and the reader's type 0x03 stanza, then a type 0x01 stanza for the reader", false, mine,
+		func(g *gen) []stanza {
+			sh := g.shared(x25519)
+			return []stanza{sh.ephemeral(), sh.to(me), g.hpke(me)}
+		})
+	env("duplicate_shared_other", Malformed, "rule 10: the reader's stanza, then a P-256 type 0x02 and two type 0x03 stanzas for one recipient", false, mine,
+		func(g *gen) []stanza {
+			sh := g.shared(p256)
+			return []stanza{g.hpke(me), sh.ephemeral(), sh.to(bob(p256)), sh.to(bob(p256))}
+		})
+	env("duplicate_hpke_and_channel", Malformed, "rule 10: the reader's stanza, then a type 0x01 stanza for carol and a channel stanza from bob to carol", false, mine,
+		func(g *gen) []stanza {
+			return []stanza{g.hpke(me), g.hpke(carol(x25519)), g.channel(b, carol(x25519), 1).stanza()}
+		})
+	env("duplicate_channel_two_senders", Malformed, "rule 10: the reader's stanza, then channel stanzas from bob and from dave, both to carol", false, mine,
+		func(g *gen) []stanza {
+			return []stanza{g.hpke(me), g.channel(b, carol(x25519), 1).stanza(), g.channel(dave(x25519), carol(x25519), 1).stanza()}
+		})
+	env("duplicate_unknown_suite", Malformed, "rule 10: the reader's stanza, then two type 0x01 stanzas of unknown suite 0x0011 with one key identifier", false, mine,
+		func(g *gen) []stanza {
+			id := g.rand(keyIDSize)
+			return []stanza{g.hpke(me), raw(0x01, cat(u16(0x0011), id, g.rand(97+ctSize))), raw(0x01, cat(u16(0x0011), id, g.rand(97+ctSize)))}
+		})
+	env("duplicate_key_id_other_suite", Success, "rule 10 does not apply: a type 0x01 stanza of unknown suite 0x0011 with the reader's key identifier, then the reader's", false, mine,
+		func(g *gen) []stanza {
+			return []stanza{raw(0x01, cat(u16(0x0011), me.id, g.rand(97+ctSize))), g.hpke(me)}
+		})
+	env("duplicate_anonymous", Success, "rule 10 does not apply to anonymous envelopes: two stanzas for one other recipient, then the reader's", true, mine,
+		func(g *gen) []stanza { return []stanza{g.hpke(b), g.hpke(b), g.hpke(me)} })
+
+	// Rule 11: post-quantum and classical stanzas never mix, whichever
+	// key reads the envelope.
+	pq, pqb := alice(mlkem), bob(mlkem)
+	env("mixed_pq_reader_classical_after", Malformed, "rule 11: the reader's ML-KEM-768+X25519 stanza, then an X25519 type 0x01 stanza", false, []*key{pq},
+		func(g *gen) []stanza { return []stanza{g.hpke(pq), g.hpke(b)} })
+	env("mixed_pq_reader_classical_before", Malformed, "rule 11: a P-256 type 0x01 stanza, then the reader's ML-KEM-768+X25519 stanza", false, []*key{pq},
+		func(g *gen) []stanza { return []stanza{g.hpke(bob(p256)), g.hpke(pq)} })
+	env("mixed_pq_reader_shared", Malformed, "rule 11: the reader's ML-KEM-768+X25519 stanza, then a secp256k1 type 0x02 and type 0x03 stanza", false, []*key{pq},
+		func(g *gen) []stanza {
+			sh := g.shared(secp256k1KEM)
+			return []stanza{g.hpke(pq), sh.ephemeral(), sh.to(bob(secp256k1KEM))}
+		})
+	env("mixed_pq_reader_channel", Malformed, "rule 11: the reader's ML-KEM-768+X25519 stanza, then an X25519 channel stanza from bob to carol", false, []*key{pq},
+		func(g *gen) []stanza { return []stanza{g.hpke(pq), g.channel(b, carol(x25519), 1).stanza()} })
+	env("mixed_pq_reader_anonymous", Malformed, "rule 11: anonymous; an X25519 stanza, then the reader's ML-KEM-768+X25519 stanza", true, []*key{pq},
+		func(g *gen) []stanza { return []stanza{g.hpke(b), g.hpke(pq)} })
+	env("mixed_classical_reader_pq_after", Malformed, "rule 11: the reader's X25519 stanza, then an ML-KEM-768+X25519 stanza", false, mine,
+		func(g *gen) []stanza { return []stanza{g.hpke(me), g.hpke(pqb)} })
+	env("mixed_classical_reader_pq_before", Malformed, "rule 11: an ML-KEM-768+X25519 stanza, then the reader's X25519 stanza", false, mine,
+		func(g *gen) []stanza { return []stanza{g.hpke(pqb), g.hpke(me)} })
+	env("mixed_both_readers", Malformed, "rule 11: a reader with an ML-KEM-768+X25519 and an X25519 identity, each with a good stanza", false, []*key{pq, me},
+		func(g *gen) []stanza { return []stanza{g.hpke(pq), g.hpke(me)} })
+}
+
+// openingVectors: rules 12 and 13.
+func openingVectors(k *kit) {
+	b := bob(x25519)
+	env := k.stanzas
+	mine := []*key{me}
+	env("not_recipient", NotRecipient, "rule 12: stanzas for bob and carol only", false, mine,
+		func(g *gen) []stanza { return []stanza{g.hpke(b), g.hpke(carol(x25519))} })
+	env("not_recipient_other_suite", NotRecipient, "rule 12: a P-256 stanza only; the reader is X25519", false, mine,
+		func(g *gen) []stanza { return []stanza{g.hpke(bob(p256))} })
+	env("not_recipient_shared", NotRecipient, "rule 12: an ephemeral key and type 0x03 stanzas for bob and carol only", false, mine,
+		func(g *gen) []stanza {
+			sh := g.shared(x25519)
+			return []stanza{sh.ephemeral(), sh.to(b), sh.to(carol(x25519))}
+		})
+	env("not_recipient_anonymous", NotRecipient, "rule 12: anonymous; stanzas of the reader's suite for bob and carol only", true, mine,
+		func(g *gen) []stanza { return []stanza{g.hpke(b), g.hpke(carol(x25519))} })
+	env("not_recipient_anonymous_other_suite", NotRecipient, "rule 12: anonymous; a P-256 stanza only; the reader is X25519", true, mine,
+		func(g *gen) []stanza { return []stanza{g.hpke(bob(p256))} })
+	env("not_recipient_pq", NotRecipient, "rule 12: an ML-KEM-768+X25519 stanza for bob only", false, []*key{alice(mlkem)},
+		func(g *gen) []stanza { return []stanza{g.hpke(bob(mlkem))} })
+
+	env("auth_wrong_key", Authentication, "rule 13: a stanza with the reader's key identifier, sealed to bob's key", false, mine,
+		func(g *gen) []stanza { return []stanza{g.hpkeWith(me, b, nil)} })
+	env("auth_flipped_ciphertext", Authentication, "rule 13: the reader's stanza with a bit flipped in its ciphertext", false, mine,
+		func(g *gen) []stanza {
+			return []stanza{edit(g.hpke(me), func(body []byte) []byte { return flip(body, len(body)-1) })}
+		})
+	env("auth_flipped_ciphertext_shared", Authentication, "rule 13: an ephemeral key and the reader's type 0x03 stanza with a bit flipped in its ciphertext", false, mine,
+		func(g *gen) []stanza {
+			sh := g.shared(x25519)
+			return []stanza{sh.ephemeral(), edit(sh.to(me), func(body []byte) []byte { return flip(body, len(body)-1) })}
+		})
+	env("auth_other_preamble", Authentication, "rule 13: the reader's stanza sealed with the preamble of another envelope (another nonce) as AAD", false, mine,
+		func(g *gen) []stanza {
+			s := g.hpke(me)
+			return []stanza{func(e *envelope, pre []byte) (byte, []byte) { return s(e, flip(pre, 11)) }}
+		})
+	env("auth_wrong_file_key", Authentication, "rule 13: the reader's stanza opens to a file key that does not verify the header MAC", false, mine,
+		func(g *gen) []stanza { return []stanza{g.hpkeWith(me, me, g.rand(32))} })
+	env("auth_wrong_file_key_anonymous", Authentication, "rule 13: anonymous; the reader's only stanza opens to a file key that does not verify the header MAC", true, mine,
+		func(g *gen) []stanza { return []stanza{g.hpke(b), g.hpkeWith(me, me, g.rand(32))} })
+	env("auth_mlkem_flipped_enc", Authentication, "rule 13: the reader's ML-KEM-768+X25519 stanza with a bit flipped in the ML-KEM ciphertext", false, []*key{alice(mlkem)},
+		func(g *gen) []stanza {
+			return []stanza{edit(g.hpke(alice(mlkem)), func(body []byte) []byte { return flip(body, 2+keyIDSize+100) })}
+		})
+	env("success_wrong_file_key_then_good_anonymous", Success, "rule 13: anonymous; a stanza that opens for the reader to a wrong file key, then the reader's good stanza: the reader tries on", true, mine,
+		func(g *gen) []stanza { return []stanza{g.hpkeWith(me, me, g.rand(32)), g.hpke(me)} })
+	env("success_wrong_file_key_then_other_identity", Success, "rule 13: the first identity's stanza opens to a wrong file key, the second identity's is good: the reader tries on", false, []*key{me, alice(p256)},
+		func(g *gen) []stanza { return []stanza{g.hpkeWith(me, me, g.rand(32)), g.hpke(alice(p256))} })
+
+	// Invalid ephemeral keys (all with valid lengths).
+	notOnCurve := func(k *kem) []byte {
+		pk := append([]byte(nil), bob(k).pk...)
+		pk[len(pk)-1] ^= 1 // flips Y: off the curve
+		return pk
+	}
+	invalid := []struct {
+		name string
+		k    *kem
+		enc  []byte
+		what string
+	}{
+		{"p256", p256, notOnCurve(p256), "a point off the curve"},
+		{"secp256k1", secp256k1KEM, notOnCurve(secp256k1KEM), "a point off the curve"},
+		{"x25519", x25519, make([]byte, 32), "the all-zero point, whose DH output is zero"},
+	}
+	for _, c := range invalid {
+		env("auth_invalid_enc_"+c.name, Authentication, "rule 13: the reader's "+c.name+" type 0x01 stanza with enc "+c.what, false, []*key{alice(c.k)},
+			func(g *gen) []stanza {
+				return []stanza{edit(g.hpke(alice(c.k)), func(body []byte) []byte {
+					copy(body[2+keyIDSize:], c.enc)
+					return body
+				})}
+			})
+		env("auth_invalid_ephemeral_"+c.name, Authentication, "rule 13: a "+c.name+" type 0x02 ephemeral key that is "+c.what+", and the reader's type 0x03 stanza", false, []*key{alice(c.k)},
+			func(g *gen) []stanza {
+				sh := g.shared(c.k)
+				return []stanza{raw(0x02, cat(u16(int(c.k.id)), c.enc)), sh.to(alice(c.k))}
+			})
+	}
+
+	k.add("auth_header_mac", func(g *gen) *Vector {
+		e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(b), g.hpke(me))
+		e.payload = g.text()
+		enc := e.encode()
+		return result(Authentication, "rule 13: a bit flipped in the header MAC", flip(enc.bytes, enc.header+31), nil, me)
+	})
+	k.add("auth_header_bit_flipped", func(g *gen) *Vector {
+		e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(me), g.hpke(b))
+		e.payload = g.text()
+		enc := e.encode()
+		return result(Authentication, "rule 13: a bit flipped in another recipient's stanza after the reader's (the header MAC fails)",
+			flip(enc.bytes, enc.header-1), nil, me)
+	})
+}
+
+// skipVectors: unknown stanza types and suites are skipped.
+func skipVectors(k *kit) {
+	env := func(name, comment string, anon bool, r *key, f func(g *gen) []stanza) {
+		k.stanzas(name, Success, comment, anon, []*key{r}, f)
+	}
+	unknownTypes := func(g *gen, r *key) []stanza {
+		return []stanza{raw(0x00, nil), raw(0x05, []byte{0x01}), g.hpke(r), raw(0x7f, g.rand(100)), raw(0xff, g.rand(2000))}
+	}
+	env("skip_unknown_types", "stanzas of unknown types 0x00, 0x05, 0x7f and 0xff around the reader's are skipped", false, me,
+		func(g *gen) []stanza { return unknownTypes(g, me) })
+	env("skip_unknown_types_anonymous", "anonymous; stanzas of unknown types 0x00, 0x05, 0x7f and 0xff around the reader's are skipped", true, me,
+		func(g *gen) []stanza { return unknownTypes(g, me) })
+	env("skip_unknown_types_pq", "stanzas of unknown types around an ML-KEM-768+X25519 reader's are skipped", false, alice(mlkem),
+		func(g *gen) []stanza { return unknownTypes(g, alice(mlkem)) })
+	unknownSuites := func(g *gen, anon bool) []stanza {
+		id := func() []byte {
+			if anon {
+				return nil
+			}
+			return g.rand(keyIDSize)
+		}
+		return []stanza{
+			raw(0x01, cat(u16(0x0011), id(), g.rand(97+ctSize))),
+			raw(0x02, cat(u16(0x0012), g.rand(133))),
+			raw(0x03, cat(u16(0x0012), id(), g.rand(ctSize))),
+			raw(0x01, cat(u16(0xffff), id())),
+		}
+	}
+	env("skip_unknown_suites", "type 0x01, 0x02 and 0x03 stanzas of unknown suites 0x0011, 0x0012 and 0xffff before the reader's are skipped", false, me,
+		func(g *gen) []stanza { return append(unknownSuites(g, false), g.hpke(me)) })
+	env("skip_unknown_suites_anonymous", "anonymous; type 0x01, 0x02 and 0x03 stanzas of unknown suites before the reader's are skipped", true, me,
+		func(g *gen) []stanza { return append(unknownSuites(g, true), g.hpke(me)) })
+	env("skip_unknown_suites_pq", "stanzas of unknown suites are neither post-quantum nor classical: an ML-KEM-768+X25519 reader skips them", false, alice(mlkem),
+		func(g *gen) []stanza { return append(unknownSuites(g, false), g.hpke(alice(mlkem))) })
+	env("skip_unknown_suite_channel", "a type 0x04 stanza (L = 94) of unknown suite 0x0011 after the reader's is skipped", false, me,
+		func(g *gen) []stanza { return []stanza{g.hpke(me), raw(0x04, cat(u16(0x0011), g.rand(92)))} })
+}
+
+// channelVectors: type 0x04 with a Keyring.
+func channelVectors(k *kit) {
+	a, b := alice(x25519), bob(x25519)
+	ch := func(name, class, comment string, keyring, stanza uint32, peer *key, f func(c *channel)) {
+		k.add(name, func(g *gen) *Vector {
+			c := g.channel(b, a, stanza)
+			if f != nil {
+				f(c)
+			}
+			e := g.newEnvelope(aeadAESGCM, false).add(c.stanza())
+			e.payload = g.text()
+			return withKeyring(open(class, comment, e), a, peer, keyring)
+		})
+	}
+	ch("channel_epoch_zero", Success, "a channel stanza at epoch 0; keyring at epoch 0", 0, 0, b, nil)
+	ch("channel_previous_epoch", Success, "a channel stanza at epoch 6; keyring at epoch 7 accepts e - 1", 7, 6, b, nil)
+	ch("channel_last_epochs", Success, "a channel stanza at epoch 2^32 - 2; keyring at epoch 2^32 - 1", math.MaxUint32, math.MaxUint32-1, b, nil)
+	// A channel stanza the reader has no key for (its epoch is not
+	// accepted, its sender is not a peer, or there is no keyring) is not
+	// a stanza for the reader: no key agreement is tried (rule 12).
+	ch("channel_next_epoch", NotRecipient, "rule 12: a channel stanza at epoch 8; keyring at epoch 7 accepts only 7 and 6", 7, 8, b, nil)
+	ch("channel_old_epoch", NotRecipient, "rule 12: a channel stanza at epoch 5; keyring at epoch 7 accepts only 7 and 6", 7, 5, b, nil)
+	ch("channel_epoch_wrap", NotRecipient, "rule 12: a channel stanza at epoch 2^32 - 1; keyring at epoch 0 accepts only 0 (nothing wraps)", 0, math.MaxUint32, b, nil)
+	ch("channel_epoch_wrap_forward", NotRecipient, "rule 12: a channel stanza at epoch 0; keyring at epoch 2^32 - 1 accepts only 2^32 - 1 and 2^32 - 2", math.MaxUint32, 0, b, nil)
+	ch("channel_unknown_sender", NotRecipient, "rule 12: a channel stanza from bob; the keyring knows only dave", 0, 0, dave(x25519), nil)
+	// A channel stanza the reader has a key for but that does not open
+	// is a stanza for it that fails (rule 13).
+	ch("channel_key_of_other_aead", Authentication, "rule 13: a channel stanza in an AES-256-GCM envelope whose key has AEAD id 0x0003 in its info", 0, 0, b,
+		func(c *channel) { c.infoAEAD = aeadChaCha })
+	k.add("channel_flipped_ciphertext", func(g *gen) *Vector {
+		c := g.channel(b, a, 0)
+		e := g.newEnvelope(aeadAESGCM, false).add(edit(c.stanza(), func(body []byte) []byte { return flip(body, len(body)-1) }))
+		e.payload = g.text()
+		return withKeyring(open(Authentication, "rule 13: a channel stanza with a bit flipped in its ciphertext", e), a, b, 0)
+	})
+	k.add("channel_reversed_direction", func(g *gen) *Vector {
+		// Sealed from alice to bob but addressed from bob to alice: the
+		// same DH, the other direction's key.
+		c := g.channel(a, b, 0)
+		e := g.newEnvelope(aeadAESGCM, false).add(edit(c.stanza(), func(body []byte) []byte {
+			return cat(body[:2], a.id, b.id, body[2+2*keyIDSize:])
+		}))
+		e.payload = g.text()
+		return withKeyring(open(Authentication, "rule 13: a channel stanza addressed from bob to alice but keyed for alice to bob", e), a, b, 0)
+	})
+	k.add("channel_without_keyring", func(g *gen) *Vector {
+		c := g.channel(b, a, 0)
+		e := g.newEnvelope(aeadAESGCM, false).add(c.stanza())
+		e.payload = g.text()
+		return open(NotRecipient, "rule 12: a channel stanza for alice, read with alice's identity and no keyring", e, a)
+	})
+	k.add("channel_keyring_opens_hpke", func(g *gen) *Vector {
+		e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(b), g.hpke(a))
+		e.payload = g.text()
+		return withKeyring(open(Success, "a keyring's identity opens ordinary type 0x01 stanzas", e), a, b, 0)
+	})
+}
+
+// armorVectors: FORMAT.md, "Text forms".
+func armorVectors(k *kit) {
+	text := func(name, class, comment string, f func(env []byte) string) {
+		k.add(name, func(g *gen) *Vector {
+			e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(me))
+			// 302 bytes: a 472-byte envelope, whose base64 ends in "==".
+			e.payload = bytes.Repeat(g.text(), 302/len(g.text())+1)[:302]
+			v := result(class, comment, []byte(f(e.encode().bytes)), e.payload, me)
+			v.Armored = true
+			return v
+		})
+	}
+	text("armor_good", Success, "armor: 64-character lines ended by LF", func(env []byte) string { return armor(env, 64, "\n") })
+	text("armor_crlf", Success, "armor: lines ended by CRLF are accepted", func(env []byte) string { return armor(env, 64, "\r\n") })
+	text("armor_whitespace_after_end", Success, "armor: whitespace after the end line is accepted",
+		func(env []byte) string { return armor(env, 64, "\n") + " \t\n\n" })
+	k.add("armor_full_last_line", func(g *gen) *Vector {
+		e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(me))
+		// 93-byte stanza: header 122, MAC 32, one chunk of n + 16 bytes;
+		// a multiple of 48 bytes armors into full lines and no padding.
+		e.payload = bytes.Repeat([]byte("x"), 48*10-122-32-16)
+		env := e.encode().bytes
+		if len(env)%48 != 0 {
+			panic("armor_full_last_line")
+		}
+		v := result(Success, "armor: the last line holds 64 characters", []byte(armor(env, 64, "\n")), e.payload, me)
+		v.Armored = true
+		return v
+	})
+	lines := func(env []byte) []string { return strings.Split(armor(env, 64, "\n"), "\n") }
+	join := func(ls []string) string { return strings.Join(ls, "\n") }
+	text("armor_bad_character", Malformed, "armor: a character outside the base64 alphabet",
+		func(env []byte) string {
+			ls := lines(env)
+			ls[2] = ls[2][:10] + "!" + ls[2][11:]
+			return join(ls)
+		})
+	text("armor_short_line", Malformed, "armor: lines of 60 characters", func(env []byte) string { return armor(env, 60, "\n") })
+	text("armor_long_line", Malformed, "armor: lines of 76 characters", func(env []byte) string { return armor(env, 76, "\n") })
+	text("armor_blank_line", Malformed, "armor: a blank line between two lines of base64",
+		func(env []byte) string {
+			ls := lines(env)
+			return join(slices.Insert(ls, 2, ""))
+		})
+	text("armor_garbage_after_end", Malformed, "armor: a line of text after the end line",
+		func(env []byte) string { return armor(env, 64, "\n") + "garbage\n" })
+	text("armor_missing_padding", Malformed, "armor: the last line without its = padding",
+		func(env []byte) string { return strings.Replace(armor(env, 64, "\n"), "=", "", -1) })
+	text("armor_noncanonical_padding", Malformed, "armor: the last base64 character before = has unused bits set",
+		func(env []byte) string {
+			s := armor(env, 64, "\n")
+			i := strings.IndexByte(s, '=') - 1
+			const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+			c := strings.IndexByte(alphabet, s[i])
+			return s[:i] + string(alphabet[c|1]) + s[i+1:]
+		})
+	text("armor_bad_begin_line", Malformed, "armor: the begin line in lower case",
+		func(env []byte) string {
+			return strings.Replace(armor(env, 64, "\n"), "BEGIN FANSEAL ENVELOPE", "BEGIN fanseal ENVELOPE", 1)
+		})
+	text("armor_missing_end_line", Truncated, "armor: no end line (FORMAT.md does not name the class; package armor documents ErrTruncated)",
+		func(env []byte) string {
+			return strings.Replace(armor(env, 64, "\n"), "-----END FANSEAL ENVELOPE-----\n", "", 1)
+		})
+	text("armor_tampered_envelope", Authentication, "armor: valid armor of an envelope with a bit flipped in its header MAC",
+		func(env []byte) string {
+			return armor(flip(env, 122+31), 64, "\n")
+		})
+}
+
+// keyTextVectors: FORMAT.md, "Text forms": identity and recipient text
+// that a reader refuses. An identity vector's envelope is sealed to the key
+// the text would denote if a reader accepted it.
+func keyTextVectors(k *kit) {
+	identity := func(name, comment string, r *key, text string) {
+		k.add(name, func(g *gen) *Vector {
+			v := &Vector{Expect: InvalidKey, Comments: []string{comment}, Identities: []string{text}}
+			if r != nil {
+				e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(r))
+				e.payload = g.text()
+				v.Body = e.encode().bytes
+			}
+			return v
+		})
+	}
+	recipient := func(name, comment, text string) {
+		k.add(name, func(g *gen) *Vector {
+			return &Vector{Expect: InvalidKey, Comments: []string{comment}, Recipients: []string{text}}
+		})
+	}
+	withSum := func(text string, sum []byte) string {
+		i := strings.LastIndexByte(text, '_') + 1
+		data, err := b32.DecodeString(strings.ToUpper(text[i:]))
+		if err != nil {
+			panic(err)
+		}
+		copy(data[len(data)-4:], sum)
+		s := b32.EncodeToString(data)
+		if text[i] >= 'a' {
+			s = strings.ToLower(s)
+		}
+		return text[:i] + s
+	}
+	id, p := me.identity(), alice(p256)
+	identity("key_identity_bad_checksum", "identity text with its checksum replaced by zeros", me, withSum(id, []byte{0, 0, 0, 0}))
+	identity("key_identity_lower_case", "identity text in lower case", me, strings.ToLower(id))
+	identity("key_identity_lower_case_suite", "identity text with its suite in lower case (checksum of the upper-case text)", me,
+		strings.Replace(id, "_X25519_", "_x25519_", 1))
+	identity("key_identity_lower_case_base32", "identity text with its base32 part in lower case", me,
+		identityPrefix(x25519)+strings.ToLower(strings.TrimPrefix(id, identityPrefix(x25519))))
+	identity("key_identity_noncanonical_x25519", "X25519 identity text whose last base32 character has a padding bit set", me, setPadBit(id))
+	identity("key_identity_noncanonical_p256", "P-256 identity text whose last base32 character has a padding bit set", p, setPadBit(p.identity()))
+	identity("key_identity_padding", "identity text with base32 padding", me, id+"======")
+	identity("key_identity_unknown_suite", "identity text of unknown suite X448 with a valid checksum", nil,
+		keyText("FANSEAL_SECRET_X448_", draw("x448", 56)))
+	identity("key_identity_short", "X25519 identity text of a 31-byte key with a valid checksum", nil,
+		keyText(identityPrefix(x25519), me.sk[:31]))
+	identity("key_identity_p256_zero", "P-256 identity text of the scalar 0", nil, keyText(identityPrefix(p256), make([]byte, 32)))
+	identity("key_identity_p256_order", "P-256 identity text of the scalar n (the group order)", nil,
+		keyText(identityPrefix(p256), hexBytes("ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551")))
+	identity("key_identity_secp256k1_order", "secp256k1 identity text of the scalar n (the group order)", nil,
+		keyText(identityPrefix(secp256k1KEM), hexBytes("fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141")))
+	identity("key_identity_mlkem_short", "ML-KEM-768+X25519 identity text of a 31-byte seed", nil,
+		keyText(identityPrefix(mlkem), alice(mlkem).sk[:31]))
+
+	r := me.recipient()
+	recipient("key_recipient_bad_checksum", "recipient text with its checksum replaced by zeros", withSum(r, []byte{0, 0, 0, 0}))
+	recipient("key_recipient_upper_case", "recipient text in upper case", strings.ToUpper(r))
+	recipient("key_recipient_noncanonical_x25519", "X25519 recipient text whose last base32 character has a padding bit set", setPadBit(r))
+	recipient("key_recipient_noncanonical_p256", "P-256 recipient text whose last base32 character has a padding bit set", setPadBit(p.recipient()))
+	recipient("key_recipient_unknown_suite", "recipient text of unknown suite x448 with a valid checksum",
+		strings.ToLower(keyText("fanseal_x448_", draw("x448 public", 56))))
+	lower := func(prefix string, key []byte) string { return strings.ToLower(keyText(prefix, key)) }
+	offCurve := func(k *kem) []byte {
+		pk := append([]byte(nil), alice(k).pk...)
+		pk[len(pk)-1] ^= 1
+		return pk
+	}
+	compressed := func(k *kem) []byte {
+		pk := alice(k).pk
+		return cat([]byte{2 + pk[64]&1}, pk[1:33])
+	}
+	recipient("key_recipient_p256_off_curve", "P-256 recipient text of a point off the curve, valid checksum", lower(recipientPrefix(p256), offCurve(p256)))
+	recipient("key_recipient_p256_compressed", "P-256 recipient text of a compressed point, valid checksum", lower(recipientPrefix(p256), compressed(p256)))
+	recipient("key_recipient_secp256k1_off_curve", "secp256k1 recipient text of a point off the curve, valid checksum",
+		lower(recipientPrefix(secp256k1KEM), offCurve(secp256k1KEM)))
+	recipient("key_recipient_secp256k1_compressed", "secp256k1 recipient text of a compressed point, valid checksum",
+		lower(recipientPrefix(secp256k1KEM), compressed(secp256k1KEM)))
+	recipient("key_recipient_x25519_short", "X25519 recipient text of 31 bytes, valid checksum", lower(recipientPrefix(x25519), me.pk[:31]))
+	recipient("key_recipient_mlkem_short", "ML-KEM-768+X25519 recipient text of 1 215 bytes, valid checksum",
+		lower(recipientPrefix(mlkem), alice(mlkem).pk[:1215]))
+}
+
+func hexBytes(s string) []byte {
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

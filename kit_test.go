@@ -1,0 +1,146 @@
+package fanseal_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/fanseal/fanseal"
+	"github.com/fanseal/fanseal/armor"
+	"github.com/fanseal/fanseal/internal/testkit"
+)
+
+// sentinels maps each failure class of the conformance kit to its error.
+var sentinels = map[string]error{
+	testkit.Malformed:      fanseal.ErrMalformed,
+	testkit.Unsupported:    fanseal.ErrUnsupported,
+	testkit.NotRecipient:   fanseal.ErrNotRecipient,
+	testkit.Authentication: fanseal.ErrAuthentication,
+	testkit.Truncated:      fanseal.ErrTruncated,
+	testkit.InvalidKey:     fanseal.ErrInvalidKey,
+}
+
+// TestVectors runs every conformance vector of testdata/vectors (see
+// docs/FORMAT.md, "Conformance vectors") through OpenBytes and through the
+// streaming Open.
+func TestVectors(t *testing.T) {
+	vs, err := testkit.Load("testdata/vectors")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vs {
+		t.Run(v.Name, func(t *testing.T) {
+			got, err := runVector(v, openBytes)
+			if err != nil {
+				t.Errorf("vector %s: OpenBytes: %v", v, err)
+			} else if v.Expect != testkit.Success && got != nil {
+				t.Errorf("vector %s: OpenBytes returned %d bytes with its error", v, len(got))
+			}
+			if _, err := runVector(v, openStream); err != nil {
+				t.Errorf("vector %s: Open: %v", v, err)
+			}
+		})
+	}
+}
+
+type opener func(o *fanseal.Opener, envelope []byte, ids []*fanseal.Identity) ([]byte, error)
+
+func openBytes(o *fanseal.Opener, envelope []byte, ids []*fanseal.Identity) ([]byte, error) {
+	return o.OpenBytes(envelope, ids...)
+}
+
+func openStream(o *fanseal.Opener, envelope []byte, ids []*fanseal.Identity) ([]byte, error) {
+	r, err := o.Open(bytes.NewReader(envelope), ids...)
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(r)
+}
+
+// runVector opens one vector and returns what it got, and what differs
+// from the expectation.
+func runVector(v *testkit.Vector, open opener) ([]byte, error) {
+	got, err := openVector(v, open)
+	if v.Expect == testkit.Success {
+		if err != nil {
+			return got, fmt.Errorf("got error %q, want success", err)
+		}
+		if sum := sha256.Sum256(got); !bytes.Equal(sum[:], v.Payload) {
+			return got, fmt.Errorf("payload SHA-256 %x, want %x", sum, v.Payload)
+		}
+		return got, nil
+	}
+	if err == nil {
+		return got, fmt.Errorf("opened (%d bytes), want %s", len(got), v.Expect)
+	}
+	if !errors.Is(err, sentinels[v.Expect]) {
+		return got, fmt.Errorf("got error %q, want %s", err, v.Expect)
+	}
+	return got, nil
+}
+
+// openVector parses the vector's keys and opens its envelope.
+func openVector(v *testkit.Vector, open opener) ([]byte, error) {
+	for _, text := range v.Recipients {
+		r, err := fanseal.ParseRecipient(text)
+		if err != nil {
+			return nil, err
+		}
+		if r.String() != text {
+			return nil, fmt.Errorf("recipient %q reads back as %q", text, r)
+		}
+	}
+	var ids []*fanseal.Identity
+	for _, text := range v.Identities {
+		id, err := parseIdentity(text)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	if len(v.Recipients) > 0 {
+		return nil, errors.New("recipient text accepted")
+	}
+	o := &fanseal.Opener{}
+	if v.Keyring != "" {
+		id, err := parseIdentity(v.Keyring)
+		if err != nil {
+			return nil, err
+		}
+		peer, err := fanseal.ParseRecipient(v.Peer)
+		if err != nil {
+			return nil, err
+		}
+		if o.Keyring, err = fanseal.NewKeyring(id, 0); err != nil {
+			return nil, err
+		}
+		if err := o.Keyring.AddPeer(peer); err != nil {
+			return nil, err
+		}
+		o.Keyring.SetEpoch(v.Epoch)
+	}
+	envelope := v.Body
+	if v.Armored {
+		var err error
+		if envelope, err = io.ReadAll(armor.NewReader(bytes.NewReader(v.Body))); err != nil {
+			return nil, err
+		}
+	}
+	return open(o, envelope, ids)
+}
+
+// parseIdentity parses identity text, which must be the identity's one
+// spelling.
+func parseIdentity(text string) (*fanseal.Identity, error) {
+	id, err := fanseal.ParseIdentity(text)
+	if err != nil {
+		return nil, err
+	}
+	if id.String() != text {
+		return nil, fmt.Errorf("identity text accepted, but it reads back as other text")
+	}
+	return id, nil
+}
