@@ -39,7 +39,7 @@ func printSim(w io.Writer, res *sim.Result) {
 
 	sides := res.Sides
 	both := len(sides) == 2
-	fmt.Fprintf(w, "\n%-34s", "")
+	fmt.Fprintf(w, "\n%-40s", "")
 	for _, s := range sides {
 		fmt.Fprintf(w, " %14s", s.Side)
 	}
@@ -48,7 +48,7 @@ func printSim(w io.Writer, res *sim.Result) {
 	}
 	fmt.Fprintln(w)
 	row := func(name string, higherBetter bool, value func(*sim.SideResult) float64, format func(float64) string) {
-		fmt.Fprintf(w, "%-34s", name)
+		fmt.Fprintf(w, "%-40s", name)
 		for _, s := range sides {
 			fmt.Fprintf(w, " %14s", format(value(s)))
 		}
@@ -87,14 +87,14 @@ func printSim(w io.Writer, res *sim.Result) {
 
 	fmt.Fprintln(w)
 	for _, cn := range sides[0].Counters {
-		fmt.Fprintf(w, "%-34s", cn.Name)
+		fmt.Fprintf(w, "%-40s", cn.Name)
 		for _, s := range sides {
 			fmt.Fprintf(w, " %14d", s.Counter(cn.Name))
 		}
 		fmt.Fprintln(w)
 	}
 	if sides[0].Overruns+sides[len(sides)-1].Overruns > 0 {
-		fmt.Fprintf(w, "%-34s", "open-loop starts skipped")
+		fmt.Fprintf(w, "%-40s", "open-loop starts skipped")
 		for _, s := range sides {
 			fmt.Fprintf(w, " %14d", s.Overruns)
 		}

@@ -84,7 +84,7 @@ type Rule struct {
 	Except []string
 }
 
-func (r Rule) matches(stack []frame) bool {
+func (r Rule) matches(stack []stackFrame) bool {
 	hit := false
 	for _, f := range stack {
 		for _, p := range r.Except {
@@ -131,10 +131,10 @@ func (c *CPU) ShareOf(name string) float64 {
 	return 0
 }
 
-type frame struct{ fn, file string }
+type stackFrame struct{ fn, file string }
 
 type cpuSample struct {
-	stack  []frame // leaf first
+	stack  []stackFrame // leaf first
 	labels map[string]string
 	ns     int64
 }
@@ -175,13 +175,13 @@ func (p *cpuProfile) attribute(side string, rules []Rule) *CPU {
 // leafFrame returns the innermost frame that is not the asynchronous
 // preemption trampoline (a signal that lands there interrupted its
 // caller).
-func leafFrame(stack []frame) (frame, bool) {
+func leafFrame(stack []stackFrame) (stackFrame, bool) {
 	for _, f := range stack {
 		if f.fn != "runtime.asyncPreempt" {
 			return f, true
 		}
 	}
-	return frame{}, false
+	return stackFrame{}, false
 }
 
 // A profiler records the process's CPU profile in memory.
@@ -332,7 +332,7 @@ func parseProfile(gz []byte) (*cpuProfile, error) {
 		for _, id := range s.locs {
 			for _, fid := range locs[id] {
 				f := funcs[fid]
-				cs.stack = append(cs.stack, frame{str(f[0]), str(f[1])})
+				cs.stack = append(cs.stack, stackFrame{str(f[0]), str(f[1])})
 			}
 		}
 		p.samples = append(p.samples, cs)

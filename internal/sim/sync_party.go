@@ -1,0 +1,273 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	mrand "math/rand/v2"
+
+	"github.com/fanseal/fanseal"
+)
+
+// Participant 0 is the sender, 1 the receiver, the rest validators. Each
+// hosts partiesPer parties.
+const (
+	senderIndex   = 0
+	receiverIndex = 1
+	partiesPer    = 4
+	// viewSize is the size of a view's payload.
+	viewSize = 512
+	// contractWindow is how many transactions a contract stays active:
+	// transaction s archives the contracts of transaction s−contractWindow.
+	contractWindow = 2000
+	// maxAttempts bounds the sends of one confirmation.
+	maxAttempts = 5
+)
+
+// A participant is a node: its keys, its sealing and opening state, its
+// link to the mediator and its running commitments.
+type participant struct {
+	index  int
+	name   string
+	side   Side
+	id     *fanseal.Identity
+	sign   ed25519.PrivateKey
+	pub    ed25519.PublicKey
+	sealer *fanseal.Sealer
+	opener *fanseal.Opener
+	pre    *fanseal.Precomputer
+	link   *link
+	all    []*fanseal.Recipient // every participant, the informees of every view
+	acs    *ledgerOfContracts
+	c      *syncCounters
+}
+
+func participantName(i int) string {
+	switch i {
+	case senderIndex:
+		return "sender"
+	case receiverIndex:
+		return "receiver"
+	}
+	return fmt.Sprintf("validator-%02d", i-1)
+}
+
+func partyName(participant, j int) string {
+	return fmt.Sprintf("%s/%d", participantName(participant), j)
+}
+
+// newParticipants creates the participants of one side and records in
+// hosting which participant hosts each party.
+func newParticipants(o SynchronizerOptions, side Side, hosting map[string]int, c *syncCounters) ([]*participant, error) {
+	parts := make([]*participant, o.Participants)
+	var all []*fanseal.Recipient
+	for i := range parts {
+		id, err := fanseal.GenerateIdentity(o.Suite)
+		if err != nil {
+			return nil, err
+		}
+		pub, sign, err := ed25519.GenerateKey(rand.Reader)
+		if err != nil {
+			return nil, err
+		}
+		parts[i] = &participant{index: i, name: participantName(i), side: side, id: id, sign: sign, pub: pub, c: c}
+		all = append(all, id.Recipient())
+		for j := range partiesPer {
+			hosting[partyName(i, j)] = i
+		}
+	}
+	for _, p := range parts {
+		p.all = all
+		var err error
+		if p.acs, err = newLedgerOfContracts(p, side, hosting); err != nil {
+			return nil, err
+		}
+		if side == Baseline {
+			p.sealer = &fanseal.Sealer{Strategy: fanseal.Sequential}
+			p.opener = &fanseal.Opener{}
+			continue
+		}
+		ring, err := fanseal.NewKeyring(p.id, 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, q := range parts {
+			if q != p {
+				if err := ring.AddPeer(q.id.Recipient()); err != nil {
+					return nil, err
+				}
+			}
+		}
+		cache := fanseal.NewSessionCache(0, 0)
+		p.sealer = &fanseal.Sealer{Strategy: o.Strategy, Keyring: ring, Cache: cache}
+		p.opener = &fanseal.Opener{Keyring: ring, Cache: cache}
+		if o.Strategy == fanseal.Precomputed && p.index == senderIndex {
+			if p.pre, err = fanseal.NewPrecomputer(fanseal.PrecomputeOptions{}, all...); err != nil {
+				return nil, err
+			}
+			p.sealer.Precomputer = p.pre
+		}
+	}
+	return parts, nil
+}
+
+// A syncTx is the content of one transaction, generated from the seed and
+// its sequence number so that both sides process the same.
+type syncTx struct {
+	seq   uint64
+	views []txView
+}
+
+type txView struct {
+	payload    []byte
+	activate   []contract
+	deactivate []contract
+}
+
+// A contract is an active contract's identifier and its stakeholders.
+type contract struct {
+	id      string
+	parties []string
+}
+
+// contracts returns the contracts transaction seq creates, one per view:
+// view 0's stakeholders are a sender party, a receiver party and a
+// validator party, the others' a sender party and a validator party.
+func (w *syncWorld) contracts(seq uint64) []contract {
+	rng := mrand.New(mrand.NewPCG(w.cfg.Seed, seq))
+	out := make([]contract, w.o.Views)
+	for v := range out {
+		parties := []string{partyName(senderIndex, rng.IntN(partiesPer))}
+		if v == 0 {
+			parties = append(parties, partyName(receiverIndex, rng.IntN(partiesPer)))
+		}
+		validator := 2 + rng.IntN(w.o.Participants-2)
+		parties = append(parties, partyName(validator, rng.IntN(partiesPer)))
+		out[v] = contract{id: fmt.Sprintf("tx-%d/view-%d", seq, v), parties: parties}
+	}
+	return out
+}
+
+// generate returns transaction seq: each view creates one contract and
+// archives one of transaction seq−contractWindow.
+func (w *syncWorld) generate(seq uint64) *syncTx {
+	tx := &syncTx{seq: seq, views: make([]txView, w.o.Views)}
+	created := w.contracts(seq)
+	var archived []contract
+	if seq >= contractWindow {
+		archived = w.contracts(seq - contractWindow)
+	}
+	for v := range tx.views {
+		view := &tx.views[v]
+		view.activate = created[v : v+1]
+		if archived != nil {
+			view.deactivate = archived[v : v+1]
+		}
+		view.payload = viewPayload(seq, v, view)
+	}
+	return tx
+}
+
+// viewPayload encodes a view: seq (8) || view (2) || its contracts'
+// identifiers and parties, zero-padded to viewSize bytes.
+func viewPayload(seq uint64, v int, view *txView) []byte {
+	b := binary.BigEndian.AppendUint64(make([]byte, 0, viewSize), seq)
+	b = binary.BigEndian.AppendUint16(b, uint16(v))
+	for _, cs := range [][]contract{view.activate, view.deactivate} {
+		for _, c := range cs {
+			b = append(b, c.id...)
+			for _, p := range c.parties {
+				b = append(append(b, ' '), p...)
+			}
+			b = append(b, ';')
+		}
+	}
+	if len(b) < viewSize {
+		b = b[:viewSize]
+	}
+	return b
+}
+
+// submit seals every view for every participant and signs the request.
+func (p *participant) submit(tx *syncTx) (*request, error) {
+	req := &request{seq: tx.seq}
+	for _, v := range tx.views {
+		env, err := p.sealer.SealBytes(v.payload, p.all...)
+		if err != nil {
+			return nil, err
+		}
+		req.views = append(req.views, env)
+	}
+	req.sig = ed25519.Sign(p.sign, req.signedBytes())
+	return req, nil
+}
+
+// check verifies a request's signature, then opens and checks every view.
+func (p *participant) check(req *request, senderKey ed25519.PublicKey) error {
+	if err := checkSignature(p.side, senderKey, req.signedBytes(), req.sig); err != nil {
+		return fmt.Errorf("request signature: %w", err)
+	}
+	for v, env := range req.views {
+		pt, err := p.opener.OpenBytes(env, p.id)
+		if err != nil {
+			return fmt.Errorf("view %d: %w", v, err)
+		}
+		var head [10]byte
+		binary.BigEndian.PutUint64(head[:], req.seq)
+		binary.BigEndian.PutUint16(head[8:], uint16(v))
+		if len(pt) < len(head) || !bytes.Equal(pt[:len(head)], head[:]) {
+			return fmt.Errorf("%w: view %d", errBadView, v)
+		}
+	}
+	return nil
+}
+
+// confirm checks a request and sends the participant's confirmation.
+func (p *participant) confirm(ctx context.Context, req *request, senderKey ed25519.PublicKey) error {
+	if err := p.check(req, senderKey); err != nil {
+		return err
+	}
+	return p.respond(ctx, req, false)
+}
+
+// respond signs and sends a confirmation approving req (with a corrupted
+// signature if forge is set), resending after a failed send.
+func (p *participant) respond(ctx context.Context, req *request, forge bool) error {
+	c := &confirmation{seq: req.seq, participant: p.index, approve: true, reqHash: req.hash()}
+	c.sig = ed25519.Sign(p.sign, c.signedBytes())
+	if forge {
+		c.sig[0] ^= 0x40
+	}
+	msg := c.marshal()
+	for attempt := 1; ; attempt++ {
+		err := p.link.submit(ctx, msg)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		p.c.sendErrors.Add(1)
+		if attempt == maxAttempts {
+			return fmt.Errorf("confirmation not sent after %d attempts: %w", attempt, err)
+		}
+		p.c.resent.Add(1)
+	}
+}
+
+// hash returns SHA-256 of the request's signed bytes, which a
+// confirmation names.
+func (r *request) hash() [32]byte { return sha256.Sum256(r.signedBytes()) }
+
+func (p *participant) close() {
+	if p.link != nil {
+		p.link.close()
+	}
+	if p.pre != nil {
+		p.pre.Close()
+	}
+}
