@@ -9,6 +9,7 @@
 //	fanseal decrypt -i IDENTITY_FILE... [-o OUTPUT] [INPUT]
 //	fanseal inspect [--json] [INPUT]
 //	fanseal bench [--quick] [--recipients N] [--json FILE] [--plot FILE]
+//	fanseal sim synchronizer|ledger|dkg [--quick] [--faults] [--json FILE] [--plot FILE]
 //
 // Run fanseal --help for the details and examples.
 package main
@@ -32,6 +33,8 @@ Usage:
     fanseal inspect [--json] [INPUT]
     fanseal bench [--quick] [--recipients N] [--json FILE] [--plot FILE.png|.svg]
                   [--cpuprofile FILE] [--memprofile FILE] [--pprof ADDR [--pprof-public]]
+    fanseal sim synchronizer|ledger|dkg [--quick] [--duration D] [--faults]
+                  [--json FILE] [--plot FILE.png|.svg] [--cpuprofile FILE]
 
 Commands:
     keygen     Generate an identity (a private key) and print its public key.
@@ -59,6 +62,11 @@ Commands:
                set commitments. --quick takes a few seconds; --json writes every
                figure with the machine's facts; --plot draws latency against
                recipients. --pprof serves live profiles on a loopback address.
+    sim        Run an end-to-end workload (a synchronizer's transactions, a
+               confidential ledger, a group key exchange round) twice, as the
+               systems that motivated fanseal did and with fanseal, and report
+               what changed: latencies, throughput, CPU shares of cryptography.
+               fanseal sim --help explains each workload and flag.
 
 INPUT and OUTPUT default to standard input and output; "-" names them too.
 Post-quantum (mlkem768x25519) and classical recipients cannot be mixed.

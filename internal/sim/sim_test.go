@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -12,23 +13,115 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// quick is the configuration of the tests: short, two rounds.
+// quick is the configuration of the workload tests: two short rounds.
 func quick(faults bool) Config {
-	d := time.Second
+	d := 1200 * time.Millisecond
 	if testing.Short() {
-		d = 400 * time.Millisecond
+		d = 500 * time.Millisecond
 	}
-	return Config{Duration: d, Rounds: 2, Seed: 1, Faults: faults}
+	return Config{Duration: d, Rounds: 2, Seed: 7, Faults: faults}
 }
 
-func run(t *testing.T, w Workload, cfg Config) *Result {
+// runBoth runs w on both sides, fails on any error or failed check, and
+// returns the baseline and fanseal results.
+func runBoth(t *testing.T, w Workload, cfg Config) (base, fan *SideResult) {
 	t.Helper()
 	res, err := Run(context.Background(), w, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Sides) != 2 {
-		t.Fatalf("%d sides", len(res.Sides))
+	base, fan = res.Side(Baseline), res.Side(Fanseal)
+	if base == nil || fan == nil {
+		t.Fatalf("sides %v", res.Sides)
 	}
-	return res
+	for _, s := range res.Sides {
+		if s.Ops == 0 || s.Busy <= 0 || len(s.Checks) == 0 {
+			t.Fatalf("%s: %d operations in %v, %d checks", s.Side, s.Ops, s.Busy, len(s.Checks))
+		}
+		for _, l := range s.Latency {
+			if len(l.Samples) == 0 || l.Percentile(50) <= 0 || l.Percentile(99) < l.Percentile(50) {
+				t.Fatalf("%s %s: %d samples, p50 %v", s.Side, l.Name, len(l.Samples), l.Percentile(50))
+			}
+		}
+	}
+	if res.GoroutinesAfter > res.GoroutinesBefore {
+		t.Fatalf("%d goroutines before the run, %d after", res.GoroutinesBefore, res.GoroutinesAfter)
+	}
+	return base, fan
+}
+
+func TestOnlyOneSide(t *testing.T) {
+	cfg := quick(false)
+	cfg.Only = []Side{Fanseal}
+	res, err := Run(context.Background(), DKG(DKGOptions{Members: []int{4}}), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Sides) != 1 || res.Sides[0].Side != "fanseal" || res.Side(Baseline) != nil {
+		t.Fatalf("sides %v", res.Sides)
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	if _, err := Run(context.Background(), DKG(DKGOptions{}), Config{}); err == nil {
+		t.Fatal("zero duration accepted")
+	}
+	if _, err := Run(context.Background(), DKG(DKGOptions{}), Config{Duration: time.Second, Rate: 5}); err == nil {
+		t.Fatal("dkg accepted a rate")
+	}
+	if _, err := Run(context.Background(), Ledger(LedgerOptions{}), Config{Duration: time.Second, Rounds: 1}); err == nil {
+		t.Fatal("ledger accepted one round: no rekey halfway")
+	}
+}
+
+func TestDriveOpenLoop(t *testing.T) {
+	var n int
+	done := make(chan time.Time, 1000)
+	over, err := drive(context.Background(), 200*time.Millisecond, 0, 100, func(_ context.Context, due time.Time) error {
+		done <- due
+		return nil
+	})
+	close(done)
+	if err != nil || over != 0 {
+		t.Fatal(err, over)
+	}
+	var last time.Time
+	for due := range done {
+		if !last.IsZero() && due.Sub(last) != 10*time.Millisecond {
+			t.Fatalf("due times %v apart, want 10ms", due.Sub(last))
+		}
+		last = due
+		n++
+	}
+	if n < 15 || n > 21 {
+		t.Fatalf("%d operations started at 100/s in 200ms", n)
+	}
+	// The first error ends the run and is returned.
+	boom := errors.New("boom")
+	if _, err := drive(context.Background(), time.Second, 2, 0, func(context.Context, time.Time) error { return boom }); err != boom {
+		t.Fatalf("closed loop error: %v", err)
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	l := &Latency{}
+	if l.Percentile(50) != 0 {
+		t.Fatal("percentile without samples")
+	}
+	for i := 1; i <= 100; i++ {
+		l.Samples = append(l.Samples, float64(i))
+	}
+	for p, want := range map[float64]float64{50: 50, 99: 99, 100: 100, 1: 1, 0.5: 1} {
+		if got := l.Percentile(p); got != want {
+			t.Fatalf("p%v = %v, want %v", p, got, want)
+		}
+	}
+	var r recorder
+	r.declare("a", "")
+	for range maxSamples + 3 {
+		r.add("a", time.Nanosecond)
+	}
+	if s := r.sorted()[0]; len(s.Samples) != maxSamples || s.Dropped != 3 {
+		t.Fatalf("%d samples kept, %d dropped", len(s.Samples), s.Dropped)
+	}
 }

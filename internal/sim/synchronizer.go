@@ -85,7 +85,7 @@ func (o *SynchronizerOptions) defaults() {
 //
 // Faults, 1 transaction in 25 each: a copy of a request with a corrupted
 // envelope, and one with a corrupted signature, sent to one informee; a
-// forged confirmation (bad signature); at transaction 30 and every 250th
+// forged confirmation (bad signature); at transaction 10 and every 250th
 // after it, the mediator drops a participant's connection in the middle of a frame (the
 // send fails, the participant resends, the mediator ignores duplicates);
 // and once, a validator that misses a contract activation, which the next
@@ -110,7 +110,7 @@ func (*syncWorkload) rules() []Rule { return nil }
 const (
 	faultEvery = 25  // a malformed envelope, a bad request and a bad confirmation signature
 	dropEvery  = 250 // a dropped connection, the first at transaction dropFirst
-	dropFirst  = 30
+	dropFirst  = 10
 )
 
 // syncWorld is one side's synchronizer: participants, a mediator, the

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSimHelp(t *testing.T) {
+	out := mustRun(t, "", "sim", "--help")
+	for _, want := range []string{"synchronizer", "ledger", "dkg", "--duration", "--rate", "--faults", "--baseline", "--plot", "--cpuprofile", "CPU shares"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("sim --help lacks %q", want)
+		}
+	}
+	if got := mustRun(t, "", "sim", "ledger", "-h"); got != out {
+		t.Fatal("sim ledger -h differs from sim --help")
+	}
+	if !strings.Contains(mustRun(t, "", "--help"), "fanseal sim") {
+		t.Fatal("fanseal --help does not mention sim")
+	}
+	mustFail(t, "", "name a workload", "sim")
+	mustFail(t, "", "unknown workload", "sim", "validator")
+	mustFail(t, "", ".png or .svg", "sim", "dkg", "--plot", "x.gif")
+	mustFail(t, "", "--baseline and --after", "sim", "dkg", "--baseline", "--after")
+	mustFail(t, "", "--members", "sim", "dkg", "--members", "1")
+	mustFail(t, "", "--suite", "sim", "dkg", "--suite", "p256")
+	mustFail(t, "", "--suite", "sim", "synchronizer", "--suite", "mlkem768x25519")
+	mustFail(t, "", "--participants", "sim", "synchronizer", "--participants", "2")
+	mustFail(t, "", "--max-size", "sim", "ledger", "--max-size", "10", "--min-size", "20")
+	mustFail(t, "", "--rate does not apply", "sim", "dkg", "--rate", "10", "--quick")
+}
+
+func TestSimQuick(t *testing.T) {
+	dir := t.TempDir()
+	js, svg, prof := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.svg"), filepath.Join(dir, "cpu.prof")
+	out := mustRun(t, "", "sim", "dkg", "--quick", "--members", "4,5", "--duration", "300ms", "--faults",
+		"--json", js, "--plot", svg, "--cpuprofile", prof)
+	for _, want := range []string{"fanseal sim dkg", "baseline", "fanseal", "ratio", "round n=5 p50", "crypto share of CPU",
+		"ok   fanseal: only the victim fails", "goroutines"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("output lacks %q:\n%s", want, out)
+		}
+	}
+	var rep struct {
+		Workload string
+		Sides    []struct {
+			Side    string
+			Ops     int
+			Latency []struct {
+				Name  string
+				Count int
+				P50   float64 `json:"p50_ns"`
+			}
+		}
+	}
+	b, err := os.ReadFile(js)
+	if err != nil || json.Unmarshal(b, &rep) != nil {
+		t.Fatalf("JSON report: %v", err)
+	}
+	if rep.Workload != "dkg" || len(rep.Sides) != 2 || rep.Sides[0].Ops == 0 || rep.Sides[1].Latency[1].P50 <= 0 {
+		t.Fatalf("JSON report: %+v", rep)
+	}
+	if img, _ := os.ReadFile(svg); !bytes.Contains(img, []byte("<svg")) {
+		t.Fatal("plot is not an SVG")
+	}
+	if p, _ := os.ReadFile(prof); len(p) < 2 || p[0] != 0x1f || p[1] != 0x8b {
+		t.Fatal("CPU profile is not a gzip-compressed pprof file")
+	}
+
+	// One side only: one column, no ratio.
+	out = mustRun(t, "", "sim", "ledger", "--quick", "--after", "--duration", "300ms", "--workers", "1", "--plot", filepath.Join(dir, "l.png"))
+	if strings.Contains(out, "baseline") || strings.Contains(out, "ratio") || !strings.Contains(out, "AES-GCM key setup share") {
+		t.Fatalf("--after output:\n%s", out)
+	}
+	if img, _ := os.ReadFile(filepath.Join(dir, "l.png")); !bytes.HasPrefix(img, []byte("\x89PNG")) {
+		t.Fatal("plot is not a PNG")
+	}
+	out = mustRun(t, "", "sim", "synchronizer", "--quick", "--participants", "4", "--duration", "300ms", "--rate", "50", "--strategy", "shared-parallel")
+	if !strings.Contains(out, "open loop at 50/s") || !strings.Contains(out, "ok   fanseal: no verdict lost") {
+		t.Fatalf("synchronizer output:\n%s", out)
+	}
+}
