@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -86,10 +87,18 @@ func printSim(w io.Writer, res *sim.Result) {
 	row("peak heap while running", false, func(s *sim.SideResult) float64 { return float64(s.PeakHeap) }, mib)
 
 	fmt.Fprintln(w)
-	for _, cn := range sides[0].Counters {
-		fmt.Fprintf(w, "%-40s", cn.Name)
+	var names []string
+	for _, s := range sides {
+		for _, cn := range s.Counters {
+			if !slices.Contains(names, cn.Name) {
+				names = append(names, cn.Name)
+			}
+		}
+	}
+	for _, name := range names {
+		fmt.Fprintf(w, "%-40s", name)
 		for _, s := range sides {
-			fmt.Fprintf(w, " %14d", s.Counter(cn.Name))
+			fmt.Fprintf(w, " %14d", s.Counter(name))
 		}
 		fmt.Fprintln(w)
 	}

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"crypto/ed25519"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -148,7 +149,7 @@ type mediator struct {
 	drop    map[int]bool // participants whose connection drops on their next frame
 	c       *syncCounters
 
-	received, duplicates, rejected atomic.Int64
+	received, duplicates, rejected, batches atomic.Int64
 }
 
 type pendingTx struct {
@@ -156,7 +157,13 @@ type pendingTx struct {
 	confirmed []bool
 	remaining int
 	approve   bool
+	decided   bool
 	verdict   chan bool
+	// Fanseal's checker: confirmations not yet checked, the informees
+	// they come from, and how many informees are confirmed or waiting.
+	unchecked  []*confirmation
+	waiting    []bool
+	candidates int
 }
 
 func startMediator(side Side, parts []*participant, c *syncCounters) (*mediator, error) {
@@ -175,7 +182,7 @@ func startMediator(side Side, parts []*participant, c *syncCounters) (*mediator,
 			m.checkWG.Go(m.checkOneByOne)
 		}
 	} else {
-		m.checkWG.Go(m.checkBatches)
+		m.checkWG.Go(m.checkPerTransaction)
 	}
 	return m, nil
 }
@@ -241,53 +248,93 @@ func (m *mediator) takeDrop(p int) bool {
 	return d
 }
 
-// checkOneByOne is the baseline's checker: one signature at a time.
+// checkOneByOne is the baseline's checker: one signature at a time, as
+// confirmations arrive.
 func (m *mediator) checkOneByOne() {
 	for c := range m.queue {
 		ok := c.participant < len(m.keys) && ed25519.Verify(m.keys[c.participant], c.signedBytes(), c.sig)
 		m.record(c, ok)
+		m.checking.Done()
 	}
 }
 
-// checkBatches is fanseal's checker: it takes everything queued and
-// verifies it at once (one batch verification, split over the cores when
-// large), drain-the-queue style.
-func (m *mediator) checkBatches() {
-	for first := range m.queue {
-		cs := []*confirmation{first}
-	drain:
-		for len(cs) < 512 {
-			select {
-			case c, ok := <-m.queue:
-				if !ok {
-					break drain
-				}
-				cs = append(cs, c)
-			default:
-				break drain
-			}
+// checkPerTransaction is fanseal's checker. The verdict needs every
+// informee's confirmation, so it holds a transaction's confirmations
+// until one has arrived from every informee, then checks them together
+// with one batch verification (split over the cores). A confirmation that
+// fails (a forgery) is named by the batch and counted; its informee's
+// next confirmation is checked on its own arrival.
+func (m *mediator) checkPerTransaction() {
+	for c := range m.queue {
+		m.mu.Lock()
+		p, ok := m.pending[c.seq]
+		if !ok || c.participant >= len(m.keys) || p.confirmed[c.participant] {
+			// Decided, or confirmed already: a resend or a forgery.
+			m.mu.Unlock()
+			m.late(c)
+			continue
 		}
+		p.unchecked = append(p.unchecked, c)
+		if !p.waiting[c.participant] {
+			p.waiting[c.participant] = true
+			p.candidates++
+		}
+		if p.candidates < len(m.keys) {
+			m.mu.Unlock()
+			continue
+		}
+		cs := p.unchecked
+		p.unchecked = nil
+		m.mu.Unlock()
+
 		items := make([]verify.Item, len(cs))
 		for i, c := range cs {
-			var key []byte
-			if c.participant < len(m.keys) {
-				key = m.keys[c.participant]
-			}
-			items[i] = verify.Item{Scheme: verify.Ed25519, PublicKey: key, Message: c.signedBytes(), Signature: c.sig}
+			items[i] = verify.Item{Scheme: verify.Ed25519, PublicKey: m.keys[c.participant], Message: c.signedBytes(), Signature: c.sig}
 		}
+		m.batches.Add(1)
 		for i, err := range verify.Verify(items) {
 			m.record(cs[i], err == nil)
 		}
+		m.mu.Lock()
+		if !p.decided {
+			// A forgery was among them: only confirmed informees remain
+			// candidates, the others' next confirmations are awaited.
+			p.candidates = 0
+			for i := range p.waiting {
+				p.waiting[i] = p.confirmed[i]
+				if p.confirmed[i] {
+					p.candidates++
+				}
+			}
+		}
+		m.mu.Unlock()
+		for range cs {
+			m.checking.Done()
+		}
+	}
+}
+
+// late checks a confirmation of a decided transaction, or of an informee
+// already confirmed, on its own: a forgery is rejected, anything else is
+// a duplicate.
+func (m *mediator) late(c *confirmation) {
+	defer m.checking.Done()
+	if c.participant < len(m.keys) && verify.Single(verify.Item{Scheme: verify.Ed25519, PublicKey: m.keys[c.participant], Message: c.signedBytes(), Signature: c.sig}) == nil {
+		m.duplicates.Add(1)
+	} else {
+		m.rejected.Add(1)
 	}
 }
 
 // register records a new transaction after checking its request's
 // signature, and returns the channel of its verdict.
 func (m *mediator) register(req *request, senderKey ed25519.PublicKey) (<-chan bool, error) {
-	if err := checkSignature(m.side, senderKey, req.signedBytes(), req.sig); err != nil {
+	msg := req.signedBytes()
+	if err := checkSignature(m.side, senderKey, msg, req.sig); err != nil {
 		return nil, fmt.Errorf("mediator: request: %w", err)
 	}
-	p := &pendingTx{reqHash: req.hash(), confirmed: make([]bool, len(m.keys)), remaining: len(m.keys), approve: true, verdict: make(chan bool, 1)}
+	p := &pendingTx{reqHash: sha256.Sum256(msg), confirmed: make([]bool, len(m.keys)), remaining: len(m.keys), approve: true,
+		verdict: make(chan bool, 1), waiting: make([]bool, len(m.keys))}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.pending[req.seq] = p
@@ -296,7 +343,6 @@ func (m *mediator) register(req *request, senderKey ed25519.PublicKey) (<-chan b
 
 // record counts a checked confirmation towards its transaction's verdict.
 func (m *mediator) record(c *confirmation, valid bool) {
-	defer m.checking.Done()
 	if !valid {
 		m.rejected.Add(1)
 		return
@@ -311,6 +357,7 @@ func (m *mediator) record(c *confirmation, valid bool) {
 	p.confirmed[c.participant] = true
 	p.approve = p.approve && c.approve
 	if p.remaining--; p.remaining == 0 {
+		p.decided = true
 		p.verdict <- p.approve
 		delete(m.pending, c.seq)
 	}

@@ -207,37 +207,41 @@ func (p *participant) submit(tx *syncTx) (*request, error) {
 }
 
 // check verifies a request's signature, then opens and checks every view.
-func (p *participant) check(req *request, senderKey ed25519.PublicKey) error {
-	if err := checkSignature(p.side, senderKey, req.signedBytes(), req.sig); err != nil {
-		return fmt.Errorf("request signature: %w", err)
+// It returns the request's hash, which the confirmation names.
+func (p *participant) check(req *request, senderKey ed25519.PublicKey) ([32]byte, error) {
+	msg := req.signedBytes()
+	if err := checkSignature(p.side, senderKey, msg, req.sig); err != nil {
+		return [32]byte{}, fmt.Errorf("request signature: %w", err)
 	}
 	for v, env := range req.views {
 		pt, err := p.opener.OpenBytes(env, p.id)
 		if err != nil {
-			return fmt.Errorf("view %d: %w", v, err)
+			return [32]byte{}, fmt.Errorf("view %d: %w", v, err)
 		}
 		var head [10]byte
 		binary.BigEndian.PutUint64(head[:], req.seq)
 		binary.BigEndian.PutUint16(head[8:], uint16(v))
 		if len(pt) < len(head) || !bytes.Equal(pt[:len(head)], head[:]) {
-			return fmt.Errorf("%w: view %d", errBadView, v)
+			return [32]byte{}, fmt.Errorf("%w: view %d", errBadView, v)
 		}
 	}
-	return nil
+	return sha256.Sum256(msg), nil
 }
 
 // confirm checks a request and sends the participant's confirmation.
 func (p *participant) confirm(ctx context.Context, req *request, senderKey ed25519.PublicKey) error {
-	if err := p.check(req, senderKey); err != nil {
+	h, err := p.check(req, senderKey)
+	if err != nil {
 		return err
 	}
-	return p.respond(ctx, req, false)
+	return p.respond(ctx, req.seq, h, false)
 }
 
-// respond signs and sends a confirmation approving req (with a corrupted
-// signature if forge is set), resending after a failed send.
-func (p *participant) respond(ctx context.Context, req *request, forge bool) error {
-	c := &confirmation{seq: req.seq, participant: p.index, approve: true, reqHash: req.hash()}
+// respond signs and sends a confirmation approving the request of seq
+// with hash reqHash (with a corrupted signature if forge is set),
+// resending after a failed send.
+func (p *participant) respond(ctx context.Context, seq uint64, reqHash [32]byte, forge bool) error {
+	c := &confirmation{seq: seq, participant: p.index, approve: true, reqHash: reqHash}
 	c.sig = ed25519.Sign(p.sign, c.signedBytes())
 	if forge {
 		c.sig[0] ^= 0x40
@@ -259,10 +263,6 @@ func (p *participant) respond(ctx context.Context, req *request, forge bool) err
 	}
 }
 
-// hash returns SHA-256 of the request's signed bytes, which a
-// confirmation names.
-func (r *request) hash() [32]byte { return sha256.Sum256(r.signedBytes()) }
-
 func (p *participant) close() {
 	if p.link != nil {
 		p.link.close()
@@ -270,4 +270,5 @@ func (p *participant) close() {
 	if p.pre != nil {
 		p.pre.Close()
 	}
+
 }

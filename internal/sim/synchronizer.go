@@ -258,17 +258,17 @@ func (w *syncWorld) injectBadInput(ctx context.Context, req *request, sender *pa
 	bad.views[0] = env
 	bad.sig = ed25519.Sign(sender.sign, bad.signedBytes())
 	w.c.badEnvelopes.Add(1)
-	err := victim.check(bad, sender.pub)
+	_, err := victim.check(bad, sender.pub)
 	w.countRejection(err, &w.c.rejectedEnvelopes, fanseal.ErrMalformed, fanseal.ErrAuthentication, fanseal.ErrTruncated, fanseal.ErrUnsupported, fanseal.ErrNotRecipient)
 
 	forged := &request{seq: req.seq, views: req.views, sig: append([]byte(nil), req.sig...)}
 	forged.sig[rng.IntN(len(forged.sig))] ^= byte(1 + rng.IntN(255))
 	w.c.badRequests.Add(1)
-	err = victim.check(forged, sender.pub)
+	_, err = victim.check(forged, sender.pub)
 	w.countRejection(err, &w.c.rejectedRequests, errBadSignature, verify.ErrInvalid, verify.ErrSignature)
 
 	w.c.badConfirmations.Add(1)
-	return victim.respond(ctx, req, true)
+	return victim.respond(ctx, req.seq, sha256.Sum256(req.signedBytes()), true)
 }
 
 // countRejection counts err as a rejection if it matches one of the typed
@@ -302,6 +302,9 @@ func (w *syncWorld) report(r *SideResult) {
 	r.count("verdicts", c.verdicts.Load())
 	r.count("confirmations received", w.med.received.Load())
 	r.count("confirmation frames sent", c.frames.Load())
+	if w.side == Fanseal {
+		r.count("confirmation verification batches", w.med.batches.Load())
+	}
 	r.count("commitment exchanges", int64(w.board.exchanges.Load()))
 	r.check("no verdict lost", c.verdicts.Load() == c.txs.Load() && c.approved.Load() == c.txs.Load() && w.med.pendingCount() == 0,
 		"%d transactions, %d verdicts, %d approved, %d pending", c.txs.Load(), c.verdicts.Load(), c.approved.Load(), w.med.pendingCount())
