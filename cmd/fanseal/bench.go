@@ -162,46 +162,69 @@ func bench(args []string, _ io.Reader, stdout, stderr io.Writer) (err error) {
 	return nil
 }
 
-// measure runs f once to warm up, then in timed batches (each at least
-// 20 µs, so the clock's cost does not count) until the budget is spent and
-// at least 5 samples are taken. Each sample is the per-call time of a
-// batch. before, if set, runs untimed before every batch.
+// measure times one cell alone (see measureRow).
 func measure(budget time.Duration, before func() error, f func() error) ([]float64, error) {
-	if before != nil {
-		if err := before(); err != nil {
-			return nil, err
-		}
-	}
-	t := time.Now()
-	if err := f(); err != nil {
-		return nil, err
-	}
-	batch := 1
-	if one := time.Since(t); one < 20*time.Microsecond && before == nil {
-		batch = int(20*time.Microsecond/max(one, 50*time.Nanosecond)) + 1
-	}
-	var d []float64
-	var spent time.Duration
-	for len(d) < 5 || spent < budget {
-		if before != nil {
-			if err := before(); err != nil {
-				return nil, err
+	j := &job{before: before, f: f}
+	err := measureRow(budget, j)
+	return j.d, err
+}
+
+// A job is one cell of a row: f is timed, before (if set) runs untimed
+// before every sample. d collects the samples, each the per-call time of
+// a batch of calls.
+type job struct {
+	before, f func() error
+	batch     int
+	d         []float64
+}
+
+// measureRow times the cells of one row round-robin: one sample of each
+// in turn, the first cell rotating from round to round, until the row
+// has run budget per cell (untimed work included) and every cell has at
+// least 5 samples. A change in the machine's load then hits every cell of
+// the row alike, so their ratios and ranking hold on a noisy machine.
+// Each cell runs once to warm up; a cell without before is timed in
+// batches of at least 20 µs, so the clock's cost does not count.
+func measureRow(budget time.Duration, jobs ...*job) error {
+	sample := func(j *job) error {
+		if j.before != nil {
+			if err := j.before(); err != nil {
+				return err
 			}
 		}
 		t := time.Now()
-		for range batch {
-			if err := f(); err != nil {
-				return nil, err
+		for range j.batch {
+			if err := j.f(); err != nil {
+				return err
 			}
 		}
-		e := time.Since(t)
-		spent += e
-		d = append(d, float64(e.Nanoseconds())/float64(batch))
-		if len(d) >= 100000 {
+		j.d = append(j.d, float64(time.Since(t).Nanoseconds())/float64(j.batch))
+		return nil
+	}
+	for _, j := range jobs {
+		j.batch, j.d = 1, nil
+		if err := sample(j); err != nil {
+			return err
+		}
+		if one := time.Duration(j.d[0]); one < 20*time.Microsecond && j.before == nil {
+			j.batch = int(20*time.Microsecond/max(one, 50*time.Nanosecond)) + 1
+		}
+		j.d = j.d[:0]
+	}
+	start := time.Now()
+	total := budget * time.Duration(len(jobs))
+	for round := 0; round < 5 || time.Since(start) < total; round++ {
+		for k := range jobs {
+			j := jobs[(round+k)%len(jobs)]
+			if err := sample(j); err != nil {
+				return err
+			}
+		}
+		if len(jobs[0].d) >= 100000 {
 			break
 		}
 	}
-	return d, nil
+	return nil
 }
 
 // percentile returns the p-th percentile (nearest rank) of d.

@@ -58,12 +58,24 @@ func benchEnvelopes(cfg benchConfig, w io.Writer) (seal, open []latency, err err
 		fmt.Fprintf(w, "\nseal a 32-byte key, suite %s\n", suite)
 		fmt.Fprintf(w, "%10s  %-16s %12s %12s %9s\n", "recipients", "strategy", "p50", "p99", "speedup")
 		for _, n := range cfg.counts {
-			var base float64
-			for _, st := range strategiesFor(suite) {
-				c, err := measureSeal(cfg, suite, st, rs[:n], key)
+			// The strategies of a row are timed round-robin.
+			sts := strategiesFor(suite)
+			jobs := make([]*job, len(sts))
+			for i, st := range sts {
+				j, stop, err := sealJob(suite, st, rs[:n], key)
 				if err != nil {
 					return nil, nil, fmt.Errorf("%s %s n=%d: %w", suite, st, n, err)
 				}
+				defer stop()
+				jobs[i] = j
+			}
+			if err := measureRow(cfg.budget, jobs...); err != nil {
+				return nil, nil, fmt.Errorf("%s n=%d: %w", suite, n, err)
+			}
+			var base float64
+			for i, st := range sts {
+				c := cell(jobs[i].d)
+				c.Suite, c.Strategy, c.Recipients = suite.String(), st.String(), n
 				if st == fanseal.Sequential {
 					base = c.P50
 				}
@@ -79,16 +91,13 @@ func benchEnvelopes(cfg benchConfig, w io.Writer) (seal, open []latency, err err
 			if err != nil {
 				return nil, nil, err
 			}
-			d, err := measure(cfg.budget, nil, func() error { _, err := fanseal.OpenBytes(env, ids[n-1]); return err })
-			if err != nil {
-				return nil, nil, err
-			}
 			o := &fanseal.Opener{Cache: fanseal.NewSessionCache(0, time.Hour)}
-			hit, err := measure(cfg.budget, nil, func() error { _, err := o.OpenBytes(env, ids[n-1]); return err })
-			if err != nil {
+			coldJob := &job{f: func() error { _, err := fanseal.OpenBytes(env, ids[n-1]); return err }}
+			hitJob := &job{f: func() error { _, err := o.OpenBytes(env, ids[n-1]); return err }}
+			if err := measureRow(cfg.budget, coldJob, hitJob); err != nil {
 				return nil, nil, err
 			}
-			cold, warm := cell(d), cell(hit)
+			cold, warm := cell(coldJob.d), cell(hitJob.d)
 			cold.Suite, cold.Recipients, cold.Case = suite.String(), n, "cold"
 			warm.Suite, warm.Recipients, warm.Case = suite.String(), n, "cache-hit"
 			open = append(open, cold, warm)
@@ -99,41 +108,34 @@ func benchEnvelopes(cfg benchConfig, w io.Writer) (seal, open []latency, err err
 	return seal, open, nil
 }
 
-// measureSeal times one strategy. Precomputed and channel start warm; the
-// precompute pool is refilled, untimed, before every sample.
-func measureSeal(cfg benchConfig, suite fanseal.Suite, st fanseal.Strategy, rs []*fanseal.Recipient, key []byte) (latency, error) {
+// sealJob returns the job that seals with one strategy, and what stops
+// it. Precomputed and channel start warm; the precompute pool is
+// refilled, untimed, before every sample.
+func sealJob(suite fanseal.Suite, st fanseal.Strategy, rs []*fanseal.Recipient, key []byte) (*job, func(), error) {
 	s := &fanseal.Sealer{Strategy: st}
-	var before func() error
+	j := &job{f: func() error { _, err := s.SealBytes(key, rs...); return err }}
 	switch st {
 	case fanseal.Precomputed:
 		p, err := fanseal.NewPrecomputer(fanseal.PrecomputeOptions{PoolSize: 1, Workers: runtime.GOMAXPROCS(0)}, rs...)
 		if err != nil {
-			return latency{}, err
+			return nil, nil, err
 		}
-		defer p.Close()
 		s.Precomputer = p
-		before = func() error { return p.WaitFull(context.Background()) }
+		j.before = func() error { return p.WaitFull(context.Background()) }
+		return j, func() { p.Close() }, nil
 	case fanseal.Channel:
 		me, err := fanseal.GenerateIdentity(suite)
 		if err != nil {
-			return latency{}, err
+			return nil, nil, err
 		}
 		if s.Keyring, err = fanseal.NewKeyring(me, 0); err != nil {
-			return latency{}, err
+			return nil, nil, err
 		}
-		s.Keyring.AddPeer(rs...)
+		if err := s.Keyring.AddPeer(rs...); err != nil {
+			return nil, nil, err
+		}
 	}
-	budget := cfg.budget
-	if before != nil {
-		budget /= 10 // the refills take the rest of the time
-	}
-	d, err := measure(budget, before, func() error { _, err := s.SealBytes(key, rs...); return err })
-	if err != nil {
-		return latency{}, err
-	}
-	c := cell(d)
-	c.Suite, c.Strategy, c.Recipients = suite.String(), st.String(), len(rs)
-	return c, nil
+	return j, func() {}, nil
 }
 
 // benchLedger compares the retained AEAD with a new cipher per call.
@@ -151,7 +153,7 @@ func benchLedger(cfg benchConfig, w io.Writer) ([]latency, error) {
 	for _, size := range []int{64, 1024} {
 		pt := make([]byte, size)
 		dst := make([]byte, 0, size+64)
-		fresh, err := measure(cfg.budget, nil, func() error {
+		fresh := &job{f: func() error {
 			b, err := aes.NewCipher(key)
 			if err != nil {
 				return err
@@ -162,15 +164,12 @@ func benchLedger(cfg benchConfig, w io.Writer) ([]latency, error) {
 			}
 			g.Seal(dst[:0], iv[:], pt, nil)
 			return nil
-		})
-		if err != nil {
+		}}
+		kept := &job{f: func() error { _, err := enc.Encrypt(dst[:0], pt, nil, txid, ledger.WriteSet); return err }}
+		if err := measureRow(cfg.budget, fresh, kept); err != nil {
 			return nil, err
 		}
-		kept, err := measure(cfg.budget, nil, func() error { _, err := enc.Encrypt(dst[:0], pt, nil, txid, ledger.WriteSet); return err })
-		if err != nil {
-			return nil, err
-		}
-		f, k := cell(fresh), cell(kept)
+		f, k := cell(fresh.d), cell(kept.d)
 		f.Case, k.Case = fmt.Sprintf("fresh/size=%d", size), fmt.Sprintf("retained/size=%d", size)
 		out = append(out, f, k)
 		cfg.progress.step()
@@ -227,15 +226,11 @@ func benchKex(cfg benchConfig, w io.Writer) ([]latency, error) {
 				return nil
 			}
 		}
-		eager, err := measure(cfg.budget, nil, receive(true))
-		if err != nil {
+		eager, lazy := &job{f: receive(true)}, &job{f: receive(false)}
+		if err := measureRow(cfg.budget, eager, lazy); err != nil {
 			return nil, err
 		}
-		lazy, err := measure(cfg.budget, nil, receive(false))
-		if err != nil {
-			return nil, err
-		}
-		e, l := cell(eager), cell(lazy)
+		e, l := cell(eager.d), cell(lazy.d)
 		e.Case, l.Case, e.Recipients, l.Recipients = "eager", "lazy", n, n
 		out = append(out, e, l)
 		cfg.progress.step()
@@ -296,17 +291,14 @@ func benchCommitments(cfg benchConfig, w io.Writer) (adds, commits []latency, er
 	s1 := run.Snapshot()
 	run.Update(nil, bump)
 	s2 := run.Snapshot()
-	scratch, err := measure(cfg.budget, nil, func() error { _, err := acs.Scratch(s1, hosting, "p0", 0); return err })
-	if err != nil {
-		return nil, nil, err
-	}
+	scratch := &job{f: func() error { _, err := acs.Scratch(s1, hosting, "p0", 0); return err }}
 	com, err := acs.NewCommitter("p0", hosting, lthash.BLAKE3)
 	if err != nil {
 		return nil, nil, err
 	}
 	com.Apply(s0)
 	flip := false
-	inc, err := measure(cfg.budget, nil, func() error {
+	inc := &job{f: func() error {
 		s := s1
 		if flip {
 			s = s2
@@ -317,11 +309,11 @@ func benchCommitments(cfg benchConfig, w io.Writer) (adds, commits []latency, er
 		}
 		com.Commitments()
 		return nil
-	})
-	if err != nil {
+	}}
+	if err := measureRow(cfg.budget, scratch, inc); err != nil {
 		return nil, nil, err
 	}
-	sc, ic := cell(scratch), cell(inc)
+	sc, ic := cell(scratch.d), cell(inc.d)
 	sc.Case, ic.Case = fmt.Sprintf("scratch/groups=%d", groups), fmt.Sprintf("incremental/groups=%d", groups)
 	commits = append(commits, sc, ic)
 	cfg.progress.step()
