@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/tink-crypto/tink-go/v2/hybrid"
 	"github.com/tink-crypto/tink-go/v2/keyset"
 	"github.com/tink-crypto/tink-go/v2/tink"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/fanseal/fanseal"
 )
@@ -41,15 +43,21 @@ func peers() []peer {
 	return []peer{
 		{"age", "x25519", ageX25519},
 		{"age", "mlkem768x25519", ageHybrid},
-		{"hpke", "p256", stdHPKE(stdhpke.DHKEM(ecdh.P256()))},
-		{"hpke", "x25519", stdHPKE(stdhpke.DHKEM(ecdh.X25519()))},
-		{"hpke", "mlkem768x25519", stdHPKE(stdhpke.MLKEM768X25519())},
-		{"circl", "p256", circl},
-		{"tink", "p256", tinkECIES},
+		{"hpke", "p256", loop(stdHPKE(stdhpke.DHKEM(ecdh.P256())))},
+		{"hpke", "x25519", loop(stdHPKE(stdhpke.DHKEM(ecdh.X25519())))},
+		{"hpke", "mlkem768x25519", loop(stdHPKE(stdhpke.MLKEM768X25519()))},
+		{"hpke-errgroup", "p256", spread(stdHPKE(stdhpke.DHKEM(ecdh.P256())))},
+		{"hpke-errgroup", "x25519", spread(stdHPKE(stdhpke.DHKEM(ecdh.X25519())))},
+		{"hpke-errgroup", "mlkem768x25519", spread(stdHPKE(stdhpke.MLKEM768X25519()))},
+		{"circl", "p256", loop(circl)},
+		{"circl-errgroup", "p256", spread(circl)},
+		{"tink", "p256", loop(tinkECIES)},
+		{"tink-errgroup", "p256", spread(tinkECIES)},
 		{"fanseal-sequential", "p256", fan(fanseal.P256, fanseal.Sequential)},
 		{"fanseal-shared-parallel", "p256", fan(fanseal.P256, fanseal.SharedParallel)},
 		{"fanseal-precomputed", "p256", fan(fanseal.P256, fanseal.Precomputed)},
 		{"fanseal-channel", "p256", fan(fanseal.P256, fanseal.Channel)},
+		{"fanseal-sequential", "x25519", fan(fanseal.X25519, fanseal.Sequential)},
 		{"fanseal-shared-parallel", "x25519", fan(fanseal.X25519, fanseal.SharedParallel)},
 		{"fanseal-parallel", "mlkem768x25519", fan(fanseal.MLKEM768X25519, fanseal.Parallel)},
 	}
@@ -89,10 +97,14 @@ func BenchmarkSeal(b *testing.B) {
 	}
 }
 
+// BenchmarkOpen opens as the last recipient. A per-recipient peer's open
+// is one bare open of its own ciphertext, the floor for one key
+// agreement; its errgroup configuration opens the same way and is left
+// out.
 func BenchmarkOpen(b *testing.B) {
 	for _, p := range peers() {
-		if p.name == "fanseal-precomputed" || p.name == "fanseal-shared-parallel" {
-			continue // opens like fanseal-sequential
+		if p.name == "fanseal-precomputed" || p.name == "fanseal-shared-parallel" || strings.HasSuffix(p.name, "-errgroup") {
+			continue // opens like fanseal-sequential, or like its loop
 		}
 		for _, n := range []int{2, 20, 100} {
 			b.Run(fmt.Sprintf("peer=%s/suite=%s/n=%d", p.name, p.suite, n), func(b *testing.B) {
@@ -188,10 +200,57 @@ func ageOpen(id age.Identity) func([]byte) error {
 	}
 }
 
-// stdHPKE seals with crypto/hpke once per recipient (the loop a user
-// writes); opening tries its own ciphertext (index n-1) directly.
-func stdHPKE(kem stdhpke.KEM) func(*testing.B, int) (func() ([]byte, error), func([]byte) error) {
+// A perRecipient peer seals for one recipient at a time. Given n, it
+// generates n recipients and returns the seal for recipient i and the
+// open of the last recipient's ciphertext within all of them.
+type perRecipient func(n int) (sealOne func(i int) ([]byte, error), open func(all []byte) error)
+
+// loop seals for one recipient after another: the loop a user writes
+// with the peer's one-shot API.
+func loop(p perRecipient) func(*testing.B, int) (func() ([]byte, error), func([]byte) error) {
 	return func(_ *testing.B, n int) (func() ([]byte, error), func([]byte) error) {
+		one, open := p(n)
+		return func() ([]byte, error) {
+			var out []byte
+			for i := range n {
+				ct, err := one(i)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, ct...)
+			}
+			return out, nil
+		}, open
+	}
+}
+
+// spread is the same loop spread over all cores with errgroup, at most
+// GOMAXPROCS seals at a time: what a competent user writes for speed.
+func spread(p perRecipient) func(*testing.B, int) (func() ([]byte, error), func([]byte) error) {
+	return func(_ *testing.B, n int) (func() ([]byte, error), func([]byte) error) {
+		one, open := p(n)
+		return func() ([]byte, error) {
+			cts := make([][]byte, n)
+			var g errgroup.Group
+			g.SetLimit(runtime.GOMAXPROCS(0))
+			for i := range n {
+				g.Go(func() (err error) {
+					cts[i], err = one(i)
+					return err
+				})
+			}
+			if err := g.Wait(); err != nil {
+				return nil, err
+			}
+			return bytes.Join(cts, nil), nil
+		}, open
+	}
+}
+
+// stdHPKE seals with crypto/hpke's one-shot Seal for each recipient;
+// opening opens the last recipient's ciphertext directly.
+func stdHPKE(kem stdhpke.KEM) perRecipient {
+	return func(n int) (func(int) ([]byte, error), func([]byte) error) {
 		var pks []stdhpke.PublicKey
 		var last stdhpke.PrivateKey
 		for range n {
@@ -199,18 +258,10 @@ func stdHPKE(kem stdhpke.KEM) func(*testing.B, int) (func() ([]byte, error), fun
 			pks = append(pks, sk.PublicKey())
 			last = sk
 		}
-		seal := func() ([]byte, error) {
-			var out []byte
-			for _, pk := range pks {
-				ct, err := stdhpke.Seal(pk, stdhpke.HKDFSHA256(), stdhpke.AES128GCM(), info, key)
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, ct...)
-			}
-			return out, nil
+		seal := func(i int) ([]byte, error) {
+			return stdhpke.Seal(pks[i], stdhpke.HKDFSHA256(), stdhpke.AES128GCM(), info, key)
 		}
-		size := len(must(seal())) / n
+		size := len(must(seal(0)))
 		open := func(all []byte) error {
 			_, err := stdhpke.Open(last, stdhpke.HKDFSHA256(), stdhpke.AES128GCM(), info, all[(n-1)*size:])
 			return err
@@ -219,7 +270,7 @@ func stdHPKE(kem stdhpke.KEM) func(*testing.B, int) (func() ([]byte, error), fun
 	}
 }
 
-func circl(_ *testing.B, n int) (func() ([]byte, error), func([]byte) error) {
+func circl(n int) (func(int) ([]byte, error), func([]byte) error) {
 	suite := circlhpke.NewSuite(circlhpke.KEM_P256_HKDF_SHA256, circlhpke.KDF_HKDF_SHA256, circlhpke.AEAD_AES128GCM)
 	scheme := circlhpke.KEM_P256_HKDF_SHA256.Scheme()
 	var senders []*circlhpke.Sender
@@ -230,20 +281,16 @@ func circl(_ *testing.B, n int) (func() ([]byte, error), func([]byte) error) {
 		last = sk
 	}
 	encSize := scheme.CiphertextSize()
-	seal := func() ([]byte, error) {
-		var out []byte
-		for _, s := range senders {
-			enc, sealer, err := s.Setup(rand.Reader)
-			if err != nil {
-				return nil, err
-			}
-			ct, err := sealer.Seal(key, nil)
-			if err != nil {
-				return nil, err
-			}
-			out = append(append(out, enc...), ct...)
+	seal := func(i int) ([]byte, error) {
+		enc, sealer, err := senders[i].Setup(rand.Reader)
+		if err != nil {
+			return nil, err
 		}
-		return out, nil
+		ct, err := sealer.Seal(key, nil)
+		if err != nil {
+			return nil, err
+		}
+		return append(enc, ct...), nil
 	}
 	size := encSize + len(key) + 16
 	open := func(all []byte) error {
@@ -269,7 +316,7 @@ func must2[A, B any](a A, b B, err error) (A, B) {
 	return a, b
 }
 
-func tinkECIES(_ *testing.B, n int) (func() ([]byte, error), func([]byte) error) {
+func tinkECIES(n int) (func(int) ([]byte, error), func([]byte) error) {
 	var encs []tink.HybridEncrypt
 	var last tink.HybridDecrypt
 	for range n {
@@ -278,19 +325,8 @@ func tinkECIES(_ *testing.B, n int) (func() ([]byte, error), func([]byte) error)
 		encs = append(encs, must(hybrid.NewHybridEncrypt(pub)))
 		last = must(hybrid.NewHybridDecrypt(h))
 	}
-	var size int
-	seal := func() ([]byte, error) {
-		var out []byte
-		for _, e := range encs {
-			ct, err := e.Encrypt(key, info)
-			if err != nil {
-				return nil, err
-			}
-			size = len(ct)
-			out = append(out, ct...)
-		}
-		return out, nil
-	}
+	seal := func(i int) ([]byte, error) { return encs[i].Encrypt(key, info) }
+	size := len(must(seal(0)))
 	open := func(all []byte) error {
 		_, err := last.Decrypt(all[len(all)-size:], info)
 		return err

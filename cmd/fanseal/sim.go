@@ -63,7 +63,8 @@ Workloads:
 Flags:
     --duration D      measuring time of the whole run, both sides (default 20s;
                       dkg 30s; --quick 3s)
-    --rounds N        A/B rounds, each side runs D/(2N) per round (default 6)
+    --rounds N        A/B rounds, each side runs D/(2N) per round, at least
+                      one operation (default 6; dkg 3; --quick 2)
     --rate R          open loop: start R operations a second whatever their
                       latency; latencies count from when each was due
                       (default: a closed loop at saturation)
@@ -165,8 +166,13 @@ func simulate(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 			cfg.Duration = 3 * time.Second
 		}
 	}
-	if *quick && !flagSet(fs, "rounds") {
-		cfg.Rounds = 2
+	if !flagSet(fs, "rounds") {
+		switch {
+		case *quick:
+			cfg.Rounds = 2
+		case name == "dkg":
+			cfg.Rounds = 3 // an eager round of 100 takes seconds
+		}
 	}
 	switch {
 	case *baseline:
