@@ -108,7 +108,7 @@ func TestAuditorRefusesAnotherNode(t *testing.T) {
 
 // runLedgerForAudit writes a ledger of 50 transactions (no rekey) and
 // returns its world, still open.
-func runLedgerForAudit(t *testing.T) *ledgerWorld {
+func runLedgerForAudit(t testing.TB) *ledgerWorld {
 	cfg := &Config{Rounds: 2, Seed: 1}
 	o := LedgerOptions{SignatureInterval: 10, Dir: t.TempDir()}
 	o.defaults()

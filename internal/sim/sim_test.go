@@ -15,7 +15,7 @@ func TestMain(m *testing.M) {
 
 // quick is the configuration of the workload tests: two short rounds.
 func quick(faults bool) Config {
-	d := 1200 * time.Millisecond
+	d := 800 * time.Millisecond
 	if testing.Short() {
 		d = 500 * time.Millisecond
 	}

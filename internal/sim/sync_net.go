@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -149,7 +150,7 @@ type mediator struct {
 	drop    map[int]bool // participants whose connection drops on their next frame
 	c       *syncCounters
 
-	received, duplicates, rejected, batches atomic.Int64
+	received, duplicates, rejected, batches, incomplete atomic.Int64
 }
 
 type pendingTx struct {
@@ -357,6 +358,9 @@ func (m *mediator) record(c *confirmation, valid bool) {
 	p.confirmed[c.participant] = true
 	p.approve = p.approve && c.approve
 	if p.remaining--; p.remaining == 0 {
+		if slices.Contains(p.confirmed, false) {
+			m.incomplete.Add(1) // a verdict without every informee: never
+		}
 		p.decided = true
 		p.verdict <- p.approve
 		delete(m.pending, c.seq)
