@@ -43,7 +43,7 @@ func ledgerCases(b *testing.B, size int) []benchCase {
 		{"op=encrypt/path=fresh", func([]byte) { freshEncrypt(key, pt, nil, txid, WriteSet) }},
 		{"op=encrypt/path=bare", func(dst []byte) { bare.Seal(dst, iv[:], pt, nil) }},
 		{"op=decrypt/path=retained", func(dst []byte) {
-			if _, err := e.Decrypt(dst, entry, nil, txid.Seqno); err != nil {
+			if _, err := e.Decrypt(dst, entry, nil, txid, WriteSet); err != nil {
 				panic(err)
 			}
 		}},
