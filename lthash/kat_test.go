@@ -34,6 +34,24 @@ type blake2KAT struct {
 	BLAKE2b, BLAKE2Xb []struct{ In, Out string }
 }
 
+// checkBLAKE2 runs f (input, output length) on the entries of one
+// function of blake2_kat.json.
+func checkBLAKE2(t *testing.T, name string, pick func(blake2KAT) []struct{ In, Out string }, f func([]byte, int) []byte) {
+	t.Helper()
+	var kat blake2KAT
+	readJSON(t, "testdata/blake2_kat.json", &kat)
+	vs := pick(kat)
+	if len(vs) == 0 {
+		t.Fatalf("no %s vectors", name)
+	}
+	for _, v := range vs {
+		in, want := unhex(t, v.In), unhex(t, v.Out)
+		if got := f(in, len(want)); !bytes.Equal(got, want) {
+			t.Errorf("%s(%d bytes, %d out) = %x, want %x", name, len(in), len(want), got, want)
+		}
+	}
+}
+
 // TestBLAKE2bSpec checks the from-RFC BLAKE2b against RFC 7693's example
 // (Appendix A) and the BLAKE2 team's unkeyed known answers.
 func TestBLAKE2bSpec(t *testing.T) {
@@ -42,34 +60,14 @@ func TestBLAKE2bSpec(t *testing.T) {
 	if got := hex.EncodeToString(blake2bSpec([]byte("abc"), 64)); got != abc {
 		t.Fatalf("BLAKE2b-512(\"abc\") = %s", got)
 	}
-	var kat blake2KAT
-	readJSON(t, "testdata/blake2_kat.json", &kat)
-	if len(kat.BLAKE2b) == 0 {
-		t.Fatal("no BLAKE2b vectors")
-	}
-	for _, v := range kat.BLAKE2b {
-		in, want := unhex(t, v.In), unhex(t, v.Out)
-		if got := blake2bSpec(in, len(want)); !bytes.Equal(got, want) {
-			t.Errorf("BLAKE2b(%d bytes) = %x, want %x", len(in), got, want)
-		}
-	}
+	checkBLAKE2(t, "BLAKE2b", func(k blake2KAT) []struct{ In, Out string } { return k.BLAKE2b }, blake2bSpec)
 }
 
 // TestBLAKE2XbSpec checks the from-paper BLAKE2Xb against the BLAKE2
 // team's unkeyed BLAKE2Xb known answers, up to 256 bytes (four output
 // blocks, the last one partial for most lengths).
 func TestBLAKE2XbSpec(t *testing.T) {
-	var kat blake2KAT
-	readJSON(t, "testdata/blake2_kat.json", &kat)
-	if len(kat.BLAKE2Xb) == 0 {
-		t.Fatal("no BLAKE2Xb vectors")
-	}
-	for _, v := range kat.BLAKE2Xb {
-		in, want := unhex(t, v.In), unhex(t, v.Out)
-		if got := blake2xbSpec(in, len(want)); !bytes.Equal(got, want) {
-			t.Errorf("BLAKE2Xb(%d bytes, l=%d) = %x, want %x", len(in), len(want), got, want)
-		}
-	}
+	checkBLAKE2(t, "BLAKE2Xb", func(k blake2KAT) []struct{ In, Out string } { return k.BLAKE2Xb }, blake2xbSpec)
 }
 
 // blake3Vectors holds the hash-mode cases of the official BLAKE3 test
