@@ -154,7 +154,7 @@ func TestSignalRemovesTemporary(t *testing.T) {
 			if _, err := os.Stat(out); !os.IsNotExist(err) {
 				t.Fatalf("output file exists after %v", sig)
 			}
-			if !strings.Contains(stderr.String(), "fanseal: error: ") {
+			if !strings.Contains(stderr.String(), "fanseal: error: interrupted") || !strings.Contains(stderr.String(), "partial output was removed") {
 				t.Errorf("stderr %q", stderr.String())
 			}
 		})

@@ -59,10 +59,12 @@ func removeOnSignal() {
 		// The lock is held to the end: no temporary file is created or
 		// renamed from now on.
 		temporaries.Lock()
+		what := ""
 		for name := range temporaries.names {
 			os.Remove(name)
+			what = "; the partial output was removed"
 		}
-		fmt.Fprintf(os.Stderr, "fanseal: error: %v; partial output removed\n", sig)
+		fmt.Fprintf(os.Stderr, "fanseal: error: interrupted (%v)%s\n", sig, what)
 		signal.Reset(sig)
 		if p, err := os.FindProcess(os.Getpid()); err == nil && p.Signal(sig) == nil {
 			time.Sleep(time.Second) // the signal is on its way
