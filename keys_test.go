@@ -46,7 +46,7 @@ func TestKeyTextErrors(t *testing.T) {
 		"prefix":           "age1" + r[4:],
 		"upper-recipient":  strings.ToUpper(r),
 		"lower-identity":   strings.ToLower(i),
-		"mixed-case":       r[:20] + strings.ToUpper(r[20:22]) + r[22:],
+		"mixed-case":       upperOneLetter(r, 20),
 		"unknown-suite":    strings.Replace(r, "_p256_", "_p384_", 1),
 		"relabelled-suite": strings.Replace(xr[0].String(), "_x25519_", "_p256_", 1),
 		"no-suite":         "fanseal_",
@@ -160,4 +160,12 @@ func TestSuiteNames(t *testing.T) {
 	if _, err := ParseStrategy("magic"); err == nil {
 		t.Error("ParseStrategy accepted an unknown name")
 	}
+}
+
+// upperOneLetter returns s with its first lower-case letter at or after
+// index from in upper case (base32 text also holds digits, which have no
+// case).
+func upperOneLetter(s string, from int) string {
+	i := from + strings.IndexFunc(s[from:], func(r rune) bool { return 'a' <= r && r <= 'z' })
+	return s[:i] + strings.ToUpper(s[i:i+1]) + s[i+1:]
 }

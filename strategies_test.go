@@ -7,6 +7,7 @@ import (
 	stdhpke "crypto/hpke"
 	"encoding/binary"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -142,6 +143,10 @@ func TestPrecomputeUseOnce(t *testing.T) {
 	if p.Ready() != 12 {
 		t.Fatalf("Ready() = %d, want 12", p.Ready())
 	}
+	ready := readyEncs(p)
+	if len(ready) < 8 {
+		t.Fatalf("%d ready items seen in the pools", len(ready))
+	}
 	sealer := &Sealer{Strategy: Precomputed, Precomputer: p}
 	var mu sync.Mutex
 	seen := map[string]bool{}
@@ -175,6 +180,43 @@ func TestPrecomputeUseOnce(t *testing.T) {
 	if len(seen) != 8*20*3 {
 		t.Fatalf("%d distinct ephemeral keys for %d stanzas", len(seen), 8*20*3)
 	}
+	// The pools are FIFO and 160 seals per recipient drain them many
+	// times over, so every item ready at the start went into an envelope.
+	for enc := range ready {
+		if !seen[enc] {
+			t.Fatalf("precomputed ephemeral key %x never used: take did not hand out the ready items", enc[:8])
+		}
+	}
+}
+
+// readyEncs returns the ephemeral keys of the items ready in p's pools. It
+// takes each pool's items and puts them back in order; an item that no
+// longer fits (a worker filled the slot meanwhile) is left out.
+func readyEncs(p *Precomputer) map[string]bool {
+	p.mu.Lock()
+	list := slices.Clone(p.list)
+	p.mu.Unlock()
+	encs := map[string]bool{}
+	for _, h := range list {
+		var items []*precomputed
+	drain:
+		for {
+			select {
+			case it := <-h.pool:
+				items = append(items, it)
+			default:
+				break drain
+			}
+		}
+		for _, it := range items {
+			select {
+			case h.pool <- it:
+				encs[string(it.enc)] = true
+			default:
+			}
+		}
+	}
+	return encs
 }
 
 func TestPrecomputerHotSet(t *testing.T) {

@@ -48,20 +48,28 @@ func (e *Encryptor) Encrypt(dst, plaintext, aad []byte, txid TxID, typ EntryType
 }
 
 // Decrypt opens entry (tag || IV || ciphertext) with aad, as the entry of
-// seqno, and appends the plaintext to dst. The seqno selects the secret
-// and must match the IV's. If dst has room for len(entry) more bytes, it
+// type typ for txid, and appends the plaintext to dst. The caller says
+// which entry it expects: an entry whose IV names another view, seqno or
+// type is refused with ErrWrongEntry before any decryption, so storage
+// cannot substitute a snapshot for the write set of the same TxID, or an
+// entry of a view that was rolled back for the one that replaced it. The
+// seqno selects the secret. If dst has room for len(entry) more bytes, it
 // allocates nothing. dst and entry must not overlap. On failure dst is
 // returned unchanged, and no plaintext is written past it.
-func (e *Encryptor) Decrypt(dst, entry, aad []byte, seqno uint64) ([]byte, error) {
+func (e *Encryptor) Decrypt(dst, entry, aad []byte, txid TxID, typ EntryType) ([]byte, error) {
+	var want [IVSize]byte
+	if err := putIV(want[:], txid, typ); err != nil {
+		return dst, err
+	}
 	if len(entry) < HeaderSize {
 		return dst, fmt.Errorf("%w: %d bytes", ErrTruncated, len(entry))
 	}
 	iv := entry[TagSize:HeaderSize]
-	txid, _ := ParseIV([IVSize]byte(iv))
-	if txid.Seqno != seqno {
-		return dst, fmt.Errorf("%w: entry of seqno %d read as seqno %d", ErrWrongSeqno, txid.Seqno, seqno)
+	if got := [IVSize]byte(iv); got != want {
+		gotID, gotTyp := ParseIV(got)
+		return dst, fmt.Errorf("%w: %s entry of %s read as %s entry of %s", ErrWrongEntry, gotTyp, gotID, typ, txid)
 	}
-	s, err := e.secrets.lookup(seqno)
+	s, err := e.secrets.lookup(txid.Seqno)
 	if err != nil {
 		return dst, err
 	}
@@ -76,7 +84,7 @@ func (e *Encryptor) Decrypt(dst, entry, aad []byte, seqno uint64) ([]byte, error
 	pt, err := s.aead.Open(buf[:0], iv, buf, aad)
 	if err != nil {
 		clear(buf)
-		return dst, fmt.Errorf("%w: entry of %s", ErrAuthentication, txid)
+		return dst, fmt.Errorf("%w: %s entry of %s", ErrAuthentication, typ, txid)
 	}
 	return grown[:start+len(pt)], nil
 }

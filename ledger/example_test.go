@@ -25,7 +25,7 @@ func Example() {
 	if err := secrets.Rekey(1000, nil); err != nil {
 		log.Fatal(err)
 	}
-	plain, err := enc.Decrypt(nil, entry, []byte("public part"), txid.Seqno)
+	plain, err := enc.Decrypt(nil, entry, []byte("public part"), txid, ledger.WriteSet)
 	if err != nil {
 		log.Fatal(err)
 	}

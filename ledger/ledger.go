@@ -25,6 +25,17 @@
 // which the ledger's consensus rules out. Callers outside such a ledger
 // must give the same guarantee.
 //
+// # Reading an entry
+//
+// The IV travels in the entry, so whoever controls the ledger's storage
+// chooses it. Decrypt therefore takes the TxID and entry type the reader
+// expects and refuses, with ErrWrongEntry, an entry whose IV encodes any
+// other: a snapshot offered as the write set of the same TxID, or the entry
+// of a view that was rolled back offered for the transaction that replaced
+// it at the same seqno (both are sealed under the same secret and would
+// otherwise authenticate). The check compares all twelve IV bytes with the
+// IV Encrypt would build, before any decryption.
+//
 // # Retained ciphers
 //
 // Building an AES-GCM cipher (key expansion and GHASH tables) costs several
@@ -82,9 +93,10 @@ var (
 	ErrUnknownSeqno   = errors.New("ledger: no ledger secret applies to this seqno")
 	ErrTruncated      = errors.New("ledger: entry shorter than its header")
 	ErrAuthentication = errors.New("ledger: entry failed authentication")
-	ErrWrongSeqno     = errors.New("ledger: entry belongs to another seqno")
+	ErrWrongEntry     = errors.New("ledger: entry belongs to another transaction or entry type")
 	ErrEmpty          = errors.New("ledger: empty plaintext with empty additional data")
 	ErrView           = errors.New("ledger: view out of range")
+	ErrEntryType      = errors.New("ledger: unknown entry type")
 	ErrKey            = errors.New("ledger: invalid ledger secret")
 	ErrOrder          = errors.New("ledger: ledger secrets out of order")
 )
@@ -130,7 +142,7 @@ func putIV(iv []byte, txid TxID, typ EntryType) error {
 		return fmt.Errorf("%w: view %d exceeds %d", ErrView, txid.View, MaxView)
 	}
 	if typ > Snapshot {
-		return fmt.Errorf("ledger: unknown entry type %d", typ)
+		return fmt.Errorf("%w: %d", ErrEntryType, uint8(typ))
 	}
 	binary.LittleEndian.PutUint64(iv[0:8], txid.Seqno)
 	binary.LittleEndian.PutUint32(iv[8:12], uint32(txid.View))

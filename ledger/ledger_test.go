@@ -80,7 +80,7 @@ func TestMatchesFresh(t *testing.T) {
 			if want := freshEncrypt(key, pt, aad, txid, typ); !bytes.Equal(got, want) {
 				t.Fatalf("size %d: retained and fresh output differ", size)
 			}
-			back, err := e.Decrypt(nil, got, aad, txid.Seqno)
+			back, err := e.Decrypt(nil, got, aad, txid, typ)
 			if err != nil || !bytes.Equal(back, pt) {
 				t.Fatalf("size %d: Decrypt = %v", size, err)
 			}
@@ -114,11 +114,11 @@ func TestEmptyAndAADOnly(t *testing.T) {
 	if err != nil || len(entry) != HeaderSize {
 		t.Fatalf("aad-only entry: %d bytes, %v", len(entry), err)
 	}
-	pt, err := e.Decrypt(nil, entry, []byte("aad only"), 1)
+	pt, err := e.Decrypt(nil, entry, []byte("aad only"), TxID{Seqno: 1}, WriteSet)
 	if err != nil || len(pt) != 0 {
 		t.Fatalf("aad-only decrypt: %v", err)
 	}
-	if _, err := e.Decrypt(nil, entry, []byte("other"), 1); !errors.Is(err, ErrAuthentication) {
+	if _, err := e.Decrypt(nil, entry, []byte("other"), TxID{Seqno: 1}, WriteSet); !errors.Is(err, ErrAuthentication) {
 		t.Fatalf("aad-only with wrong aad: %v", err)
 	}
 }
@@ -134,24 +134,30 @@ func TestDecryptErrors(t *testing.T) {
 		e     *Encryptor
 		entry []byte
 		aad   string
-		seqno uint64
+		txid  TxID
+		typ   EntryType
 		want  error
 	}{
-		{"truncated-header", e, entry[:HeaderSize-1], "aad", 5, ErrTruncated},
-		{"empty", e, nil, "aad", 5, ErrTruncated},
-		{"wrong-tag", e, flip(0), "aad", 5, ErrAuthentication},
-		{"wrong-iv-view", e, flip(TagSize + 8), "aad", 5, ErrAuthentication},
-		{"wrong-ciphertext", e, flip(HeaderSize + 2), "aad", 5, ErrAuthentication},
-		{"wrong-aad", e, entry, "AAD", 5, ErrAuthentication},
-		{"truncated-ciphertext", e, entry[:len(entry)-1], "aad", 5, ErrAuthentication},
-		{"wrong-seqno", e, entry, "aad", 6, ErrWrongSeqno},
-		{"iv-seqno-edited", e, flip(TagSize), "aad", 5, ErrWrongSeqno},
-		{"before-first-secret", NewEncryptor(later), entry, "aad", 5, ErrUnknownSeqno},
+		{"truncated-header", e, entry[:HeaderSize-1], "aad", txid, WriteSet, ErrTruncated},
+		{"empty", e, nil, "aad", txid, WriteSet, ErrTruncated},
+		{"wrong-tag", e, flip(0), "aad", txid, WriteSet, ErrAuthentication},
+		{"wrong-ciphertext", e, flip(HeaderSize + 2), "aad", txid, WriteSet, ErrAuthentication},
+		{"wrong-aad", e, entry, "AAD", txid, WriteSet, ErrAuthentication},
+		{"truncated-ciphertext", e, entry[:len(entry)-1], "aad", txid, WriteSet, ErrAuthentication},
+		{"wrong-seqno", e, entry, "aad", TxID{View: 1, Seqno: 6}, WriteSet, ErrWrongEntry},
+		{"wrong-view", e, entry, "aad", TxID{View: 2, Seqno: 5}, WriteSet, ErrWrongEntry},
+		{"wrong-type", e, entry, "aad", txid, Snapshot, ErrWrongEntry},
+		{"iv-seqno-edited", e, flip(TagSize), "aad", txid, WriteSet, ErrWrongEntry},
+		{"iv-view-edited", e, flip(TagSize + 8), "aad", txid, WriteSet, ErrWrongEntry},
+		{"iv-type-edited", e, flip(TagSize + 11), "aad", txid, WriteSet, ErrWrongEntry},
+		{"view-out-of-range", e, entry, "aad", TxID{View: MaxView + 1, Seqno: 5}, WriteSet, ErrView},
+		{"unknown-type", e, entry, "aad", txid, Snapshot + 1, ErrEntryType},
+		{"before-first-secret", NewEncryptor(later), entry, "aad", txid, WriteSet, ErrUnknownSeqno},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dst := make([]byte, 3, 100)
 			copy(dst, "abc")
-			got, err := tc.e.Decrypt(dst, tc.entry, []byte(tc.aad), tc.seqno)
+			got, err := tc.e.Decrypt(dst, tc.entry, []byte(tc.aad), tc.txid, tc.typ)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("error = %v, want %v", err, tc.want)
 			}
@@ -161,14 +167,55 @@ func TestDecryptErrors(t *testing.T) {
 		})
 	}
 	// The next call with the same secret still works.
-	if pt, err := e.Decrypt(nil, entry, []byte("aad"), 5); err != nil || string(pt) != "secret write set" {
+	if pt, err := e.Decrypt(nil, entry, []byte("aad"), txid, WriteSet); err != nil || string(pt) != "secret write set" {
 		t.Fatalf("Decrypt after failures: %q %v", pt, err)
 	}
 	if _, err := e.Encrypt(nil, []byte("x"), nil, TxID{View: MaxView + 1, Seqno: 5}, WriteSet); !errors.Is(err, ErrView) {
 		t.Fatalf("view too large: %v", err)
 	}
+	if _, err := e.Encrypt(nil, []byte("x"), nil, txid, Snapshot+1); !errors.Is(err, ErrEntryType) {
+		t.Fatalf("unknown entry type: %v", err)
+	}
 	if _, err := NewEncryptor(later).Encrypt(nil, []byte("x"), nil, TxID{Seqno: 9}, WriteSet); !errors.Is(err, ErrUnknownSeqno) {
 		t.Fatalf("encrypt before the first secret: %v", err)
+	}
+}
+
+// TestSnapshotForWriteSet: storage offers the snapshot taken at a TxID
+// where the reader asks for the write set of that TxID. Both are sealed
+// under the same secret with the same seqno and view.
+func TestSnapshotForWriteSet(t *testing.T) {
+	e := newEncryptor(t)
+	txid := TxID{View: 3, Seqno: 42}
+	snap, _ := e.Encrypt(nil, []byte("snapshot of the private state"), []byte("public"), txid, Snapshot)
+	ws, _ := e.Encrypt(nil, []byte("write set"), []byte("public"), txid, WriteSet)
+	if _, err := e.Decrypt(nil, snap, []byte("public"), txid, WriteSet); !errors.Is(err, ErrWrongEntry) {
+		t.Fatalf("snapshot read as the write set of %s: %v", txid, err)
+	}
+	if _, err := e.Decrypt(nil, ws, []byte("public"), txid, Snapshot); !errors.Is(err, ErrWrongEntry) {
+		t.Fatalf("write set read as the snapshot of %s: %v", txid, err)
+	}
+	if pt, err := e.Decrypt(nil, snap, []byte("public"), txid, Snapshot); err != nil || string(pt) != "snapshot of the private state" {
+		t.Fatalf("snapshot read as a snapshot: %q %v", pt, err)
+	}
+}
+
+// TestRolledBackViewEntry: seqno 150 was written in view 1, rolled back,
+// and written again in view 2 under the same ledger secret. Storage keeps
+// the view-1 entry and offers it for 2.150.
+func TestRolledBackViewEntry(t *testing.T) {
+	s, _ := NewSecrets(1, nil)
+	e := NewEncryptor(s)
+	stale, _ := e.Encrypt(nil, []byte("pay mallory"), nil, TxID{View: 1, Seqno: 150}, WriteSet)
+	if n := s.Rollback(149); n != 0 {
+		t.Fatalf("rollback removed %d secrets", n)
+	}
+	current, _ := e.Encrypt(nil, []byte("pay alice"), nil, TxID{View: 2, Seqno: 150}, WriteSet)
+	if _, err := e.Decrypt(nil, stale, nil, TxID{View: 2, Seqno: 150}, WriteSet); !errors.Is(err, ErrWrongEntry) {
+		t.Fatalf("rolled-back view-1 entry read as 2.150: %v", err)
+	}
+	if pt, err := e.Decrypt(nil, current, nil, TxID{View: 2, Seqno: 150}, WriteSet); err != nil || string(pt) != "pay alice" {
+		t.Fatalf("2.150: %q %v", pt, err)
 	}
 }
 
@@ -193,7 +240,7 @@ func TestRekeyAndRollback(t *testing.T) {
 		seqno uint64
 		want  string
 	}{{old, 50, "old"}, {cur, 150, "new"}} {
-		if pt, err := e.Decrypt(nil, c.entry, nil, c.seqno); err != nil || string(pt) != c.want {
+		if pt, err := e.Decrypt(nil, c.entry, nil, TxID{View: 1, Seqno: c.seqno}, WriteSet); err != nil || string(pt) != c.want {
 			t.Fatalf("decrypt seqno %d: %q %v", c.seqno, pt, err)
 		}
 	}
@@ -206,14 +253,14 @@ func TestRekeyAndRollback(t *testing.T) {
 	if n := s.Rollback(99); n != 1 || s.Len() != 1 {
 		t.Fatalf("rollback removed %d, %d left", n, s.Len())
 	}
-	if _, err := e.Decrypt(nil, cur, nil, 150); !errors.Is(err, ErrAuthentication) {
+	if _, err := e.Decrypt(nil, cur, nil, TxID{View: 1, Seqno: 150}, WriteSet); !errors.Is(err, ErrAuthentication) {
 		t.Fatalf("entry of a rolled-back secret: %v", err)
 	}
 	replay, _ := e.Encrypt(nil, []byte("new"), nil, TxID{View: 2, Seqno: 150}, WriteSet)
 	if bytes.Equal(replay[TagSize:HeaderSize], cur[TagSize:HeaderSize]) {
 		t.Fatal("replayed seqno reuses the IV")
 	}
-	if pt, err := e.Decrypt(nil, replay, nil, 150); err != nil || string(pt) != "new" {
+	if pt, err := e.Decrypt(nil, replay, nil, TxID{View: 2, Seqno: 150}, WriteSet); err != nil || string(pt) != "new" {
 		t.Fatalf("replayed entry: %v", err)
 	}
 	if n := s.Rollback(0); n != 0 || s.Len() != 1 {
@@ -262,7 +309,7 @@ func TestRestore(t *testing.T) {
 	if err := s.Restore(Secret{From: 100, Key: k2}, Secret{From: 1, Key: k1}); err != nil {
 		t.Fatal(err)
 	}
-	if pt, err := NewEncryptor(s).Decrypt(nil, entry, nil, 120); err != nil || string(pt) != "history" {
+	if pt, err := NewEncryptor(s).Decrypt(nil, entry, nil, TxID{View: 1, Seqno: 120}, WriteSet); err != nil || string(pt) != "history" {
 		t.Fatalf("historical entry: %v", err)
 	}
 	for _, bad := range [][]Secret{
@@ -316,7 +363,7 @@ func TestNoAllocations(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { e.Encrypt(dst[:0], pt, aad, txid, WriteSet) }); n != 0 {
 		t.Fatalf("Encrypt allocates %.0f times", n)
 	}
-	if n := testing.AllocsPerRun(100, func() { e.Decrypt(dst[:0], entry, aad, 9) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { e.Decrypt(dst[:0], entry, aad, txid, WriteSet) }); n != 0 {
 		t.Fatalf("Decrypt allocates %.0f times", n)
 	}
 }
@@ -364,7 +411,7 @@ func TestConcurrentEncryptDecrypt(t *testing.T) {
 					failures.Store(g, err)
 					return
 				}
-				got, err := e.Decrypt(dst[:0], entry, []byte("aad"), seqno)
+				got, err := e.Decrypt(dst[:0], entry, []byte("aad"), TxID{View: 1, Seqno: seqno}, WriteSet)
 				if err != nil || !bytes.Equal(got, pt) {
 					failures.Store(g, fmt.Errorf("round trip at %d: %v", seqno, err))
 					return

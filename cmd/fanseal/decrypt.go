@@ -40,7 +40,7 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return describe(err)
 	}
-	o, err := createOutput(*out, stdout, 0o644)
+	o, err := createOutput(*out, stdout, 0o666)
 	if err != nil {
 		return err
 	}

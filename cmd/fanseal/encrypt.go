@@ -51,7 +51,7 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	defer closeIn()
 	in, clearProgress := withProgress(in, stderr, "encrypting")
 	defer clearProgress()
-	o, err := createOutput(*out, stdout, 0o644)
+	o, err := createOutput(*out, stdout, 0o666)
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"golang.org/x/term"
 )
 
 const usage = `fanseal seals one payload for many recipients; each opens it with one key agreement.
@@ -52,7 +54,10 @@ Commands:
     decrypt    Open INPUT with the identity files given with -i (fanseal's, or
                age-keygen's for x25519 and mlkem768x25519). Armored input
                is detected. With -o, the output file appears only once the
-               whole payload has authenticated.
+               whole payload has authenticated, with the mode your umask
+               gives new files; until then the plaintext goes to a temporary
+               file only you can read, removed if decrypt fails or is
+               interrupted (Ctrl-C, SIGTERM, SIGHUP).
     inspect    Describe an envelope without opening it: version, cipher,
                recipients and their key identifiers, payload size.
     bench      Measure fanseal's hot paths on generated keys, nothing to set up:
@@ -90,6 +95,7 @@ Examples:
 var errUsage = errors.New("usage")
 
 func main() {
+	removeOnSignal()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -178,12 +184,9 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
-// isTerminal reports whether w is a terminal.
+// isTerminal reports whether w is a terminal. Being a character device is
+// not enough: /dev/null is one too.
 func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -102,7 +102,7 @@ func printRows(w io.Writer, rows []row) int {
 		verdict := "~"
 		switch {
 		case r.base == 0:
-			verdict = "new"
+			verdict = "missing in base"
 		case r.head == 0:
 			verdict = "missing in head"
 		case r.regression:

@@ -1,22 +1,27 @@
-// Command benchgate is fanseal's benchmark regression gate. It builds the
-// test binaries of a base commit (default: the parent of HEAD, checked out
-// in a temporary git worktree) and of the working tree, runs a curated set
-// of hot-path benchmarks on both, interleaved A, B, A, B, ... so that both
-// sides see the same machine, and compares them with the statistics behind
-// benchstat (golang.org/x/perf's benchfmt and benchmath: medians and a
-// Mann-Whitney U test).
+// Command benchgate is fanseal's benchmark regression gate. It compares a
+// head (default: the working tree) with a base commit (default: the first
+// parent of the head commit). It extracts each commit with git archive
+// into a temporary directory, builds the test binaries of both sides,
+// runs a curated set of hot-path benchmarks on both, interleaved A, B, A,
+// B, ... so that both sides see the same machine, and compares them with
+// the statistics behind benchstat (golang.org/x/perf's benchfmt and
+// benchmath: medians and a Mann-Whitney U test).
 //
 // It fails when a curated benchmark is slower by more than -threshold with
-// statistical significance (p < -alpha), unless the HEAD commit message
-// carries a trailer line
+// statistical significance (p < -alpha), unless the commit being judged
+// (the -head commit, or HEAD when the working tree has no uncommitted
+// changes) ends its message with the git trailer
 //
 //	Bench-Regression: <reason>
 //
-// which it prints. It passes, with a message, when there is no base commit.
+// which it prints. It also fails when it cannot judge: when -count is too
+// small for the test to ever reach p < -alpha, when the base does not
+// build, when a curated benchmark is missing on either side, or when
+// nothing was compared. It passes, with a message, only on a root commit.
 //
 // Usage:
 //
-//	go run ./internal/cmd/benchgate [-base REV] [-count 8] [-benchtime 200ms] [-threshold 0.20] [-alpha 0.05]
+//	go run ./internal/cmd/benchgate [-base REV] [-head REV] [-count 8] [-benchtime 200ms] [-threshold 0.20] [-alpha 0.05]
 package main
 
 import (
@@ -25,16 +30,19 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
-// curated lists the hot paths the gate watches: package and -test.bench
-// expression. Each level of a sub-benchmark name is matched on its own.
-var curated = []struct{ pkg, bench string }{
+// A target is a package and a -test.bench expression. Each level of a
+// sub-benchmark name is matched on its own.
+type target struct{ pkg, bench string }
+
+// curated lists the hot paths the gate watches.
+var curated = []target{
 	{".", `^BenchmarkSeal$/^suite=x25519$/^strategy=(sequential|shared|channel)$/^n=20$`},
 	{".", `^BenchmarkOpen$/^suite=p256$/^n=100$`},
 	{"./ledger", `^BenchmarkLedger$/^op=(encrypt|decrypt)$/^path=retained$/^size=64$`},
@@ -42,121 +50,241 @@ var curated = []struct{ pkg, bench string }{
 	{"./lthash", `^BenchmarkAdd$/^xof=blake3$`},
 }
 
+// A gate is one comparison of head against base.
+type gate struct {
+	dir              string // a directory inside the repository
+	base, head       string // revisions; head "" is the working tree
+	count            int
+	benchtime        string
+	threshold, alpha float64
+	targets          []target
+}
+
 func main() {
-	base := flag.String("base", "", "base revision (default: HEAD^)")
-	count := flag.Int("count", 8, "runs per side, interleaved")
-	benchtime := flag.String("benchtime", "200ms", "-test.benchtime of each run")
-	threshold := flag.Float64("threshold", 0.20, "largest tolerated slowdown")
-	alpha := flag.Float64("alpha", 0.05, "significance level")
+	g := gate{targets: curated}
+	flag.StringVar(&g.base, "base", "", "base revision (default: the first parent of the head commit)")
+	flag.StringVar(&g.head, "head", "", "head revision (default: the working tree)")
+	flag.IntVar(&g.count, "count", 8, "runs per side, interleaved")
+	flag.StringVar(&g.benchtime, "benchtime", "200ms", "-test.benchtime of each run")
+	flag.Float64Var(&g.threshold, "threshold", 0.20, "largest tolerated slowdown")
+	flag.Float64Var(&g.alpha, "alpha", 0.05, "significance level")
 	flag.Parse()
-	if err := run(*base, *count, *benchtime, *threshold, *alpha, os.Stdout); err != nil {
+	if err := g.run(os.Stdout); err != nil {
 		fmt.Fprintf(os.Stderr, "benchgate: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-var errRegression = errors.New("significant slowdown")
+var (
+	errRegression = errors.New("significant slowdown")
+	errCount      = errors.New("too few runs")
+	errBuild      = errors.New("does not build")
+	errMissing    = errors.New("curated benchmark missing")
+)
 
-func run(base string, count int, benchtime string, threshold, alpha float64, out io.Writer) error {
-	if count < 2 {
-		return fmt.Errorf("-count must be at least 2")
+// minCount returns the smallest number of runs per side with which the
+// two-sided Mann-Whitney U test can reach p < alpha. With n runs per side
+// and no difference between the sides, each of the C(2n, n) ways to
+// choose which n of the 2n ranked values are the base's is equally likely;
+// the most extreme outcome, every head run slower than every base run
+// (U = 0), is one of them, and the two-sided test counts the mirror image
+// too, so the smallest p the test can return is 2 / C(2n, n).
+func minCount(alpha float64) int {
+	for n := 1; ; n++ {
+		if 2/binomial(2*n, n) < alpha {
+			return n
+		}
 	}
-	top, err := git("rev-parse", "--show-toplevel")
+}
+
+// binomial returns C(n, k) as a float64 (exact while below 2^53).
+func binomial(n, k int) float64 {
+	c := 1.0
+	for i := 1; i <= k; i++ {
+		c = c * float64(n-k+i) / float64(i)
+	}
+	return math.Round(c)
+}
+
+func (g *gate) run(out io.Writer) error {
+	if !(g.alpha > 0 && g.alpha < 1) {
+		return fmt.Errorf("-alpha %v is not between 0 and 1", g.alpha)
+	}
+	if min := minCount(g.alpha); g.count < min {
+		return fmt.Errorf("%w: with -count %d the Mann-Whitney test's smallest possible p is %.3g, never below -alpha %v, so no slowdown could fail the gate; use -count %d or more",
+			errCount, g.count, 2/binomial(2*g.count, g.count), g.alpha, min)
+	}
+	top, err := g.git("rev-parse", "--show-toplevel")
 	if err != nil {
 		return err
 	}
-	if base == "" {
-		if _, err := git("rev-parse", "--verify", "--quiet", "HEAD^"); err != nil {
-			fmt.Fprintln(out, "benchgate: HEAD has no parent commit; nothing to compare")
+	judged := g.head // the commit whose message may accept a regression
+	if judged == "" {
+		judged = "HEAD"
+	}
+	if g.base == "" {
+		parents, err := g.git("rev-list", "--parents", "-n", "1", judged)
+		if err != nil {
+			return err
+		}
+		if len(strings.Fields(parents)) == 1 {
+			if shallow, _ := g.git("rev-parse", "--is-shallow-repository"); shallow == "true" {
+				return fmt.Errorf("%s has no parent in this shallow clone; fetch its parent or give -base", judged)
+			}
+			fmt.Fprintf(out, "benchgate: %s is a root commit; nothing to compare\n", judged)
 			return nil
 		}
-		base = "HEAD^"
-	}
-	rev, err := git("rev-parse", "--verify", base+"^{commit}")
-	if err != nil {
-		return fmt.Errorf("base %q: %v", base, err)
+		g.base = judged + "^"
 	}
 	tmp, err := os.MkdirTemp("", "benchgate-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	worktree := filepath.Join(tmp, "base")
-	if _, err := git("worktree", "add", "--detach", worktree, rev); err != nil {
+	baseRev, baseTree, err := g.extract(g.base, filepath.Join(tmp, "base"))
+	if err != nil {
 		return err
 	}
-	defer git("worktree", "remove", "--force", worktree)
-	fmt.Fprintf(out, "benchgate: base %s, head: the working tree; %d interleaved runs each\n", rev[:12], count)
-
-	type binary struct{ pkg, bench, a, b string }
-	var bins []binary
-	for i, c := range curated {
-		a := filepath.Join(tmp, fmt.Sprintf("a%d.test", i))
-		b := filepath.Join(tmp, fmt.Sprintf("b%d.test", i))
-		if err := buildTest(worktree, c.pkg, a); err != nil {
-			fmt.Fprintf(out, "benchgate: base lacks %s (%v); its benchmarks count as new\n", c.pkg, firstLine(err))
-			a = ""
+	headTree, headName := top, "the working tree"
+	if g.head != "" {
+		var rev string
+		if rev, headTree, err = g.extract(g.head, filepath.Join(tmp, "head")); err != nil {
+			return err
 		}
-		if err := buildTest(top, c.pkg, b); err != nil {
-			return fmt.Errorf("building %s: %v", c.pkg, err)
-		}
-		bins = append(bins, binary{c.pkg, c.bench, a, b})
+		headName = rev[:12]
 	}
-	var outA, outB bytes.Buffer
-	for i := range count {
-		for _, bin := range bins {
+	fmt.Fprintf(out, "benchgate: base %s, head %s; %d interleaved runs each\n", baseRev[:12], headName, g.count)
+
+	type binary struct{ a, b string }
+	bins := make([]binary, len(g.targets))
+	for i, t := range g.targets {
+		bins[i].a = filepath.Join(tmp, fmt.Sprintf("a%d.test", i))
+		bins[i].b = filepath.Join(tmp, fmt.Sprintf("b%d.test", i))
+		if err := buildTest(baseTree, t.pkg, bins[i].a); err != nil {
+			return fmt.Errorf("base %s: %s %w: %v", baseRev[:12], t.pkg, errBuild, err)
+		}
+		if err := buildTest(headTree, t.pkg, bins[i].b); err != nil {
+			return fmt.Errorf("head: %s %w: %v", t.pkg, errBuild, err)
+		}
+	}
+	outA := make([]bytes.Buffer, len(g.targets))
+	outB := make([]bytes.Buffer, len(g.targets))
+	for run := range g.count {
+		for i, t := range g.targets {
 			// Alternate which side goes first, so neither always runs on
 			// a machine warmed by the other.
-			sides := [][2]any{{bin.a, &outA}, {bin.b, &outB}}
-			if i%2 == 1 {
+			sides := []struct {
+				exe, tree string
+				buf       *bytes.Buffer
+			}{{bins[i].a, baseTree, &outA[i]}, {bins[i].b, headTree, &outB[i]}}
+			if run%2 == 1 {
 				sides[0], sides[1] = sides[1], sides[0]
 			}
 			for _, s := range sides {
-				exe, buf := s[0].(string), s[1].(*bytes.Buffer)
-				if exe == "" {
-					continue
-				}
-				dir := worktree
-				if buf == &outB {
-					dir = top
-				}
-				if err := runBench(exe, filepath.Join(dir, bin.pkg), bin.bench, benchtime, buf); err != nil {
+				if err := runBench(s.exe, filepath.Join(s.tree, t.pkg), t.bench, g.benchtime, s.buf); err != nil {
 					return err
 				}
 			}
 		}
 	}
-	rows, err := compare(outA.Bytes(), outB.Bytes(), threshold, alpha)
+	var rows []row
+	var missing []string
+	for i, t := range g.targets {
+		r, err := compare(outA[i].Bytes(), outB[i].Bytes(), g.threshold, g.alpha)
+		if err != nil {
+			return err
+		}
+		if len(r) == 0 {
+			missing = append(missing, fmt.Sprintf("%s %s matches no benchmark on either side", t.pkg, t.bench))
+		}
+		for _, x := range r {
+			switch {
+			case x.base == 0:
+				missing = append(missing, x.name+" is missing in the base")
+			case x.head == 0:
+				missing = append(missing, x.name+" is missing in the head")
+			}
+		}
+		rows = append(rows, r...)
+	}
+	regressions := printRows(out, rows)
+	if len(missing) > 0 {
+		return fmt.Errorf("%w: %s (add a benchmark to the curated list only in a commit after the one that creates it)", errMissing, strings.Join(missing, "; "))
+	}
+	if len(rows) == 0 {
+		return fmt.Errorf("nothing was compared: the curated list is empty")
+	}
+	if regressions == 0 {
+		fmt.Fprintf(out, "benchgate: %d benchmarks compared, no significant slowdown\n", len(rows))
+		return nil
+	}
+	fail := fmt.Errorf("%w: %d benchmark(s) more than %.0f%% slower (p < %.2f); fix it, or explain it with a 'Bench-Regression: <reason>' trailer in the commit message", errRegression, regressions, g.threshold*100, g.alpha)
+	if g.head == "" {
+		if dirty, err := g.git("status", "--porcelain"); err != nil || dirty != "" {
+			return fmt.Errorf("%w; the working tree has uncommitted changes, so no commit message can accept them", fail)
+		}
+	}
+	reason, err := g.acceptedReason(judged)
 	if err != nil {
 		return err
 	}
-	regressions := printRows(out, rows)
-	if regressions == 0 {
-		fmt.Fprintln(out, "benchgate: no significant slowdown")
-		return nil
+	if reason == "" {
+		return fail
 	}
-	msg, _ := git("log", "-1", "--format=%B", "HEAD")
-	if reason := acceptedReason(msg); reason != "" {
-		fmt.Fprintf(out, "benchgate: %d regression(s) accepted by the HEAD commit: Bench-Regression: %s\n", regressions, reason)
-		return nil
-	}
-	return fmt.Errorf("%w: %d benchmark(s) more than %.0f%% slower (p < %.2f); fix it, or explain it with a 'Bench-Regression: <reason>' line in the commit message", errRegression, regressions, threshold*100, alpha)
+	fmt.Fprintf(out, "benchgate: %d regression(s) accepted by %s: Bench-Regression: %s\n", regressions, judged, reason)
+	return nil
 }
 
-var trailer = regexp.MustCompile(`(?m)^Bench-Regression:[ \t]*(\S.*)$`)
-
-// acceptedReason returns the reason of a Bench-Regression trailer in a
-// commit message, or "".
-func acceptedReason(msg string) string {
-	m := trailer.FindStringSubmatch(msg)
-	if m == nil {
-		return ""
+// acceptedReason returns the value of the first Bench-Regression trailer
+// of commit rev's message, as git parses trailers (the message's last
+// paragraph), or "".
+func (g *gate) acceptedReason(rev string) (string, error) {
+	v, err := g.git("log", "-1", "--format=%(trailers:key=Bench-Regression,valueonly,unfold)", rev, "--")
+	if err != nil {
+		return "", err
 	}
-	return strings.TrimSpace(m[1])
+	for line := range strings.SplitSeq(v, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			return line, nil
+		}
+	}
+	return "", nil
 }
 
-func git(args ...string) (string, error) {
-	out, err := exec.Command("git", args...).CombinedOutput()
+// extract writes the tree of commit rev into dir and returns the commit's
+// full hash and dir. git archive reads the repository without changing
+// it: no worktree to register, none left behind if the gate is killed.
+func (g *gate) extract(rev, dir string) (string, string, error) {
+	hash, err := g.git("rev-parse", "--verify", rev+"^{commit}")
+	if err != nil {
+		return "", "", fmt.Errorf("revision %q: %v", rev, err)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return "", "", err
+	}
+	archive := exec.Command("git", "archive", "--format=tar", hash)
+	archive.Dir = g.dir
+	untar := exec.Command("tar", "-x", "-C", dir)
+	pipe, err := archive.StdoutPipe()
+	if err != nil {
+		return "", "", err
+	}
+	untar.Stdin = pipe
+	var errOut bytes.Buffer
+	archive.Stderr, untar.Stderr = &errOut, &errOut
+	if err := untar.Start(); err != nil {
+		return "", "", err
+	}
+	if err := errors.Join(archive.Run(), untar.Wait()); err != nil {
+		return "", "", fmt.Errorf("extracting %s: %v: %s", rev, err, errOut.String())
+	}
+	return hash, dir, nil
+}
+
+func (g *gate) git(args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = g.dir
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, firstLine(errors.New(string(out))))
 	}

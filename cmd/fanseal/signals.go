@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// temporaries holds the names of the temporary output files that are
+// neither committed nor removed yet. Its lock orders a commit's rename
+// against a signal's clean-up: a signal either removes a temporary file
+// before its rename, or finds it already renamed into a complete output.
+var temporaries = struct {
+	sync.Mutex
+	names map[string]bool
+}{names: map[string]bool{}}
+
+// createTemp is os.CreateTemp, recording the file for removeOnSignal.
+func createTemp(dir, pattern string) (*os.File, error) {
+	temporaries.Lock()
+	defer temporaries.Unlock()
+	f, err := os.CreateTemp(dir, pattern)
+	if err == nil {
+		temporaries.names[f.Name()] = true
+	}
+	return f, err
+}
+
+// commitTemp renames a recorded temporary file to name.
+func commitTemp(tmp, name string) error {
+	temporaries.Lock()
+	defer temporaries.Unlock()
+	delete(temporaries.names, tmp)
+	return os.Rename(tmp, name)
+}
+
+// removeTemp removes a recorded temporary file.
+func removeTemp(tmp string) {
+	temporaries.Lock()
+	defer temporaries.Unlock()
+	delete(temporaries.names, tmp)
+	os.Remove(tmp)
+}
+
+// removeOnSignal makes SIGINT, SIGTERM and SIGHUP remove every temporary
+// output file before the process ends, so that an interrupted decrypt
+// leaves no plaintext prefix behind. The process then dies of the same
+// signal, as it would have without the handler, so that a shell sees why
+// it ended (and, for SIGINT, stops a loop); where a process cannot signal
+// itself it exits with status 1.
+func removeOnSignal() {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		sig := <-c
+		// The lock is held to the end: no temporary file is created or
+		// renamed from now on.
+		temporaries.Lock()
+		what := ""
+		for name := range temporaries.names {
+			os.Remove(name)
+			what = "; the partial output was removed"
+		}
+		fmt.Fprintf(os.Stderr, "fanseal: error: interrupted (%v)%s\n", sig, what)
+		signal.Reset(sig)
+		if p, err := os.FindProcess(os.Getpid()); err == nil && p.Signal(sig) == nil {
+			time.Sleep(time.Second) // the signal is on its way
+		}
+		os.Exit(1)
+	}()
+}
