@@ -509,7 +509,7 @@ func (w *ledgerWorld) report(r *SideResult) {
 	a := w.audit
 	r.count("auditor: accepted", int64(a.accepted))
 	r.count("auditor: authentication failures", int64(a.authFailures))
-	r.count("auditor: wrong-seqno entries", int64(a.wrongSeqno))
+	r.count("auditor: entries of another transaction", int64(a.wrongEntry))
 	r.count("auditor: failed intervals", int64(a.badIntervals))
 	r.count("auditor: after the rollback point", int64(a.uncommitted))
 	r.count("auditor: torn frames", int64(a.torn))
@@ -528,10 +528,10 @@ func (w *ledgerWorld) report(r *SideResult) {
 	r.count("injected: torn frames", int64(i.torn))
 	want := committed - i.lostTxs
 	r.check("auditor finds exactly the injected faults",
-		a.authFailures == i.flipped && a.wrongSeqno == i.moved && a.uncommitted == i.stale && a.torn == i.torn &&
+		a.authFailures == i.flipped && a.wrongEntry == i.moved && a.uncommitted == i.stale && a.torn == i.torn &&
 			a.badIntervals == i.badIntervals && a.accepted == want,
-		"accepted %d (want %d), %d authentication failures (injected %d), %d wrong seqno (%d), %d failed intervals (%d), %d after the rollback point (%d), %d torn (%d)",
-		a.accepted, want, a.authFailures, i.flipped, a.wrongSeqno, i.moved, a.badIntervals, i.badIntervals, a.uncommitted, i.stale, a.torn, i.torn)
+		"accepted %d (want %d), %d authentication failures (injected %d), %d of another transaction (%d), %d failed intervals (%d), %d after the rollback point (%d), %d torn (%d)",
+		a.accepted, want, a.authFailures, i.flipped, a.wrongEntry, i.moved, a.badIntervals, i.badIntervals, a.uncommitted, i.stale, a.torn, i.torn)
 }
 
 func (w *ledgerWorld) close() {

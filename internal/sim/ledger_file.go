@@ -112,7 +112,7 @@ type auditResult struct {
 	accepted     int    // transactions in intervals whose signature and entries all check
 	lastAccepted uint64 // the last accepted signature's seqno
 	authFailures int    // entries that fail authentication
-	wrongSeqno   int    // entries of another seqno
+	wrongEntry   int    // entries of another transaction
 	badIntervals int    // signatures that do not check, or cover a bad entry
 	uncommitted  int    // transactions after the last signature
 	torn         int    // a frame cut short at the end
@@ -120,12 +120,13 @@ type auditResult struct {
 }
 
 func (a auditResult) problems() int {
-	return a.authFailures + a.wrongSeqno + a.badIntervals + a.uncommitted + a.torn + a.malformed
+	return a.authFailures + a.wrongEntry + a.badIntervals + a.uncommitted + a.torn + a.malformed
 }
 
 // audit reads the ledger file at path from the start with only the ledger
 // secrets and the node's public key: it decrypts every private entry under
-// the secret in force at its seqno, as the entry of that seqno, checks that
+// the secret in force at its seqno, as the write set of the transaction its
+// frame names (another transaction's entry is refused), checks that
 // both write sets parse, and checks every signature, its chained root and
 // its commit evidence. It accepts the transactions of the intervals that
 // check; nothing after the last signature.
@@ -180,13 +181,13 @@ func audit(path string, secrets []ledger.Secret, node ed25519.PublicKey) (auditR
 				bad = true
 				continue
 			}
-			plain, err = enc.Decrypt(plain[:0], entry, public, txid.Seqno)
+			plain, err = enc.Decrypt(plain[:0], entry, public, txid, ledger.WriteSet)
 			switch {
 			case errors.Is(err, ledger.ErrAuthentication):
 				a.authFailures++
 				bad = true
-			case errors.Is(err, ledger.ErrWrongSeqno):
-				a.wrongSeqno++
+			case errors.Is(err, ledger.ErrWrongEntry):
+				a.wrongEntry++
 				bad = true
 			case err != nil || countEntries(plain) < 0:
 				a.malformed++

@@ -22,7 +22,7 @@ func TestLedger(t *testing.T) {
 			s.Counter("rekeys") != 1 || s.Counter("signatures") != committed/20 {
 			t.Fatalf("%s: counters %v", s.Side, s.Counters)
 		}
-		for _, name := range []string{"auditor: authentication failures", "auditor: wrong-seqno entries", "auditor: failed intervals", "auditor: after the rollback point", "auditor: torn frames"} {
+		for _, name := range []string{"auditor: authentication failures", "auditor: entries of another transaction", "auditor: failed intervals", "auditor: after the rollback point", "auditor: torn frames"} {
 			if s.Counter(name) != 0 {
 				t.Fatalf("%s: %s = %d", s.Side, name, s.Counter(name))
 			}
@@ -50,7 +50,7 @@ func TestLedgerFaults(t *testing.T) {
 		}
 		want := map[string]int64{
 			"auditor: authentication failures":  1,
-			"auditor: wrong-seqno entries":      1,
+			"auditor: entries of another transaction":      1,
 			"auditor: failed intervals":         2,
 			"auditor: after the rollback point": 3,
 			"auditor: torn frames":              1,
