@@ -49,12 +49,12 @@ func TestLedgerFaults(t *testing.T) {
 			t.Fatalf("%s: %d transactions committed, too few for the faults", s.Side, committed)
 		}
 		want := map[string]int64{
-			"auditor: authentication failures":  1,
-			"auditor: entries of another transaction":      1,
-			"auditor: failed intervals":         2,
-			"auditor: after the rollback point": 3,
-			"auditor: torn frames":              1,
-			"auditor: accepted":                 committed - 20,
+			"auditor: authentication failures":        1,
+			"auditor: entries of another transaction": 1,
+			"auditor: failed intervals":               2,
+			"auditor: after the rollback point":       3,
+			"auditor: torn frames":                    1,
+			"auditor: accepted":                       committed - 20,
 		}
 		for name, v := range want {
 			if got := s.Counter(name); got != v {
