@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fanseal/fanseal"
+	"github.com/fanseal/fanseal/internal/sim"
 )
 
 // benchConfig is what the bench flags select.
@@ -34,15 +35,8 @@ type benchReport struct {
 	Elapsed     time.Duration `json:"elapsed_ns"`
 }
 
-type machine struct {
-	CPU        string    `json:"cpu"`
-	Cores      int       `json:"cores"`
-	GOMAXPROCS int       `json:"gomaxprocs"`
-	Go         string    `json:"go"`
-	OS         string    `json:"os"`
-	Arch       string    `json:"arch"`
-	Date       time.Time `json:"date"`
-}
+// machine describes where bench and sim ran.
+type machine = sim.Machine
 
 // A latency is one measured cell: what was timed and its distribution.
 type latency struct {
@@ -55,16 +49,7 @@ type latency struct {
 	Samples    int     `json:"samples"`
 }
 
-func cpuModel() string {
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, l := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
-				return strings.TrimSpace(v)
-			}
-		}
-	}
-	return runtime.GOARCH
-}
+func cpuModel() string { return sim.CPUModel() }
 
 // bench measures fanseal's hot paths on generated keys and prints a table
 // per section.

@@ -90,7 +90,9 @@ func (r *recorder) sorted() []*Latency {
 	return r.series
 }
 
-func cpuModel() string {
+// CPUModel returns the CPU's model name, or the architecture where the
+// system does not say.
+func CPUModel() string {
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		for _, l := range strings.Split(string(b), "\n") {
 			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {

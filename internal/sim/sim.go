@@ -372,7 +372,7 @@ func settledGoroutines(before int) int {
 
 // ThisMachine describes the machine, dated t.
 func ThisMachine(t time.Time) Machine {
-	return Machine{CPU: cpuModel(), Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
+	return Machine{CPU: CPUModel(), Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
 		Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, Date: t.UTC()}
 }
 
