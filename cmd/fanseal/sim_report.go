@@ -48,7 +48,13 @@ func printSim(w io.Writer, res *sim.Result) {
 		fmt.Fprintf(w, " %9s", "ratio")
 	}
 	fmt.Fprintln(w)
-	row := func(name string, higherBetter bool, value func(*sim.SideResult) float64, format func(float64) string) {
+	// A row's ratio is how many times better fanseal is; shares have none.
+	const (
+		lowerBetter = iota
+		higherBetter
+		noRatio
+	)
+	row := func(name string, kind int, value func(*sim.SideResult) float64, format func(float64) string) {
 		fmt.Fprintf(w, "%-40s", name)
 		for _, s := range sides {
 			fmt.Fprintf(w, " %14s", format(value(s)))
@@ -56,8 +62,11 @@ func printSim(w io.Writer, res *sim.Result) {
 		if both {
 			a, b := value(sides[0]), value(sides[1])
 			r := a / b
-			if higherBetter {
+			if kind == higherBetter {
 				r = b / a
+			}
+			if kind == noRatio {
+				r = math.NaN()
 			}
 			if math.IsNaN(r) || math.IsInf(r, 0) || a == 0 || b == 0 {
 				fmt.Fprintf(w, " %9s", "–")
@@ -68,23 +77,23 @@ func printSim(w io.Writer, res *sim.Result) {
 		fmt.Fprintln(w)
 	}
 	unit := sides[0].Unit
-	row(fmt.Sprintf("throughput (%s/s)", unit), true, func(s *sim.SideResult) float64 { return s.Throughput }, func(v float64) string { return fmt.Sprintf("%.1f", v) })
+	row(fmt.Sprintf("throughput (%s/s)", unit), higherBetter, func(s *sim.SideResult) float64 { return s.Throughput }, func(v float64) string { return fmt.Sprintf("%.1f", v) })
 	for _, l := range sides[0].Latency {
 		for _, p := range []float64{50, 99} {
-			row(fmt.Sprintf("%s p%g", l.Name, p), false, func(s *sim.SideResult) float64 { return s.LatencyOf(l.Name).Percentile(p) }, round)
+			row(fmt.Sprintf("%s p%g", l.Name, p), lowerBetter, func(s *sim.SideResult) float64 { return s.LatencyOf(l.Name).Percentile(p) }, round)
 		}
 	}
 	if sides[0].CPU != nil {
 		pct := func(v float64) string { return fmt.Sprintf("%.1f %%", 100*v) }
-		row(fmt.Sprintf("CPU per %s", unit), false, func(s *sim.SideResult) float64 { return 1e9 * s.CPU.Seconds / float64(max(1, s.Ops)) }, round)
-		row("crypto share of CPU", false, func(s *sim.SideResult) float64 { return s.CPU.Crypto }, pct)
+		row(fmt.Sprintf("CPU per %s", unit), lowerBetter, func(s *sim.SideResult) float64 { return 1e9 * s.CPU.Seconds / float64(max(1, s.Ops)) }, round)
+		row("crypto share of CPU", noRatio, func(s *sim.SideResult) float64 { return s.CPU.Crypto }, pct)
 		for _, sh := range sides[0].CPU.Shares {
-			row(sh.Name+" share", false, func(s *sim.SideResult) float64 { return s.CPU.ShareOf(sh.Name) }, pct)
+			row(sh.Name+" share", noRatio, func(s *sim.SideResult) float64 { return s.CPU.ShareOf(sh.Name) }, pct)
 		}
 	} else {
 		fmt.Fprintf(w, "CPU shares: profile %s\n", res.Profile)
 	}
-	row("peak heap while running", false, func(s *sim.SideResult) float64 { return float64(s.PeakHeap) }, mib)
+	row("peak heap while running", noRatio, func(s *sim.SideResult) float64 { return float64(s.PeakHeap) }, mib)
 
 	fmt.Fprintln(w)
 	var names []string

@@ -31,7 +31,7 @@ func TestSimHelp(t *testing.T) {
 	mustFail(t, "", "--suite", "sim", "synchronizer", "--suite", "mlkem768x25519")
 	mustFail(t, "", "--participants", "sim", "synchronizer", "--participants", "2")
 	mustFail(t, "", "--max-size", "sim", "ledger", "--max-size", "10", "--min-size", "20")
-	mustFail(t, "", "--rate does not apply", "sim", "dkg", "--rate", "10", "--quick")
+	mustFail(t, "", "--rate and --concurrency do not apply", "sim", "dkg", "--rate", "10", "--quick")
 }
 
 func TestSimQuick(t *testing.T) {

@@ -81,8 +81,8 @@ type dkgCounters struct {
 }
 
 func (d *dkgWorkload) newWorld(_ context.Context, side Side, cfg *Config) (world, error) {
-	if cfg.Rate > 0 {
-		return nil, errors.New("dkg runs its rounds back to back: --rate does not apply")
+	if cfg.Rate > 0 || cfg.Concurrency > 0 {
+		return nil, errors.New("dkg runs its rounds back to back, every member at once: --rate and --concurrency do not apply")
 	}
 	w := &dkgWorld{o: d.o, side: side, cfg: cfg}
 	for _, n := range d.o.Members {

@@ -69,6 +69,9 @@ func TestRunErrors(t *testing.T) {
 	if _, err := Run(context.Background(), DKG(DKGOptions{}), Config{Duration: time.Second, Rate: 5}); err == nil {
 		t.Fatal("dkg accepted a rate")
 	}
+	if _, err := Run(context.Background(), DKG(DKGOptions{}), Config{Duration: time.Second, Concurrency: 5}); err == nil {
+		t.Fatal("dkg accepted a concurrency")
+	}
 	if _, err := Run(context.Background(), Ledger(LedgerOptions{}), Config{Duration: time.Second, Rounds: 1}); err == nil {
 		t.Fatal("ledger accepted one round: no rekey halfway")
 	}
