@@ -14,6 +14,7 @@ import (
 	"github.com/fanseal/fanseal"
 	"github.com/fanseal/fanseal/internal/sim"
 	"github.com/fanseal/fanseal/kex"
+	"github.com/fanseal/fanseal/verify"
 )
 
 const simUsage = `fanseal sim runs an end-to-end workload twice in one process, the "before"
@@ -87,6 +88,8 @@ Flags:
 
     synchronizer: --participants N (22), --views N (2), --interval K (100),
                   --suite p256|x25519|secp256k1 (p256),
+                  --signature ed25519|p256 (ed25519: batch verification;
+                  p256: ECDSA, verified in parallel),
                   --strategy channel|precomputed|shared-parallel (channel)
     ledger:       --workers N (GOMAXPROCS), --entries N (4), --min-size B (64),
                   --max-size B (1024), --signature-interval S (100),
@@ -265,8 +268,17 @@ func simWorkloadFlags(name string, fs *flag.FlagSet, quick *bool) func() (sim.Wo
 		fs.IntVar(&o.Interval, "interval", 100, "transactions between commitment exchanges")
 		suite := fs.String("suite", "p256", "the participants' key suite")
 		strategy := fs.String("strategy", "channel", "fanseal's sealing strategy")
+		signature := fs.String("signature", "ed25519", "the participants' signature scheme")
 		return func() (sim.Workload, error) {
 			var err error
+			switch *signature {
+			case "ed25519":
+				o.Signature = verify.Ed25519
+			case "p256":
+				o.Signature = verify.P256
+			default:
+				return nil, fmt.Errorf("--signature %q: want ed25519 or p256", *signature)
+			}
 			if o.Suite, err = fanseal.ParseSuite(*suite); err != nil || o.Suite.PostQuantum() {
 				return nil, fmt.Errorf("--suite %q: want p256, x25519 or secp256k1", *suite)
 			}

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -19,14 +18,14 @@ import (
 
 // A confirmation is an informee's signed response to a request:
 //
-//	seq (8) || participant (2) || approve (1) || request hash (32) || Ed25519 signature (64)
+//	seq (8) || participant (2) || approve (1) || request hash (32) || signature
 //
 // The signature covers the label "fanseal sim confirmation" and the 43
 // bytes before it. The request hash is SHA-256 of the request's signed
 // bytes.
 const (
 	confirmationBody = 8 + 2 + 1 + 32
-	confirmationSize = confirmationBody + ed25519.SignatureSize
+	maxSignature     = 128
 	confirmLabel     = "fanseal sim confirmation"
 )
 
@@ -48,7 +47,7 @@ func (c *confirmation) signedBytes() []byte {
 }
 
 func (c *confirmation) marshal() []byte {
-	b := binary.BigEndian.AppendUint64(make([]byte, 0, confirmationSize), c.seq)
+	b := binary.BigEndian.AppendUint64(make([]byte, 0, confirmationBody+len(c.sig)), c.seq)
 	b = binary.BigEndian.AppendUint16(b, uint16(c.participant))
 	if c.approve {
 		b = append(b, 1)
@@ -60,7 +59,7 @@ func (c *confirmation) marshal() []byte {
 }
 
 func parseConfirmation(b []byte) (*confirmation, error) {
-	if len(b) != confirmationSize || b[10] > 1 {
+	if len(b) <= confirmationBody || len(b) > confirmationBody+maxSignature || b[10] > 1 {
 		return nil, fmt.Errorf("sim: malformed confirmation of %d bytes", len(b))
 	}
 	c := &confirmation{seq: binary.BigEndian.Uint64(b), participant: int(binary.BigEndian.Uint16(b[8:])), approve: b[10] == 1,
@@ -134,11 +133,12 @@ func (l *link) close() {
 // confirmations' signatures and emits a verdict per transaction once every
 // informee confirmed. A confirmation seen twice (a resend) is ignored.
 type mediator struct {
-	side  Side
-	addr  string
-	keys  []ed25519.PublicKey // by participant
-	ln    net.Listener
-	queue chan *confirmation
+	side   Side
+	addr   string
+	scheme verify.Scheme
+	keys   [][]byte // by participant
+	ln     net.Listener
+	queue  chan *confirmation
 	// checking counts confirmations queued and not yet recorded.
 	checking sync.WaitGroup
 	serveWG  sync.WaitGroup
@@ -175,13 +175,12 @@ func startMediator(side Side, parts []*participant, c *syncCounters) (*mediator,
 	m := &mediator{side: side, addr: ln.Addr().String(), ln: ln, queue: make(chan *confirmation, 4096),
 		conns: map[net.Conn]bool{}, pending: map[uint64]*pendingTx{}, drop: map[int]bool{}, c: c}
 	for _, p := range parts {
-		m.keys = append(m.keys, p.pub)
+		m.keys = append(m.keys, p.signer.pub)
 	}
+	m.scheme = parts[0].signer.scheme
 	m.serveWG.Go(m.accept)
 	if side == Baseline {
-		for range gomaxprocs() {
-			m.checkWG.Go(m.checkOneByOne)
-		}
+		m.checkWG.Go(m.checkOneByOne)
 	} else {
 		m.checkWG.Go(m.checkPerTransaction)
 	}
@@ -249,11 +248,11 @@ func (m *mediator) takeDrop(p int) bool {
 	return d
 }
 
-// checkOneByOne is the baseline's checker: one signature at a time, as
-// confirmations arrive.
+// checkOneByOne is the baseline's checker: one signature at a time, in
+// arrival order, on one goroutine.
 func (m *mediator) checkOneByOne() {
 	for c := range m.queue {
-		ok := c.participant < len(m.keys) && ed25519.Verify(m.keys[c.participant], c.signedBytes(), c.sig)
+		ok := c.participant < len(m.keys) && checkSignature(Baseline, m.scheme, m.keys[c.participant], c.signedBytes(), c.sig) == nil
 		m.record(c, ok)
 		m.checking.Done()
 	}
@@ -290,7 +289,7 @@ func (m *mediator) checkPerTransaction() {
 
 		items := make([]verify.Item, len(cs))
 		for i, c := range cs {
-			items[i] = verify.Item{Scheme: verify.Ed25519, PublicKey: m.keys[c.participant], Message: c.signedBytes(), Signature: c.sig}
+			items[i] = verify.Item{Scheme: m.scheme, PublicKey: m.keys[c.participant], Message: c.signedBytes(), Signature: c.sig}
 		}
 		m.batches.Add(1)
 		for i, err := range verify.Verify(items) {
@@ -320,7 +319,7 @@ func (m *mediator) checkPerTransaction() {
 // a duplicate.
 func (m *mediator) late(c *confirmation) {
 	defer m.checking.Done()
-	if c.participant < len(m.keys) && verify.Single(verify.Item{Scheme: verify.Ed25519, PublicKey: m.keys[c.participant], Message: c.signedBytes(), Signature: c.sig}) == nil {
+	if c.participant < len(m.keys) && checkSignature(Fanseal, m.scheme, m.keys[c.participant], c.signedBytes(), c.sig) == nil {
 		m.duplicates.Add(1)
 	} else {
 		m.rejected.Add(1)
@@ -329,9 +328,9 @@ func (m *mediator) late(c *confirmation) {
 
 // register records a new transaction after checking its request's
 // signature, and returns the channel of its verdict.
-func (m *mediator) register(req *request, senderKey ed25519.PublicKey) (<-chan bool, error) {
+func (m *mediator) register(req *request, senderKey []byte) (<-chan bool, error) {
 	msg := req.signedBytes()
-	if err := checkSignature(m.side, senderKey, msg, req.sig); err != nil {
+	if err := checkSignature(m.side, m.scheme, senderKey, msg, req.sig); err != nil {
 		return nil, fmt.Errorf("mediator: request: %w", err)
 	}
 	p := &pendingTx{reqHash: sha256.Sum256(msg), confirmed: make([]bool, len(m.keys)), remaining: len(m.keys), approve: true,
@@ -386,17 +385,4 @@ func (m *mediator) close() {
 	m.serveWG.Wait()
 	close(m.queue)
 	m.checkWG.Wait()
-}
-
-// checkSignature checks one Ed25519 signature: with crypto/ed25519 on the
-// baseline, with verify (ZIP-215, the rules its batches use) on fanseal's
-// side.
-func checkSignature(side Side, key ed25519.PublicKey, msg, sig []byte) error {
-	if side == Baseline {
-		if !ed25519.Verify(key, msg, sig) {
-			return errBadSignature
-		}
-		return nil
-	}
-	return verify.Single(verify.Item{Scheme: verify.Ed25519, PublicKey: key, Message: msg, Signature: sig})
 }

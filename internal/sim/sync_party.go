@@ -3,8 +3,6 @@ package sim
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
@@ -35,8 +33,7 @@ type participant struct {
 	name   string
 	side   Side
 	id     *fanseal.Identity
-	sign   ed25519.PrivateKey
-	pub    ed25519.PublicKey
+	signer *signer
 	sealer *fanseal.Sealer
 	opener *fanseal.Opener
 	pre    *fanseal.Precomputer
@@ -70,11 +67,11 @@ func newParticipants(o SynchronizerOptions, side Side, hosting map[string]int, c
 		if err != nil {
 			return nil, err
 		}
-		pub, sign, err := ed25519.GenerateKey(rand.Reader)
+		sg, err := newSigner(o.Signature)
 		if err != nil {
 			return nil, err
 		}
-		parts[i] = &participant{index: i, name: participantName(i), side: side, id: id, sign: sign, pub: pub, c: c}
+		parts[i] = &participant{index: i, name: participantName(i), side: side, id: id, signer: sg, c: c}
 		all = append(all, id.Recipient())
 		for j := range partiesPer {
 			hosting[partyName(i, j)] = i
@@ -202,15 +199,15 @@ func (p *participant) submit(tx *syncTx) (*request, error) {
 		}
 		req.views = append(req.views, env)
 	}
-	req.sig = ed25519.Sign(p.sign, req.signedBytes())
+	req.sig = p.signer.sign(req.signedBytes())
 	return req, nil
 }
 
 // check verifies a request's signature, then opens and checks every view.
 // It returns the request's hash, which the confirmation names.
-func (p *participant) check(req *request, senderKey ed25519.PublicKey) ([32]byte, error) {
+func (p *participant) check(req *request, senderKey []byte) ([32]byte, error) {
 	msg := req.signedBytes()
-	if err := checkSignature(p.side, senderKey, msg, req.sig); err != nil {
+	if err := checkSignature(p.side, p.signer.scheme, senderKey, msg, req.sig); err != nil {
 		return [32]byte{}, fmt.Errorf("request signature: %w", err)
 	}
 	for v, env := range req.views {
@@ -229,7 +226,7 @@ func (p *participant) check(req *request, senderKey ed25519.PublicKey) ([32]byte
 }
 
 // confirm checks a request and sends the participant's confirmation.
-func (p *participant) confirm(ctx context.Context, req *request, senderKey ed25519.PublicKey) error {
+func (p *participant) confirm(ctx context.Context, req *request, senderKey []byte) error {
 	h, err := p.check(req, senderKey)
 	if err != nil {
 		return err
@@ -242,7 +239,7 @@ func (p *participant) confirm(ctx context.Context, req *request, senderKey ed255
 // resending after a failed send.
 func (p *participant) respond(ctx context.Context, seq uint64, reqHash [32]byte, forge bool) error {
 	c := &confirmation{seq: seq, participant: p.index, approve: true, reqHash: reqHash}
-	c.sig = ed25519.Sign(p.sign, c.signedBytes())
+	c.sig = p.signer.sign(c.signedBytes())
 	if forge {
 		c.sig[0] ^= 0x40
 	}

@@ -2,13 +2,11 @@ package sim
 
 import (
 	"context"
-	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
-	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -37,6 +35,9 @@ type SynchronizerOptions struct {
 	// Strategy is fanseal's sealing strategy. The zero value is
 	// fanseal.Parallel; fanseal sim uses Channel unless told otherwise.
 	Strategy fanseal.Strategy
+	// Signature is the participants' signature scheme: verify.Ed25519
+	// (the default) or verify.P256.
+	Signature verify.Scheme
 }
 
 func (o *SynchronizerOptions) defaults() {
@@ -52,12 +53,15 @@ func (o *SynchronizerOptions) defaults() {
 	if o.Suite == 0 {
 		o.Suite = fanseal.P256
 	}
+	if o.Signature == 0 {
+		o.Signature = verify.Ed25519
+	}
 }
 
 // Synchronizer returns the synchronizer workload.
 //
-// Participants each have a long-term key (a fanseal Identity), an Ed25519
-// signing key, and running ACS commitments (acs.Running); on the fanseal
+// Participants each have a long-term key (a fanseal Identity), a signing
+// key (Ed25519, or ECDSA P-256), and running ACS commitments (acs.Running); on the fanseal
 // side also a Keyring listing every other participant, a SessionCache
 // shared by their Sealer and Opener, and, with the Precomputed strategy,
 // the sender a Precomputer for its hot peers.
@@ -80,8 +84,9 @@ func (o *SynchronizerOptions) defaults() {
 // recomputed from scratch (acs.Scratch). Fanseal: the Strategy (channel
 // keys by default), the SessionCache (the sender never opens its own
 // views with a key agreement), verify for signatures (the mediator checks
-// what arrived together in one batch verification), a batch.Batcher per
-// connection, and incremental commitments (acs.Committer).
+// a transaction's confirmations together: one Ed25519 batch verification,
+// or ECDSA in parallel), a batch.Batcher per connection, and incremental
+// commitments (acs.Committer).
 //
 // Faults, 1 transaction in 25 each: a copy of a request with a corrupted
 // envelope, and one with a corrupted signature, sent to one informee; a
@@ -100,8 +105,8 @@ type syncWorkload struct{ o SynchronizerOptions }
 func (*syncWorkload) Name() string { return "synchronizer" }
 
 func (s *syncWorkload) Describe() string {
-	return fmt.Sprintf("%d participants, %d views × %d informees (%d stanzas), suite %s, fanseal strategy %s, commitments every %d transactions",
-		s.o.Participants, s.o.Views, s.o.Participants, s.o.Views*s.o.Participants, s.o.Suite, s.o.Strategy, s.o.Interval)
+	return fmt.Sprintf("%d participants, %d views × %d informees (%d stanzas), suite %s, %s signatures, fanseal strategy %s, commitments every %d transactions",
+		s.o.Participants, s.o.Views, s.o.Participants, s.o.Views*s.o.Participants, s.o.Suite, s.o.Signature, s.o.Strategy, s.o.Interval)
 }
 
 func (*syncWorkload) rules() []Rule { return nil }
@@ -203,7 +208,7 @@ func (w *syncWorld) transaction(ctx context.Context, due time.Time) error {
 	}
 	w.rec.add("submit", time.Since(start))
 
-	verdict, err := w.med.register(req, sender.pub)
+	verdict, err := w.med.register(req, sender.signer.pub)
 	if err != nil {
 		return fmt.Errorf("transaction %d: %w", seq, err)
 	}
@@ -214,7 +219,7 @@ func (w *syncWorld) transaction(ctx context.Context, due time.Time) error {
 	for _, p := range w.parts {
 		g.Go(func() error {
 			t := time.Now()
-			if err := p.confirm(ctx, req, sender.pub); err != nil {
+			if err := p.confirm(ctx, req, sender.signer.pub); err != nil {
 				return fmt.Errorf("transaction %d: %s: %w", seq, p.name, err)
 			}
 			w.rec.add("confirm", time.Since(t))
@@ -256,15 +261,15 @@ func (w *syncWorld) injectBadInput(ctx context.Context, req *request, sender *pa
 	env := append([]byte(nil), bad.views[0]...)
 	env[rng.IntN(len(env))] ^= byte(1 + rng.IntN(255))
 	bad.views[0] = env
-	bad.sig = ed25519.Sign(sender.sign, bad.signedBytes())
+	bad.sig = sender.signer.sign(bad.signedBytes())
 	w.c.badEnvelopes.Add(1)
-	_, err := victim.check(bad, sender.pub)
+	_, err := victim.check(bad, sender.signer.pub)
 	w.countRejection(err, &w.c.rejectedEnvelopes, fanseal.ErrMalformed, fanseal.ErrAuthentication, fanseal.ErrTruncated, fanseal.ErrUnsupported, fanseal.ErrNotRecipient)
 
 	forged := &request{seq: req.seq, views: req.views, sig: append([]byte(nil), req.sig...)}
 	forged.sig[rng.IntN(len(forged.sig))] ^= byte(1 + rng.IntN(255))
 	w.c.badRequests.Add(1)
-	_, err = victim.check(forged, sender.pub)
+	_, err = victim.check(forged, sender.signer.pub)
 	w.countRejection(err, &w.c.rejectedRequests, errBadSignature, verify.ErrInvalid, verify.ErrSignature)
 
 	w.c.badConfirmations.Add(1)
@@ -351,6 +356,3 @@ func (w *syncWorld) close() {
 		w.med.close()
 	}
 }
-
-// gomaxprocs is runtime.GOMAXPROCS(0), for the mediator's verifiers.
-func gomaxprocs() int { return runtime.GOMAXPROCS(0) }
