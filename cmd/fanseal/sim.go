@@ -29,14 +29,17 @@ Usage:
 Workloads:
     synchronizer  A synchronizer's transactions (Canton-style). 22 participants
                   (20 validators, a sender, a receiver), each with a long-term
-                  key, an Ed25519 signing key, a Keyring, a SessionCache and
-                  running ACS commitments. The sender seals each of a
+                  key, a signing key (Ed25519 unless --signature p256), a
+                  Keyring, a SessionCache (with --strategy precomputed, the
+                  sender also a Precomputer) and running ACS commitments.
+                  The sender seals each of a
                   transaction's 2 views for its 22 informees (44 stanzas) and
                   signs the request; the mediator and every informee verify it;
                   each informee opens its views, checks them, and sends a signed
                   confirmation to the mediator over a real loopback TCP
-                  connection through a batch.Batcher; the mediator verifies the
-                  confirmations together and emits the verdict; informees apply
+                  connection through a batch.Batcher; the mediator verifies a
+                  transaction's confirmations together (one batch verification)
+                  and emits the verdict; informees apply
                   the transaction's contracts to their running commitments, and
                   every 100 transactions exchange per-counter-participant
                   commitments. Baseline: sequential sealing with a fresh
@@ -47,7 +50,7 @@ Workloads:
                   transactions with a public and a private write set (4
                   entries of 64 B to 1 KiB each); the private one is sealed
                   with ledger.Encryptor under a TxID-derived IV and appended to
-                  a ledger file (buffered, synced at every signature
+                  a ledger file (buffered, synced after every signature
                   transaction, every 100 transactions). Halfway through the
                   secret is rekeyed; at the end the entries after the last
                   signature are rolled back, and an auditor reads the file
