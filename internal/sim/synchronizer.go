@@ -183,7 +183,7 @@ type request struct {
 	sig   []byte
 }
 
-// signedRequest returns the bytes the sender signs: a label, the
+// signedBytes returns the bytes the sender signs: a label, the
 // transaction's sequence number and the hash of every view.
 func (r *request) signedBytes() []byte {
 	b := binary.BigEndian.AppendUint64([]byte("fanseal sim request"), r.seq)

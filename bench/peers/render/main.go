@@ -230,9 +230,11 @@ func targets(med map[key]float64) string {
 	line("open as the last of 100 (one key agreement), against age", coldOpenName, coldOpen, "age x25519", ageOpen, 50)
 	line("open as the last of 100 (channel key cached), against age", warmOpenName, warmOpen, "age x25519", ageOpen, 50)
 	for _, suite := range []string{"p256", "x25519"} {
-		f, fname := best("open", 100, suite, "fanseal-sequential")
-		p, pname := best("open", 100, suite, "hpke")
-		line("open as the last of 100 (one key agreement), against one bare HPKE open, "+suite, fname, f, pname+" "+suite, p, 0)
+		for _, n := range []int{2, 100} {
+			f, fname := best("open", n, suite, "fanseal-sequential")
+			p, pname := best("open", n, suite, "hpke")
+			line(fmt.Sprintf("open as the last of %d (one key agreement), against one bare HPKE open, %s", n, suite), fname, f, pname+" "+suite, p, 0)
+		}
 	}
 	return b.String()
 }
