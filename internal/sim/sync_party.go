@@ -92,12 +92,11 @@ func newParticipants(o SynchronizerOptions, side Side, hosting map[string]int, c
 		if err != nil {
 			return nil, err
 		}
-		for _, q := range parts {
-			if q != p {
-				if err := ring.AddPeer(q.id.Recipient()); err != nil {
-					return nil, err
-				}
-			}
+		// Every participant of the synchronizer is a peer, the participant
+		// itself included: its own stanza in what it seals is a channel
+		// stanza too (under DH(a, aG), which only it can compute).
+		if err := ring.AddPeer(all...); err != nil {
+			return nil, err
 		}
 		cache := fanseal.NewSessionCache(0, 0)
 		p.sealer = &fanseal.Sealer{Strategy: o.Strategy, Keyring: ring, Cache: cache}
