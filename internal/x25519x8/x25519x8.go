@@ -104,3 +104,14 @@ func scalarBaseMultGeneric(dst, scalars *[Lanes][32]byte, n int) {
 		dst[i] = [32]byte(k.PublicKey().Bytes())
 	}
 }
+
+// BatchSize returns how many lanes to fill per pass for n multiplications:
+// as few passes as possible (n/Lanes rounded up), the multiplications
+// spread evenly over them so that the work after each pass is balanced.
+func BatchSize(n int) int {
+	if n <= 0 {
+		return 0
+	}
+	passes := (n + Lanes - 1) / Lanes
+	return (n + passes - 1) / passes
+}
