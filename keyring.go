@@ -48,6 +48,9 @@ type Keyring struct {
 	flight   singleflight.Group
 	// agreements counts static key agreements, for tests.
 	agreements atomic.Uint64
+	// warmed holds key agreements Warm computed in a batch, by peer, each
+	// taken (and removed) by the channel derivation that needs it.
+	warmed sync.Map
 }
 
 // channelID names one cached channel key. The peer is the Keyring's own
@@ -186,7 +189,7 @@ func (k *Keyring) channel(peer *Recipient, send bool, epoch uint32, salt [format
 		}
 		k.agreements.Add(1)
 		kem, _ := hpke.NewKEM(uint16(k.self.suite))
-		dh, err := kem.DH(k.self.dh, peer.dh)
+		dh, err := k.agree(kem, peer)
 		if err != nil {
 			return nil, fmt.Errorf("%w: channel key agreement: %v", ErrInvalidKey, err)
 		}

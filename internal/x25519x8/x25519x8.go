@@ -105,9 +105,11 @@ func scalarBaseMultGeneric(dst, scalars *[Lanes][32]byte, n int) {
 	}
 }
 
-// BatchSize returns how many lanes to fill per pass for n multiplications:
-// as few passes as possible (n/Lanes rounded up), the multiplications
-// spread evenly over them so that the work after each pass is balanced.
+// BatchSize returns how many lanes to fill per pass when n
+// multiplications are cut into consecutive passes: as few passes as
+// possible (n/Lanes rounded up) with as few lanes each as that allows,
+// the last pass taking the rest. Fewer lanes do not make a pass cheaper,
+// but they spread the work around the passes (key derivations) evenly.
 func BatchSize(n int) int {
 	if n <= 0 {
 		return 0

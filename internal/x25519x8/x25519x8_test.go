@@ -453,3 +453,18 @@ func FuzzScalarMult(f *testing.F) {
 		checkBatch(t, &scalars, &points, lanes)
 	})
 }
+
+// TestBatchSize: the fewest passes, none over Lanes, the smallest size
+// that gives them.
+func TestBatchSize(t *testing.T) {
+	if BatchSize(0) != 0 {
+		t.Error("BatchSize(0) != 0")
+	}
+	for n := 1; n <= 100; n++ {
+		size := BatchSize(n)
+		passes := (n + Lanes - 1) / Lanes
+		if size < 1 || size > Lanes || (n+size-1)/size != passes || (size > 1 && (n+size-2)/(size-1) == passes) {
+			t.Errorf("BatchSize(%d) = %d, want the smallest size giving %d passes", n, size, passes)
+		}
+	}
+}
