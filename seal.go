@@ -33,9 +33,10 @@ type Strategy uint8
 const (
 	// Parallel computes stanzas concurrently, at most Sealer.Parallelism at
 	// a time in a sliding window: a new stanza starts as soon as any
-	// finishes. It is the default. On a CPU with AVX-512 IFMA, the X25519
-	// key agreements of the other strategies but Sequential are gathered
-	// up to eight to a pass (internal/x25519x8), the passes in the window.
+	// finishes. It is the default. On a CPU with AVX-512 IFMA, every
+	// strategy but Sequential gathers its X25519 key agreements up to
+	// eight to a pass (internal/x25519x8); the parallel strategies run
+	// the passes in the window.
 	Parallel Strategy = iota
 	// Sequential computes stanzas one after another on the calling
 	// goroutine, each with a fresh ephemeral key and its own key
