@@ -31,7 +31,8 @@
 // (and the constants 19, 608 and 121665, and carries shown below to be
 // small) are ever passed as an IFMA source. Each step below says which.
 //
-// Multiplication (mul), inputs a, b reduced (limbs < 2^52):
+// Multiplication (mul), inputs a, b with every limb < 2^52 (reduced
+//	values qualify):
 //	a_i*b_j < 2^104 = lo + hi*2^52 with lo, hi < 2^52. Column k of the
 //	schoolbook product collects lo(a_i,b_j) for i+j = k and hi(a_i,b_j)
 //	for i+j = k-1: at most 5 + 4 = 9 terms, so every column c_k < 9*2^52
@@ -42,8 +43,7 @@
 //	are accumulated once and doubled by a left shift: each column gets at
 //	most 2 lo and 2 hi off-diagonal terms (< 4*2^52, doubled < 2^55, no
 //	overflow), then one diagonal term (lo(a_i,a_i) in column 2i, hi in
-//	column 2i+1): c_k < 9*2^52.
-//	Column 9 holds only hi(a4,a4) < 2^52.
+//	column 2i+1): c_k < 9*2^52. Column 9 holds only hi(a4,a4) < 2^52.
 // Fold (after mul and sq): 2^260 = 2^5 * 2^255 = 32*19 = 608 (mod p), so
 //	column 5+i (weight 2^(52*(5+i))) is worth 608*c_(5+i) at weight
 //	2^(52i). Write c = c' + c''*2^52 with c' < 2^52 and c'' = c >> 52 <= 8
@@ -81,16 +81,17 @@
 // # Constant time
 //
 // No branch and no memory address depends on a scalar or a point: the
-// only branches are the loop counters (254 ladder steps and the fixed
-// squaring counts of the inversion chain), and the only indexed load is
-// the scalar word of step t, at an offset computed from t alone. The
-// conditional swap of each lane is arithmetic: the lane's bit b (0 or 1)
-// becomes the mask -b (all zeros or all ones), and t = (x2 ^ x3) & mask
-// is XORed into both. The instructions used (vector loads and stores,
-// VPADDQ, VPSUBQ, VPANDQ, VPXORQ, VPSLLQ, VPSRLQ, VPSRLVQ with a public
-// count, VPBROADCASTQ, VPMADD52LUQ, VPMADD52HUQ) are fixed-latency,
-// pipelined vector integer instructions without operand-dependent fast
-// paths, and all eight lanes do exactly the same work.
+// only branches are the loop counters (255 ladder steps, t = 254 down to
+// 0, and the fixed squaring counts of the inversion chain), and the only
+// indexed load is the scalar word of step t, at an offset computed from t
+// alone. The conditional swap of each lane is arithmetic: the lane's bit
+// b (0 or 1) becomes the mask -b (all zeros or all ones), and
+// t = (x2 ^ x3) & mask is XORed into both. The instructions used (vector loads, stores and
+// register moves, VPADDQ, VPSUBQ, VPANDQ, VPXORQ, VPSLLQ, VPSRLQ,
+// VPSRLVQ with a public count, VPBROADCASTQ, VPMADD52LUQ, VPMADD52HUQ,
+// and general-register arithmetic on the step counter) are fixed-latency,
+// pipelined integer instructions without operand-dependent fast paths,
+// and all eight lanes do exactly the same work.
 
 #include "textflag.h"
 
