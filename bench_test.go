@@ -295,3 +295,25 @@ func BenchmarkStream(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkKeyringWarm derives the sending channel keys of a keyring's n
+// peers for a new epoch: n key agreements, eight to a pass on IFMA CPUs.
+func BenchmarkKeyringWarm(b *testing.B) {
+	for _, s := range []Suite{X25519, P256} {
+		_, rs := identities(b, s, 100)
+		me, _ := GenerateIdentity(s)
+		kr, _ := NewKeyring(me, 0)
+		kr.AddPeer(rs...)
+		b.Run(fmt.Sprintf("suite=%s/n=100", s), func(b *testing.B) {
+			b.ReportAllocs()
+			epoch := uint32(0)
+			for b.Loop() {
+				epoch++
+				kr.SetEpoch(epoch)
+				if err := kr.Warm(0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
