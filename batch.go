@@ -108,7 +108,7 @@ func sealBatch(ps []plan, batch []int) error {
 	}
 	for j, i := range batch {
 		if errs != nil && errs[j] != nil {
-			return fmt.Errorf("sealing stanza %d: %w", i, errs[j])
+			return stanzaError(i, errs[j])
 		}
 		ps[i].item, ps[i].heavy = its[j], false
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fanseal/fanseal/internal/format"
 	"github.com/fanseal/fanseal/internal/hpke"
@@ -217,4 +218,33 @@ func TestKeyringWarm(t *testing.T) {
 			t.Fatal("the good peers were not warmed")
 		}
 	})
+}
+
+// TestPrecomputeLowOrderGoesCold: a hot recipient that nothing can be
+// sealed to is dropped from the hot set instead of being retried forever,
+// and the good recipients' pools still fill.
+func TestPrecomputeLowOrderGoesCold(t *testing.T) {
+	_, rs := identities(t, X25519, 2)
+	bad := lowOrderRecipient(t)
+	p, err := NewPrecomputer(PrecomputeOptions{PoolSize: 2}, rs[0], bad, rs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := p.WaitFull(ctx); err != nil {
+		t.Fatalf("the pools never filled: %v", err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	n := p.computed.Load()
+	time.Sleep(50 * time.Millisecond)
+	if p.computed.Load() != n || p.Ready() != 4 {
+		t.Fatalf("workers keep computing: %d items, then %d; %d ready", n, p.computed.Load(), p.Ready())
+	}
+	for _, s := range []*Sealer{{Strategy: Precomputed, Precomputer: p}, {Strategy: Sequential}, {Strategy: SharedParallel}} {
+		if _, err := s.SealBytes(nil, rs[0], bad); !errors.Is(err, ErrInvalidKey) {
+			t.Fatalf("%s: sealing to the low-order recipient: %v", s.Strategy, err)
+		}
+	}
 }

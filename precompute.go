@@ -296,7 +296,11 @@ func (p *Precomputer) work() {
 		p.done(hs)
 		for i, h := range hs {
 			if its[i] == nil {
-				continue // unreachable for a validated recipient
+				// The recipient's key cannot be sealed to (a low-order
+				// X25519 point): make it cold, so that no worker retries
+				// it forever; a Sealer then refuses it as usual.
+				p.Remove(h.r)
+				continue
 			}
 			p.computed.Add(1)
 			select {

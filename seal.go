@@ -368,7 +368,7 @@ func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 		st = format.AppendStanzaHeader(st, ps[i].typ, ps[i].size)
 		st, err := ps[i].fill(s, st, preamble, fileKey)
 		if err != nil {
-			return fmt.Errorf("sealing stanza %d: %w", i, err)
+			return stanzaError(i, err)
 		}
 		if len(st) != offsets[i+1]-offsets[i] || &st[0] != &hdr[offsets[i]] {
 			panic("fanseal: stanza size mismatch")
@@ -400,6 +400,15 @@ func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 		s.Cache.put([32]byte(hdr[len(hdr)-format.MACSize:]), fileKey, s.Anonymous, recipients...)
 	}
 	return hdr, aead, nil
+}
+
+// stanzaError reports a failure to seal stanza i; a recipient key that
+// cannot be sealed to (a low-order X25519 point) is ErrInvalidKey.
+func stanzaError(i int, err error) error {
+	if errors.Is(err, hpke.ErrInvalidKey) {
+		return fmt.Errorf("sealing stanza %d: %w: %w", i, ErrInvalidKey, err)
+	}
+	return fmt.Errorf("sealing stanza %d: %w", i, err)
 }
 
 // envelopeKeys derives the header MAC key and the payload AEAD (of id
