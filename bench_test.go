@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+	"golang.org/x/sync/errgroup"
 )
 
 var benchSuites = []Suite{P256, X25519, Secp256k1, MLKEM768X25519}
@@ -89,6 +90,54 @@ func benchPrecomputed(b *testing.B, key []byte, rs []*Recipient) {
 		count++
 	}
 	b.ReportMetric(float64(timed.Nanoseconds())/float64(count), "ns/op")
+}
+
+// BenchmarkColdSeal seals a 32-byte key for n recipients, cold (no
+// precomputed items, no channel keys), beside what a competent user writes
+// with Go's crypto/hpke: one crypto/hpke Seal per recipient in an errgroup
+// over GOMAXPROCS goroutines (impl=hpke-errgroup), with AES-256-GCM as
+// fanseal's default.
+func BenchmarkColdSeal(b *testing.B) {
+	key := make([]byte, 32)
+	for _, s := range []Suite{X25519, P256} {
+		_, rs := identities(b, s, 20)
+		curve := ecdh.X25519()
+		if s == P256 {
+			curve = ecdh.P256()
+		}
+		kem := stdhpke.DHKEM(curve)
+		for _, n := range []int{5, 20} {
+			b.Run(fmt.Sprintf("suite=%s/impl=hpke-errgroup/n=%d", s, n), func(b *testing.B) {
+				pks := make([]stdhpke.PublicKey, n)
+				for i, r := range rs[:n] {
+					var err error
+					if pks[i], err = kem.NewPublicKey(r.raw); err != nil {
+						b.Fatal(err)
+					}
+				}
+				cts := make([][]byte, n)
+				b.ReportAllocs()
+				for b.Loop() {
+					var g errgroup.Group
+					g.SetLimit(runtime.GOMAXPROCS(0))
+					for i, pk := range pks {
+						g.Go(func() (err error) {
+							cts[i], err = stdhpke.Seal(pk, stdhpke.HKDFSHA256(), stdhpke.AES256GCM(), []byte(stanzaInfo), key)
+							return err
+						})
+					}
+					if err := g.Wait(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			for _, st := range []Strategy{Parallel, SharedParallel} {
+				b.Run(fmt.Sprintf("suite=%s/impl=fanseal-%s/n=%d", s, st, n), func(b *testing.B) {
+					benchSeal(b, &Sealer{Strategy: st}, key, rs[:n])
+				})
+			}
+		}
+	}
 }
 
 // BenchmarkFloor is the physical floor of one classical stanza: one
@@ -240,6 +289,28 @@ func BenchmarkStream(b *testing.B) {
 					b.Fatal(err)
 				}
 				if _, err := io.Copy(io.Discard, r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkKeyringWarm derives the sending channel keys of a keyring's n
+// peers for a new epoch: n key agreements, eight to a pass on IFMA CPUs.
+func BenchmarkKeyringWarm(b *testing.B) {
+	for _, s := range []Suite{X25519, P256} {
+		_, rs := identities(b, s, 100)
+		me, _ := GenerateIdentity(s)
+		kr, _ := NewKeyring(me, 0)
+		kr.AddPeer(rs...)
+		b.Run(fmt.Sprintf("suite=%s/n=100", s), func(b *testing.B) {
+			b.ReportAllocs()
+			epoch := uint32(0)
+			for b.Loop() {
+				epoch++
+				kr.SetEpoch(epoch)
+				if err := kr.Warm(0); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -127,3 +127,35 @@ func ExampleOpener_maxAnonymousTrials() {
 	// true
 	// hello
 }
+
+// Warm a Keyring's channel keys before the first seal: one key agreement
+// per peer, eight to a pass on a CPU with AVX-512 IFMA, done ahead of the
+// traffic; every channel seal afterwards costs one AEAD seal per peer.
+func ExampleKeyring_Warm() {
+	me, _ := fanseal.GenerateIdentity(fanseal.X25519)
+	kr, _ := fanseal.NewKeyring(me, 0)
+	var ids []*fanseal.Identity
+	var peers []*fanseal.Recipient
+	for range 20 {
+		id, _ := fanseal.GenerateIdentity(fanseal.X25519)
+		ids, peers = append(ids, id), append(peers, id.Recipient())
+	}
+	kr.AddPeer(peers...)
+	if err := kr.Warm(fanseal.AES256GCM); err != nil {
+		log.Fatal(err)
+	}
+	s := &fanseal.Sealer{Strategy: fanseal.Channel, Keyring: kr}
+	envelope, err := s.SealBytes([]byte("view"), peers...)
+	if err != nil {
+		log.Fatal(err)
+	}
+	// A peer opens with a keyring that knows the sender.
+	ring, _ := fanseal.NewKeyring(ids[7], 0)
+	ring.AddPeer(me.Recipient())
+	payload, err := (&fanseal.Opener{Keyring: ring}).OpenBytes(envelope, ids[7])
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s\n", payload)
+	// Output: view
+}

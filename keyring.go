@@ -53,6 +53,9 @@ type Keyring struct {
 	flight  singleflight.Group
 	// agreements counts static key agreements, for tests.
 	agreements atomic.Uint64
+	// warmed holds key agreements Warm computed in a batch, by peer, each
+	// taken (and removed) by the channel derivation that needs it.
+	warmed sync.Map
 }
 
 // channelID names one cached channel key. The peer is the Keyring's own
@@ -232,7 +235,7 @@ func (k *Keyring) channel(id channelID, remember bool) (a cipher.AEAD, cached bo
 func (k *Keyring) derive(id channelID, sender, recipient *Recipient) (cipher.AEAD, error) {
 	k.agreements.Add(1)
 	kem, _ := hpke.NewKEM(uint16(k.self.suite))
-	dh, err := kem.DH(k.self.dh, id.peer.dh)
+	dh, err := k.agree(kem, id.peer)
 	if err != nil {
 		return nil, fmt.Errorf("%w: channel key agreement: %v", ErrInvalidKey, err)
 	}

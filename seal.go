@@ -33,10 +33,14 @@ type Strategy uint8
 const (
 	// Parallel computes stanzas concurrently, at most Sealer.Parallelism at
 	// a time in a sliding window: a new stanza starts as soon as any
-	// finishes. It is the default.
+	// finishes. It is the default. On a CPU with AVX-512 IFMA, every
+	// strategy but Sequential gathers its X25519 key agreements up to
+	// eight to a pass (internal/x25519x8); the parallel strategies run
+	// the passes in the window.
 	Parallel Strategy = iota
 	// Sequential computes stanzas one after another on the calling
-	// goroutine, each with a fresh ephemeral key: the baseline.
+	// goroutine, each with a fresh ephemeral key and its own key
+	// agreement: the baseline.
 	Sequential
 	// Shared uses one ephemeral key pair per envelope and suite, stored
 	// once, so each stanza costs one key agreement instead of a key
@@ -243,7 +247,7 @@ func (p *plan) fill(s *Sealer, dst, preamble, fileKey []byte) ([]byte, error) {
 	switch {
 	case p.typ == format.StanzaEphemeral:
 		return format.AppendEphemeral(dst, uint16(p.r.suite), p.eph.PublicKey()), nil
-	case p.typ == format.StanzaShared:
+	case p.typ == format.StanzaShared && p.item == nil:
 		return p.cs.wrapShared(dst, p.r, p.eph, preamble, fileKey, anon)
 	case p.typ == format.StanzaChannel:
 		return s.Keyring.sealChannel(dst, p.r, p.epoch, p.salt, s.aead(), preamble, fileKey)
@@ -339,6 +343,15 @@ func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 		return nil, nil, fmt.Errorf("%w: header of %d bytes exceeds %d", ErrRecipientCount, offsets[len(ps)], format.MaxHeaderSize)
 	}
 
+	if s.Strategy != Sequential {
+		// Gather the X25519 key agreements into passes of eight.
+		n, err := s.batchAgreements(ps, s.Strategy != Shared && s.parallelism() > 1)
+		if err != nil {
+			return nil, nil, err
+		}
+		heavy -= n
+	}
+
 	fileKey := make([]byte, format.FileKeySize)
 	defer clear(fileKey)
 	rand.Read(fileKey)
@@ -355,7 +368,7 @@ func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 		st = format.AppendStanzaHeader(st, ps[i].typ, ps[i].size)
 		st, err := ps[i].fill(s, st, preamble, fileKey)
 		if err != nil {
-			return fmt.Errorf("sealing stanza %d: %w", i, err)
+			return stanzaError(i, err)
 		}
 		if len(st) != offsets[i+1]-offsets[i] || &st[0] != &hdr[offsets[i]] {
 			panic("fanseal: stanza size mismatch")
@@ -387,6 +400,15 @@ func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 		s.Cache.put([32]byte(hdr[len(hdr)-format.MACSize:]), fileKey, s.Anonymous, recipients...)
 	}
 	return hdr, aead, nil
+}
+
+// stanzaError reports a failure to seal stanza i; a recipient key that
+// cannot be sealed to (a low-order X25519 point) is ErrInvalidKey.
+func stanzaError(i int, err error) error {
+	if errors.Is(err, hpke.ErrInvalidKey) {
+		return fmt.Errorf("sealing stanza %d: %w: %w", i, ErrInvalidKey, err)
+	}
+	return fmt.Errorf("sealing stanza %d: %w", i, err)
 }
 
 // envelopeKeys derives the header MAC key and the payload AEAD (of id

@@ -36,3 +36,27 @@ func Example() {
 	fmt.Println(string(share), err)
 	// Output: your share: 42 <nil>
 }
+
+// Member 1 of a round derives its channels with every peer at once.
+func ExampleRound_Channels() {
+	g := kex.Group{Suite: kex.X25519, Size: 10, SessionID: "dkg-2026-11-30"}
+	rounds := make([]*kex.Round, g.Size+1)
+	for i := 1; i <= g.Size; i++ {
+		rounds[i], _ = kex.NewRound(g, uint32(i))
+	}
+	// Member 1 receives the other members' broadcasts.
+	var msgs []*kex.Message
+	for i := 2; i <= g.Size; i++ {
+		m, err := kex.Unmarshal(rounds[i].Message().Marshal(), g)
+		if err != nil {
+			panic(err)
+		}
+		msgs = append(msgs, m)
+	}
+	channels, err := rounds[1].Channels(msgs)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(len(channels), channels[0].Peer(), channels[8].Peer())
+	// Output: 9 2 10
+}

@@ -1,0 +1,246 @@
+package fanseal
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/fanseal/fanseal/internal/format"
+	"github.com/fanseal/fanseal/internal/hpke"
+	"github.com/fanseal/fanseal/internal/x25519x8"
+)
+
+// minBatch is the fewest X25519 key agreements that a seal, a Precomputer
+// refill or a Keyring warm-up gathers into passes of internal/x25519x8
+// instead of computing them one at a time with crypto/ecdh. A pass costs
+// about one crypto/ecdh agreement whether it fills one lane or eight
+// (docs/PERFORMANCE.md), so two agreements already take half the time.
+const minBatch = 2
+
+// batchedAgreements counts the key agreements computed in batches (seals,
+// Precomputer refills, Keyring warm-ups), so tests can tell that the
+// batched path ran.
+var batchedAgreements atomic.Uint64
+
+// batches reports whether cs's key agreements can be gathered into
+// passes of x25519x8: X25519 on an IFMA CPU.
+func (cs *cipherSuite) batches() bool { return cs.kem != nil && cs.kem.Batches() }
+
+// batchable reports whether p's key agreement can join a batch: a fresh
+// or shared HPKE stanza of a suite whose KEM batches (X25519 on an IFMA
+// CPU), not yet computed.
+func (p *plan) batchable() bool {
+	return p.heavy && p.item == nil && p.cs != nil && p.cs.batches() &&
+		(p.typ == format.StanzaHPKE || p.typ == format.StanzaShared)
+}
+
+// batchAgreements computes the key agreements of the batchable plans, at
+// most x25519x8.Lanes per pass, each pass in the parallel window if
+// parallel is set. Each plan gets a ready sender context as its item
+// (fresh stanzas with their new ephemeral key) and is no longer heavy:
+// filling it is one AEAD seal; n counts them. Fewer than minBatch
+// agreements are left to the stanza fills. Channel stanzas to peers whose
+// channel key is not cached yet get it from a Keyring warm-up.
+func (s *Sealer) batchAgreements(ps []plan, parallel bool) (n int, err error) {
+	var fresh, shared []int
+	var peers []*Recipient
+	var channel *plan // the first channel stanza: its epoch and salt
+	for i := range ps {
+		switch p := &ps[i]; {
+		case p.typ == format.StanzaChannel:
+			if channel == nil {
+				channel = p
+			}
+			if p.epoch == channel.epoch && p.salt == channel.salt {
+				peers = append(peers, p.r)
+			}
+		case !p.batchable():
+		case p.typ == format.StanzaShared:
+			shared = append(shared, i)
+		default:
+			fresh = append(fresh, i)
+		}
+	}
+	workers := 1
+	if parallel {
+		workers = s.parallelism()
+	}
+	if len(peers) >= minBatch && s.Keyring.self.dh.KEM().Batches() {
+		// Errors are left to the stanza fills, which report them.
+		_ = s.Keyring.warm(peers, channel.epoch, channel.salt, s.aead(), workers)
+	}
+	var g errgroup.Group
+	g.SetLimit(workers)
+	for _, idx := range [][]int{fresh, shared} {
+		if len(idx) < minBatch {
+			continue
+		}
+		n += len(idx)
+		size := x25519x8.BatchSize(len(idx))
+		for start := 0; start < len(idx); start += size {
+			batch := idx[start:min(start+size, len(idx))]
+			g.Go(func() error { return sealBatch(ps, batch) })
+		}
+	}
+	if err := g.Wait(); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// sealBatch runs one pass for the plans ps[i], i in batch, which share
+// their cipher suite (and, for shared stanzas, the ephemeral key).
+func sealBatch(ps []plan, batch []int) error {
+	first := &ps[batch[0]]
+	rs := make([]*Recipient, len(batch))
+	for j, i := range batch {
+		rs[j] = ps[i].r
+	}
+	var its []*precomputed
+	var errs []error
+	if first.typ == format.StanzaShared {
+		its, errs = first.cs.sharedBatch(first.eph, rs)
+	} else {
+		its, errs = first.cs.precomputeBatch(rs)
+	}
+	for j, i := range batch {
+		if errs != nil && errs[j] != nil {
+			return stanzaError(i, errs[j])
+		}
+		ps[i].item, ps[i].heavy = its[j], false
+	}
+	return nil
+}
+
+// precomputeBatch does what precompute does for each of rs (at most
+// x25519x8.Lanes recipients of cs's suite) with two passes in all: the
+// ephemeral keys and the key agreements. errs is nil or holds each
+// recipient's error.
+func (cs *cipherSuite) precomputeBatch(rs []*Recipient) (its []*precomputed, errs []error) {
+	batchedAgreements.Add(uint64(len(rs)))
+	encs, ss, errs := cs.kem.EncapFresh(publicKeys(rs))
+	return cs.contexts(encs, ss, errs)
+}
+
+// sharedBatch returns the sender contexts of shared stanzas for rs under
+// the ephemeral key eph, in one pass, as items without an encapsulated
+// key. errs is as for precomputeBatch.
+func (cs *cipherSuite) sharedBatch(eph *hpke.PrivateKey, rs []*Recipient) (its []*precomputed, errs []error) {
+	batchedAgreements.Add(uint64(len(rs)))
+	ss, errs := cs.kem.EncapShared(eph, publicKeys(rs))
+	return cs.contexts(nil, ss, errs)
+}
+
+func publicKeys(rs []*Recipient) []*hpke.PublicKey {
+	pks := make([]*hpke.PublicKey, len(rs))
+	for i, r := range rs {
+		pks[i] = r.dh
+	}
+	return pks
+}
+
+// contexts runs the key schedule on each shared secret that has no error.
+func (cs *cipherSuite) contexts(encs, ss [][]byte, errs []error) ([]*precomputed, []error) {
+	its := make([]*precomputed, len(ss))
+	for i := range ss {
+		if errs != nil && errs[i] != nil {
+			continue
+		}
+		ctx, err := cs.hs.NewContext(ss[i], cs.sched)
+		if err != nil {
+			if errs == nil {
+				errs = make([]error, len(ss))
+			}
+			errs[i] = err
+			continue
+		}
+		its[i] = &precomputed{ctx: ctx}
+		if encs != nil {
+			its[i].enc = encs[i]
+		}
+	}
+	return its, errs
+}
+
+// Warm derives and caches the channel keys for sealing to every peer in
+// the current epoch with aead (0 means AES256GCM), so that the first
+// Channel seal to each costs one AEAD seal, like the ones after it. Call
+// it after AddPeer and SetEpoch. On a CPU with AVX-512 IFMA the X25519
+// key agreements run eight to a pass, the passes on GOMAXPROCS
+// goroutines; otherwise one agreement after another on as many. Channel
+// seals warm the peers they need the same way, so Warm only moves that
+// work ahead of time. A peer whose key agreement fails (a low-order
+// X25519 key) is named in the error; the others are warmed.
+func (k *Keyring) Warm(aead AEAD) error {
+	if aead == 0 {
+		aead = AES256GCM
+	}
+	k.mu.RLock()
+	var peers []*Recipient
+	for _, list := range k.peers {
+		peers = append(peers, list...)
+	}
+	epoch, salt := k.epoch, k.salt
+	k.mu.RUnlock()
+	return k.warm(peers, epoch, salt, aead, runtime.GOMAXPROCS(0))
+}
+
+// warm derives and caches the sending channel keys to peers (the
+// Keyring's own Recipients) that are not cached yet, on at most workers
+// goroutines.
+func (k *Keyring) warm(peers []*Recipient, epoch uint32, salt [format.SaltSize]byte, aead AEAD, workers int) error {
+	var cold []*Recipient
+	for _, p := range peers {
+		if !k.channels.Contains(channelID{peer: p, send: true, epoch: epoch, salt: salt, aead: aead}) {
+			cold = append(cold, p)
+		}
+	}
+	kem, _ := hpke.NewKEM(uint16(k.self.suite))
+	size := 1
+	if kem.Batches() && len(cold) >= minBatch {
+		size = x25519x8.BatchSize(len(cold))
+	}
+	errs := make([]error, len(cold))
+	var g errgroup.Group
+	g.SetLimit(workers)
+	for start := 0; start < len(cold); start += size {
+		part := cold[start:min(start+size, len(cold))]
+		g.Go(func() error {
+			if len(part) > 1 {
+				// A failed agreement is left to channel, which reports it.
+				batchedAgreements.Add(uint64(len(part)))
+				dh, failed := kem.DHBatch(k.self.dh, publicKeys(part))
+				for j, p := range part {
+					if failed == nil || failed[j] == nil {
+						k.warmed.Store(p, dh[j])
+					}
+				}
+			}
+			for j, p := range part {
+				if _, _, err := k.channel(channelID{peer: p, send: true, epoch: epoch, salt: salt, aead: aead}, true); err != nil {
+					errs[start+j] = fmt.Errorf("peer %x: %w", p.id, err)
+				}
+				// Taken by channel, unless another goroutine derived
+				// the key meanwhile: do not keep the secret.
+				if dh, ok := k.warmed.LoadAndDelete(p); ok {
+					clear(dh.([]byte))
+				}
+			}
+			return nil
+		})
+	}
+	g.Wait()
+	return errors.Join(errs...)
+}
+
+// agree returns the static key agreement with peer: the one Warm computed
+// in a batch if it is there, else one computed now.
+func (k *Keyring) agree(kem *hpke.KEM, peer *Recipient) ([]byte, error) {
+	if dh, ok := k.warmed.LoadAndDelete(peer); ok {
+		return dh.([]byte), nil
+	}
+	return kem.DH(k.self.dh, peer.dh)
+}

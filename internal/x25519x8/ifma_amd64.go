@@ -1,0 +1,146 @@
+//go:build !purego
+
+package x25519x8
+
+import (
+	"encoding/binary"
+
+	"golang.org/x/sys/cpu"
+)
+
+// accelerated: the ladder uses AVX-512F instructions on 512-bit registers
+// and the IFMA multiply-adds; x/sys/cpu also checks that the operating
+// system saves the AVX-512 state.
+var accelerated = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512IFMA
+
+// fe8 is eight field elements in radix 2^52, limb-major: fe8[j][l] is limb
+// j of lane l (see ifma_amd64.s for the forms "reduced", "loose", "wide").
+type fe8 [5][Lanes]uint64
+
+// scratchWords is the scratch of ladder and finish: 5120 bytes (see the
+// end of ifma_amd64.s), plus 64 to align it.
+const scratchWords = (5120 + 64) / 8
+
+// ladder leaves x2/z2 = X25519(k, u) in each lane, x2 and z2 loose; k holds
+// the clamped scalars as little-endian 64-bit words (k[w][l] is word w of
+// lane l), u the reduced u-coordinates.
+//
+//go:noescape
+func ladder(x2, z2 *fe8, k *[4][Lanes]uint64, u *fe8, scratch *[scratchWords]uint64)
+
+// finish sets out = x/z (reduced; 0 where z = 0) for loose x and z.
+//
+//go:noescape
+func finish(out, x, z *fe8, scratch *[scratchWords]uint64)
+
+// Single field operations, for the tests (see ifma_amd64.s).
+//
+//go:noescape
+func feMul(out, a, b *fe8)
+
+//go:noescape
+func feSquare(out, a, b *fe8)
+
+//go:noescape
+func feCarry(out, a, b *fe8)
+
+//go:noescape
+func feAdd(out, a, b *fe8)
+
+//go:noescape
+func feSub(out, a, b *fe8)
+
+//go:noescape
+func feA24(out, a, b *fe8)
+
+// ladderState is everything one pass writes that depends on a secret, so
+// that it can be cleared in one statement.
+type ladderState struct {
+	k          [4][Lanes]uint64
+	u, x, z, r fe8
+	scratch    [scratchWords]uint64
+}
+
+func scalarMultIFMA(dst, scalars, points *[Lanes][32]byte, n int) {
+	var st ladderState
+	// Lanes n and above keep the zero scalar (clamped to 2^254) and the
+	// point 0: dummies whose results are dropped.
+	for l := range n {
+		var k [32]byte = scalars[l]
+		k[0] &= 248
+		k[31] &= 127
+		k[31] |= 64
+		for w := range 4 {
+			st.k[w][l] = binary.LittleEndian.Uint64(k[8*w:])
+		}
+		clear(k[:])
+		unpack(&st.u, l, &points[l])
+	}
+	for l := n; l < Lanes; l++ {
+		st.k[3][l] = 1 << 62
+	}
+	ladder(&st.x, &st.z, &st.k, &st.u, &st.scratch)
+	finish(&st.r, &st.x, &st.z, &st.scratch)
+	for l := range n {
+		pack(&dst[l], &st.r, l)
+	}
+	st = ladderState{}
+}
+
+const mask52 = 1<<52 - 1
+
+// unpack sets lane l of v to the u-coordinate b: its top bit ignored
+// (RFC 7748 section 5), the 255 bits left in five limbs of 52, 52, 52, 52
+// and 47 bits, which is reduced (a value in [0, 2^255) is accepted
+// whether or not it is below p; the arithmetic works modulo p).
+func unpack(v *fe8, l int, b *[32]byte) {
+	w0 := binary.LittleEndian.Uint64(b[0:])
+	w1 := binary.LittleEndian.Uint64(b[8:])
+	w2 := binary.LittleEndian.Uint64(b[16:])
+	w3 := binary.LittleEndian.Uint64(b[24:]) &^ (1 << 63)
+	v[0][l] = w0 & mask52
+	v[1][l] = (w0>>52 | w1<<12) & mask52
+	v[2][l] = (w1>>40 | w2<<24) & mask52
+	v[3][l] = (w2>>28 | w3<<36) & mask52
+	v[4][l] = w3 >> 16
+}
+
+// pack writes lane l of the reduced v (limbs 0 to 3 below 2^52, limb 4
+// below 2^48, so v < 2^256) to dst as the canonical 32-byte little-endian
+// encoding of v mod p. It has no branch and no index that depends on v.
+func pack(dst *[32]byte, v *fe8, l int) {
+	var x [5]uint64
+	for j := range x {
+		x[j] = v[j][l]
+	}
+	// Twice: move the bits at 2^255 and above down as 19 times them
+	// (2^255 = 19 mod p), and propagate the carries. After the first
+	// round x < 2^255 + 2^208 (x4 <= 2^47); after the second, x < 2^255.
+	for range 2 {
+		x[0] += 19 * (x[4] >> 47)
+		x[4] &= 1<<47 - 1
+		carry52(&x)
+	}
+	// x is in [0, 2^255) and x >= p exactly when x + 19 >= 2^255: then
+	// subtract p by adding 19 and dropping bit 255.
+	y := x
+	y[0] += 19
+	carry52(&y)
+	q := y[4] >> 47 // 0 or 1
+	x[0] += 19 * q
+	carry52(&x)
+	x[4] &= 1<<47 - 1
+	binary.LittleEndian.PutUint64(dst[0:], x[0]|x[1]<<52)
+	binary.LittleEndian.PutUint64(dst[8:], x[1]>>12|x[2]<<40)
+	binary.LittleEndian.PutUint64(dst[16:], x[2]>>24|x[3]<<28)
+	binary.LittleEndian.PutUint64(dst[24:], x[3]>>36|x[4]<<16)
+}
+
+// carry52 propagates carries from limb 0 to limb 4, leaving limbs 0 to 3
+// below 2^52.
+func carry52(x *[5]uint64) {
+	for j := range 4 {
+		x[j+1] += x[j] >> 52
+		x[j] &= mask52
+	}
+}

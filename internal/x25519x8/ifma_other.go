@@ -1,0 +1,9 @@
+//go:build !amd64 || purego
+
+package x25519x8
+
+const accelerated = false
+
+func scalarMultIFMA(dst, scalars, points *[Lanes][32]byte, n int) {
+	panic("x25519x8: no IFMA code in this build")
+}

@@ -1,0 +1,143 @@
+package kex
+
+import (
+	"bytes"
+	"crypto/ecdh"
+	"crypto/rand"
+	"crypto/subtle"
+	"errors"
+	"runtime"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/fanseal/fanseal/internal/x25519x8"
+)
+
+// batchX25519 says whether X25519 rounds gather their key generations and
+// key agreements into passes of eight (internal/x25519x8): on CPUs with
+// AVX-512 IFMA, where a pass costs about one crypto/ecdh agreement. Tests
+// and benchmarks turn it off to run the one-at-a-time path.
+var batchX25519 = x25519x8.Accelerated()
+
+// errLowOrder is the all-zero shared secret of a low-order X25519 key,
+// refused as crypto/ecdh refuses it.
+var errLowOrder = errors.New("low-order X25519 public key (all-zero shared secret)")
+
+// xScalar is an X25519 key pair made by x25519x8: the private scalar and
+// its public key. crypto/ecdh would compute the public key again (a whole
+// scalar multiplication) to make a key of it.
+type xScalar struct{ k, pub [32]byte }
+
+func (x *xScalar) public() []byte { return bytes.Clone(x.pub[:]) }
+func (x *xScalar) bytes() []byte  { return bytes.Clone(x.k[:]) }
+
+// agree is one key agreement in a pass of its own, which costs about what
+// crypto/ecdh does.
+func (x *xScalar) agree(pub []byte) ([]byte, error) {
+	var k, u, out [x25519x8.Lanes][32]byte
+	if _, err := ecdh.X25519().NewPublicKey(pub); err != nil {
+		return nil, err // the length check and error of the crypto/ecdh keys
+	}
+	k[0], u[0] = x.k, [32]byte(pub)
+	x25519x8.ScalarMult(&out, &k, &u, 1)
+	clear(k[:1])
+	return checked(&out[0])
+}
+
+// checked returns a copy of the shared secret s, refusing all zeros; it
+// clears s.
+func checked(s *[32]byte) ([]byte, error) {
+	var zero [32]byte
+	defer clear(s[:])
+	if subtle.ConstantTimeCompare(s[:], zero[:]) == 1 {
+		return nil, errLowOrder
+	}
+	return bytes.Clone(s[:]), nil
+}
+
+// inBatches runs f on consecutive parts of [0, n) of at most
+// x25519x8.Lanes, the parts spread evenly, on GOMAXPROCS goroutines.
+func inBatches(n int, f func(start, end int) error) error {
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	size := x25519x8.BatchSize(n)
+	for start := 0; start < n; start += size {
+		g.Go(func() error { return f(start, min(start+size, n)) })
+	}
+	return g.Wait()
+}
+
+// generateX25519 sets keys[i] to a new key pair for each i in peers, in
+// passes of x25519x8.
+func generateX25519(keys []privateKey, peers []int) {
+	inBatches(len(peers), func(start, end int) error {
+		var scalars, pubs [x25519x8.Lanes][32]byte
+		for j := range end - start {
+			rand.Read(scalars[j][:])
+		}
+		x25519x8.ScalarBaseMult(&pubs, &scalars, end-start)
+		for j, i := range peers[start:end] {
+			keys[i] = &xScalar{k: scalars[j], pub: pubs[j]}
+		}
+		clear(scalars[:])
+		return nil
+	})
+}
+
+// Channels derives the channels with the senders of msgs, as Channel does
+// for each of them: channels[i] goes with msgs[i]. On a CPU with AVX-512
+// IFMA the X25519 key agreements run eight to a pass, the passes on
+// GOMAXPROCS goroutines. Where a derivation fails, channels[i] is nil and
+// err joins the error Channel would have returned (a *KeyError for a
+// corrupt key); the other channels are still derived.
+func (r *Round) Channels(msgs []*Message) (channels []*Channel, err error) {
+	channels = make([]*Channel, len(msgs))
+	errs := make([]error, len(msgs))
+	if r.group.Suite != X25519 || !batchX25519 || len(msgs) < 2 {
+		for i, m := range msgs {
+			channels[i], errs[i] = r.Channel(m)
+		}
+		return channels, errors.Join(errs...)
+	}
+	// The messages that pass Channel's checks, with their keys.
+	type job struct {
+		i    int
+		peer uint32
+		k    [32]byte
+		pub  []byte
+	}
+	var jobs []job
+	for i, m := range msgs {
+		pub, err := r.peerKey(m)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		if _, err := ecdh.X25519().NewPublicKey(pub); err != nil {
+			errs[i] = &KeyError{Sender: m.SenderID, Receiver: r.self, Err: err} // as derive
+			continue
+		}
+		jobs = append(jobs, job{i: i, peer: m.SenderID, k: [32]byte(r.keys[m.SenderID].bytes()), pub: pub})
+	}
+	inBatches(len(jobs), func(start, end int) error {
+		var scalars, points, out [x25519x8.Lanes][32]byte
+		part := jobs[start:end]
+		for j := range part {
+			scalars[j], points[j] = part[j].k, [32]byte(part[j].pub)
+			clear(part[j].k[:])
+		}
+		x25519x8.ScalarMult(&out, &scalars, &points, len(part))
+		clear(scalars[:])
+		for j, jb := range part {
+			shared, err := checked(&out[j])
+			if err != nil {
+				errs[jb.i] = &KeyError{Sender: jb.peer, Receiver: r.self, Err: err}
+				continue
+			}
+			channels[jb.i], errs[jb.i] = newChannel(r.group.Suite, r.group.Suite.pairwiseKey(shared, r.group.SessionID, r.self, jb.peer), jb.peer)
+			clear(shared)
+		}
+		return nil
+	})
+	return channels, errors.Join(errs...)
+}
