@@ -12,11 +12,11 @@ import (
 	"github.com/fanseal/fanseal/lthash"
 )
 
-// ledgerOfContracts is a participant's active contract set: a running
+// activeContracts is a participant's active contract set: a running
 // commitment (one LtHash16 per stakeholder group) of the contracts with a
 // stakeholder it hosts, updated in transaction order as verdicts arrive,
 // and, on fanseal's side, an incremental Committer.
-type ledgerOfContracts struct {
+type activeContracts struct {
 	mu        sync.Mutex
 	index     int
 	self      acs.ParticipantID
@@ -31,8 +31,8 @@ type ledgerOfContracts struct {
 	groups    map[string]acs.Stakeholders
 }
 
-func newLedgerOfContracts(p *participant, side Side, hosts map[string]int) (*ledgerOfContracts, error) {
-	l := &ledgerOfContracts{index: p.index, self: acs.ParticipantID(p.name), side: side, hosts: hosts,
+func newLedgerOfContracts(p *participant, side Side, hosts map[string]int) (*activeContracts, error) {
+	l := &activeContracts{index: p.index, self: acs.ParticipantID(p.name), side: side, hosts: hosts,
 		hosting: acs.Hosting{}, pending: map[uint64]*syncTx{}, groups: map[string]acs.Stakeholders{}}
 	for party, i := range hosts {
 		l.hosting[acs.PartyID(party)] = acs.ParticipantID(participantName(i))
@@ -53,7 +53,7 @@ func newLedgerOfContracts(p *participant, side Side, hosts map[string]int) (*led
 }
 
 // stakeholders returns the canonical set of c's parties, built once.
-func (l *ledgerOfContracts) stakeholders(c contract) (acs.Stakeholders, error) {
+func (l *activeContracts) stakeholders(c contract) (acs.Stakeholders, error) {
 	key := fmt.Sprint(c.parties)
 	if s, ok := l.groups[key]; ok {
 		return s, nil
@@ -70,7 +70,7 @@ func (l *ledgerOfContracts) stakeholders(c contract) (acs.Stakeholders, error) {
 }
 
 // mine reports whether the participant hosts a stakeholder of c.
-func (l *ledgerOfContracts) mine(c contract) bool {
+func (l *activeContracts) mine(c contract) bool {
 	return slices.ContainsFunc(c.parties, func(p string) bool { return l.hosts[p] == l.index })
 }
 
@@ -113,7 +113,7 @@ func (p *participant) deliver(tx *syncTx, w *syncWorld) error {
 }
 
 // apply applies one transaction's contracts that concern the participant.
-func (l *ledgerOfContracts) apply(tx *syncTx, fault *missingFault) error {
+func (l *activeContracts) apply(tx *syncTx, fault *missingFault) error {
 	var acts, deacts []acs.Contract
 	for v, view := range tx.views {
 		for _, list := range []struct {
@@ -143,7 +143,7 @@ func (l *ledgerOfContracts) apply(tx *syncTx, fault *missingFault) error {
 // commitments returns the participant's commitment for every
 // counter-participant: incrementally on fanseal's side, from scratch on
 // the baseline.
-func (l *ledgerOfContracts) commitments() map[acs.ParticipantID][32]byte {
+func (l *activeContracts) commitments() map[acs.ParticipantID][32]byte {
 	snap := l.running.Snapshot()
 	if l.side == Fanseal {
 		l.committer.Apply(snap)
@@ -155,7 +155,7 @@ func (l *ledgerOfContracts) commitments() map[acs.ParticipantID][32]byte {
 
 // final returns the commitments of the participant's final state, from
 // scratch, and whether its incremental ones (fanseal's side) differ.
-func (l *ledgerOfContracts) final() (map[acs.ParticipantID][32]byte, bool, error) {
+func (l *activeContracts) final() (map[acs.ParticipantID][32]byte, bool, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.pending) > 0 {
@@ -242,7 +242,7 @@ type missingFault struct {
 
 // skip reports whether participant l must miss contract c of view v of
 // transaction seq: the validator hosting its validator party.
-func (f *missingFault) skip(seq uint64, v int, c contract, l *ledgerOfContracts) bool {
+func (f *missingFault) skip(seq uint64, v int, c contract, l *activeContracts) bool {
 	if f.at == 0 || seq != f.at || v != 0 || l.hosts[c.parties[len(c.parties)-1]] != l.index {
 		return false
 	}

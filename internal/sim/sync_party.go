@@ -39,7 +39,7 @@ type participant struct {
 	pre    *fanseal.Precomputer
 	link   *link
 	all    []*fanseal.Recipient // every participant, the informees of every view
-	acs    *ledgerOfContracts
+	acs    *activeContracts
 	c      *syncCounters
 }
 
