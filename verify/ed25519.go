@@ -4,6 +4,7 @@ import (
 	"crypto/ed25519"
 	"fmt"
 	"math"
+	"slices"
 
 	"filippo.io/edwards25519"
 	"github.com/hdevalence/ed25519consensus"
@@ -53,13 +54,12 @@ func ed25519Reject(it Item) error {
 	return ErrInvalid
 }
 
-// ed25519Check checks the well-formed Ed25519 items at idx and returns the
-// indexes of the invalid ones.
-func ed25519Check(items []Item, idx []int) []int {
-	if ed25519Passes(items, idx) {
-		return nil
+// ed25519Check checks the well-formed Ed25519 items at idx and calls bad
+// with the index of each invalid one.
+func ed25519Check(w window, items []Item, idx []int, bad func(int)) {
+	if !ed25519Passes(items, idx) {
+		ed25519Blame(w, items, idx, bad)
 	}
-	return ed25519Blame(items, idx, nil)
 }
 
 // ed25519Passes reports whether every item at idx is valid: one batch
@@ -77,29 +77,33 @@ func ed25519Passes(items []Item, idx []int) bool {
 	return bv.Verify()
 }
 
-// ed25519Blame appends to bad the invalid items of idx, a set known to hold
-// at least one. It splits idx into about √n groups and checks each; when
-// all but the last passed, the last one holds the bad items and is split
-// without being checked. A batch verification always passes when every
-// item passes single verification (each cofactored equation is zero, so
-// any combination of them is), so a failed batch proves a bad item.
+// ed25519Blame calls bad for each invalid item of idx, a set known to hold
+// at least one. It splits idx into about √n groups and checks all but the
+// last, on idle cores where there are some; when those all passed, the
+// last holds the bad items and is split without being checked. A batch
+// verification always passes when every item passes single verification
+// (each cofactored equation is zero, so any combination of them is), so a
+// failed batch proves a bad item. Failing groups are split in turn.
 //
 // For one bad item in n this checks each item about once more, in √n
 // batches of √n, where halving would check it about twice.
-func ed25519Blame(items []Item, idx []int, bad []int) []int {
+func ed25519Blame(w window, items []Item, idx []int, bad func(int)) {
 	if len(idx) == 1 {
-		return append(bad, idx[0])
+		bad(idx[0])
+		return
 	}
 	groups := split(idx, int(math.Ceil(math.Sqrt(float64(len(idx))))))
-	clean := true
-	for j, g := range groups {
-		if j == len(groups)-1 && clean {
-			return ed25519Blame(items, g, bad)
-		}
-		if !ed25519Passes(items, g) {
-			clean = false
-			bad = ed25519Blame(items, g, bad)
-		}
+	failed := make([]bool, len(groups))
+	last := len(groups) - 1
+	w.each(last, func(j int) { failed[j] = !ed25519Passes(items, groups[j]) })
+	if !slices.Contains(failed[:last], true) {
+		failed[last] = true // proven by the failure of idx
+	} else {
+		failed[last] = !ed25519Passes(items, groups[last])
 	}
-	return bad
+	w.each(len(groups), func(j int) {
+		if failed[j] {
+			ed25519Blame(w, items, groups[j], bad)
+		}
+	})
 }

@@ -62,6 +62,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -214,30 +215,58 @@ func (v *Verifier) Verify(items []Item) []error {
 	}
 
 	p := v.parallelism()
-	var units []func()
+	var w window
+	if p > 1 && len(ed)+len(other) > 1 {
+		w.g = new(errgroup.Group)
+		w.g.SetLimit(p)
+	}
 	for _, chunk := range split(ed, min(p, len(ed)/minBatch)) {
-		units = append(units, func() {
-			for _, i := range ed25519Check(items, chunk) {
-				fail(i, ed25519Reject(items[i]))
-			}
+		w.run(func() {
+			ed25519Check(w, items, chunk, func(i int) { fail(i, ed25519Reject(items[i])) })
 		})
 	}
 	for _, i := range other {
-		units = append(units, func() { fail(i, Single(items[i])) })
+		w.run(func() { fail(i, Single(items[i])) })
 	}
-	if p == 1 || len(units) == 1 {
-		for _, u := range units {
-			u()
-		}
-		return errs
-	}
-	var g errgroup.Group
-	g.SetLimit(p)
-	for _, u := range units {
-		g.Go(func() error { u(); return nil })
-	}
-	g.Wait()
+	w.wait()
 	return errs
+}
+
+// A window runs work in a sliding window of goroutines, or inline when its
+// errgroup is nil.
+type window struct{ g *errgroup.Group }
+
+// run runs f in the window, waiting for a free slot.
+func (w window) run(f func()) {
+	if w.g == nil {
+		f()
+		return
+	}
+	w.g.Go(func() error { f(); return nil })
+}
+
+// each runs f(0) to f(n-1), each in a free slot of the window if there is
+// one and inline otherwise, and returns when all have returned. It never
+// waits for a slot, so work already in the window may call it.
+func (w window) each(n int, f func(int)) {
+	var wg sync.WaitGroup
+	for j := range n {
+		if w.g != nil && j < n-1 {
+			wg.Add(1)
+			if w.g.TryGo(func() error { defer wg.Done(); f(j); return nil }) {
+				continue
+			}
+			wg.Done()
+		}
+		f(j)
+	}
+	wg.Wait()
+}
+
+func (w window) wait() {
+	if w.g != nil {
+		w.g.Wait()
+	}
 }
 
 // split cuts s into k parts (at least one) whose lengths differ by at most
