@@ -205,13 +205,8 @@ func benchBatch(cfg benchConfig, w io.Writer) ([]latency, error) {
 		client := frame.NewClient(conn)
 		b := batch.New(client.Send, batch.Options[[]byte]{})
 		submit := b.Submit
-		if mode == "per-item" {
-			var mu sync.Mutex
-			submit = func(ctx context.Context, it []byte) error {
-				mu.Lock()
-				defer mu.Unlock()
-				return client.Send(ctx, [][]byte{it})
-			}
+		if mode == "per-item" { // each producer waits its turn on the connection
+			submit = func(ctx context.Context, it []byte) error { return client.Send(ctx, [][]byte{it}) }
 		}
 		rate, d, err := throughput(budget, producers, size, submit)
 		b.Close()

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"sync"
 	"time"
 )
 
@@ -71,9 +72,10 @@ func Decode(payload []byte, item func([]byte)) (int, error) {
 }
 
 // A Client sends frames on a connection and waits for each
-// acknowledgement. It is not safe for concurrent use: give it to one
-// goroutine, such as a batch.Batcher's sender.
+// acknowledgement. Concurrent Sends take turns: one frame is in flight at
+// a time.
 type Client struct {
+	mu   sync.Mutex
 	conn io.ReadWriter
 	r    *bufio.Reader
 	buf  []byte
@@ -89,6 +91,8 @@ func NewClient(conn io.ReadWriter) *Client {
 // I/O is cut short and Send returns ctx's error; the connection is then
 // unusable. Any error leaves the connection in an unknown state: close it.
 func (c *Client) Send(ctx context.Context, items [][]byte) (err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.buf, err = Append(c.buf[:0], items); err != nil {
 		return err
 	}
