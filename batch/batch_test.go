@@ -370,3 +370,65 @@ func TestOptionsPanic(t *testing.T) {
 		}()
 	}
 }
+
+// TestCancelStress has producers abandon items at random moments while
+// sends are slow, and checks every answer against what was sent: nil means
+// sent once, a bare context error means never sent, ErrInFlight means sent
+// at most once.
+func TestCancelStress(t *testing.T) {
+	type item struct{ producer, seq int }
+	slow := func(ctx context.Context, items []item) error {
+		for range 50 * len(items) {
+			runtime.Gosched()
+		}
+		return ctx.Err()
+	}
+	var r recorder[item]
+	b := New(func(ctx context.Context, items []item) error {
+		r.send(ctx, items)
+		return slow(ctx, items)
+	}, Options[item]{QueueSize: 8, MaxItems: 4})
+	const producers, each = 16, 100
+	answers := make([][]error, producers)
+	var wg sync.WaitGroup
+	for p := range producers {
+		wg.Go(func() {
+			for s := range each {
+				ctx, cancel := context.WithCancel(t.Context())
+				if s%3 != 0 {
+					go func() {
+						for range s % 7 {
+							runtime.Gosched()
+						}
+						cancel()
+					}()
+				}
+				answers[p] = append(answers[p], b.Submit(ctx, item{p, s}))
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	b.Close()
+	sent := map[item]int{}
+	for _, batch := range r.sent() {
+		for _, it := range batch {
+			sent[it]++
+		}
+	}
+	for p, errs := range answers {
+		for s, err := range errs {
+			n := sent[item{p, s}]
+			switch {
+			case n > 1:
+				t.Fatalf("item %d/%d sent %d times", p, s, n)
+			case err == nil && n != 1:
+				t.Fatalf("item %d/%d: nil, but sent %d times", p, s, n)
+			case errors.Is(err, ErrInFlight) && n != 1:
+				t.Fatalf("item %d/%d: in flight, but sent %d times", p, s, n)
+			case err != nil && !errors.Is(err, ErrInFlight) && errors.Is(err, context.Canceled) && n != 0:
+				t.Fatalf("item %d/%d: %v, but sent", p, s, err)
+			}
+		}
+	}
+}
