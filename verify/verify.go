@@ -65,6 +65,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -218,36 +219,44 @@ func (v *Verifier) Verify(items []Item) []error {
 	}
 
 	p := v.parallelism()
-	var w window
-	if p > 1 && len(ed)+len(other) > 1 {
-		w.g = new(errgroup.Group)
-		w.g.SetLimit(p)
-	}
+	var units []func()
 	batches := max(min(p, len(ed)/minBatch), (len(ed)+maxBatch-1)/maxBatch)
+	var w window
 	for _, chunk := range split(ed, batches) {
-		w.run(func() {
+		units = append(units, func() {
 			ed25519Check(w, items, chunk, func(i int) { fail(i, ed25519Reject(items[i])) })
 		})
 	}
 	for _, i := range other {
-		w.run(func() { fail(i, Single(items[i])) })
+		units = append(units, func() { fail(i, Single(items[i])) })
 	}
-	w.wait()
+	if p == 1 || len(units) == 1 {
+		for _, u := range units {
+			u()
+		}
+		return errs
+	}
+	// Up to p workers each take the next unit as soon as they finish one: a
+	// sliding window without a goroutine per unit. Workers that run out of
+	// units free their slot for blame (see window.each).
+	w.g = new(errgroup.Group)
+	w.g.SetLimit(p)
+	var next atomic.Int64
+	for range min(p, len(units)) {
+		w.g.Go(func() error {
+			for i := next.Add(1) - 1; i < int64(len(units)); i = next.Add(1) - 1 {
+				units[i]()
+			}
+			return nil
+		})
+	}
+	w.g.Wait()
 	return errs
 }
 
-// A window runs work in a sliding window of goroutines, or inline when its
-// errgroup is nil.
+// A window lends idle slots of the errgroup that bounds Verify's
+// goroutines; with a nil errgroup everything runs inline.
 type window struct{ g *errgroup.Group }
-
-// run runs f in the window, waiting for a free slot.
-func (w window) run(f func()) {
-	if w.g == nil {
-		f()
-		return
-	}
-	w.g.Go(func() error { f(); return nil })
-}
 
 // each runs f(0) to f(n-1), each in a free slot of the window if there is
 // one and inline otherwise, and returns when all have returned. It never
@@ -265,12 +274,6 @@ func (w window) each(n int, f func(int)) {
 		f(j)
 	}
 	wg.Wait()
-}
-
-func (w window) wait() {
-	if w.g != nil {
-		w.g.Wait()
-	}
 }
 
 // split cuts s into k parts (at least one) whose lengths differ by at most
