@@ -294,3 +294,27 @@ func TestOpenIdentitiesOnce(t *testing.T) {
 		t.Fatalf("no identities: %v", err)
 	}
 }
+
+// TestVerdictIndependentOfOrder: a stanza the reader cannot try (a
+// channel stanza from a sender its keyring does not know, or of an epoch
+// outside its window: rule 12) never hides one it tried that failed to
+// open (rule 13). The verdict is authentication in either order.
+func TestVerdictIndependentOfOrder(t *testing.T) {
+	xs, xr := identities(t, X25519, 3)
+	kr, _ := NewKeyring(xs[0], 0)
+	kr.AddPeer(xr[2])
+	stranger, _ := GenerateIdentity(X25519)
+	wrong := randomBytes(format.FileKeySize)
+	for name, untried := range map[string]part{
+		"unknown sender": forgedChannel(stranger.r, xr[0], 0),
+		"epoch outside":  forgedChannel(xr[2], xr[0], 5),
+	} {
+		failing := toWithKey(xr[1], wrong)
+		for order, parts := range map[string][]part{"untried first": {untried, failing}, "untried last": {failing, untried}} {
+			env := build(t, false, parts...)
+			if _, err := (&Opener{Keyring: kr}).OpenBytes(env, xs[1]); !errors.Is(err, ErrAuthentication) {
+				t.Errorf("%s, %s: %v, want %v", name, order, err, ErrAuthentication)
+			}
+		}
+	}
+}
