@@ -199,7 +199,12 @@ func (o *Opener) unwrap(h *format.Header, identities []*Identity) (cipher.AEAD, 
 				// stanza opened to a key that fails the header MAC:
 				// tampering, or an unknown channel sender or epoch. (An
 				// anonymous stanza that does not open is someone else's.)
-				failed = fmt.Errorf("stanza %d for %s: %w", st.Index, ident.suite, err)
+				// A channel stanza the reader cannot try (unknown sender
+				// or epoch: not a recipient) never hides one that failed,
+				// whatever their order.
+				if failed == nil || !errors.Is(err, ErrNotRecipient) {
+					failed = fmt.Errorf("stanza %d for %s: %w", st.Index, ident.suite, err)
+				}
 			}
 		}
 	}
