@@ -319,11 +319,15 @@ func (k *Keyring) openChannel(st *format.ChannelStanza, aead AEAD, preamble []by
 	}
 	var nonce [12]byte
 	binary.BigEndian.PutUint64(nonce[4:], st.Counter)
+	var why error
 	for _, sender := range senders {
 		id := channelID{peer: sender, epoch: st.Epoch, salt: [format.SaltSize]byte(st.Salt), aead: aead}
 		a, cached, err := k.channel(id, false)
 		if err != nil {
-			return nil, nil, err
+			// A peer key that gives no channel key (a low-order X25519
+			// point) opens nothing: try the next peer.
+			why = err
+			continue
 		}
 		if key, err := a.Open(nil, nonce[:], st.CT, preamble); err == nil {
 			if cached {
@@ -331,6 +335,9 @@ func (k *Keyring) openChannel(st *format.ChannelStanza, aead AEAD, preamble []by
 			}
 			return key, &pendingChannel{id, a}, nil
 		}
+	}
+	if why != nil {
+		return nil, nil, fmt.Errorf("%w: channel stanza did not open (%v)", ErrAuthentication, why)
 	}
 	return nil, nil, fmt.Errorf("%w: channel stanza did not open", ErrAuthentication)
 }
