@@ -293,7 +293,6 @@ func (p *Precomputer) work() {
 			}
 		}
 		its := p.compute(hs)
-		p.done(hs)
 		for i, h := range hs {
 			if its[i] == nil {
 				// The recipient's key cannot be sealed to (a low-order
@@ -308,6 +307,10 @@ func (p *Precomputer) work() {
 			default: // unreachable: needy reserved the place
 			}
 		}
+		// Only now that the items are in their pools: released earlier,
+		// the places would look free to another worker, which would
+		// compute items that find no room.
+		p.done(hs)
 		select {
 		case <-p.stop:
 			return
