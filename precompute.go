@@ -122,6 +122,11 @@ func (p *Precomputer) Add(rs ...*Recipient) error {
 		return ErrClosed
 	default:
 	}
+	for i, r := range rs {
+		if r == nil {
+			return fmt.Errorf("%w: recipient %d is nil", ErrInvalidKey, i)
+		}
+	}
 	for _, r := range rs {
 		if _, ok := p.hot[hotKey{r.suite, string(r.raw)}]; ok {
 			continue
@@ -146,6 +151,9 @@ func (p *Precomputer) Remove(rs ...*Recipient) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, r := range rs {
+		if r == nil {
+			continue
+		}
 		h, ok := p.hot[hotKey{r.suite, string(r.raw)}]
 		if !ok {
 			continue
