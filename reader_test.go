@@ -318,3 +318,33 @@ func TestVerdictIndependentOfOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestAnonymousMACWorkBounded: refusing an anonymous envelope costs at
+// most a small constant times its header in header MACs. Anyone can seal
+// stanzas to a public key, so an attacker can fill an anonymous envelope
+// with MaxAnonymousTrials stanzas for the victim, each opening to another
+// wrong file key, and pad its header towards 16 MiB with unknown stanzas:
+// each such stanza costs the victim a MAC over the whole header, on top of
+// its key agreement. At the limits that is 1 000 MACs over 16 MiB, about
+// 8 s on one core for 16 MiB sent, against the "about 50 ms" the trial
+// limit promises. Here: 64 such stanzas and a 1 MiB header.
+func TestAnonymousMACWorkBounded(t *testing.T) {
+	const maxHeaders = 16 // MACs over the whole header one Open may compute
+	xs, xr := identities(t, X25519, 1)
+	var parts []part
+	for range 64 {
+		parts = append(parts, toWithKey(xr[0], randomBytes(format.FileKeySize)))
+	}
+	for range 16 {
+		parts = append(parts, raw(0x09, make([]byte, 65535)))
+	}
+	env := build(t, true, parts...)
+	header := len(readHeader(t, env).Raw)
+	before := headerMACBytes.Load()
+	if _, err := OpenBytes(env, xs[0]); !errors.Is(err, ErrAuthentication) {
+		t.Fatalf("OpenBytes: %v", err)
+	}
+	if n := headerMACBytes.Load() - before; n > maxHeaders*uint64(header) {
+		t.Fatalf("refusing a %d-byte header took MACs over %d bytes (%d headers, at most %d allowed)", header, n, n/uint64(header), maxHeaders)
+	}
+}
