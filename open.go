@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 
 	"github.com/fanseal/fanseal/internal/format"
 	"github.com/fanseal/fanseal/internal/hpke"
@@ -142,9 +143,14 @@ func (o *Opener) identities(given []*Identity) []*Identity {
 	return out
 }
 
+// headerMACBytes counts the header bytes that Open has computed MACs
+// over, so tests can bound that work.
+var headerMACBytes atomic.Uint64
+
 // checkHeader verifies the header MAC under fileKey and returns the
 // payload AEAD.
 func checkHeader(h *format.Header, fileKey []byte) (cipher.AEAD, error) {
+	headerMACBytes.Add(uint64(len(h.Raw)))
 	macKey, aead, err := envelopeKeys(fileKey, h.Nonce[:], h.AEAD)
 	if err != nil {
 		return nil, err
@@ -199,7 +205,12 @@ func (o *Opener) unwrap(h *format.Header, identities []*Identity) (cipher.AEAD, 
 				// stanza opened to a key that fails the header MAC:
 				// tampering, or an unknown channel sender or epoch. (An
 				// anonymous stanza that does not open is someone else's.)
-				failed = fmt.Errorf("stanza %d for %s: %w", st.Index, ident.suite, err)
+				// A channel stanza the reader cannot try (unknown sender
+				// or epoch: not a recipient) never hides one that failed,
+				// whatever their order.
+				if failed == nil || !errors.Is(err, ErrNotRecipient) {
+					failed = fmt.Errorf("stanza %d for %s: %w", st.Index, ident.suite, err)
+				}
 			}
 		}
 	}
