@@ -348,3 +348,39 @@ func TestAnonymousMACWorkBounded(t *testing.T) {
 		t.Fatalf("refusing a %d-byte header took MACs over %d bytes (%d headers, at most %d allowed)", header, n, n/uint64(header), maxHeaders)
 	}
 }
+
+// TestAnonymousSharedOneAgreement: in an anonymous envelope, every shared
+// stanza of a suite uses the same ephemeral key, so trying them all costs
+// one key agreement per identity, and counts once against the limit.
+func TestAnonymousSharedOneAgreement(t *testing.T) {
+	xs, xr := identities(t, X25519, 30)
+	env := mustSeal(t, &Sealer{Strategy: SharedParallel, Anonymous: true}, []byte("x"), xr...)
+	before := keyAgreements.Load()
+	got, err := (&Opener{MaxAnonymousTrials: 1}).OpenBytes(env, xs[29])
+	if err != nil || string(got) != "x" {
+		t.Fatalf("the last of 30: %q, %v", got, err)
+	}
+	if n := keyAgreements.Load() - before; n != 1 {
+		t.Fatalf("%d key agreements for 30 shared stanzas", n)
+	}
+	// A stranger, and an invalid ephemeral key: one key agreement too.
+	stranger, _ := GenerateIdentity(X25519)
+	h := readHeader(t, env)
+	bad := bytes.Clone(env)
+	copy(bad[format.PreambleSize+3+2:], make([]byte, 32)) // the ephemeral key: the point 0
+	for _, tc := range []struct {
+		env []byte
+		id  *Identity
+	}{{env, stranger}, {bad, xs[0]}} {
+		before := keyAgreements.Load()
+		if _, err := OpenBytes(tc.env, tc.id); !errors.Is(err, ErrNotRecipient) {
+			t.Fatalf("%v", err)
+		}
+		if n := keyAgreements.Load() - before; n != 1 {
+			t.Fatalf("%d key agreements", n)
+		}
+	}
+	if h.Ephemeral(uint16(X25519)) == nil {
+		t.Fatal("no ephemeral stanza")
+	}
+}
