@@ -35,7 +35,8 @@ const (
 // It is bounded in entries (least recently used entries are evicted) and
 // in time (an entry older than the TTL is a miss and is removed). An entry
 // holds a 32-byte key and 16 bytes for each recipient it may serve. It is
-// safe for concurrent use and starts no goroutine.
+// safe for concurrent use and starts no goroutine. Make one with
+// NewSessionCache; the zero value is not usable.
 type SessionCache struct {
 	lru *lru.Cache[[32]byte, cachedKey]
 	ttl time.Duration

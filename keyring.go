@@ -31,7 +31,8 @@ const channelInfo = "fanseal/v1 channel"
 // Keyring: the sender's lists the recipient, the recipient's lists the
 // sender.
 //
-// A Keyring is safe for concurrent use. Its cache of channel keys is
+// Make one with NewKeyring; the zero value is not usable. A Keyring is
+// safe for concurrent use. Its cache of channel keys is
 // bounded; a channel key is computed once even when many goroutines need
 // it at the same time.
 type Keyring struct {
