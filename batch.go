@@ -178,6 +178,9 @@ func (k *Keyring) Warm(aead AEAD) error {
 	if aead == 0 {
 		aead = AES256GCM
 	}
+	if _, err := lookupSuite(k.self.suite, aead); err != nil {
+		return err
+	}
 	k.mu.RLock()
 	var peers []*Recipient
 	for _, list := range k.peers {

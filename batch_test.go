@@ -248,3 +248,23 @@ func TestPrecomputeLowOrderGoesCold(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyringWarmUnsupportedAEAD: Warm refuses an AEAD that no envelope
+// can use with ErrUnsupported, before any key agreement, instead of
+// caching channel keys for it (AEAD 0x0001, AES-128-GCM, which
+// internal/hpke would key with 32 bytes, as AES-256) or failing per peer
+// with an error no sentinel matches.
+func TestKeyringWarmUnsupportedAEAD(t *testing.T) {
+	_, rs := identities(t, X25519, 3)
+	me, _ := GenerateIdentity(X25519)
+	kr, _ := NewKeyring(me, 0)
+	kr.AddPeer(rs...)
+	for _, a := range []AEAD{0x0001, 0x0007, 0xffff} {
+		if err := kr.Warm(a); !errors.Is(err, ErrUnsupported) {
+			t.Errorf("Warm(%s): %v, want %v", a, err, ErrUnsupported)
+		}
+	}
+	if n := kr.agreements.Load(); n != 0 || kr.channels.Len() != 0 {
+		t.Errorf("Warm with unsupported AEADs did %d key agreements and cached %d channel keys", n, kr.channels.Len())
+	}
+}

@@ -3,6 +3,7 @@ package fanseal
 import (
 	"bytes"
 	"crypto/cipher"
+	"slices"
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -21,19 +22,21 @@ const (
 // between a Sealer and an Opener and a party that seals an envelope for a
 // group it belongs to never decrypts its own stanza.
 //
-// A hit serves only a recipient of the envelope: an Opener uses a cached
-// key only if one of its identities (or its Keyring's) has a stanza in
-// the envelope's header (for an anonymous envelope, which names no one:
-// only if the entry records that identity, as a recipient the Sealer
-// sealed to or an identity that opened it), and only after the key has
-// verified the header MAC, so a cached key is only ever used for the
-// envelope it came from.
+// A hit serves only a recipient of the envelope: each entry records the
+// fingerprints (128 bits of a digest of the suite and public key) of the
+// keys it may serve, the recipients a Sealer sealed to or the identity
+// that opened it, and an Opener uses a cached key only for one of its
+// identities (or its Keyring's) among them. Key identifiers are not
+// enough: they are short and public, so a stranger could make a key whose
+// identifier matches a recipient's. A hit is then verified: the key must
+// authenticate the envelope's header, so a cached key is only ever used for
+// the envelope it came from.
 //
 // It is bounded in entries (least recently used entries are evicted) and
 // in time (an entry older than the TTL is a miss and is removed). An entry
-// holds a 32-byte key and, for an anonymous envelope, the 10-byte suite
-// and key identifier of each recipient it may serve. It is safe for
-// concurrent use and starts no goroutine.
+// holds a 32-byte key and 16 bytes for each recipient it may serve. It is
+// safe for concurrent use and starts no goroutine. Make one with
+// NewSessionCache; the zero value is not usable.
 type SessionCache struct {
 	lru *lru.Cache[[32]byte, cachedKey]
 	ttl time.Duration
@@ -43,15 +46,9 @@ type SessionCache struct {
 type cachedKey struct {
 	key   []byte // never modified after insertion
 	added time.Time
-	// recipients of an anonymous envelope that the entry may serve; nil
-	// for other envelopes, whose headers name their recipients.
-	recipients []recipientID
-}
-
-// A recipientID is a recipient's suite and key identifier.
-type recipientID struct {
-	suite Suite
-	id    [format.KeyIDSize]byte
+	// recipients are the fingerprints of the keys the entry may serve,
+	// sorted; never modified after insertion.
+	recipients []fingerprint
 }
 
 // NewSessionCache returns a cache of at most size entries kept for at most
@@ -74,20 +71,19 @@ func NewSessionCache(size int, ttl time.Duration) *SessionCache {
 // removed.
 func (c *SessionCache) Len() int { return c.lru.Len() }
 
-// put records the file key of an envelope with header MAC mac. For an
-// anonymous envelope it also records the recipients the entry may serve.
-func (c *SessionCache) put(mac [32]byte, fileKey []byte, anonymous bool, recipients ...*Recipient) {
-	e := cachedKey{key: bytes.Clone(fileKey), added: c.now()}
-	if anonymous {
-		e.recipients = make([]recipientID, len(recipients))
-		for i, r := range recipients {
-			e.recipients[i] = recipientID{r.suite, r.id}
-		}
-		if old, ok := c.lru.Peek(mac); ok && bytes.Equal(old.key, fileKey) {
-			// Another identity opened the same envelope: serve both.
-			e.recipients = append(e.recipients, old.recipients...)
-		}
+// put records the file key of an envelope with header MAC mac, for the
+// recipients given.
+func (c *SessionCache) put(mac [32]byte, fileKey []byte, recipients ...*Recipient) {
+	e := cachedKey{key: bytes.Clone(fileKey), added: c.now(), recipients: make([]fingerprint, len(recipients))}
+	for i, r := range recipients {
+		e.recipients[i] = r.fp
 	}
+	if old, ok := c.lru.Peek(mac); ok && bytes.Equal(old.key, fileKey) {
+		// Another identity opened the same envelope: serve both.
+		e.recipients = append(e.recipients, old.recipients...)
+	}
+	slices.SortFunc(e.recipients, func(a, b fingerprint) int { return bytes.Compare(a[:], b[:]) })
+	e.recipients = slices.Compact(e.recipients)
 	c.lru.Add(mac, e)
 }
 
@@ -107,35 +103,18 @@ func (c *SessionCache) get(mac [32]byte) (cachedKey, bool) {
 // cached file key, if one of the identities is entitled to it.
 func (c *SessionCache) open(h *format.Header, identities []*Identity) (cipher.AEAD, bool) {
 	e, ok := c.get(h.MAC)
-	if !ok || !e.serves(h, identities) {
+	if !ok || !e.serves(identities) {
 		return nil, false
 	}
 	aead, err := checkHeader(h, e.key)
 	return aead, err == nil
 }
 
-// serves reports whether one of the identities is a recipient of the
-// envelope with header h.
-func (e *cachedKey) serves(h *format.Header, identities []*Identity) bool {
-	if h.Anonymous() {
-		for _, r := range e.recipients {
-			for _, i := range identities {
-				if i.suite == r.suite && i.r.id == r.id {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	for st := range h.Stanzas() {
-		if st.Type != format.StanzaHPKE && st.Type != format.StanzaShared && st.Type != format.StanzaChannel {
-			continue
-		}
-		kem, id, _ := format.PeekHPKE(st.Body, false)
-		for _, i := range identities {
-			if uint16(i.suite) == kem && bytes.Equal(id, i.r.id[:]) {
-				return true
-			}
+// serves reports whether the entry may serve one of the identities.
+func (e *cachedKey) serves(identities []*Identity) bool {
+	for _, i := range identities {
+		if _, ok := slices.BinarySearchFunc(e.recipients, i.r.fp, func(a, b fingerprint) int { return bytes.Compare(a[:], b[:]) }); ok {
+			return true
 		}
 	}
 	return false

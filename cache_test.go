@@ -71,3 +71,31 @@ func mustOpenWith(t *testing.T, o *Opener, env []byte, ids ...*Identity) {
 		t.Fatal(err)
 	}
 }
+
+// TestSessionCacheCollidingIdentifier: a cached file key is served only
+// to an identity that holds a recipient's key, not to a stranger whose
+// 8-byte key identifier equals a recipient's. Identifiers are public and
+// only route (docs/SECURITY.md: "Key identifiers are not authentication"):
+// without the cache such a stranger tries the stanza with its own key and
+// fails, but a key pair whose identifier matches one of T cached
+// recipients costs only about 2^64/T key generations to find, so the cache
+// must not turn an identifier match into plaintext. The stranger's
+// Recipient here carries a copied identifier, as a found collision would.
+func TestSessionCacheCollidingIdentifier(t *testing.T) {
+	_, xr := identities(t, X25519, 2)
+	stranger, _ := GenerateIdentity(X25519)
+	colliding := *stranger.r
+	colliding.id = xr[0].id
+	forged := *stranger
+	forged.r = &colliding
+	for _, anon := range []bool{false, true} {
+		c := NewSessionCache(0, 0)
+		env := mustSeal(t, &Sealer{Cache: c, Anonymous: anon}, []byte("secret"), xr...)
+		if _, err := OpenBytes(env, &forged); err == nil {
+			t.Fatalf("anonymous=%v: the stranger opened the envelope without a cache", anon)
+		}
+		if got, err := (&Opener{Cache: c}).OpenBytes(env, &forged); err == nil {
+			t.Errorf("anonymous=%v: the cache served %q to a stranger with a recipient's identifier", anon, got)
+		}
+	}
+}

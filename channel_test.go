@@ -155,3 +155,28 @@ func TestKeyringPeersPerKeyID(t *testing.T) {
 		t.Fatalf("re-adding a peer: %v", err)
 	}
 }
+
+// TestChannelLowOrderPeer: a channel stanza "from" a keyring peer whose
+// key gives no channel key (a low-order X25519 point) fails as a stanza
+// that does not open (rule 13), with a documented Open error, and does not
+// stop the reader from trying the other peers with that identifier.
+func TestChannelLowOrderPeer(t *testing.T) {
+	sender, _, ids := newKeyrings(t, X25519)
+	recipient, _ := NewKeyring(ids[0], 0)
+	low := lowOrderRecipient(t)
+	recipient.AddPeer(low)
+	env := build(t, false, forgedChannel(low, ids[0].r, 0))
+	if _, err := (&Opener{Keyring: recipient}).OpenBytes(env); !errors.Is(err, ErrAuthentication) || !isDocumented(err) || errors.Is(err, ErrInvalidKey) {
+		t.Errorf("channel stanza from a low-order peer: %v, want %v", err, ErrAuthentication)
+	}
+	// The real sender shares the low-order peer's identifier (colliding
+	// on purpose): its stanza still opens.
+	collider := *sender.self.r
+	collider.id = low.id
+	sender.self.r = &collider
+	recipient.AddPeer(&collider)
+	env = mustSeal(t, &Sealer{Strategy: Channel, Keyring: sender}, []byte("x"), ids[0].Recipient())
+	if _, err := (&Opener{Keyring: recipient}).OpenBytes(env); err != nil {
+		t.Errorf("a peer listed after a low-order peer with its identifier: %v", err)
+	}
+}

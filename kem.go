@@ -71,17 +71,24 @@ func lookupSuite(s Suite, a AEAD) (*cipherSuite, error) {
 	return cs, nil
 }
 
-// keyID derives a recipient's 8-byte key identifier:
-// SHA-256(keyIDLabel || I2OSP(suite, 2) || public key)[:8].
-func keyID(s Suite, pub []byte) [format.KeyIDSize]byte {
+// keyDigest is SHA-256(keyIDLabel || I2OSP(suite, 2) || public key). Its
+// first 8 bytes are the recipient's key identifier (docs/FORMAT.md); the
+// next 16 are its fingerprint, which the session cache compares where the
+// short, public identifier could be matched on purpose.
+func keyDigest(s Suite, pub []byte) (id [format.KeyIDSize]byte, fp fingerprint) {
 	h := sha256.New()
 	h.Write([]byte(keyIDLabel))
 	h.Write(binary.BigEndian.AppendUint16(nil, uint16(s)))
 	h.Write(pub)
-	var id [format.KeyIDSize]byte
-	copy(id[:], h.Sum(nil))
-	return id
+	sum := h.Sum(nil)
+	copy(id[:], sum)
+	copy(fp[:], sum[format.KeyIDSize:])
+	return id, fp
 }
+
+// A fingerprint names a public key and its suite: 128 bits of its digest
+// beyond the key identifier.
+type fingerprint [16]byte
 
 // appendPrefix appends the suite and, unless anonymous, the key
 // identifier: the start of every stanza addressed to r.
@@ -135,21 +142,33 @@ func (it *precomputed) seal(dst, preamble, fileKey []byte) ([]byte, error) {
 
 // unwrap opens an HPKE stanza with identity i.
 func (cs *cipherSuite) unwrap(i *Identity, preamble []byte, st *format.HPKEStanza) ([]byte, error) {
-	keyAgreements.Add(1)
 	if cs.pqKEM != nil {
+		keyAgreements.Add(1)
 		r, err := stdhpke.NewRecipient(st.Enc, i.pq, stdhpke.HKDFSHA256(), cs.pqAD, []byte(stanzaInfo))
 		if err != nil {
 			return nil, err
 		}
 		return r.Open(preamble, st.CT)
 	}
-	ss, err := cs.kem.Decap(st.Enc, i.dh)
+	ss, err := cs.decap(i, st.Enc)
 	if err != nil {
 		return nil, err
 	}
+	defer clear(ss)
+	return cs.openWith(ss, preamble, st.CT)
+}
+
+// decap is a classical suite's Decap with identity i: one key agreement.
+func (cs *cipherSuite) decap(i *Identity, enc []byte) ([]byte, error) {
+	keyAgreements.Add(1)
+	return cs.kem.Decap(enc, i.dh)
+}
+
+// openWith opens a stanza's ciphertext with the KEM shared secret ss.
+func (cs *cipherSuite) openWith(ss, preamble, ct []byte) ([]byte, error) {
 	ctx, err := cs.hs.NewContext(ss, cs.sched)
 	if err != nil {
 		return nil, err
 	}
-	return ctx.Open(nil, preamble, st.CT)
+	return ctx.Open(nil, preamble, ct)
 }

@@ -31,7 +31,8 @@ const channelInfo = "fanseal/v1 channel"
 // Keyring: the sender's lists the recipient, the recipient's lists the
 // sender.
 //
-// A Keyring is safe for concurrent use. Its cache of channel keys is
+// Make one with NewKeyring; the zero value is not usable. A Keyring is
+// safe for concurrent use. Its cache of channel keys is
 // bounded; a channel key is computed once even when many goroutines need
 // it at the same time.
 type Keyring struct {
@@ -80,6 +81,9 @@ const pendingChannels = 64
 // 0, caching at most cacheSize channel keys (0 means
 // DefaultKeyringCacheSize).
 func NewKeyring(self *Identity, cacheSize int) (*Keyring, error) {
+	if self == nil {
+		return nil, fmt.Errorf("%w: nil identity", ErrInvalidKey)
+	}
 	if self.suite.PostQuantum() {
 		return nil, fmt.Errorf("%w: channel keys need a Diffie-Hellman suite, not %s", ErrUnsupported, self.suite)
 	}
@@ -107,7 +111,10 @@ func (k *Keyring) Identity() *Identity { return k.self }
 // collide only on purpose), which bounds the key agreements a channel
 // stanza can cost its recipient.
 func (k *Keyring) AddPeer(peers ...*Recipient) error {
-	for _, p := range peers {
+	for i, p := range peers {
+		if p == nil {
+			return fmt.Errorf("%w: peer %d is nil", ErrInvalidKey, i)
+		}
 		if p.suite != k.self.suite {
 			return fmt.Errorf("%w: %s peer in a %s keyring", ErrUnsupported, p.suite, k.self.suite)
 		}
@@ -131,6 +138,9 @@ func (k *Keyring) RemovePeer(peers ...*Recipient) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	for _, p := range peers {
+		if p == nil {
+			continue
+		}
 		list := k.peers[p.id]
 		for i, q := range list {
 			if q.equal(p) {
@@ -319,11 +329,15 @@ func (k *Keyring) openChannel(st *format.ChannelStanza, aead AEAD, preamble []by
 	}
 	var nonce [12]byte
 	binary.BigEndian.PutUint64(nonce[4:], st.Counter)
+	var why error
 	for _, sender := range senders {
 		id := channelID{peer: sender, epoch: st.Epoch, salt: [format.SaltSize]byte(st.Salt), aead: aead}
 		a, cached, err := k.channel(id, false)
 		if err != nil {
-			return nil, nil, err
+			// A peer key that gives no channel key (a low-order X25519
+			// point) opens nothing: try the next peer.
+			why = err
+			continue
 		}
 		if key, err := a.Open(nil, nonce[:], st.CT, preamble); err == nil {
 			if cached {
@@ -331,6 +345,9 @@ func (k *Keyring) openChannel(st *format.ChannelStanza, aead AEAD, preamble []by
 			}
 			return key, &pendingChannel{id, a}, nil
 		}
+	}
+	if why != nil {
+		return nil, nil, fmt.Errorf("%w: channel stanza did not open (%v)", ErrAuthentication, why)
 	}
 	return nil, nil, fmt.Errorf("%w: channel stanza did not open", ErrAuthentication)
 }

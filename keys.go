@@ -115,6 +115,7 @@ type Recipient struct {
 	suite Suite
 	raw   []byte
 	id    [format.KeyIDSize]byte
+	fp    fingerprint
 	dh    *hpke.PublicKey   // classical suites
 	pq    stdhpke.PublicKey // post-quantum suite
 }
@@ -124,7 +125,8 @@ type Recipient struct {
 // P-256 and secp256k1, 32 bytes for X25519, 1216 bytes for
 // ML-KEM-768+X25519). Invalid points are rejected with ErrInvalidKey.
 func NewRecipient(s Suite, pub []byte) (*Recipient, error) {
-	r := &Recipient{suite: s, raw: bytes.Clone(pub), id: keyID(s, pub)}
+	r := &Recipient{suite: s, raw: bytes.Clone(pub)}
+	r.id, r.fp = keyDigest(s, pub)
 	var err error
 	switch {
 	case s.PostQuantum():

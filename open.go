@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"sync/atomic"
 
 	"github.com/fanseal/fanseal/internal/format"
 	"github.com/fanseal/fanseal/internal/hpke"
@@ -142,9 +144,14 @@ func (o *Opener) identities(given []*Identity) []*Identity {
 	return out
 }
 
+// headerMACBytes counts the header bytes that Open has computed MACs
+// over, so tests can bound that work.
+var headerMACBytes atomic.Uint64
+
 // checkHeader verifies the header MAC under fileKey and returns the
 // payload AEAD.
 func checkHeader(h *format.Header, fileKey []byte) (cipher.AEAD, error) {
+	headerMACBytes.Add(uint64(len(h.Raw)))
 	macKey, aead, err := envelopeKeys(fileKey, h.Nonce[:], h.AEAD)
 	if err != nil {
 		return nil, err
@@ -168,8 +175,10 @@ var errHeaderMAC = fmt.Errorf("%w: header MAC mismatch", ErrAuthentication)
 // identifier) appears at most once: a non-anonymous envelope costs at
 // most one key agreement per identity (a channel stanza, one per Keyring
 // peer with the sender's identifier, at most maxPeersPerKeyID). An
-// anonymous one costs one per stanza of an identity's suite, at most
-// MaxAnonymousTrials.
+// anonymous one costs one per HPKE stanza of an identity's suite, and one
+// per identity for all the shared stanzas of its suite, at most
+// MaxAnonymousTrials. At most maxWrongFileKeys stanzas may open to a file
+// key that fails the header MAC (each costs a MAC over the header).
 func (o *Opener) unwrap(h *format.Header, identities []*Identity) (cipher.AEAD, error) {
 	anon := h.Anonymous()
 	if anon {
@@ -177,6 +186,8 @@ func (o *Opener) unwrap(h *format.Header, identities []*Identity) (cipher.AEAD, 
 			return nil, err
 		}
 	}
+	t := &trial{o: o, h: h}
+	defer t.clear()
 	var failed error
 	for st := range h.Stanzas() {
 		if st.Type != format.StanzaHPKE && st.Type != format.StanzaShared && st.Type != format.StanzaChannel {
@@ -190,7 +201,7 @@ func (o *Opener) unwrap(h *format.Header, identities []*Identity) (cipher.AEAD, 
 			if st.Type == format.StanzaChannel && (o.Keyring == nil || ident != o.Keyring.self) {
 				continue
 			}
-			aead, err := o.open(h, st, ident)
+			aead, err := t.open(st, ident)
 			if err == nil {
 				return aead, nil
 			}
@@ -199,7 +210,15 @@ func (o *Opener) unwrap(h *format.Header, identities []*Identity) (cipher.AEAD, 
 				// stanza opened to a key that fails the header MAC:
 				// tampering, or an unknown channel sender or epoch. (An
 				// anonymous stanza that does not open is someone else's.)
-				failed = fmt.Errorf("stanza %d for %s: %w", st.Index, ident.suite, err)
+				// A channel stanza the reader cannot try (unknown sender
+				// or epoch: not a recipient) never hides one that failed,
+				// whatever their order.
+				if failed == nil || !errors.Is(err, ErrNotRecipient) {
+					failed = fmt.Errorf("stanza %d for %s: %w", st.Index, ident.suite, err)
+				}
+			}
+			if t.wrongKeys == maxWrongFileKeys {
+				return nil, fmt.Errorf("%w: giving up after %d stanzas that open to file keys failing the header MAC", ErrAuthentication, maxWrongFileKeys)
 			}
 		}
 	}
@@ -209,6 +228,11 @@ func (o *Opener) unwrap(h *format.Header, identities []*Identity) (cipher.AEAD, 
 	return nil, ErrNotRecipient
 }
 
+// maxWrongFileKeys bounds the stanzas one Open lets open to a file key
+// that fails the header MAC: only a forged envelope has any, and each
+// costs a MAC over a header of up to 16 MiB.
+const maxWrongFileKeys = 4
+
 // checkTrials refuses an anonymous envelope that would cost more than
 // MaxAnonymousTrials key agreements.
 func (o *Opener) checkTrials(h *format.Header, identities []*Identity) error {
@@ -217,11 +241,21 @@ func (o *Opener) checkTrials(h *format.Header, identities []*Identity) error {
 		limit = DefaultMaxAnonymousTrials
 	}
 	trials := 0
+	var shared [format.MaxEphemerals]uint16 // suites with shared stanzas
+	nshared := 0
 	for st := range h.Stanzas() {
 		if st.Type != format.StanzaHPKE && st.Type != format.StanzaShared {
 			continue
 		}
 		kem, _, _ := format.PeekHPKE(st.Body, true)
+		if st.Type == format.StanzaShared {
+			// One key agreement with the ephemeral key serves every
+			// shared stanza of the suite.
+			if slices.Contains(shared[:nshared], kem) {
+				continue
+			}
+			shared[nshared], nshared = kem, nshared+1
+		}
 		for _, ident := range identities {
 			if uint16(ident.suite) == kem {
 				trials++
@@ -234,10 +268,33 @@ func (o *Opener) checkTrials(h *format.Header, identities []*Identity) error {
 	return nil
 }
 
+// A trial is the state of one Open's search for its stanza.
+type trial struct {
+	o *Opener
+	h *format.Header
+	// shared holds, per identity, the KEM shared secret with the
+	// envelope's ephemeral key of its suite, which every shared stanza of
+	// the suite uses: one key agreement however many are tried.
+	shared    map[*Identity]sharedSecret
+	wrongKeys int
+}
+
+type sharedSecret struct {
+	ss  []byte
+	err error
+}
+
+func (t *trial) clear() {
+	for _, s := range t.shared {
+		clear(s.ss)
+	}
+}
+
 // open opens one stanza with ident, verifies the header MAC under the file
 // key it yields, and only then records what it learned: the file key in
 // the session cache, a new channel key in the Keyring.
-func (o *Opener) open(h *format.Header, st format.Stanza, ident *Identity) (cipher.AEAD, error) {
+func (t *trial) open(st format.Stanza, ident *Identity) (cipher.AEAD, error) {
+	h, o := t.h, t.o
 	var fileKey []byte
 	var channel *pendingChannel
 	var err error
@@ -245,9 +302,9 @@ func (o *Opener) open(h *format.Header, st format.Stanza, ident *Identity) (ciph
 	case format.StanzaChannel:
 		fileKey, channel, err = o.openChannel(h, st)
 	case format.StanzaShared:
-		fileKey, err = openStanza(h, st, ident, h.Ephemeral(uint16(ident.suite)))
+		fileKey, err = t.openShared(st, ident)
 	default:
-		fileKey, err = openStanza(h, st, ident, nil)
+		fileKey, err = openStanza(h, st, ident)
 	}
 	if err != nil {
 		return nil, err
@@ -255,15 +312,41 @@ func (o *Opener) open(h *format.Header, st format.Stanza, ident *Identity) (ciph
 	defer clear(fileKey)
 	aead, err := checkHeader(h, fileKey)
 	if err != nil {
+		t.wrongKeys++
 		return nil, err
 	}
 	if channel != nil {
 		o.Keyring.remember(channel)
 	}
 	if o.Cache != nil {
-		o.Cache.put(h.MAC, fileKey, h.Anonymous(), ident.r)
+		o.Cache.put(h.MAC, fileKey, ident.r)
 	}
 	return aead, nil
+}
+
+// openShared opens a shared stanza with the KEM shared secret of ident and
+// the envelope's ephemeral key, computed once per identity.
+func (t *trial) openShared(st format.Stanza, ident *Identity) ([]byte, error) {
+	hs, err := format.ParseShared(st.Body, t.h.Anonymous())
+	if err != nil {
+		return nil, err
+	}
+	cs, err := lookupSuite(ident.suite, AEAD(t.h.AEAD))
+	if err != nil {
+		return nil, err
+	}
+	s, ok := t.shared[ident]
+	if !ok {
+		s.ss, s.err = cs.decap(ident, t.h.Ephemeral(uint16(ident.suite)))
+		if t.shared == nil {
+			t.shared = map[*Identity]sharedSecret{}
+		}
+		t.shared[ident] = s
+	}
+	if s.err != nil {
+		return nil, unwrapError(s.err)
+	}
+	return checkFileKey(cs.openWith(s.ss, t.h.PreambleBytes(), hs.CT))
 }
 
 func (o *Opener) openChannel(h *format.Header, st format.Stanza) ([]byte, *pendingChannel, error) {
@@ -278,19 +361,9 @@ func (o *Opener) openChannel(h *format.Header, st format.Stanza) ([]byte, *pendi
 	return key, pending, err
 }
 
-// openStanza opens an HPKE stanza, or a shared one with the envelope's
-// ephemeral key enc.
-func openStanza(h *format.Header, st format.Stanza, ident *Identity, enc []byte) ([]byte, error) {
-	var hs *format.HPKEStanza
-	var err error
-	if st.Type == format.StanzaShared {
-		hs, err = format.ParseShared(st.Body, h.Anonymous())
-		if hs != nil {
-			hs.Enc = enc
-		}
-	} else {
-		hs, err = format.ParseHPKE(st.Body, h.Anonymous())
-	}
+// openStanza opens an HPKE stanza.
+func openStanza(h *format.Header, st format.Stanza, ident *Identity) ([]byte, error) {
+	hs, err := format.ParseHPKE(st.Body, h.Anonymous())
 	if err != nil {
 		return nil, err
 	}
@@ -298,13 +371,23 @@ func openStanza(h *format.Header, st format.Stanza, ident *Identity, enc []byte)
 	if err != nil {
 		return nil, err
 	}
-	key, err := cs.unwrap(ident, h.PreambleBytes(), hs)
-	switch {
-	case errors.Is(err, hpke.ErrInvalidKey):
+	return checkFileKey(cs.unwrap(ident, h.PreambleBytes(), hs))
+}
+
+// unwrapError is the error of a stanza whose key agreement failed.
+func unwrapError(err error) error {
+	if errors.Is(err, hpke.ErrInvalidKey) {
 		// A corrupted ephemeral key: the header was tampered with.
-		return nil, fmt.Errorf("%w: %w: invalid ephemeral key: %v", ErrAuthentication, ErrMalformed, err)
+		return fmt.Errorf("%w: invalid ephemeral key: %v", ErrAuthentication, err)
+	}
+	return fmt.Errorf("%w: file key did not open", ErrAuthentication)
+}
+
+// checkFileKey classifies the result of opening a stanza.
+func checkFileKey(key []byte, err error) ([]byte, error) {
+	switch {
 	case err != nil:
-		return nil, fmt.Errorf("%w: file key did not open", ErrAuthentication)
+		return nil, unwrapError(err)
 	case len(key) != format.FileKeySize:
 		return nil, fmt.Errorf("%w: file key of %d bytes", ErrMalformed, len(key))
 	}

@@ -331,7 +331,8 @@ func TestHeaderErrors(t *testing.T) {
 }
 
 // TestInvalidEphemeral replaces a stanza's ephemeral key with invalid and
-// low-order points.
+// low-order points: the stanza fails to authenticate (malformed is the
+// framing's verdict, which does not decode keys).
 func TestInvalidEphemeral(t *testing.T) {
 	pids, prs := identities(t, P256, 1)
 	xids, xrs := identities(t, X25519, 1)
@@ -339,13 +340,13 @@ func TestInvalidEphemeral(t *testing.T) {
 	x := mustSeal(t, new(Sealer), nil, xrs...)
 	offcurve := bytes.Clone(p)
 	copy(offcurve[42:], append([]byte{4}, bytes.Repeat([]byte{7}, 64)...))
-	if _, err := OpenBytes(offcurve, pids[0]); !errors.Is(err, ErrMalformed) {
+	if _, err := OpenBytes(offcurve, pids[0]); !errors.Is(err, ErrAuthentication) || errors.Is(err, ErrMalformed) {
 		t.Errorf("P-256 off-curve ephemeral: %v", err)
 	}
 	for _, low := range [][]byte{make([]byte, 32), append([]byte{1}, make([]byte, 31)...)} {
 		bad := bytes.Clone(x)
 		copy(bad[42:74], low)
-		if _, err := OpenBytes(bad, xids[0]); !errors.Is(err, ErrMalformed) {
+		if _, err := OpenBytes(bad, xids[0]); !errors.Is(err, ErrAuthentication) || errors.Is(err, ErrMalformed) {
 			t.Errorf("X25519 low-order ephemeral %x: %v", low[:1], err)
 		}
 	}

@@ -122,6 +122,11 @@ func (p *Precomputer) Add(rs ...*Recipient) error {
 		return ErrClosed
 	default:
 	}
+	for i, r := range rs {
+		if r == nil {
+			return fmt.Errorf("%w: recipient %d is nil", ErrInvalidKey, i)
+		}
+	}
 	for _, r := range rs {
 		if _, ok := p.hot[hotKey{r.suite, string(r.raw)}]; ok {
 			continue
@@ -146,6 +151,9 @@ func (p *Precomputer) Remove(rs ...*Recipient) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, r := range rs {
+		if r == nil {
+			continue
+		}
 		h, ok := p.hot[hotKey{r.suite, string(r.raw)}]
 		if !ok {
 			continue
@@ -293,7 +301,6 @@ func (p *Precomputer) work() {
 			}
 		}
 		its := p.compute(hs)
-		p.done(hs)
 		for i, h := range hs {
 			if its[i] == nil {
 				// The recipient's key cannot be sealed to (a low-order
@@ -308,6 +315,10 @@ func (p *Precomputer) work() {
 			default: // unreachable: needy reserved the place
 			}
 		}
+		// Only now that the items are in their pools: released earlier,
+		// the places would look free to another worker, which would
+		// compute items that find no room.
+		p.done(hs)
 		select {
 		case <-p.stop:
 			return

@@ -294,3 +294,93 @@ func TestOpenIdentitiesOnce(t *testing.T) {
 		t.Fatalf("no identities: %v", err)
 	}
 }
+
+// TestVerdictIndependentOfOrder: a stanza the reader cannot try (a
+// channel stanza from a sender its keyring does not know, or of an epoch
+// outside its window: rule 12) never hides one it tried that failed to
+// open (rule 13). The verdict is authentication in either order.
+func TestVerdictIndependentOfOrder(t *testing.T) {
+	xs, xr := identities(t, X25519, 3)
+	kr, _ := NewKeyring(xs[0], 0)
+	kr.AddPeer(xr[2])
+	stranger, _ := GenerateIdentity(X25519)
+	wrong := randomBytes(format.FileKeySize)
+	for name, untried := range map[string]part{
+		"unknown sender": forgedChannel(stranger.r, xr[0], 0),
+		"epoch outside":  forgedChannel(xr[2], xr[0], 5),
+	} {
+		failing := toWithKey(xr[1], wrong)
+		for order, parts := range map[string][]part{"untried first": {untried, failing}, "untried last": {failing, untried}} {
+			env := build(t, false, parts...)
+			if _, err := (&Opener{Keyring: kr}).OpenBytes(env, xs[1]); !errors.Is(err, ErrAuthentication) {
+				t.Errorf("%s, %s: %v, want %v", name, order, err, ErrAuthentication)
+			}
+		}
+	}
+}
+
+// TestAnonymousMACWorkBounded: refusing an anonymous envelope costs at
+// most a small constant times its header in header MACs. Anyone can seal
+// stanzas to a public key, so an attacker can fill an anonymous envelope
+// with MaxAnonymousTrials stanzas for the victim, each opening to another
+// wrong file key, and pad its header towards 16 MiB with unknown stanzas:
+// each such stanza costs the victim a MAC over the whole header, on top of
+// its key agreement. At the limits that is 1 000 MACs over 16 MiB, about
+// 8 s on one core for 16 MiB sent, against the "about 50 ms" the trial
+// limit promises. Here: 64 such stanzas and a 1 MiB header.
+func TestAnonymousMACWorkBounded(t *testing.T) {
+	const maxHeaders = 16 // MACs over the whole header one Open may compute
+	xs, xr := identities(t, X25519, 1)
+	var parts []part
+	for range 64 {
+		parts = append(parts, toWithKey(xr[0], randomBytes(format.FileKeySize)))
+	}
+	for range 16 {
+		parts = append(parts, raw(0x09, make([]byte, 65535)))
+	}
+	env := build(t, true, parts...)
+	header := len(readHeader(t, env).Raw)
+	before := headerMACBytes.Load()
+	if _, err := OpenBytes(env, xs[0]); !errors.Is(err, ErrAuthentication) {
+		t.Fatalf("OpenBytes: %v", err)
+	}
+	if n := headerMACBytes.Load() - before; n > maxHeaders*uint64(header) {
+		t.Fatalf("refusing a %d-byte header took MACs over %d bytes (%d headers, at most %d allowed)", header, n, n/uint64(header), maxHeaders)
+	}
+}
+
+// TestAnonymousSharedOneAgreement: in an anonymous envelope, every shared
+// stanza of a suite uses the same ephemeral key, so trying them all costs
+// one key agreement per identity, and counts once against the limit.
+func TestAnonymousSharedOneAgreement(t *testing.T) {
+	xs, xr := identities(t, X25519, 30)
+	env := mustSeal(t, &Sealer{Strategy: SharedParallel, Anonymous: true}, []byte("x"), xr...)
+	before := keyAgreements.Load()
+	got, err := (&Opener{MaxAnonymousTrials: 1}).OpenBytes(env, xs[29])
+	if err != nil || string(got) != "x" {
+		t.Fatalf("the last of 30: %q, %v", got, err)
+	}
+	if n := keyAgreements.Load() - before; n != 1 {
+		t.Fatalf("%d key agreements for 30 shared stanzas", n)
+	}
+	// A stranger, and an invalid ephemeral key: one key agreement too.
+	stranger, _ := GenerateIdentity(X25519)
+	h := readHeader(t, env)
+	bad := bytes.Clone(env)
+	copy(bad[format.PreambleSize+3+2:], make([]byte, 32)) // the ephemeral key: the point 0
+	for _, tc := range []struct {
+		env []byte
+		id  *Identity
+	}{{env, stranger}, {bad, xs[0]}} {
+		before := keyAgreements.Load()
+		if _, err := OpenBytes(tc.env, tc.id); !errors.Is(err, ErrNotRecipient) {
+			t.Fatalf("%v", err)
+		}
+		if n := keyAgreements.Load() - before; n != 1 {
+			t.Fatalf("%d key agreements", n)
+		}
+	}
+	if h.Ephemeral(uint16(X25519)) == nil {
+		t.Fatal("no ephemeral stanza")
+	}
+}

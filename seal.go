@@ -208,6 +208,10 @@ func checkRecipients(recipients []*Recipient, anonymous bool) error {
 		}
 		return nil
 	}
+	type recipientID struct {
+		suite Suite
+		id    [format.KeyIDSize]byte
+	}
 	seen := make(map[recipientID]int, len(recipients))
 	for i, r := range recipients {
 		if j, ok := seen[recipientID{r.suite, r.id}]; ok {
@@ -397,7 +401,7 @@ func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 	defer clear(macKey)
 	hdr = appendMAC(hdr, hdr, macKey)
 	if s.Cache != nil {
-		s.Cache.put([32]byte(hdr[len(hdr)-format.MACSize:]), fileKey, s.Anonymous, recipients...)
+		s.Cache.put([32]byte(hdr[len(hdr)-format.MACSize:]), fileKey, recipients...)
 	}
 	return hdr, aead, nil
 }

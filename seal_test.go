@@ -253,3 +253,35 @@ func TestParallelPreservesOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestNilKeys: a nil key is ErrInvalidKey wherever the API takes keys, as
+// in Seal, not a nil-pointer panic; removing nil does nothing.
+func TestNilKeys(t *testing.T) {
+	ids, rs := identities(t, X25519, 1)
+	check := func(name string, want error, f func() error) {
+		t.Helper()
+		defer func() {
+			if r := recover(); r != nil {
+				t.Errorf("%s: panic: %v", name, r)
+			}
+		}()
+		if err := f(); !errors.Is(err, want) {
+			t.Errorf("%s: %v, want %v", name, err, want)
+		}
+	}
+	kr, _ := NewKeyring(ids[0], 0)
+	p, _ := NewPrecomputer(PrecomputeOptions{})
+	defer p.Close()
+	check("NewKeyring(nil)", ErrInvalidKey, func() error { _, err := NewKeyring(nil, 0); return err })
+	check("Keyring.AddPeer(nil)", ErrInvalidKey, func() error { return kr.AddPeer(rs[0], nil) })
+	check("NewPrecomputer(opts, nil)", ErrInvalidKey, func() error {
+		p, err := NewPrecomputer(PrecomputeOptions{}, nil)
+		if p != nil {
+			p.Close()
+		}
+		return err
+	})
+	check("Precomputer.Add(nil)", ErrInvalidKey, func() error { return p.Add(nil) })
+	check("Keyring.RemovePeer(nil)", nil, func() error { kr.RemovePeer(nil); return nil })
+	check("Precomputer.Remove(nil)", nil, func() error { p.Remove(nil); return nil })
+}

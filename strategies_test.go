@@ -605,3 +605,36 @@ func TestKeyringCacheBounded(t *testing.T) {
 		t.Fatalf("%d key agreements for 12 peers twice through a cache of 4, want 24", got)
 	}
 }
+
+// TestPrecomputeKeepsEveryItem: every item a worker computes reaches a
+// pool. A worker must not release its reservation before its items are in
+// the pool: another worker would reserve the same places meanwhile, and
+// one of the two would drop what it computed (a key generation and a key
+// agreement each, and the MaxPerSecond budget they used). The race needs
+// takes concurrent with the workers, so the test takes for a while; it
+// cannot fail on correct code.
+func TestPrecomputeKeepsEveryItem(t *testing.T) {
+	_, rs := identities(t, P256, 2)
+	p, err := NewPrecomputer(PrecomputeOptions{PoolSize: 1, Workers: 8}, rs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	taken := uint64(0)
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); {
+		for _, r := range rs {
+			if p.take(r, AES256GCM) != nil {
+				taken++
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := p.WaitFull(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p.Close() // every worker has handed over what it computed
+	if computed, ready := p.computed.Load(), uint64(p.Ready()); computed != taken+ready {
+		t.Fatalf("%d items computed, %d taken and %d ready: %d dropped", computed, taken, ready, computed-taken-ready)
+	}
+}

@@ -32,6 +32,8 @@ type benchReport struct {
 	Kex         []latency     `json:"kex"`
 	LtHash      []latency     `json:"lthash"`
 	Commitments []latency     `json:"commitments"`
+	Verify      []latency     `json:"verify"`
+	Batch       []latency     `json:"batch"`
 	Elapsed     time.Duration `json:"elapsed_ns"`
 }
 
@@ -102,7 +104,7 @@ func bench(args []string, _ io.Reader, stdout, stderr io.Writer) (err error) {
 	start := time.Now()
 	rep := benchReport{Machine: machine{CPU: cpuModel(), Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
 		Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, Date: start.UTC()}}
-	cfg.progress = newProgress(stderr, sealCells(cfg)+len(cfg.counts)*len(benchSuites)+4+4+2+4)
+	cfg.progress = newProgress(stderr, sealCells(cfg)+len(cfg.counts)*len(benchSuites)+4+4+2+4+verifyCells+2)
 	defer cfg.progress.done()
 
 	fmt.Fprintf(stdout, "fanseal bench: %s, %d CPUs, GOMAXPROCS=%d, %s\n", rep.Machine.CPU, rep.Machine.Cores, rep.Machine.GOMAXPROCS, rep.Machine.Go)
@@ -118,9 +120,15 @@ func bench(args []string, _ io.Reader, stdout, stderr io.Writer) (err error) {
 	if rep.LtHash, rep.Commitments, err = benchCommitments(cfg, stdout); err != nil {
 		return err
 	}
+	if rep.Verify, err = benchVerify(cfg, stdout); err != nil {
+		return err
+	}
+	if rep.Batch, err = benchBatch(cfg, stdout); err != nil {
+		return err
+	}
 	rep.Elapsed = time.Since(start)
 	cfg.progress.done()
-	fmt.Fprintf(stdout, "\n%d cells in %.1f s\n", len(rep.Seal)+len(rep.Open)+len(rep.Ledger)+len(rep.Kex)+len(rep.LtHash)+len(rep.Commitments), rep.Elapsed.Seconds())
+	fmt.Fprintf(stdout, "\n%d cells in %.1f s\n", len(rep.Seal)+len(rep.Open)+len(rep.Ledger)+len(rep.Kex)+len(rep.LtHash)+len(rep.Commitments)+len(rep.Verify)+len(rep.Batch), rep.Elapsed.Seconds())
 
 	if *jsonOut != "" {
 		b, _ := json.MarshalIndent(rep, "", "  ")

@@ -63,8 +63,9 @@ Commands:
     bench      Measure fanseal's hot paths on generated keys, nothing to set up:
                sealing a 32-byte key for 2 to 20 (and --recipients) recipients
                with every strategy (p50, p99, speedup over sequential), opening
-               as the last recipient, ledger encryption, key exchange rounds and
-               set commitments. --quick takes a few seconds; --json writes every
+               as the last recipient, ledger encryption, key exchange rounds,
+               set commitments, signature verification (batched and parallel,
+               against a loop) and batched sending over loopback TCP. --quick takes a few seconds; --json writes every
                figure with the machine's facts; --plot draws latency against
                recipients. --pprof serves live profiles on a loopback address.
     sim        Run an end-to-end workload (a synchronizer's transactions, a

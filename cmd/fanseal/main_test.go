@@ -214,7 +214,8 @@ func TestBenchQuick(t *testing.T) {
 	jsonFile, png, svg := filepath.Join(dir, "b.json"), filepath.Join(dir, "b.png"), filepath.Join(dir, "b.svg")
 	out := mustRun(t, "", "bench", "--quick", "--recipients", "0", "--json", jsonFile, "--plot", png)
 	for _, want := range []string{"suite p256", "suite mlkem768x25519", "shared-parallel", "precomputed", "channel",
-		"open as the last recipient", "cache hit", "ledger", "key exchange round", "LtHash16", "ACS commitments", "speedup"} {
+		"open as the last recipient", "cache hit", "ledger", "key exchange round", "LtHash16", "ACS commitments", "speedup",
+		"verify 16 signatures", "batch, 1 bad", "bip340", "loopback TCP", "batched"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("bench output lacks %q:\n%s", want, out)
 		}

@@ -290,7 +290,7 @@ func HPKESize(encSize int, anonymous bool) int {
 // stanza body (they all start kem || key_id) without looking further; ok
 // is false if the body is too short to hold them.
 func PeekHPKE(body []byte, anonymous bool) (kem uint16, keyID []byte, ok bool) {
-	if len(body) < 2+KeyIDSize || anonymous && len(body) < 2 {
+	if len(body) < 2 || !anonymous && len(body) < 2+KeyIDSize {
 		return 0, nil, false
 	}
 	kem = binary.BigEndian.Uint16(body)

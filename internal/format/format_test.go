@@ -240,3 +240,18 @@ func TestPreambleErrors(t *testing.T) {
 		t.Errorf("ReadHeader without stanzas: %v", err)
 	}
 }
+
+// TestPeekHPKEAnonymous: in an anonymous envelope a stanza starts with its
+// suite alone, so PeekHPKE needs two bytes, not room for a key identifier
+// the stanza does not carry.
+func TestPeekHPKEAnonymous(t *testing.T) {
+	for _, b := range [][]byte{{0x77, 0x77}, {0x77, 0x77, 1, 2, 3, 4, 5, 6, 7}} {
+		kem, id, ok := PeekHPKE(b, true)
+		if !ok || kem != 0x7777 || id != nil {
+			t.Errorf("anonymous body of %d bytes: suite 0x%04x, id %x, ok %v; want 0x7777, none, true", len(b), kem, id, ok)
+		}
+	}
+	if _, _, ok := PeekHPKE([]byte{0x77}, true); ok {
+		t.Error("PeekHPKE accepted an anonymous body without room for its suite")
+	}
+}

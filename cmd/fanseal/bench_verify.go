@@ -1,0 +1,262 @@
+package main
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"math/big"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/btcsuite/btcd/btcec/v2"
+	"github.com/btcsuite/btcd/btcec/v2/schnorr"
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+	secpecdsa "github.com/decred/dcrd/dcrec/secp256k1/v4/ecdsa"
+
+	"github.com/fanseal/fanseal/batch"
+	"github.com/fanseal/fanseal/internal/frame"
+	"github.com/fanseal/fanseal/verify"
+)
+
+// verifyCells is the number of cells benchVerify measures.
+const verifyCells = 3 + 2*4
+
+// signedItems returns n valid items of scheme s, each under its own key.
+func signedItems(s verify.Scheme, n int) ([]verify.Item, error) {
+	items := make([]verify.Item, n)
+	for i := range items {
+		m := fmt.Appendf(nil, "confirmation %d", i)
+		h := sha256.Sum256(m)
+		it := verify.Item{Scheme: s, Message: m}
+		switch s {
+		case verify.Ed25519:
+			pub, priv, _ := ed25519.GenerateKey(rand.Reader)
+			it.PublicKey, it.Signature = pub, ed25519.Sign(priv, m)
+		case verify.P256, verify.P256Fixed:
+			k, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+			it.PublicKey, _ = k.PublicKey.Bytes()
+			r, ss, err := ecdsa.Sign(rand.Reader, k, h[:])
+			if err != nil {
+				return nil, err
+			}
+			if s == verify.P256 {
+				it.Signature, err = ecdsa.SignASN1(rand.Reader, k, h[:])
+			} else {
+				it.Signature = append(r.FillBytes(make([]byte, 32)), ss.FillBytes(make([]byte, 32))...)
+			}
+			if err != nil {
+				return nil, err
+			}
+		case verify.Secp256k1:
+			k, _ := secp256k1.GeneratePrivateKey()
+			it.PublicKey, it.Signature = k.PubKey().SerializeCompressed(), secpecdsa.Sign(k, h[:]).Serialize()
+		case verify.BIP340:
+			k, _ := btcec.NewPrivateKey()
+			sig, err := schnorr.Sign(k, h[:])
+			if err != nil {
+				return nil, err
+			}
+			it.PublicKey, it.Message, it.Signature = schnorr.SerializePubKey(k.PubKey()), h[:], sig.Serialize()
+		}
+		items[i] = it
+	}
+	return items, nil
+}
+
+// loopVerify is the baseline: each item checked in turn with the scheme's
+// own package, as a caller would without verify.
+func loopVerify(items []verify.Item) error {
+	for _, it := range items {
+		ok := false
+		h := sha256.Sum256(it.Message)
+		switch it.Scheme {
+		case verify.Ed25519:
+			ok = ed25519.Verify(it.PublicKey, it.Message, it.Signature)
+		case verify.P256, verify.P256Fixed:
+			pub, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), it.PublicKey)
+			if err != nil {
+				return err
+			}
+			if it.Scheme == verify.P256 {
+				ok = ecdsa.VerifyASN1(pub, h[:], it.Signature)
+			} else {
+				ok = ecdsa.Verify(pub, h[:], new(big.Int).SetBytes(it.Signature[:32]), new(big.Int).SetBytes(it.Signature[32:]))
+			}
+		case verify.Secp256k1:
+			pub, err := secp256k1.ParsePubKey(it.PublicKey)
+			if err != nil {
+				return err
+			}
+			sig, err := secpecdsa.ParseDERSignature(it.Signature)
+			ok = err == nil && sig.Verify(h[:], pub)
+		case verify.BIP340:
+			pub, err := schnorr.ParsePubKey(it.PublicKey)
+			if err != nil {
+				return err
+			}
+			sig, err := schnorr.ParseSignature(it.Signature)
+			ok = err == nil && sig.Verify(it.Message, pub)
+		}
+		if !ok {
+			return fmt.Errorf("%s signature rejected", it.Scheme)
+		}
+	}
+	return nil
+}
+
+// allValid runs verify.Verify and fails unless every item passed.
+func allValid(items []verify.Item) error {
+	for _, err := range verify.Verify(items) {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// benchVerify compares checking n signatures in a loop with the verify
+// package: an Ed25519 batch (and the cost of finding one bad signature in
+// it), and the other schemes in parallel.
+func benchVerify(cfg benchConfig, w io.Writer) ([]latency, error) {
+	n := 64
+	if !cfg.heavy {
+		n = 16
+	}
+	fmt.Fprintf(w, "\nverify %d signatures (speedup over a loop of single verifications)\n%-12s %-14s %12s %12s %9s\n",
+		n, "scheme", "mode", "p50", "p99", "speedup")
+	var out []latency
+	row := func(s verify.Scheme, mode string, d []float64, base float64) float64 {
+		c := cell(d)
+		c.Suite, c.Case, c.Recipients = s.String(), mode, n
+		out = append(out, c)
+		cfg.progress.step()
+		if base == 0 {
+			base = c.P50
+		}
+		fmt.Fprintf(w, "%-12s %-14s %12s %12s %8.1fx\n", s, mode, round(c.P50), round(c.P99), base/c.P50)
+		return c.P50
+	}
+	for _, s := range verify.Schemes {
+		items, err := signedItems(s, n)
+		if err != nil {
+			return nil, err
+		}
+		loop, err := measure(cfg.budget, nil, func() error { return loopVerify(items) })
+		if err != nil {
+			return nil, err
+		}
+		base := row(s, "loop", loop, 0)
+		mode := "parallel"
+		if s == verify.Ed25519 {
+			mode = "batch"
+		}
+		fast, err := measure(cfg.budget, nil, func() error { return allValid(items) })
+		if err != nil {
+			return nil, err
+		}
+		row(s, mode, fast, base)
+		if s != verify.Ed25519 {
+			continue
+		}
+		// One bad signature, moving through every position.
+		pos := 0
+		blame, err := measure(cfg.budget, nil, func() error {
+			at := pos % n
+			pos++
+			good := items[at]
+			items[at].Message = []byte("forged")
+			errs := verify.Verify(items)
+			items[at] = good
+			if errs[at] == nil {
+				return fmt.Errorf("forged signature %d accepted", at)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		row(s, "batch, 1 bad", blame, base)
+	}
+	return out, nil
+}
+
+// benchBatch sends 200-byte items from 64 producers over loopback TCP, one
+// frame per item and in drained batches, and reports throughput and the
+// latency of each Submit.
+func benchBatch(cfg benchConfig, w io.Writer) ([]latency, error) {
+	const producers, size = 64, 200
+	budget := max(4*cfg.budget, 50*time.Millisecond)
+	fmt.Fprintf(w, "\nsend %d-byte items from %d producers over loopback TCP, acknowledged per frame\n%-10s %12s %12s %12s %9s\n",
+		size, producers, "mode", "items/s", "p50", "p99", "speedup")
+	var out []latency
+	var base float64
+	for _, mode := range []string{"per-item", "batched"} {
+		conn, stop, err := frame.Loopback(func([]byte) {})
+		if err != nil {
+			return nil, err
+		}
+		client := frame.NewClient(conn)
+		b := batch.New(client.Send, batch.Options[[]byte]{})
+		submit := b.Submit
+		if mode == "per-item" { // each producer waits its turn on the connection
+			submit = func(ctx context.Context, it []byte) error { return client.Send(ctx, [][]byte{it}) }
+		}
+		rate, d, err := throughput(budget, producers, size, submit)
+		b.Close()
+		if serr := stop(); err == nil {
+			err = serr
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", mode, err)
+		}
+		c := cell(d)
+		c.Case, c.Recipients = mode, producers
+		out = append(out, c)
+		cfg.progress.step()
+		if base == 0 {
+			base = rate
+		}
+		fmt.Fprintf(w, "%-10s %12.0f %12s %12s %8.1fx\n", mode, rate, round(c.P50), round(c.P99), rate/base)
+	}
+	return out, nil
+}
+
+// throughput runs producers goroutines that submit items of size bytes
+// until budget has passed, and returns items per second and the latency
+// of every Submit.
+func throughput(budget time.Duration, producers, size int, submit func(context.Context, []byte) error) (float64, []float64, error) {
+	var wg sync.WaitGroup
+	var failed atomic.Pointer[error]
+	lat := make([][]float64, producers)
+	start := time.Now()
+	for p := range producers {
+		wg.Go(func() {
+			item := make([]byte, size)
+			for failed.Load() == nil {
+				t := time.Now()
+				if t.Sub(start) > budget {
+					return
+				}
+				if err := submit(context.Background(), item); err != nil {
+					failed.Store(&err)
+					return
+				}
+				lat[p] = append(lat[p], float64(time.Since(t).Nanoseconds()))
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if err := failed.Load(); err != nil {
+		return 0, nil, *err
+	}
+	all := slices.Concat(lat...)
+	return float64(len(all)) / elapsed.Seconds(), all, nil
+}

@@ -1,0 +1,181 @@
+// Package frame carries batches of items over a stream connection: each
+// frame is length-prefixed, holds length-prefixed items, and is
+// acknowledged by the receiver once it has decoded every item. fanseal's
+// sending benchmarks and workloads put it on loopback TCP.
+//
+// A frame is a 4-byte big-endian payload length, then the payload: each
+// item as a 4-byte big-endian length and its bytes. An acknowledgement is
+// the 4-byte big-endian count of items decoded from the frame.
+package frame
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+)
+
+// MaxPayload bounds a frame's payload; a larger declared length is refused
+// before anything is allocated.
+const MaxPayload = 16 << 20
+
+// Errors; match them with errors.Is.
+var (
+	ErrMalformed = errors.New("frame: malformed frame")
+	ErrTooLarge  = errors.New("frame: frame too large")
+	ErrAck       = errors.New("frame: acknowledgement does not match the frame")
+)
+
+// Append appends a frame holding items to dst.
+func Append(dst []byte, items [][]byte) ([]byte, error) {
+	n := 0
+	for _, it := range items {
+		n += 4 + len(it)
+	}
+	if n > MaxPayload {
+		return dst, fmt.Errorf("%w: %d bytes", ErrTooLarge, n)
+	}
+	dst = binary.BigEndian.AppendUint32(dst, uint32(n))
+	for _, it := range items {
+		dst = binary.BigEndian.AppendUint32(dst, uint32(len(it)))
+		dst = append(dst, it...)
+	}
+	return dst, nil
+}
+
+// Decode calls item for each item of payload, in order, and returns their
+// count. The slices alias payload. A truncated item is an error, and no
+// item is passed on before the whole payload has been checked.
+func Decode(payload []byte, item func([]byte)) (int, error) {
+	n := 0
+	for rest := payload; len(rest) > 0; n++ {
+		if len(rest) < 4 {
+			return 0, fmt.Errorf("%w: %d bytes left, want a 4-byte length", ErrMalformed, len(rest))
+		}
+		l := binary.BigEndian.Uint32(rest)
+		if uint64(l) > uint64(len(rest)-4) {
+			return 0, fmt.Errorf("%w: item %d declares %d bytes, %d left", ErrMalformed, n, l, len(rest)-4)
+		}
+		rest = rest[4+l:]
+	}
+	for rest := payload; len(rest) > 0; {
+		l := binary.BigEndian.Uint32(rest)
+		item(rest[4 : 4+l])
+		rest = rest[4+l:]
+	}
+	return n, nil
+}
+
+// A Client sends frames on a connection and waits for each
+// acknowledgement. Concurrent Sends take turns: one frame is in flight at
+// a time.
+type Client struct {
+	mu   sync.Mutex
+	conn io.ReadWriter
+	r    *bufio.Reader
+	buf  []byte
+}
+
+// NewClient returns a Client on conn.
+func NewClient(conn io.ReadWriter) *Client {
+	return &Client{conn: conn, r: bufio.NewReader(conn)}
+}
+
+// Send writes one frame holding items and waits for its acknowledgement.
+// If ctx ends first and the connection has deadlines (a net.Conn), the
+// I/O is cut short and Send returns ctx's error; the connection is then
+// unusable. Any error leaves the connection in an unknown state: close it.
+func (c *Client) Send(ctx context.Context, items [][]byte) (err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.buf, err = Append(c.buf[:0], items); err != nil {
+		return err
+	}
+	if nc, ok := c.conn.(net.Conn); ok && ctx.Done() != nil {
+		stop := context.AfterFunc(ctx, func() { nc.SetDeadline(time.Unix(1, 0)) })
+		defer func() {
+			if !stop() {
+				err = ctx.Err()
+			}
+		}()
+	}
+	if _, err = c.conn.Write(c.buf); err != nil {
+		return err
+	}
+	var ack [4]byte
+	if _, err = io.ReadFull(c.r, ack[:]); err != nil {
+		return err
+	}
+	if got := binary.BigEndian.Uint32(ack[:]); got != uint32(len(items)) {
+		return fmt.Errorf("%w: %d items acknowledged, %d sent", ErrAck, got, len(items))
+	}
+	return nil
+}
+
+// Serve reads frames from conn until it ends, calls item for every item
+// of each frame, and acknowledges each frame after its last item. The
+// item slices are valid only during the call. It returns nil at a clean
+// end of the stream, between frames.
+func Serve(conn io.ReadWriter, item func([]byte)) error {
+	r := bufio.NewReader(conn)
+	var hdr [4]byte
+	var payload []byte
+	for {
+		if _, err := io.ReadFull(r, hdr[:]); err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		l := binary.BigEndian.Uint32(hdr[:])
+		if l > MaxPayload {
+			return fmt.Errorf("%w: %d bytes declared", ErrTooLarge, l)
+		}
+		if cap(payload) < int(l) {
+			payload = make([]byte, l)
+		}
+		payload = payload[:l]
+		if _, err := io.ReadFull(r, payload); err != nil {
+			return err
+		}
+		n, err := Decode(payload, item)
+		if err != nil {
+			return err
+		}
+		if _, err := conn.Write(binary.BigEndian.AppendUint32(hdr[:0], uint32(n))); err != nil {
+			return err
+		}
+	}
+}
+
+// Loopback starts a receiver on a loopback TCP port that serves one
+// connection with Serve, and returns a connection to it. stop closes the
+// connection, waits for the receiver to return, and returns its error.
+func Loopback(item func([]byte)) (conn net.Conn, stop func() error, err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer ln.Close()
+	done := make(chan error, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			done <- err
+			return
+		}
+		defer c.Close()
+		done <- Serve(c, item)
+	}()
+	if conn, err = net.Dial("tcp", ln.Addr().String()); err != nil {
+		ln.Close()
+		<-done
+		return nil, nil, err
+	}
+	return conn, func() error { conn.Close(); return <-done }, nil
+}
