@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -212,6 +214,16 @@ func simulate(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	return errors.Join(append([]error{err}, errs...)...)
 }
 
+// choice returns the value that names maps v to, or an error that lists
+// the names flag accepts.
+func choice[T any](flag, v string, names map[string]T) (T, error) {
+	if x, ok := names[v]; ok {
+		return x, nil
+	}
+	var zero T
+	return zero, fmt.Errorf("--%s %q: want %s", flag, v, strings.Join(slices.Sorted(maps.Keys(names)), " or "))
+}
+
 // flagSet reports whether the flag was given on the command line.
 func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
@@ -242,14 +254,10 @@ func simWorkloadFlags(name string, fs *flag.FlagSet, quick *bool) func() (sim.Wo
 		members := fs.String("members", "64,100", "group sizes")
 		suite := fs.String("suite", "secp256k1", "secp256k1 or x25519")
 		return func() (sim.Workload, error) {
-			o := sim.DKGOptions{}
-			switch *suite {
-			case "secp256k1":
-				o.Suite = kex.Secp256k1
-			case "x25519":
-				o.Suite = kex.X25519
-			default:
-				return nil, fmt.Errorf("unknown --suite %q (want secp256k1 or x25519)", *suite)
+			var o sim.DKGOptions
+			var err error
+			if o.Suite, err = choice("suite", *suite, map[string]kex.Suite{"secp256k1": kex.Secp256k1, "x25519": kex.X25519}); err != nil {
+				return nil, err
 			}
 			sizes := *members
 			if *quick && !flagSet(fs, "members") {
@@ -274,13 +282,8 @@ func simWorkloadFlags(name string, fs *flag.FlagSet, quick *bool) func() (sim.Wo
 		signature := fs.String("signature", "ed25519", "the participants' signature scheme")
 		return func() (sim.Workload, error) {
 			var err error
-			switch *signature {
-			case "ed25519":
-				o.Signature = verify.Ed25519
-			case "p256":
-				o.Signature = verify.P256
-			default:
-				return nil, fmt.Errorf("--signature %q: want ed25519 or p256", *signature)
+			if o.Signature, err = choice("signature", *signature, map[string]verify.Scheme{"ed25519": verify.Ed25519, "p256": verify.P256}); err != nil {
+				return nil, err
 			}
 			if o.Suite, err = fanseal.ParseSuite(*suite); err != nil || o.Suite.PostQuantum() {
 				return nil, fmt.Errorf("--suite %q: want p256, x25519 or secp256k1", *suite)
