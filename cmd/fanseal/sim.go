@@ -215,13 +215,13 @@ func simulate(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 }
 
 // choice returns the value that names maps v to, or an error that lists
-// the names flag accepts.
-func choice[T any](flag, v string, names map[string]T) (T, error) {
+// the names the flag called name accepts.
+func choice[T any](name, v string, names map[string]T) (T, error) {
 	if x, ok := names[v]; ok {
 		return x, nil
 	}
 	var zero T
-	return zero, fmt.Errorf("--%s %q: want %s", flag, v, strings.Join(slices.Sorted(maps.Keys(names)), " or "))
+	return zero, fmt.Errorf("--%s %q: want %s", name, v, strings.Join(slices.Sorted(maps.Keys(names)), " or "))
 }
 
 // flagSet reports whether the flag was given on the command line.
