@@ -162,6 +162,9 @@ func Parse(name string, data []byte) (*Vector, error) {
 		if !ok {
 			return nil, errorf("header line %q is not name: value", line)
 		}
+		if value == "" {
+			return nil, errorf("field %s is empty", key)
+		}
 		repeatable := key == "identity" || key == "recipient" || key == "comment"
 		if seen[key] && !repeatable {
 			return nil, errorf("field %s repeats", key)
