@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
+	"sync"
 
 	"github.com/fanseal/fanseal/internal/errs"
 )
@@ -139,6 +140,7 @@ func (h *Header) check() error {
 		}
 		if seen == nil {
 			seen = newIDSet(h.Count)
+			defer seen.release()
 			for _, k := range small {
 				seen.add(k)
 			}
@@ -174,13 +176,25 @@ type idSlot struct {
 
 var idSeed = maphash.MakeSeed()
 
+// idSets recycles the tables of checked headers: a busy reader checks one
+// header per envelope.
+var idSets sync.Pool
+
 func newIDSet(n int) *idSet {
 	size := 16
 	for size < 2*n {
 		size *= 2
 	}
+	if s, ok := idSets.Get().(*idSet); ok && cap(s.slots) >= size {
+		s.slots = s.slots[:size]
+		clear(s.slots)
+		return s
+	}
 	return &idSet{slots: make([]idSlot, size)}
 }
+
+// release returns the table to idSets.
+func (s *idSet) release() { idSets.Put(s) }
 
 // add adds k and reports whether it was new.
 func (s *idSet) add(k recipientKey) bool {
