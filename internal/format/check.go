@@ -26,10 +26,6 @@ type ephemeral struct {
 	used  bool
 }
 
-// smallRecipients is the number of recipient stanzas up to which check
-// finds duplicates by comparing pairs, without allocating.
-const smallRecipients = 16
-
 // check validates the framing of every stanza of the header, whoever it is
 // for, without decoding any key: the rules of docs/FORMAT.md, "What a
 // reader checks", 4 to 11. Its verdict depends only on the header: not on
@@ -39,7 +35,6 @@ func (h *Header) check() error {
 	anon := h.Anonymous()
 	var (
 		recipients int
-		small      [smallRecipients]recipientKey
 		seen       *idSet
 		pqAt, dhAt = -1, -1 // the first post-quantum and classical stanzas
 		ephemerals []ephemeral
@@ -47,6 +42,10 @@ func (h *Header) check() error {
 			return fmt.Errorf("%w: stanza %d: %s", errs.Malformed, i, fmt.Sprintf(format, a...))
 		}
 	)
+	if !anon {
+		seen = newIDSet(h.Count)
+		defer seen.release()
+	}
 	for st := range h.Stanzas() {
 		i, body := st.Index, st.Body
 		switch st.Type {
@@ -128,24 +127,7 @@ func (h *Header) check() error {
 		if anon {
 			continue
 		}
-		key := recipientKey{kem: kem, id: [KeyIDSize]byte(body[2 : 2+KeyIDSize])}
-		if recipients <= smallRecipients {
-			for _, k := range small[:recipients-1] {
-				if k == key {
-					return duplicate(i, key)
-				}
-			}
-			small[recipients-1] = key
-			continue
-		}
-		if seen == nil {
-			seen = newIDSet(h.Count)
-			defer seen.release()
-			for _, k := range small {
-				seen.add(k)
-			}
-		}
-		if !seen.add(key) {
+		if key := (recipientKey{kem: kem, id: [KeyIDSize]byte(body[2 : 2+KeyIDSize])}); !seen.add(key) {
 			return duplicate(i, key)
 		}
 	}

@@ -84,7 +84,7 @@ func TestCheck(t *testing.T) {
 }
 
 // TestCheckDuplicatesAtScale finds a duplicate identifier among many
-// stanzas, past the pairwise comparison, and accepts distinct ones.
+// stanzas, wherever its twin stands, and accepts distinct ones.
 func TestCheckDuplicatesAtScale(t *testing.T) {
 	stanzas := make([]stanza, 200)
 	for i := range stanzas {
@@ -99,7 +99,7 @@ func TestCheckDuplicatesAtScale(t *testing.T) {
 	if h.Ephemeral(KEMX25519) != nil {
 		t.Fatal("an ephemeral key in a header without one")
 	}
-	for _, dup := range []int{1, smallRecipients - 1, smallRecipients, 150} {
+	for _, dup := range []int{1, 15, 16, 150} {
 		bad := append([]stanza(nil), stanzas...)
 		bad[199] = bad[dup]
 		if _, _, err := ParseHeader(header(false, bad...)); !errors.Is(err, errs.DuplicateRecipient) {
