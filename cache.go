@@ -82,7 +82,7 @@ func (c *SessionCache) put(mac [32]byte, fileKey []byte, recipients ...*Recipien
 		// Another identity opened the same envelope: serve both.
 		e.recipients = append(e.recipients, old.recipients...)
 	}
-	slices.SortFunc(e.recipients, func(a, b fingerprint) int { return bytes.Compare(a[:], b[:]) })
+	slices.SortFunc(e.recipients, fingerprint.compare)
 	e.recipients = slices.Compact(e.recipients)
 	c.lru.Add(mac, e)
 }
@@ -113,7 +113,7 @@ func (c *SessionCache) open(h *format.Header, identities []*Identity) (cipher.AE
 // serves reports whether the entry may serve one of the identities.
 func (e *cachedKey) serves(identities []*Identity) bool {
 	for _, i := range identities {
-		if _, ok := slices.BinarySearchFunc(e.recipients, i.r.fp, func(a, b fingerprint) int { return bytes.Compare(a[:], b[:]) }); ok {
+		if _, ok := slices.BinarySearchFunc(e.recipients, i.r.fp, fingerprint.compare); ok {
 			return true
 		}
 	}

@@ -1,6 +1,7 @@
 package fanseal
 
 import (
+	"bytes"
 	stdhpke "crypto/hpke"
 	"crypto/sha256"
 	"encoding/binary"
@@ -89,6 +90,8 @@ func keyDigest(s Suite, pub []byte) (id [format.KeyIDSize]byte, fp fingerprint) 
 // A fingerprint names a public key and its suite: 128 bits of its digest
 // beyond the key identifier.
 type fingerprint [16]byte
+
+func (a fingerprint) compare(b fingerprint) int { return bytes.Compare(a[:], b[:]) }
 
 // appendPrefix appends the suite and, unless anonymous, the key
 // identifier: the start of every stanza addressed to r.

@@ -165,8 +165,8 @@ func (k *Keyring) RemovePeer(peers ...*Recipient) {
 
 // SetEpoch moves the Keyring to a new epoch: envelopes it seals from now
 // on use new channel keys, and it opens channel stanzas of this epoch and
-// the one before (for envelopes in flight; at epoch 0, only epoch 0). Rotating regularly bounds how
-// much one compromised channel key exposes.
+// the one before (for envelopes in flight; at epoch 0, only epoch 0).
+// Rotating regularly bounds how much one compromised channel key exposes.
 func (k *Keyring) SetEpoch(epoch uint32) {
 	k.mu.Lock()
 	defer k.mu.Unlock()

@@ -355,9 +355,10 @@ func (o *Opener) openChannel(h *format.Header, st format.Stanza) ([]byte, *pendi
 		return nil, nil, err
 	}
 	key, pending, err := o.Keyring.openChannel(cs, AEAD(h.AEAD), h.PreambleBytes())
-	if err == nil && len(key) != format.FileKeySize {
-		return nil, nil, fmt.Errorf("%w: file key of %d bytes", ErrMalformed, len(key))
+	if err != nil {
+		return nil, nil, err
 	}
+	key, err = checkFileKey(key, nil)
 	return key, pending, err
 }
 
