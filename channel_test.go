@@ -1,9 +1,6 @@
 package fanseal
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
-	"crypto/ecdh"
 	"crypto/hkdf"
 	"crypto/sha256"
 	"encoding/binary"
@@ -19,10 +16,7 @@ import (
 // writes them, with crypto/ecdh and crypto/hkdf only, and opens real
 // channel stanzas with them: the AEAD id is part of the key's info.
 func TestChannelKeyFromSpec(t *testing.T) {
-	for _, tc := range []struct {
-		suite Suite
-		curve ecdh.Curve
-	}{{P256, ecdh.P256()}, {X25519, ecdh.X25519()}} {
+	for _, tc := range ecdhSuites {
 		for _, aead := range []AEAD{AES256GCM, ChaCha20Poly1305} {
 			t.Run(fmt.Sprintf("suite=%s/aead=%s", tc.suite, aead), func(t *testing.T) {
 				sender, _, ids := newKeyrings(t, tc.suite)
@@ -47,13 +41,7 @@ func TestChannelKeyFromSpec(t *testing.T) {
 				info = append(info, sender.self.r.raw...)
 				info = append(info, ids[0].r.raw...)
 				key, _ := hkdf.Key(sha256.New, dh, salt, string(info), 32)
-				var a cipher.AEAD
-				if aead == AES256GCM {
-					block, _ := aes.NewCipher(key)
-					a, _ = cipher.NewGCM(block)
-				} else {
-					a = mustChaCha(t, key)
-				}
+				a := specAEAD(t, aead, key)
 				nonce := append(make([]byte, 4), counter...)
 				if _, err := a.Open(nil, nonce, ct, env[:format.PreambleSize]); err != nil {
 					t.Fatalf("the channel stanza does not open under the key FORMAT.md defines: %v", err)

@@ -35,10 +35,7 @@ func readHeader(t *testing.T, env []byte) *format.Header {
 // stanza must be a standard HPKE base-mode ciphertext, and the header MAC
 // and payload must follow from the file key as documented.
 func TestIndependentOpen(t *testing.T) {
-	for _, tc := range []struct {
-		suite Suite
-		curve ecdh.Curve
-	}{{P256, ecdh.P256()}, {X25519, ecdh.X25519()}} {
+	for _, tc := range ecdhSuites {
 		for _, aead := range []AEAD{AES256GCM, ChaCha20Poly1305} {
 			t.Run(fmt.Sprintf("suite=%s/aead=%s", tc.suite, aead), func(t *testing.T) {
 				ids, rs := identities(t, tc.suite, 5)
@@ -81,13 +78,7 @@ func TestIndependentOpen(t *testing.T) {
 					t.Fatal("header MAC does not follow the documented derivation")
 				}
 				payloadKey, _ := hkdf.Key(sha256.New, fileKey, nonce, "fanseal/v1 payload", 32)
-				var pa cipher.AEAD
-				if aead == AES256GCM {
-					b, _ := aes.NewCipher(payloadKey)
-					pa, _ = cipher.NewGCM(b)
-				} else {
-					pa = mustChaCha(t, payloadKey)
-				}
+				pa := specAEAD(t, aead, payloadKey)
 				payload := env[len(h.Raw)+32:]
 				var n [12]byte
 				c0, err := pa.Open(nil, n[:], payload[:stream.ChunkSize+16], nil)
@@ -376,8 +367,30 @@ func mustRecipients(t *testing.T, s Suite, n int) []*Recipient {
 	return rs
 }
 
-func mustChaCha(t *testing.T, key []byte) cipher.AEAD {
-	a, err := chacha20poly1305.New(key)
+// ecdhSuites are the suites that crypto/ecdh implements, for tests that
+// check stanzas against it.
+var ecdhSuites = []struct {
+	suite Suite
+	curve ecdh.Curve
+}{{P256, ecdh.P256()}, {X25519, ecdh.X25519()}}
+
+// specAEAD is the AEAD with RFC 9180 id aead under key, built from
+// crypto/aes and chacha20poly1305 rather than fanseal's own code.
+func specAEAD(t *testing.T, aead AEAD, key []byte) cipher.AEAD {
+	t.Helper()
+	var a cipher.AEAD
+	var err error
+	switch aead {
+	case AES256GCM:
+		var b cipher.Block
+		if b, err = aes.NewCipher(key); err == nil {
+			a, err = cipher.NewGCM(b)
+		}
+	case ChaCha20Poly1305:
+		a, err = chacha20poly1305.New(key)
+	default:
+		t.Fatalf("no AEAD %s", aead)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
