@@ -14,9 +14,8 @@ import (
 // loopback TCP connection to a receiver that decodes every item of a frame
 // and then acknowledges the frame. mode=per-item is the baseline, one
 // frame per item, each producer waiting its turn on the connection;
-// mode=batched drains
-// the queue into each frame. The target is batched ≥ 3× the throughput
-// (ns/op is per item).
+// mode=batched drains the queue into each frame. The target is batched ≥ 3×
+// the throughput (ns/op is per item).
 func BenchmarkSendTCP(b *testing.B) {
 	const producers, size = 64, 200
 	for _, mode := range []string{"per-item", "batched"} {

@@ -109,9 +109,13 @@ func ed25519Blame(w window, items []Item, idx []int, bad func(int)) {
 	} else {
 		failed[last] = !ed25519Passes(items, groups[last])
 	}
-	w.each(len(groups), func(j int) {
+	// Only the failing groups go on, so the last of them runs here rather
+	// than in a lent slot while this goroutine waits.
+	var failing [][]int
+	for j, g := range groups {
 		if failed[j] {
-			ed25519Blame(w, items, groups[j], bad)
+			failing = append(failing, g)
 		}
-	})
+	}
+	w.each(len(failing), func(j int) { ed25519Blame(w, items, failing[j], bad) })
 }
