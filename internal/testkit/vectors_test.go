@@ -550,19 +550,14 @@ func openingVectors(k *kit) {
 		func(g *gen) []stanza { return []stanza{g.hpkeWith(me, me, g.rand(32)), g.hpke(alice(p256))} })
 
 	// Invalid ephemeral keys (all with valid lengths).
-	notOnCurve := func(k *kem) []byte {
-		pk := append([]byte(nil), bob(k).pk...)
-		pk[len(pk)-1] ^= 1 // flips Y: off the curve
-		return pk
-	}
 	invalid := []struct {
 		name string
 		k    *kem
 		enc  []byte
 		what string
 	}{
-		{"p256", p256, notOnCurve(p256), "a point off the curve"},
-		{"secp256k1", secp256k1KEM, notOnCurve(secp256k1KEM), "a point off the curve"},
+		{"p256", p256, offCurve(bob(p256)), "a point off the curve"},
+		{"secp256k1", secp256k1KEM, offCurve(bob(secp256k1KEM)), "a point off the curve"},
 		{"x25519", x25519, make([]byte, 32), "the all-zero point, whose DH output is zero"},
 	}
 	for _, c := range invalid {
@@ -824,19 +819,14 @@ func keyTextVectors(k *kit) {
 	recipient("key_recipient_unknown_suite", "recipient text of unknown suite x448 with a valid checksum",
 		strings.ToLower(keyText("fanseal_x448_", draw("x448 public", 56))))
 	lower := func(prefix string, key []byte) string { return strings.ToLower(keyText(prefix, key)) }
-	offCurve := func(k *kem) []byte {
-		pk := append([]byte(nil), alice(k).pk...)
-		pk[len(pk)-1] ^= 1
-		return pk
-	}
 	compressed := func(k *kem) []byte {
 		pk := alice(k).pk
 		return cat([]byte{2 + pk[64]&1}, pk[1:33])
 	}
-	recipient("key_recipient_p256_off_curve", "P-256 recipient text of a point off the curve, valid checksum", lower(recipientPrefix(p256), offCurve(p256)))
+	recipient("key_recipient_p256_off_curve", "P-256 recipient text of a point off the curve, valid checksum", lower(recipientPrefix(p256), offCurve(alice(p256))))
 	recipient("key_recipient_p256_compressed", "P-256 recipient text of a compressed point, valid checksum", lower(recipientPrefix(p256), compressed(p256)))
 	recipient("key_recipient_secp256k1_off_curve", "secp256k1 recipient text of a point off the curve, valid checksum",
-		lower(recipientPrefix(secp256k1KEM), offCurve(secp256k1KEM)))
+		lower(recipientPrefix(secp256k1KEM), offCurve(alice(secp256k1KEM))))
 	recipient("key_recipient_secp256k1_compressed", "secp256k1 recipient text of a compressed point, valid checksum",
 		lower(recipientPrefix(secp256k1KEM), compressed(secp256k1KEM)))
 	recipient("key_recipient_x25519_short", "X25519 recipient text of 31 bytes, valid checksum", lower(recipientPrefix(x25519), me.pk[:31]))
