@@ -316,16 +316,14 @@ func framingVectors(k *kit) {
 		func(g *gen) []stanza { return append([]stanza{g.hpke(me)}, twoEphemerals(g)...) })
 	env("stanza02_repeated_before_good", "rule 5: two P-256 ephemeral keys, each followed by a type 0x03 stanza, then the reader's stanza", false, me,
 		func(g *gen) []stanza { return append(twoEphemerals(g), g.hpke(me)) })
+	twoEphemeralsMine := func(g *gen) []stanza {
+		s1, s2 := g.shared(x25519), g.shared(x25519)
+		return []stanza{s1.ephemeral(), s1.to(me), s2.ephemeral(), s2.to(b)}
+	}
 	env("stanza02_repeated_mine", "rule 5: an X25519 ephemeral key and the reader's type 0x03 stanza, then a second X25519 ephemeral key and another recipient's", false, me,
-		func(g *gen) []stanza {
-			s1, s2 := g.shared(x25519), g.shared(x25519)
-			return []stanza{s1.ephemeral(), s1.to(me), s2.ephemeral(), s2.to(b)}
-		})
+		twoEphemeralsMine)
 	env("stanza02_repeated_anonymous", "rule 5: anonymous; an X25519 ephemeral key and the reader's type 0x03 stanza, then a second X25519 ephemeral key and another recipient's", true, me,
-		func(g *gen) []stanza {
-			s1, s2 := g.shared(x25519), g.shared(x25519)
-			return []stanza{s1.ephemeral(), s1.to(me), s2.ephemeral(), s2.to(b)}
-		})
+		twoEphemeralsMine)
 	env("stanza02_unused_after_good", "rule 5: the reader's stanza, then a P-256 ephemeral key that no type 0x03 stanza uses", false, me,
 		func(g *gen) []stanza { return []stanza{g.hpke(me), g.shared(p256).ephemeral()} })
 	env("stanza02_unused_before_good", "rule 5: an X25519 ephemeral key that no type 0x03 stanza uses, then the reader's stanza", false, me,
@@ -524,12 +522,12 @@ func openingVectors(k *kit) {
 		func(g *gen) []stanza { return []stanza{g.hpkeWith(me, b, nil)} })
 	env("auth_flipped_ciphertext", Authentication, "rule 13: the reader's stanza with a bit flipped in its ciphertext", false, mine,
 		func(g *gen) []stanza {
-			return []stanza{edit(g.hpke(me), func(body []byte) []byte { return flip(body, len(body)-1) })}
+			return []stanza{flipLast(g.hpke(me))}
 		})
 	env("auth_flipped_ciphertext_shared", Authentication, "rule 13: an ephemeral key and the reader's type 0x03 stanza with a bit flipped in its ciphertext", false, mine,
 		func(g *gen) []stanza {
 			sh := g.shared(x25519)
-			return []stanza{sh.ephemeral(), edit(sh.to(me), func(body []byte) []byte { return flip(body, len(body)-1) })}
+			return []stanza{sh.ephemeral(), flipLast(sh.to(me))}
 		})
 	env("auth_other_preamble", Authentication, "rule 13: the reader's stanza sealed with the preamble of another envelope (another nonce) as AAD", false, mine,
 		func(g *gen) []stanza {
@@ -659,7 +657,7 @@ func channelVectors(k *kit) {
 		func(c *channel) { c.infoAEAD = aeadChaCha })
 	k.add("channel_flipped_ciphertext", func(g *gen) *Vector {
 		c := g.channel(b, a, 0)
-		e := g.newEnvelope(aeadAESGCM, false).add(edit(c.stanza(), func(body []byte) []byte { return flip(body, len(body)-1) }))
+		e := g.newEnvelope(aeadAESGCM, false).add(flipLast(c.stanza()))
 		e.payload = g.text()
 		return withKeyring(open(Authentication, "rule 13: a channel stanza with a bit flipped in its ciphertext", e), a, b, 0)
 	})
