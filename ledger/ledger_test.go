@@ -2,8 +2,6 @@ package ledger
 
 import (
 	"bytes"
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -23,13 +21,11 @@ func newEncryptor(t testing.TB) *Encryptor {
 	return NewEncryptor(s)
 }
 
-// freshEncrypt is the reference: a new AES-GCM cipher per call, as the
-// unoptimised ledger did.
+// freshEncrypt is the reference: a new AES-GCM cipher per call (freshSeal),
+// as the unoptimised ledger did, laid out as tag || IV || ciphertext.
 func freshEncrypt(key, plaintext, aad []byte, txid TxID, typ EntryType) []byte {
-	b, _ := aes.NewCipher(key)
-	g, _ := cipher.NewGCM(b)
 	iv, _ := IV(txid, typ)
-	sealed := g.Seal(nil, iv[:], plaintext, aad)
+	sealed := freshSeal(nil, key, iv[:], plaintext, aad)
 	ct, tag := sealed[:len(plaintext)], sealed[len(plaintext):]
 	return append(append(append([]byte{}, tag...), iv[:]...), ct...)
 }

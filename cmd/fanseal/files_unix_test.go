@@ -35,7 +35,7 @@ func mode(t *testing.T, name string) os.FileMode {
 // a new file gets under the user's umask (0o666 less it, 0o600 less it for
 // identities), and the temporary file is readable by its owner only.
 func TestOutputModeFollowsUmask(t *testing.T) {
-	dir, keys, pubs := setup(t, "x25519", 1)
+	_, keys, pubs := setup(t, "x25519", 1)
 	env := mustRun(t, "private", "encrypt", "-r", pubs[0])
 	for _, mask := range []int{0o077, 0o027, 0o002, 0} {
 		withUmask(t, mask, func() {
@@ -72,7 +72,6 @@ func TestOutputModeFollowsUmask(t *testing.T) {
 			}
 		})
 	}
-	_ = dir
 }
 
 var built struct {

@@ -254,6 +254,12 @@ func edit(s stanza, f func(body []byte) []byte) stanza {
 	}
 }
 
+// flipLast returns s with a bit flipped in the last byte of its body (its
+// ciphertext's tag).
+func flipLast(s stanza) stanza {
+	return edit(s, func(b []byte) []byte { return flip(b, len(b)-1) })
+}
+
 // grow returns s with n bytes appended to its body (n < 0 removes them).
 func grow(s stanza, n int) stanza {
 	return edit(s, func(b []byte) []byte {

@@ -94,6 +94,10 @@ func flip(b []byte, i int) []byte {
 	return b
 }
 
+// offCurve returns kp's uncompressed public key (P-256 or secp256k1) with
+// the lowest bit of Y flipped: a point off the curve.
+func offCurve(kp *key) []byte { return flip(kp.pk, len(kp.pk)-1) }
+
 // armor returns the armored text of env with lines of width characters
 // ended by eol (FORMAT.md, "Text forms").
 func armor(env []byte, width int, eol string) string {

@@ -316,16 +316,14 @@ func framingVectors(k *kit) {
 		func(g *gen) []stanza { return append([]stanza{g.hpke(me)}, twoEphemerals(g)...) })
 	env("stanza02_repeated_before_good", "rule 5: two P-256 ephemeral keys, each followed by a type 0x03 stanza, then the reader's stanza", false, me,
 		func(g *gen) []stanza { return append(twoEphemerals(g), g.hpke(me)) })
+	twoEphemeralsMine := func(g *gen) []stanza {
+		s1, s2 := g.shared(x25519), g.shared(x25519)
+		return []stanza{s1.ephemeral(), s1.to(me), s2.ephemeral(), s2.to(b)}
+	}
 	env("stanza02_repeated_mine", "rule 5: an X25519 ephemeral key and the reader's type 0x03 stanza, then a second X25519 ephemeral key and another recipient's", false, me,
-		func(g *gen) []stanza {
-			s1, s2 := g.shared(x25519), g.shared(x25519)
-			return []stanza{s1.ephemeral(), s1.to(me), s2.ephemeral(), s2.to(b)}
-		})
+		twoEphemeralsMine)
 	env("stanza02_repeated_anonymous", "rule 5: anonymous; an X25519 ephemeral key and the reader's type 0x03 stanza, then a second X25519 ephemeral key and another recipient's", true, me,
-		func(g *gen) []stanza {
-			s1, s2 := g.shared(x25519), g.shared(x25519)
-			return []stanza{s1.ephemeral(), s1.to(me), s2.ephemeral(), s2.to(b)}
-		})
+		twoEphemeralsMine)
 	env("stanza02_unused_after_good", "rule 5: the reader's stanza, then a P-256 ephemeral key that no type 0x03 stanza uses", false, me,
 		func(g *gen) []stanza { return []stanza{g.hpke(me), g.shared(p256).ephemeral()} })
 	env("stanza02_unused_before_good", "rule 5: an X25519 ephemeral key that no type 0x03 stanza uses, then the reader's stanza", false, me,
@@ -524,12 +522,12 @@ func openingVectors(k *kit) {
 		func(g *gen) []stanza { return []stanza{g.hpkeWith(me, b, nil)} })
 	env("auth_flipped_ciphertext", Authentication, "rule 13: the reader's stanza with a bit flipped in its ciphertext", false, mine,
 		func(g *gen) []stanza {
-			return []stanza{edit(g.hpke(me), func(body []byte) []byte { return flip(body, len(body)-1) })}
+			return []stanza{flipLast(g.hpke(me))}
 		})
 	env("auth_flipped_ciphertext_shared", Authentication, "rule 13: an ephemeral key and the reader's type 0x03 stanza with a bit flipped in its ciphertext", false, mine,
 		func(g *gen) []stanza {
 			sh := g.shared(x25519)
-			return []stanza{sh.ephemeral(), edit(sh.to(me), func(body []byte) []byte { return flip(body, len(body)-1) })}
+			return []stanza{sh.ephemeral(), flipLast(sh.to(me))}
 		})
 	env("auth_other_preamble", Authentication, "rule 13: the reader's stanza sealed with the preamble of another envelope (another nonce) as AAD", false, mine,
 		func(g *gen) []stanza {
@@ -550,19 +548,14 @@ func openingVectors(k *kit) {
 		func(g *gen) []stanza { return []stanza{g.hpkeWith(me, me, g.rand(32)), g.hpke(alice(p256))} })
 
 	// Invalid ephemeral keys (all with valid lengths).
-	notOnCurve := func(k *kem) []byte {
-		pk := append([]byte(nil), bob(k).pk...)
-		pk[len(pk)-1] ^= 1 // flips Y: off the curve
-		return pk
-	}
 	invalid := []struct {
 		name string
 		k    *kem
 		enc  []byte
 		what string
 	}{
-		{"p256", p256, notOnCurve(p256), "a point off the curve"},
-		{"secp256k1", secp256k1KEM, notOnCurve(secp256k1KEM), "a point off the curve"},
+		{"p256", p256, offCurve(bob(p256)), "a point off the curve"},
+		{"secp256k1", secp256k1KEM, offCurve(bob(secp256k1KEM)), "a point off the curve"},
 		{"x25519", x25519, make([]byte, 32), "the all-zero point, whose DH output is zero"},
 	}
 	for _, c := range invalid {
@@ -664,7 +657,7 @@ func channelVectors(k *kit) {
 		func(c *channel) { c.infoAEAD = aeadChaCha })
 	k.add("channel_flipped_ciphertext", func(g *gen) *Vector {
 		c := g.channel(b, a, 0)
-		e := g.newEnvelope(aeadAESGCM, false).add(edit(c.stanza(), func(body []byte) []byte { return flip(body, len(body)-1) }))
+		e := g.newEnvelope(aeadAESGCM, false).add(flipLast(c.stanza()))
 		e.payload = g.text()
 		return withKeyring(open(Authentication, "rule 13: a channel stanza with a bit flipped in its ciphertext", e), a, b, 0)
 	})
@@ -824,19 +817,14 @@ func keyTextVectors(k *kit) {
 	recipient("key_recipient_unknown_suite", "recipient text of unknown suite x448 with a valid checksum",
 		strings.ToLower(keyText("fanseal_x448_", draw("x448 public", 56))))
 	lower := func(prefix string, key []byte) string { return strings.ToLower(keyText(prefix, key)) }
-	offCurve := func(k *kem) []byte {
-		pk := append([]byte(nil), alice(k).pk...)
-		pk[len(pk)-1] ^= 1
-		return pk
-	}
 	compressed := func(k *kem) []byte {
 		pk := alice(k).pk
 		return cat([]byte{2 + pk[64]&1}, pk[1:33])
 	}
-	recipient("key_recipient_p256_off_curve", "P-256 recipient text of a point off the curve, valid checksum", lower(recipientPrefix(p256), offCurve(p256)))
+	recipient("key_recipient_p256_off_curve", "P-256 recipient text of a point off the curve, valid checksum", lower(recipientPrefix(p256), offCurve(alice(p256))))
 	recipient("key_recipient_p256_compressed", "P-256 recipient text of a compressed point, valid checksum", lower(recipientPrefix(p256), compressed(p256)))
 	recipient("key_recipient_secp256k1_off_curve", "secp256k1 recipient text of a point off the curve, valid checksum",
-		lower(recipientPrefix(secp256k1KEM), offCurve(secp256k1KEM)))
+		lower(recipientPrefix(secp256k1KEM), offCurve(alice(secp256k1KEM))))
 	recipient("key_recipient_secp256k1_compressed", "secp256k1 recipient text of a compressed point, valid checksum",
 		lower(recipientPrefix(secp256k1KEM), compressed(secp256k1KEM)))
 	recipient("key_recipient_x25519_short", "X25519 recipient text of 31 bytes, valid checksum", lower(recipientPrefix(x25519), me.pk[:31]))

@@ -136,19 +136,24 @@ func (g *gate) run(out io.Writer) error {
 		}
 		g.base = judged + "^"
 	}
+	if len(g.targets) == 0 {
+		return fmt.Errorf("nothing was compared: the curated list is empty")
+	}
 	tmp, err := os.MkdirTemp("", "benchgate-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	baseRev, baseTree, err := g.extract(g.base, filepath.Join(tmp, "base"))
+	baseTree := filepath.Join(tmp, "base")
+	baseRev, err := g.extract(g.base, baseTree)
 	if err != nil {
 		return err
 	}
 	headTree, headName := top, "the working tree"
 	if g.head != "" {
-		var rev string
-		if rev, headTree, err = g.extract(g.head, filepath.Join(tmp, "head")); err != nil {
+		headTree = filepath.Join(tmp, "head")
+		rev, err := g.extract(g.head, headTree)
+		if err != nil {
 			return err
 		}
 		headName = rev[:12]
@@ -211,9 +216,6 @@ func (g *gate) run(out io.Writer) error {
 	if len(missing) > 0 {
 		return fmt.Errorf("%w: %s (add a benchmark to the curated list only in a commit after the one that creates it)", errMissing, strings.Join(missing, "; "))
 	}
-	if len(rows) == 0 {
-		return fmt.Errorf("nothing was compared: the curated list is empty")
-	}
 	if regressions == 0 {
 		fmt.Fprintf(out, "benchgate: %d benchmarks compared, no significant slowdown\n", len(rows))
 		return nil
@@ -252,33 +254,33 @@ func (g *gate) acceptedReason(rev string) (string, error) {
 }
 
 // extract writes the tree of commit rev into dir and returns the commit's
-// full hash and dir. git archive reads the repository without changing
-// it: no worktree to register, none left behind if the gate is killed.
-func (g *gate) extract(rev, dir string) (string, string, error) {
+// full hash. git archive reads the repository without changing it: no
+// worktree to register, none left behind if the gate is killed.
+func (g *gate) extract(rev, dir string) (string, error) {
 	hash, err := g.git("rev-parse", "--verify", rev+"^{commit}")
 	if err != nil {
-		return "", "", fmt.Errorf("revision %q: %v", rev, err)
+		return "", fmt.Errorf("revision %q: %v", rev, err)
 	}
 	if err := os.Mkdir(dir, 0o700); err != nil {
-		return "", "", err
+		return "", err
 	}
 	archive := exec.Command("git", "archive", "--format=tar", hash)
 	archive.Dir = g.dir
 	untar := exec.Command("tar", "-x", "-C", dir)
 	pipe, err := archive.StdoutPipe()
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
 	untar.Stdin = pipe
 	var errOut bytes.Buffer
 	archive.Stderr, untar.Stderr = &errOut, &errOut
 	if err := untar.Start(); err != nil {
-		return "", "", err
+		return "", err
 	}
 	if err := errors.Join(archive.Run(), untar.Wait()); err != nil {
-		return "", "", fmt.Errorf("extracting %s: %v: %s", rev, err, errOut.String())
+		return "", fmt.Errorf("extracting %s: %v: %s", rev, err, errOut.String())
 	}
-	return hash, dir, nil
+	return hash, nil
 }
 
 func (g *gate) git(args ...string) (string, error) {
