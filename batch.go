@@ -212,38 +212,24 @@ func (k *Keyring) warm(peers []*Recipient, epoch uint32, salt [format.SaltSize]b
 	for start := 0; start < len(cold); start += size {
 		part := cold[start:min(start+size, len(cold))]
 		g.Go(func() error {
+			dh := make([][]byte, len(part))
 			if len(part) > 1 {
-				// A failed agreement is left to channel, which reports it.
+				// A failed agreement (nil) is computed again by channel,
+				// which reports it.
 				batchedAgreements.Add(uint64(len(part)))
-				dh, failed := kem.DHBatch(k.self.dh, publicKeys(part))
-				for j, p := range part {
-					if failed == nil || failed[j] == nil {
-						k.warmed.Store(p, dh[j])
-					}
-				}
+				dh, _ = kem.DHBatch(k.self.dh, publicKeys(part))
 			}
 			for j, p := range part {
-				if _, _, err := k.channel(channelID{peer: p, send: true, epoch: epoch, salt: salt, aead: aead}, true); err != nil {
+				if _, _, err := k.channel(channelID{peer: p, send: true, epoch: epoch, salt: salt, aead: aead}, true, dh[j]); err != nil {
 					errs[start+j] = fmt.Errorf("peer %x: %w", p.id, err)
 				}
-				// Taken by channel, unless another goroutine derived
-				// the key meanwhile: do not keep the secret.
-				if dh, ok := k.warmed.LoadAndDelete(p); ok {
-					clear(dh.([]byte))
-				}
+				// Unused if another goroutine derived the key meanwhile:
+				// do not keep the secret.
+				clear(dh[j])
 			}
 			return nil
 		})
 	}
 	g.Wait()
 	return errors.Join(errs...)
-}
-
-// agree returns the static key agreement with peer: the one Warm computed
-// in a batch if it is there, else one computed now.
-func (k *Keyring) agree(kem *hpke.KEM, peer *Recipient) ([]byte, error) {
-	if dh, ok := k.warmed.LoadAndDelete(peer); ok {
-		return dh.([]byte), nil
-	}
-	return kem.DH(k.self.dh, peer.dh)
 }
