@@ -272,7 +272,8 @@ func (k *Keyring) sender(r *Recipient) (peer *Recipient, epoch uint32, salt [for
 }
 
 // sealChannel appends a channel stanza body for peer r, a Recipient of the
-// Keyring's (from sender), to dst.
+// Keyring's (from sender), to dst, under the channel key a if the caller
+// has it, else the one channel returns.
 //
 // Nonce: the channel key is derived from the static key agreement, the
 // epoch and a salt of 16 random bytes drawn when the Keyring was created
@@ -280,10 +281,12 @@ func (k *Keyring) sender(r *Recipient) (peer *Recipient, epoch uint32, salt [for
 // never share a channel key, but with probability 2^-128. Under one key,
 // the nonce is the Keyring's stanza counter, incremented atomically for
 // every stanza: it never repeats.
-func (k *Keyring) sealChannel(dst []byte, r *Recipient, epoch uint32, salt [format.SaltSize]byte, aead AEAD, preamble, fileKey []byte) ([]byte, error) {
-	a, _, err := k.channel(channelID{peer: r, send: true, epoch: epoch, salt: salt, aead: aead}, true, nil)
-	if err != nil {
-		return nil, err
+func (k *Keyring) sealChannel(dst []byte, r *Recipient, epoch uint32, salt [format.SaltSize]byte, aead AEAD, a cipher.AEAD, preamble, fileKey []byte) ([]byte, error) {
+	if a == nil {
+		var err error
+		if a, _, err = k.channel(channelID{peer: r, send: true, epoch: epoch, salt: salt, aead: aead}, true, nil); err != nil {
+			return nil, err
+		}
 	}
 	n := k.counter.Add(1) - 1
 	dst = format.AppendChannelHeader(dst, &format.ChannelStanza{
