@@ -48,10 +48,11 @@ func (p *plan) batchable() bool {
 func (s *Sealer) batchAgreements(ps []plan, parallel bool) (n int, err error) {
 	var fresh, shared []int
 	var channels []*plan // of one epoch and salt, those of the first
+	warm := s.Keyring != nil && s.Keyring.self.dh.KEM().Batches()
 	for i := range ps {
 		switch p := &ps[i]; {
 		case p.typ == format.StanzaChannel:
-			if channels == nil || p.epoch == channels[0].epoch && p.salt == channels[0].salt {
+			if warm && (channels == nil || p.epoch == channels[0].epoch && p.salt == channels[0].salt) {
 				channels = append(channels, p)
 			}
 		case !p.batchable():
@@ -65,7 +66,7 @@ func (s *Sealer) batchAgreements(ps []plan, parallel bool) (n int, err error) {
 	if parallel {
 		workers = s.parallelism()
 	}
-	if len(channels) >= minBatch && s.Keyring.self.dh.KEM().Batches() {
+	if len(channels) >= minBatch {
 		peers := make([]*Recipient, len(channels))
 		for j, p := range channels {
 			peers[j] = p.r
