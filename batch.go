@@ -1,6 +1,7 @@
 package fanseal
 
 import (
+	"crypto/cipher"
 	"errors"
 	"fmt"
 	"runtime"
@@ -42,20 +43,17 @@ func (p *plan) batchable() bool {
 // parallel is set. Each plan gets a ready sender context as its item
 // (fresh stanzas with their new ephemeral key) and is no longer heavy:
 // filling it is one AEAD seal; n counts them. Fewer than minBatch
-// agreements are left to the stanza fills. Channel stanzas to peers whose
-// channel key is not cached yet get it from a Keyring warm-up.
+// agreements are left to the stanza fills. Channel stanzas get their
+// channel keys from a Keyring warm-up, which derives those not cached yet.
 func (s *Sealer) batchAgreements(ps []plan, parallel bool) (n int, err error) {
 	var fresh, shared []int
-	var peers []*Recipient
-	var channel *plan // the first channel stanza: its epoch and salt
+	var channels []*plan // of one epoch and salt, those of the first
+	warm := s.Keyring != nil && s.Keyring.self.dh.KEM().Batches()
 	for i := range ps {
 		switch p := &ps[i]; {
 		case p.typ == format.StanzaChannel:
-			if channel == nil {
-				channel = p
-			}
-			if p.epoch == channel.epoch && p.salt == channel.salt {
-				peers = append(peers, p.r)
+			if warm && (channels == nil || p.epoch == channels[0].epoch && p.salt == channels[0].salt) {
+				channels = append(channels, p)
 			}
 		case !p.batchable():
 		case p.typ == format.StanzaShared:
@@ -68,9 +66,16 @@ func (s *Sealer) batchAgreements(ps []plan, parallel bool) (n int, err error) {
 	if parallel {
 		workers = s.parallelism()
 	}
-	if len(peers) >= minBatch && s.Keyring.self.dh.KEM().Batches() {
+	if len(channels) >= minBatch {
+		peers := make([]*Recipient, len(channels))
+		for j, p := range channels {
+			peers[j] = p.r
+		}
 		// Errors are left to the stanza fills, which report them.
-		_ = s.Keyring.warm(peers, channel.epoch, channel.salt, s.aead(), workers)
+		aeads, _ := s.Keyring.warm(peers, channels[0].epoch, channels[0].salt, s.aead(), workers)
+		for j, p := range channels {
+			p.channel = aeads[j]
+		}
 	}
 	var g errgroup.Group
 	g.SetLimit(workers)
@@ -188,16 +193,19 @@ func (k *Keyring) Warm(aead AEAD) error {
 	}
 	epoch, salt := k.epoch, k.salt
 	k.mu.RUnlock()
-	return k.warm(peers, epoch, salt, aead, runtime.GOMAXPROCS(0))
+	_, err := k.warm(peers, epoch, salt, aead, runtime.GOMAXPROCS(0))
+	return err
 }
 
-// warm derives and caches the sending channel keys to peers (the
-// Keyring's own Recipients) that are not cached yet, on at most workers
-// goroutines.
-func (k *Keyring) warm(peers []*Recipient, epoch uint32, salt [format.SaltSize]byte, aead AEAD, workers int) error {
+// warm returns the sending channel AEADs to peers (the Keyring's own
+// Recipients) that are cached, and derives and caches the others on at
+// most workers goroutines; aeads[i] is nil where peers[i] was not cached.
+func (k *Keyring) warm(peers []*Recipient, epoch uint32, salt [format.SaltSize]byte, aead AEAD, workers int) (aeads []cipher.AEAD, err error) {
+	aeads = make([]cipher.AEAD, len(peers))
 	var cold []*Recipient
-	for _, p := range peers {
-		if !k.channels.Contains(channelID{peer: p, send: true, epoch: epoch, salt: salt, aead: aead}) {
+	for i, p := range peers {
+		var ok bool
+		if aeads[i], ok = k.channels.Get(channelID{peer: p, send: true, epoch: epoch, salt: salt, aead: aead}); !ok {
 			cold = append(cold, p)
 		}
 	}
@@ -212,38 +220,24 @@ func (k *Keyring) warm(peers []*Recipient, epoch uint32, salt [format.SaltSize]b
 	for start := 0; start < len(cold); start += size {
 		part := cold[start:min(start+size, len(cold))]
 		g.Go(func() error {
+			dh := make([][]byte, len(part))
 			if len(part) > 1 {
-				// A failed agreement is left to channel, which reports it.
+				// A failed agreement (nil) is computed again by channel,
+				// which reports it.
 				batchedAgreements.Add(uint64(len(part)))
-				dh, failed := kem.DHBatch(k.self.dh, publicKeys(part))
-				for j, p := range part {
-					if failed == nil || failed[j] == nil {
-						k.warmed.Store(p, dh[j])
-					}
-				}
+				dh, _ = kem.DHBatch(k.self.dh, publicKeys(part))
 			}
 			for j, p := range part {
-				if _, _, err := k.channel(channelID{peer: p, send: true, epoch: epoch, salt: salt, aead: aead}, true); err != nil {
+				if _, _, err := k.channel(channelID{peer: p, send: true, epoch: epoch, salt: salt, aead: aead}, true, dh[j]); err != nil {
 					errs[start+j] = fmt.Errorf("peer %x: %w", p.id, err)
 				}
-				// Taken by channel, unless another goroutine derived
-				// the key meanwhile: do not keep the secret.
-				if dh, ok := k.warmed.LoadAndDelete(p); ok {
-					clear(dh.([]byte))
-				}
+				// Unused if another goroutine derived the key meanwhile:
+				// do not keep the secret.
+				clear(dh[j])
 			}
 			return nil
 		})
 	}
 	g.Wait()
-	return errors.Join(errs...)
-}
-
-// agree returns the static key agreement with peer: the one Warm computed
-// in a batch if it is there, else one computed now.
-func (k *Keyring) agree(kem *hpke.KEM, peer *Recipient) ([]byte, error) {
-	if dh, ok := k.warmed.LoadAndDelete(peer); ok {
-		return dh.([]byte), nil
-	}
-	return kem.DH(k.self.dh, peer.dh)
+	return aeads, errors.Join(errs...)
 }

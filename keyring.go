@@ -54,9 +54,6 @@ type Keyring struct {
 	flight  singleflight.Group
 	// agreements counts static key agreements, for tests.
 	agreements atomic.Uint64
-	// warmed holds key agreements Warm computed in a batch, by peer, each
-	// taken (and removed) by the channel derivation that needs it.
-	warmed sync.Map
 }
 
 // channelID names one cached channel key. The peer is the Keyring's own
@@ -196,10 +193,11 @@ func (k *Keyring) findLocked(r *Recipient) *Recipient {
 }
 
 // channel returns the AEAD of the channel id, from the cache or derived
-// from one key agreement, computing it at most once at a time. With
-// remember set, a derived AEAD is cached; otherwise the caller caches it
-// with Keyring.remember once it has authenticated something.
-func (k *Keyring) channel(id channelID, remember bool) (a cipher.AEAD, cached bool, err error) {
+// from one key agreement, computing it at most once at a time. dh is the
+// key agreement with id.peer if the caller computed it (in a batch), else
+// nil. With remember set, a derived AEAD is cached; otherwise the caller
+// caches it with Keyring.remember once it has authenticated something.
+func (k *Keyring) channel(id channelID, remember bool, dh []byte) (a cipher.AEAD, cached bool, err error) {
 	if a, ok := k.channels.Get(id); ok {
 		return a, true, nil
 	}
@@ -222,7 +220,7 @@ func (k *Keyring) channel(id channelID, remember bool) (a cipher.AEAD, cached bo
 		if a, ok := k.channels.Get(id); ok {
 			return a, nil
 		}
-		a, err := k.derive(id, sender, recipient)
+		a, err := k.derive(id, sender, recipient, dh)
 		switch {
 		case err != nil:
 		case remember:
@@ -241,13 +239,15 @@ func (k *Keyring) channel(id channelID, remember bool) (a cipher.AEAD, cached bo
 // derive computes a channel key (docs/FORMAT.md, type 0x04):
 // HKDF-SHA256(ikm = DH, salt, info = label || kem || aead || epoch ||
 // sender key || recipient key). The AEAD id is in the info, so one channel
-// key never serves two algorithms.
-func (k *Keyring) derive(id channelID, sender, recipient *Recipient) (cipher.AEAD, error) {
+// key never serves two algorithms. dh is as for channel; derive clears it.
+func (k *Keyring) derive(id channelID, sender, recipient *Recipient, dh []byte) (cipher.AEAD, error) {
 	k.agreements.Add(1)
-	kem, _ := hpke.NewKEM(uint16(k.self.suite))
-	dh, err := k.agree(kem, id.peer)
-	if err != nil {
-		return nil, fmt.Errorf("%w: channel key agreement: %v", ErrInvalidKey, err)
+	if dh == nil {
+		kem, _ := hpke.NewKEM(uint16(k.self.suite))
+		var err error
+		if dh, err = kem.DH(k.self.dh, id.peer.dh); err != nil {
+			return nil, fmt.Errorf("%w: channel key agreement: %v", ErrInvalidKey, err)
+		}
 	}
 	defer clear(dh)
 	info := binary.BigEndian.AppendUint16([]byte(channelInfo), uint16(k.self.suite))
@@ -272,7 +272,8 @@ func (k *Keyring) sender(r *Recipient) (peer *Recipient, epoch uint32, salt [for
 }
 
 // sealChannel appends a channel stanza body for peer r, a Recipient of the
-// Keyring's (from sender), to dst.
+// Keyring's (from sender), to dst, under the channel key a if the caller
+// has it, else the one channel returns.
 //
 // Nonce: the channel key is derived from the static key agreement, the
 // epoch and a salt of 16 random bytes drawn when the Keyring was created
@@ -280,10 +281,12 @@ func (k *Keyring) sender(r *Recipient) (peer *Recipient, epoch uint32, salt [for
 // never share a channel key, but with probability 2^-128. Under one key,
 // the nonce is the Keyring's stanza counter, incremented atomically for
 // every stanza: it never repeats.
-func (k *Keyring) sealChannel(dst []byte, r *Recipient, epoch uint32, salt [format.SaltSize]byte, aead AEAD, preamble, fileKey []byte) ([]byte, error) {
-	a, _, err := k.channel(channelID{peer: r, send: true, epoch: epoch, salt: salt, aead: aead}, true)
-	if err != nil {
-		return nil, err
+func (k *Keyring) sealChannel(dst []byte, r *Recipient, epoch uint32, salt [format.SaltSize]byte, aead AEAD, a cipher.AEAD, preamble, fileKey []byte) ([]byte, error) {
+	if a == nil {
+		var err error
+		if a, _, err = k.channel(channelID{peer: r, send: true, epoch: epoch, salt: salt, aead: aead}, true, nil); err != nil {
+			return nil, err
+		}
 	}
 	n := k.counter.Add(1) - 1
 	dst = format.AppendChannelHeader(dst, &format.ChannelStanza{
@@ -332,7 +335,7 @@ func (k *Keyring) openChannel(st *format.ChannelStanza, aead AEAD, preamble []by
 	var why error
 	for _, sender := range senders {
 		id := channelID{peer: sender, epoch: st.Epoch, salt: [format.SaltSize]byte(st.Salt), aead: aead}
-		a, cached, err := k.channel(id, false)
+		a, cached, err := k.channel(id, false, nil)
 		if err != nil {
 			// A peer key that gives no channel key (a low-order X25519
 			// point) opens nothing: try the next peer.

@@ -243,6 +243,9 @@ type plan struct {
 	item  *precomputed     // a precomputed StanzaHPKE
 	epoch uint32           // StanzaChannel
 	salt  [format.SaltSize]byte
+	// channel is the cached channel key of a StanzaChannel, if
+	// batchAgreements looked it up.
+	channel cipher.AEAD
 }
 
 // fill appends the plan's stanza body to dst.
@@ -254,7 +257,7 @@ func (p *plan) fill(s *Sealer, dst, preamble, fileKey []byte) ([]byte, error) {
 	case p.typ == format.StanzaShared && p.item == nil:
 		return p.cs.wrapShared(dst, p.r, p.eph, preamble, fileKey, anon)
 	case p.typ == format.StanzaChannel:
-		return s.Keyring.sealChannel(dst, p.r, p.epoch, p.salt, s.aead(), preamble, fileKey)
+		return s.Keyring.sealChannel(dst, p.r, p.epoch, p.salt, s.aead(), p.channel, preamble, fileKey)
 	case p.item != nil:
 		return p.item.seal(appendPrefix(dst, p.r, anon), preamble, fileKey)
 	}

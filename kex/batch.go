@@ -57,20 +57,23 @@ func checked(s *[32]byte) ([]byte, error) {
 
 // inBatches runs f on consecutive parts of [0, n) of at most
 // x25519x8.Lanes, the parts spread evenly, on GOMAXPROCS goroutines.
-func inBatches(n int, f func(start, end int) error) error {
+func inBatches(n int, f func(start, end int)) {
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	size := x25519x8.BatchSize(n)
 	for start := 0; start < n; start += size {
-		g.Go(func() error { return f(start, min(start+size, n)) })
+		g.Go(func() error {
+			f(start, min(start+size, n))
+			return nil
+		})
 	}
-	return g.Wait()
+	g.Wait()
 }
 
 // generateX25519 sets keys[i] to a new key pair for each i in peers, in
 // passes of x25519x8.
 func generateX25519(keys []privateKey, peers []int) {
-	inBatches(len(peers), func(start, end int) error {
+	inBatches(len(peers), func(start, end int) {
 		var scalars, pubs [x25519x8.Lanes][32]byte
 		for j := range end - start {
 			rand.Read(scalars[j][:])
@@ -80,7 +83,6 @@ func generateX25519(keys []privateKey, peers []int) {
 			keys[i] = &xScalar{k: scalars[j], pub: pubs[j]}
 		}
 		clear(scalars[:])
-		return nil
 	})
 }
 
@@ -119,7 +121,7 @@ func (r *Round) Channels(msgs []*Message) (channels []*Channel, err error) {
 		}
 		jobs = append(jobs, job{i: i, peer: m.SenderID, k: [32]byte(r.keys[m.SenderID].bytes()), pub: pub})
 	}
-	inBatches(len(jobs), func(start, end int) error {
+	inBatches(len(jobs), func(start, end int) {
 		var scalars, points, out [x25519x8.Lanes][32]byte
 		part := jobs[start:end]
 		for j := range part {
@@ -137,7 +139,6 @@ func (r *Round) Channels(msgs []*Message) (channels []*Channel, err error) {
 			channels[jb.i], errs[jb.i] = newChannel(r.group.Suite, r.group.Suite.pairwiseKey(shared, r.group.SessionID, r.self, jb.peer), jb.peer)
 			clear(shared)
 		}
-		return nil
 	})
 	return channels, errors.Join(errs...)
 }

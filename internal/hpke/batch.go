@@ -30,7 +30,9 @@ func (k *KEM) EncapShared(eph *PrivateKey, pks []*PublicKey) (ss [][]byte, errs 
 		return k.each(pks, func(_ int, pk *PublicKey) ([]byte, error) { return k.Encap(eph, pk) })
 	}
 	dh := agreeBatch(eph, pks)
-	return k.kdfBatch(&dh, pks, func(int) []byte { return eph.pub })
+	return k.finishBatch(&dh, pks, func(i int, secret []byte) ([]byte, error) {
+		return k.extractAndExpand(secret, eph.pub, pks[i].raw)
+	})
 }
 
 // agreeBatch returns X25519(sk, pks[i]) in lane i: one pass.
@@ -75,7 +77,9 @@ func (k *KEM) EncapFresh(pks []*PublicKey) (encs, ss [][]byte, errs []error) {
 	for i := range pks {
 		encs[i] = append([]byte(nil), pubs[i][:]...)
 	}
-	ss, errs = k.kdfBatch(&dh, pks, func(i int) []byte { return encs[i] })
+	ss, errs = k.finishBatch(&dh, pks, func(i int, secret []byte) ([]byte, error) {
+		return k.extractAndExpand(secret, encs[i], pks[i].raw)
+	})
 	return encs, ss, errs
 }
 
@@ -88,16 +92,9 @@ func (k *KEM) DHBatch(sk *PrivateKey, pks []*PublicKey) (dh [][]byte, errs []err
 		return k.each(pks, func(_ int, pk *PublicKey) ([]byte, error) { return k.DH(sk, pk) })
 	}
 	out := agreeBatch(sk, pks)
-	dh = make([][]byte, len(pks))
-	for i := range pks {
-		if isZero(&out[i]) {
-			errs = setErr(errs, len(pks), i, errLowOrder)
-			continue
-		}
-		dh[i] = append([]byte(nil), out[i][:]...)
-	}
-	clear(out[:])
-	return dh, errs
+	return k.finishBatch(&out, pks, func(_ int, secret []byte) ([]byte, error) {
+		return append([]byte(nil), secret...), nil
+	})
 }
 
 // errLowOrder is the batch methods' refusal of an all-zero X25519 output,
@@ -118,42 +115,32 @@ func (k *KEM) checkBatch(pks []*PublicKey, sk *PrivateKey) {
 	}
 }
 
-// each runs f on every public key, one after another.
+// each runs f on every public key, one after another: out[i] and
+// errs[i] are its results for pks[i], errs nil if f never failed.
 func (k *KEM) each(pks []*PublicKey, f func(int, *PublicKey) ([]byte, error)) (out [][]byte, errs []error) {
 	out = make([][]byte, len(pks))
 	for i, pk := range pks {
 		var err error
 		if out[i], err = f(i, pk); err != nil {
-			errs = setErr(errs, len(pks), i, err)
+			if errs == nil {
+				errs = make([]error, len(pks))
+			}
+			errs[i] = err
 		}
 	}
 	return out, errs
 }
 
-// kdfBatch refuses all-zero agreements and runs ExtractAndExpand on the
-// others, with the encapsulated key enc(i) of agreement i; it clears dh.
-func (k *KEM) kdfBatch(dh *[x25519x8.Lanes][32]byte, pks []*PublicKey, enc func(int) []byte) (ss [][]byte, errs []error) {
-	ss = make([][]byte, len(pks))
-	for i, pk := range pks {
+// finishBatch refuses the all-zero agreements in dh and runs f on the
+// others (dh[i] for pks[i]), as each does; it clears dh.
+func (k *KEM) finishBatch(dh *[x25519x8.Lanes][32]byte, pks []*PublicKey, f func(i int, secret []byte) ([]byte, error)) (out [][]byte, errs []error) {
+	defer clear(dh[:])
+	return k.each(pks, func(i int, _ *PublicKey) ([]byte, error) {
 		if isZero(&dh[i]) {
-			errs = setErr(errs, len(pks), i, errLowOrder)
-			continue
+			return nil, errLowOrder
 		}
-		var err error
-		if ss[i], err = k.extractAndExpand(dh[i][:], enc(i), pk.raw); err != nil {
-			errs = setErr(errs, len(pks), i, err)
-		}
-	}
-	clear(dh[:])
-	return ss, errs
-}
-
-func setErr(errs []error, n, i int, err error) []error {
-	if errs == nil {
-		errs = make([]error, n)
-	}
-	errs[i] = err
-	return errs
+		return f(i, dh[i][:])
+	})
 }
 
 // isZero reports, in constant time, whether b is all zeros: the output of
