@@ -25,7 +25,7 @@ type benchConfig struct {
 
 // report is everything fanseal bench measured, as --json writes it.
 type benchReport struct {
-	Machine     machine       `json:"machine"`
+	Machine     sim.Machine   `json:"machine"`
 	Seal        []latency     `json:"seal"`
 	Open        []latency     `json:"open"`
 	Ledger      []latency     `json:"ledger"`
@@ -37,9 +37,6 @@ type benchReport struct {
 	Elapsed     time.Duration `json:"elapsed_ns"`
 }
 
-// machine describes where bench and sim ran.
-type machine = sim.Machine
-
 // A latency is one measured cell: what was timed and its distribution.
 type latency struct {
 	Suite      string  `json:"suite,omitempty"`
@@ -50,8 +47,6 @@ type latency struct {
 	P99        float64 `json:"p99_ns"`
 	Samples    int     `json:"samples"`
 }
-
-func cpuModel() string { return sim.CPUModel() }
 
 // bench measures fanseal's hot paths on generated keys and prints a table
 // per section.
@@ -102,8 +97,7 @@ func bench(args []string, _ io.Reader, stdout, stderr io.Writer) (err error) {
 		cfg.counts = append(cfg.counts, *extra)
 	}
 	start := time.Now()
-	rep := benchReport{Machine: machine{CPU: cpuModel(), Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
-		Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, Date: start.UTC()}}
+	rep := benchReport{Machine: sim.ThisMachine(start)}
 	cfg.progress = newProgress(stderr, sealCells(cfg)+len(cfg.counts)*len(benchSuites)+4+4+2+4+verifyCells+2)
 	defer cfg.progress.done()
 
