@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -125,8 +124,7 @@ func bench(args []string, _ io.Reader, stdout, stderr io.Writer) (err error) {
 	fmt.Fprintf(stdout, "\n%d cells in %.1f s\n", len(rep.Seal)+len(rep.Open)+len(rep.Ledger)+len(rep.Kex)+len(rep.LtHash)+len(rep.Commitments)+len(rep.Verify)+len(rep.Batch), rep.Elapsed.Seconds())
 
 	if *jsonOut != "" {
-		b, _ := json.MarshalIndent(rep, "", "  ")
-		if err := writeReplacing(*jsonOut, func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err }); err != nil {
+		if err := writeJSON(*jsonOut, rep); err != nil {
 			return err
 		}
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -202,8 +201,7 @@ func simulate(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	printSim(stdout, res)
 	var errs []error
 	if *jsonOut != "" {
-		b, _ := json.MarshalIndent(res, "", "  ")
-		errs = append(errs, writeReplacing(*jsonOut, func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err }))
+		errs = append(errs, writeJSON(*jsonOut, res))
 	}
 	if *plotOut != "" {
 		errs = append(errs, plotSim(res, *plotOut))
