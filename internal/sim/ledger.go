@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/aes"
 	"crypto/cipher"
@@ -227,16 +228,9 @@ func (w *ledgerWorld) run(ctx context.Context, d time.Duration) error {
 			return err
 		}
 	}
-	n, err := drive(ctx, d, cmpOr(w.cfg.Concurrency, w.o.Workers), w.cfg.Rate, w.transaction)
+	n, err := drive(ctx, d, cmp.Or(w.cfg.Concurrency, w.o.Workers), w.cfg.Rate, w.transaction)
 	w.overruns += n
 	return err
-}
-
-func cmpOr(a, b int) int {
-	if a > 0 {
-		return a
-	}
-	return b
 }
 
 // rekey adds a new ledger secret from the next seqno on.

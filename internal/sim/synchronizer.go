@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -171,7 +172,7 @@ func (s *syncWorkload) newWorld(ctx context.Context, side Side, cfg *Config) (wo
 }
 
 func (w *syncWorld) run(ctx context.Context, d time.Duration) error {
-	n, err := drive(ctx, d, cmpOr(w.cfg.Concurrency, 8), w.cfg.Rate, w.transaction)
+	n, err := drive(ctx, d, cmp.Or(w.cfg.Concurrency, 8), w.cfg.Rate, w.transaction)
 	w.overruns += n
 	return err
 }
