@@ -148,8 +148,8 @@ func bench(args []string, _ io.Reader, stdout, stderr io.Writer) (err error) {
 }
 
 // measure times one cell alone (see measureRow).
-func measure(budget time.Duration, before func() error, f func() error) ([]float64, error) {
-	j := &job{before: before, f: f}
+func measure(budget time.Duration, f func() error) ([]float64, error) {
+	j := &job{f: f}
 	err := measureRow(budget, j)
 	return j.d, err
 }
