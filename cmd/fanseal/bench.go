@@ -246,8 +246,14 @@ func newProgress(w io.Writer, total int) *progress {
 	return &progress{w: w, on: isTerminal(w), total: total}
 }
 
-func (p *progress) step() {
-	p.n++
+func (p *progress) step() { p.to(p.n + 1) }
+
+// to advances the bar to n steps done, if that is further.
+func (p *progress) to(n int) {
+	if n <= p.n {
+		return
+	}
+	p.n = n
 	if p.on {
 		const width = 30
 		fill := min(width, p.n*width/max(1, p.total))

@@ -188,11 +188,7 @@ func simulate(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		cfg.Only = []sim.Side{sim.Fanseal}
 	}
 	bar := newProgress(stderr, 1000)
-	cfg.Progress = func(f float64) {
-		for bar.n < int(f*1000) {
-			bar.step()
-		}
-	}
+	cfg.Progress = func(f float64) { bar.to(int(f * 1000)) }
 	res, err := sim.Run(context.Background(), w, cfg)
 	bar.done()
 	if res == nil {
