@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -25,7 +24,7 @@ type benchConfig struct {
 
 // report is everything fanseal bench measured, as --json writes it.
 type benchReport struct {
-	Machine     machine       `json:"machine"`
+	Machine     sim.Machine   `json:"machine"`
 	Seal        []latency     `json:"seal"`
 	Open        []latency     `json:"open"`
 	Ledger      []latency     `json:"ledger"`
@@ -37,9 +36,6 @@ type benchReport struct {
 	Elapsed     time.Duration `json:"elapsed_ns"`
 }
 
-// machine describes where bench and sim ran.
-type machine = sim.Machine
-
 // A latency is one measured cell: what was timed and its distribution.
 type latency struct {
 	Suite      string  `json:"suite,omitempty"`
@@ -50,8 +46,6 @@ type latency struct {
 	P99        float64 `json:"p99_ns"`
 	Samples    int     `json:"samples"`
 }
-
-func cpuModel() string { return sim.CPUModel() }
 
 // bench measures fanseal's hot paths on generated keys and prints a table
 // per section.
@@ -102,8 +96,7 @@ func bench(args []string, _ io.Reader, stdout, stderr io.Writer) (err error) {
 		cfg.counts = append(cfg.counts, *extra)
 	}
 	start := time.Now()
-	rep := benchReport{Machine: machine{CPU: cpuModel(), Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
-		Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, Date: start.UTC()}}
+	rep := benchReport{Machine: sim.ThisMachine(start)}
 	cfg.progress = newProgress(stderr, sealCells(cfg)+len(cfg.counts)*len(benchSuites)+4+4+2+4+verifyCells+2)
 	defer cfg.progress.done()
 
@@ -131,8 +124,7 @@ func bench(args []string, _ io.Reader, stdout, stderr io.Writer) (err error) {
 	fmt.Fprintf(stdout, "\n%d cells in %.1f s\n", len(rep.Seal)+len(rep.Open)+len(rep.Ledger)+len(rep.Kex)+len(rep.LtHash)+len(rep.Commitments)+len(rep.Verify)+len(rep.Batch), rep.Elapsed.Seconds())
 
 	if *jsonOut != "" {
-		b, _ := json.MarshalIndent(rep, "", "  ")
-		if err := writeReplacing(*jsonOut, func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err }); err != nil {
+		if err := writeJSON(*jsonOut, rep); err != nil {
 			return err
 		}
 	}
@@ -156,8 +148,8 @@ func bench(args []string, _ io.Reader, stdout, stderr io.Writer) (err error) {
 }
 
 // measure times one cell alone (see measureRow).
-func measure(budget time.Duration, before func() error, f func() error) ([]float64, error) {
-	j := &job{before: before, f: f}
+func measure(budget time.Duration, f func() error) ([]float64, error) {
+	j := &job{f: f}
 	err := measureRow(budget, j)
 	return j.d, err
 }
@@ -254,8 +246,14 @@ func newProgress(w io.Writer, total int) *progress {
 	return &progress{w: w, on: isTerminal(w), total: total}
 }
 
-func (p *progress) step() {
-	p.n++
+func (p *progress) step() { p.to(p.n + 1) }
+
+// to advances the bar to n steps done, if that is further.
+func (p *progress) to(n int) {
+	if n <= p.n {
+		return
+	}
+	p.n = n
 	if p.on {
 		const width = 30
 		fill := min(width, p.n*width/max(1, p.total))

@@ -77,17 +77,22 @@ func plotSeal(rep benchReport, name string) error {
 	for len(grid[rows-1]) < cols {
 		grid[rows-1] = append(grid[rows-1], nil)
 	}
-	width, height := 12*vg.Inch, vg.Length(rows)*4.5*vg.Inch
+	return writePlots(name, grid, 12*vg.Inch, vg.Length(rows)*4.5*vg.Inch)
+}
+
+// writePlots draws the panels of grid (rows of equal length; nil leaves a
+// tile empty) on one width × height canvas, 4 mm apart, and writes it to
+// the file name: SVG for a .svg name, PNG otherwise.
+func writePlots(name string, grid [][]*plot.Plot, width, height vg.Length) error {
 	var c vg.CanvasWriterTo
 	if strings.HasSuffix(name, ".svg") {
 		c = vgsvg.New(width, height)
 	} else {
 		c = vgimg.PngCanvas{Canvas: vgimg.New(width, height)}
 	}
-	dc := draw.New(c)
-	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
-		PadTop: vg.Millimeter * 4, PadBottom: vg.Millimeter * 4, PadLeft: vg.Millimeter * 4, PadRight: vg.Millimeter * 4}
-	canvases := plot.Align(grid, tiles, dc)
+	pad := vg.Millimeter * 4
+	tiles := draw.Tiles{Rows: len(grid), Cols: len(grid[0]), PadX: pad, PadY: pad, PadTop: pad, PadBottom: pad, PadLeft: pad, PadRight: pad}
+	canvases := plot.Align(grid, tiles, draw.New(c))
 	for i := range grid {
 		for j, p := range grid[i] {
 			if p != nil {

@@ -58,19 +58,10 @@ func benchEnvelopes(cfg benchConfig, w io.Writer) (seal, open []latency, err err
 		fmt.Fprintf(w, "\nseal a 32-byte key, suite %s\n", suite)
 		fmt.Fprintf(w, "%10s  %-16s %12s %12s %9s\n", "recipients", "strategy", "p50", "p99", "speedup")
 		for _, n := range cfg.counts {
-			// The strategies of a row are timed round-robin.
 			sts := strategiesFor(suite)
-			jobs := make([]*job, len(sts))
-			for i, st := range sts {
-				j, stop, err := sealJob(suite, st, rs[:n], key)
-				if err != nil {
-					return nil, nil, fmt.Errorf("%s %s n=%d: %w", suite, st, n, err)
-				}
-				defer stop()
-				jobs[i] = j
-			}
-			if err := measureRow(cfg.budget, jobs...); err != nil {
-				return nil, nil, fmt.Errorf("%s n=%d: %w", suite, n, err)
+			jobs, err := sealRow(cfg.budget, suite, sts, rs[:n], key)
+			if err != nil {
+				return nil, nil, err
 			}
 			var base float64
 			for i, st := range sts {
@@ -106,6 +97,25 @@ func benchEnvelopes(cfg benchConfig, w io.Writer) (seal, open []latency, err err
 		}
 	}
 	return seal, open, nil
+}
+
+// sealRow times the strategies sts of one row round-robin, sealing key
+// for rs, and returns their jobs. What the strategies keep running (a
+// Precomputer's workers) stops with the row.
+func sealRow(budget time.Duration, suite fanseal.Suite, sts []fanseal.Strategy, rs []*fanseal.Recipient, key []byte) ([]*job, error) {
+	jobs := make([]*job, len(sts))
+	for i, st := range sts {
+		j, stop, err := sealJob(suite, st, rs, key)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s n=%d: %w", suite, st, len(rs), err)
+		}
+		defer stop()
+		jobs[i] = j
+	}
+	if err := measureRow(budget, jobs...); err != nil {
+		return nil, fmt.Errorf("%s n=%d: %w", suite, len(rs), err)
+	}
+	return jobs, nil
 }
 
 // sealJob returns the job that seals with one strategy, and what stops
@@ -247,7 +257,7 @@ func benchCommitments(cfg benchConfig, w io.Writer) (adds, commits []latency, er
 	elem := []byte("contract-0000000000000001\x02")
 	for _, x := range []lthash.XOF{lthash.BLAKE2Xb, lthash.BLAKE3} {
 		h, _ := lthash.New(x)
-		d, err := measure(cfg.budget, nil, func() error { h.Add(elem); return nil })
+		d, err := measure(cfg.budget, func() error { h.Add(elem); return nil })
 		if err != nil {
 			return nil, nil, err
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -115,4 +116,14 @@ func writeReplacing(name string, write func(io.Writer) error) error {
 		return fmt.Errorf("writing %s: %w", name, err)
 	}
 	return o.Commit()
+}
+
+// writeJSON writes v to the file name as indented JSON, as writeReplacing
+// writes files.
+func writeJSON(name string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	return writeReplacing(name, func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err })
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -189,11 +188,7 @@ func simulate(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		cfg.Only = []sim.Side{sim.Fanseal}
 	}
 	bar := newProgress(stderr, 1000)
-	cfg.Progress = func(f float64) {
-		for bar.n < int(f*1000) {
-			bar.step()
-		}
-	}
+	cfg.Progress = func(f float64) { bar.to(int(f * 1000)) }
 	res, err := sim.Run(context.Background(), w, cfg)
 	bar.done()
 	if res == nil {
@@ -202,8 +197,7 @@ func simulate(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	printSim(stdout, res)
 	var errs []error
 	if *jsonOut != "" {
-		b, _ := json.MarshalIndent(res, "", "  ")
-		errs = append(errs, writeReplacing(*jsonOut, func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err }))
+		errs = append(errs, writeJSON(*jsonOut, res))
 	}
 	if *plotOut != "" {
 		errs = append(errs, plotSim(res, *plotOut))

@@ -6,15 +6,11 @@ import (
 	"io"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/fanseal/fanseal/internal/sim"
 )
@@ -173,26 +169,11 @@ func plotSim(res *sim.Result, name string) error {
 	if len(panels) == 0 {
 		return fmt.Errorf("writing %s: no latencies to plot", name)
 	}
-	width, height := 8*vg.Inch, vg.Length(len(panels))*3.2*vg.Inch
-	var c vg.CanvasWriterTo
-	if strings.HasSuffix(name, ".svg") {
-		c = vgsvg.New(width, height)
-	} else {
-		c = vgimg.PngCanvas{Canvas: vgimg.New(width, height)}
-	}
 	grid := make([][]*plot.Plot, len(panels))
 	for i, p := range panels {
 		grid[i] = []*plot.Plot{p}
 	}
-	pad := vg.Millimeter * 4
-	canvases := plot.Align(grid, draw.Tiles{Rows: len(panels), Cols: 1, PadX: pad, PadY: pad, PadTop: pad, PadBottom: pad, PadLeft: pad, PadRight: pad}, draw.New(c))
-	for i, p := range panels {
-		p.Draw(canvases[i][0])
-	}
-	return writeReplacing(name, func(w io.Writer) error {
-		_, err := c.WriteTo(w)
-		return err
-	})
+	return writePlots(name, grid, 8*vg.Inch, vg.Length(len(panels))*3.2*vg.Inch)
 }
 
 // cdf returns at most 400 points of the empirical CDF of l (in

@@ -110,7 +110,6 @@ func (w *dkgWorld) run(ctx context.Context, d time.Duration) error {
 type dkgMember struct {
 	round    *kex.Round
 	channels []*kex.Channel // by peer; nil where none could be derived
-	msgs     []*kex.Message // received messages, by sender
 	boxes    [][]byte       // boxes[j]: the box this member sealed for j
 	blamed   uint32         // the member this one blamed, or 0
 	accused  uint32         // the member this one accuses, or 0
@@ -144,7 +143,7 @@ func (w *dkgWorld) round(ctx context.Context, n int) error {
 		if err != nil {
 			return err
 		}
-		members[i] = &dkgMember{round: r, channels: make([]*kex.Channel, n+1), msgs: make([]*kex.Message, n+1), boxes: make([][]byte, n+1)}
+		members[i] = &dkgMember{round: r, channels: make([]*kex.Channel, n+1), boxes: make([][]byte, n+1)}
 		wire := r.Message().Marshal()
 		if i == bad {
 			if err := corruptKey(wire, g, victim); err != nil {
@@ -166,7 +165,6 @@ func (w *dkgWorld) round(ctx context.Context, n int) error {
 			if err != nil {
 				return fmt.Errorf("member %d: %w", i, err)
 			}
-			m.msgs[j] = msg
 			if w.side == Baseline {
 				if k := firstBadKey(msg, g); k != 0 {
 					w.c.onReceipt.Add(1)

@@ -2,10 +2,7 @@ package sim
 
 import (
 	"encoding/json"
-	"os"
-	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 )
@@ -88,17 +85,4 @@ func (r *recorder) sorted() []*Latency {
 		slices.Sort(l.Samples)
 	}
 	return r.series
-}
-
-// CPUModel returns the CPU's model name, or the architecture where the
-// system does not say.
-func CPUModel() string {
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, l := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
-				return strings.TrimSpace(v)
-			}
-		}
-	}
-	return runtime.GOARCH
 }

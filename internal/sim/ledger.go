@@ -2,12 +2,14 @@ package sim
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash"
@@ -227,16 +229,9 @@ func (w *ledgerWorld) run(ctx context.Context, d time.Duration) error {
 			return err
 		}
 	}
-	n, err := drive(ctx, d, cmpOr(w.cfg.Concurrency, w.o.Workers), w.cfg.Rate, w.transaction)
+	n, err := drive(ctx, d, cmp.Or(w.cfg.Concurrency, w.o.Workers), w.cfg.Rate, w.transaction)
 	w.overruns += n
 	return err
-}
-
-func cmpOr(a, b int) int {
-	if a > 0 {
-		return a
-	}
-	return b
 }
 
 // rekey adds a new ledger secret from the next seqno on.
@@ -267,7 +262,7 @@ func (w *ledgerWorld) transaction(ctx context.Context, due time.Time) error {
 	public := w.writeSet(rng, "public", i)
 	private := w.writeSet(rng, "private", i)
 	frame := appendFrameHeader(make([]byte, 0, frameHeaderSize+4+len(public)+ledger.HeaderSize+len(private)+ledger.TagSize), kindTx, txid)
-	frame = appendUint32(frame, uint32(len(public)))
+	frame = binary.BigEndian.AppendUint32(frame, uint32(len(public)))
 	frame = append(frame, public...)
 	t := time.Now()
 	var err error
@@ -324,8 +319,8 @@ func freshEncrypt(dst, key, plaintext, aad []byte, txid ledger.TxID) ([]byte, er
 // generate the same work.
 func seedFor(seed, i uint64) [32]byte {
 	var b [32]byte
-	putUint64(b[:], seed)
-	putUint64(b[8:], i)
+	binary.BigEndian.PutUint64(b[:], seed)
+	binary.BigEndian.PutUint64(b[8:], i)
 	return sha256.Sum256(b[:])
 }
 
@@ -336,9 +331,9 @@ func (w *ledgerWorld) writeSet(rng *mrand.ChaCha8, domain string, i uint64) []by
 	for e := range w.o.Entries {
 		key := fmt.Appendf(nil, "%s/%d/%d", domain, i, e)
 		size := w.o.MinSize + int(rng.Uint64()%uint64(w.o.MaxSize-w.o.MinSize+1))
-		b = appendUint16(b, uint16(len(key)))
+		b = binary.BigEndian.AppendUint16(b, uint16(len(key)))
 		b = append(b, key...)
-		b = appendUint32(b, uint32(size))
+		b = binary.BigEndian.AppendUint32(b, uint32(size))
 		b = slices.Grow(b, size)
 		v := b[len(b) : len(b)+size]
 		rng.Read(v)

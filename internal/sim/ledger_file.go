@@ -37,14 +37,10 @@ const (
 	maxFrame        = 1 << 26
 )
 
-func appendUint16(b []byte, v uint16) []byte { return binary.BigEndian.AppendUint16(b, v) }
-func appendUint32(b []byte, v uint32) []byte { return binary.BigEndian.AppendUint32(b, v) }
-func putUint64(b []byte, v uint64)           { binary.BigEndian.PutUint64(b, v) }
-
 func appendFrameHeader(b []byte, kind byte, txid ledger.TxID) []byte {
 	b = append(b, 0, 0, 0, 0, kind)
 	b = binary.BigEndian.AppendUint64(b, txid.Seqno)
-	return appendUint32(b, uint32(txid.View))
+	return binary.BigEndian.AppendUint32(b, uint32(txid.View))
 }
 
 // putFrameLen fills in the length of a complete frame.
@@ -102,7 +98,7 @@ func chainRoot(prev [32]byte, interval hash.Hash) [32]byte {
 func signedBytes(txid ledger.TxID, root, evidence [32]byte) []byte {
 	b := []byte("fanseal sim ledger signature")
 	b = binary.BigEndian.AppendUint64(b, txid.Seqno)
-	b = appendUint32(b, uint32(txid.View))
+	b = binary.BigEndian.AppendUint32(b, uint32(txid.View))
 	b = append(b, root[:]...)
 	return append(b, evidence[:]...)
 }
@@ -292,7 +288,7 @@ func (w *ledgerWorld) injectFaults() (faultsInjected, error) {
 		txid := ledger.TxID{View: ledgerView, Seqno: w.lastSig.seqno + 1 + uint64(i)}
 		frame := appendFrameHeader(nil, kindTx, txid)
 		public := []byte("\x00\x05stale\x00\x00\x00\x00")
-		frame = appendUint32(frame, uint32(len(public)))
+		frame = binary.BigEndian.AppendUint32(frame, uint32(len(public)))
 		frame = append(frame, public...)
 		if frame, err = w.enc.Encrypt(frame, public, public, txid, ledger.WriteSet); err != nil {
 			return in, err

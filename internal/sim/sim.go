@@ -20,10 +20,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -372,8 +374,21 @@ func settledGoroutines(before int) int {
 
 // ThisMachine describes the machine, dated t.
 func ThisMachine(t time.Time) Machine {
-	return Machine{CPU: CPUModel(), Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
+	return Machine{CPU: cpuModel(), Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
 		Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, Date: t.UTC()}
+}
+
+// cpuModel returns the CPU's model name, or the architecture where the
+// system does not say.
+func cpuModel() string {
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				return strings.TrimSpace(v)
+			}
+		}
+	}
+	return runtime.GOARCH
 }
 
 // reportProgress calls progress about ten times a second until the

@@ -31,7 +31,7 @@ type activeContracts struct {
 	groups    map[string]acs.Stakeholders
 }
 
-func newLedgerOfContracts(p *participant, side Side, hosts map[string]int) (*activeContracts, error) {
+func newActiveContracts(p *participant, side Side, hosts map[string]int) (*activeContracts, error) {
 	l := &activeContracts{index: p.index, self: acs.ParticipantID(p.name), side: side, hosts: hosts,
 		hosting: acs.Hosting{}, pending: map[uint64]*syncTx{}, groups: map[string]acs.Stakeholders{}}
 	for party, i := range hosts {

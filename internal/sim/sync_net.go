@@ -150,13 +150,12 @@ type mediator struct {
 	drop    map[int]bool // participants whose connection drops on their next frame
 	c       *syncCounters
 
-	received, duplicates, rejected, batches, incomplete atomic.Int64
+	received, duplicates, rejected, batches atomic.Int64
 }
 
 type pendingTx struct {
 	reqHash   [32]byte
 	confirmed []bool
-	remaining int
 	approve   bool
 	decided   bool
 	verdict   chan bool
@@ -333,7 +332,7 @@ func (m *mediator) register(req *request, senderKey []byte) (<-chan bool, error)
 	if err := checkSignature(m.side, m.scheme, senderKey, msg, req.sig); err != nil {
 		return nil, fmt.Errorf("mediator: request: %w", err)
 	}
-	p := &pendingTx{reqHash: sha256.Sum256(msg), confirmed: make([]bool, len(m.keys)), remaining: len(m.keys), approve: true,
+	p := &pendingTx{reqHash: sha256.Sum256(msg), confirmed: make([]bool, len(m.keys)), approve: true,
 		verdict: make(chan bool, 1), waiting: make([]bool, len(m.keys))}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -356,10 +355,7 @@ func (m *mediator) record(c *confirmation, valid bool) {
 	}
 	p.confirmed[c.participant] = true
 	p.approve = p.approve && c.approve
-	if p.remaining--; p.remaining == 0 {
-		if slices.Contains(p.confirmed, false) {
-			m.incomplete.Add(1) // a verdict without every informee: never
-		}
+	if !slices.Contains(p.confirmed, false) { // every informee confirmed
 		p.decided = true
 		p.verdict <- p.approve
 		delete(m.pending, c.seq)

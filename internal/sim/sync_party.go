@@ -80,7 +80,7 @@ func newParticipants(o SynchronizerOptions, side Side, hosting map[string]int, c
 	for _, p := range parts {
 		p.all = all
 		var err error
-		if p.acs, err = newLedgerOfContracts(p, side, hosting); err != nil {
+		if p.acs, err = newActiveContracts(p, side, hosting); err != nil {
 			return nil, err
 		}
 		if side == Baseline {
