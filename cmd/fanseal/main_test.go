@@ -139,7 +139,7 @@ func TestDecryptFailureLeavesNoOutput(t *testing.T) {
 		{"cut-in-chunk", env[:len(env)-100], keys[0], "corrupted"},
 		{"cut-in-header", env[:60], keys[0], "truncated"},
 		{"cut-at-chunk", env[:len(env)-(200000-3*65536)-16], keys[0], "truncated"},
-		{"tampered", env[:len(env)-50] + "X" + env[len(env)-49:], keys[0], "tampered"},
+		{"tampered", env[:len(env)-50] + string([]byte{env[len(env)-50] ^ 1}) + env[len(env)-49:], keys[0], "tampered"},
 		{"garbage", "not an envelope at all, clearly", keys[0], "not a fanseal envelope"},
 	}
 	for _, tc := range cases {

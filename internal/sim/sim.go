@@ -485,7 +485,8 @@ func (h *heapSampler) stop() uint64 {
 // op has returned, with the first error.
 func drive(ctx context.Context, d time.Duration, conc int, rate float64, op func(ctx context.Context, due time.Time) error) (overruns int, err error) {
 	g, ctx := errgroup.WithContext(ctx)
-	deadline := time.Now().Add(d)
+	start := time.Now()
+	deadline := start.Add(d)
 	if rate <= 0 {
 		for range max(1, conc) {
 			g.Go(func() error {
@@ -501,7 +502,7 @@ func drive(ctx context.Context, d time.Duration, conc int, rate float64, op func
 	}
 	g.SetLimit(maxInFlight)
 	interval := time.Duration(float64(time.Second) / rate)
-	for due := time.Now(); due.Before(deadline) && ctx.Err() == nil; due = due.Add(interval) {
+	for due := start; due.Before(deadline) && ctx.Err() == nil; due = due.Add(interval) {
 		if wait := time.Until(due); wait > 0 {
 			time.Sleep(wait)
 		}
