@@ -82,12 +82,14 @@ func TestBatchedStanzas(t *testing.T) {
 			s := &Sealer{Strategy: st}
 			switch st {
 			case Precomputed:
+				// Counted from before the workers start: they may refill
+				// before NewPrecomputer returns.
+				before := batchedAgreements.Load()
 				p, err := NewPrecomputer(PrecomputeOptions{PoolSize: 2, Workers: 2}, rs[:10]...)
 				if err != nil {
 					t.Fatal(err)
 				}
 				defer p.Close()
-				before := batchedAgreements.Load()
 				if err := p.WaitFull(context.Background()); err != nil {
 					t.Fatal(err)
 				}
