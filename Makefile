@@ -4,7 +4,7 @@ BENCH_OUT ?= bench.txt
 
 .PHONY: bench test
 bench:
-	go test -run '^$$' -bench . -benchmem -count 10 ./... | tee $(BENCH_OUT)
+	go test -run '^$$' -bench . -benchmem -count 10 github.com/fanseal/fanseal/... | tee $(BENCH_OUT)
 
 test:
 	bash .ci/run

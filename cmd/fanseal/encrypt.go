@@ -7,6 +7,7 @@ import (
 
 	"github.com/fanseal/fanseal"
 	"github.com/fanseal/fanseal/armor"
+	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
 )
 
 func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -41,7 +42,7 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(recipients) == 0 {
 		return fmt.Errorf("%w: encrypt needs at least one -r or -R", errUsage)
 	}
-	if *out == "" && !*useArmor && isTerminal(stdout) {
+	if *out == "" && !*useArmor && report.IsTerminal(stdout) {
 		return fmt.Errorf("refusing to write a binary envelope to the terminal; use -a for text, or -o FILE")
 	}
 	in, closeIn, err := openInput(first(pos), stdin)

@@ -12,8 +12,8 @@ import (
 	"github.com/fanseal/fanseal/internal/stream"
 )
 
-// report is what inspect prints; its JSON form is stable.
-type report struct {
+// inspection is what inspect prints; its JSON form is stable.
+type inspection struct {
 	Version     int             `json:"version"`
 	AEAD        string          `json:"aead"`
 	Anonymous   bool            `json:"anonymous"`
@@ -50,7 +50,7 @@ func inspect(args []string, stdin io.Reader, stdout, _ io.Writer) error {
 	if err != nil {
 		return describe(err)
 	}
-	rep := report{Version: format.Version, AEAD: fanseal.AEAD(h.AEAD).String(), Anonymous: h.Anonymous(), Armored: armored, HeaderSize: len(h.Raw) + format.MACSize}
+	rep := inspection{Version: format.Version, AEAD: fanseal.AEAD(h.AEAD).String(), Anonymous: h.Anonymous(), Armored: armored, HeaderSize: len(h.Raw) + format.MACSize}
 	for st := range h.Stanzas() {
 		s := stanzaSummary{Type: fmt.Sprintf("unknown (0x%02x)", st.Type), Suite: "?"}
 		switch st.Type {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fanseal/fanseal"
+	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
 )
 
 func keygen(args []string, _ io.Reader, stdout, stderr io.Writer) error {
@@ -60,7 +61,7 @@ func keygen(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	}
 	if *out != "" {
 		fmt.Fprintln(stdout, pub)
-	} else if isTerminal(stdout) {
+	} else if report.IsTerminal(stdout) {
 		fmt.Fprintf(stderr, "Public key: %s\n", pub)
 	}
 	return nil

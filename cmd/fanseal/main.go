@@ -21,8 +21,6 @@ import (
 	"io"
 	"os"
 	"strings"
-
-	"golang.org/x/term"
 )
 
 const usage = `fanseal seals one payload for many recipients; each opens it with one key agreement.
@@ -117,7 +115,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 		"encrypt": encrypt,
 		"decrypt": decrypt,
 		"inspect": inspect,
-		"bench":   bench,
+		"bench":   runBench,
 		"sim":     simulate,
 	}
 	switch args[0] {
@@ -184,10 +182,3 @@ type multiFlag []string
 
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
-
-// isTerminal reports whether w is a terminal. Being a character device is
-// not enough: /dev/null is one too.
-func isTerminal(w any) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}

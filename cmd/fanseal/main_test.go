@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/fanseal/fanseal"
+	"github.com/fanseal/fanseal/cmd/fanseal/internal/bench"
 )
 
 // cli runs the command in-process and returns its status and output.
@@ -188,7 +189,7 @@ func TestErrors(t *testing.T) {
 func TestInspect(t *testing.T) {
 	_, _, pubs := setup(t, "x25519", 2)
 	env := mustRun(t, strings.Repeat("a", 70000), "encrypt", "-r", pubs[0], "-r", pubs[1])
-	var rep report
+	var rep inspection
 	if err := json.Unmarshal([]byte(mustRun(t, env, "inspect", "--json")), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -206,21 +207,21 @@ func TestInspect(t *testing.T) {
 	mustFail(t, env[:40], "truncated", "inspect")
 }
 
+// TestBenchQuick runs fanseal bench --quick with its output files; what
+// the report holds is internal/bench's TestRunQuick.
 func TestBenchQuick(t *testing.T) {
 	if testing.Short() {
 		t.Skip("bench takes a few seconds")
 	}
 	dir := t.TempDir()
-	jsonFile, png, svg := filepath.Join(dir, "b.json"), filepath.Join(dir, "b.png"), filepath.Join(dir, "b.svg")
+	jsonFile, png := filepath.Join(dir, "b.json"), filepath.Join(dir, "b.png")
 	out := mustRun(t, "", "bench", "--quick", "--recipients", "0", "--json", jsonFile, "--plot", png)
-	for _, want := range []string{"suite p256", "suite mlkem768x25519", "shared-parallel", "precomputed", "channel",
-		"open as the last recipient", "cache hit", "ledger", "key exchange round", "LtHash16", "ACS commitments", "speedup",
-		"verify 16 signatures", "batch, 1 bad", "bip340", "loopback TCP", "batched"} {
+	for _, want := range []string{"fanseal bench:", "suite p256", "loopback TCP", "cells in"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("bench output lacks %q:\n%s", want, out)
 		}
 	}
-	var rep benchReport
+	var rep bench.Report
 	b, err := os.ReadFile(jsonFile)
 	if err != nil {
 		t.Fatal(err)
@@ -228,22 +229,11 @@ func TestBenchQuick(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Machine.Cores == 0 || rep.Machine.Go == "" || rep.Machine.GOMAXPROCS == 0 || len(rep.Seal) != sealCells(benchConfig{counts: []int{2, 5, 10, 20}}) {
+	if rep.Machine.Cores == 0 || len(rep.Seal) == 0 || len(rep.Drain) == 0 {
 		t.Fatalf("JSON report: machine %+v, %d seal cells", rep.Machine, len(rep.Seal))
-	}
-	for _, c := range append(rep.Seal, rep.Open...) {
-		if c.P50 <= 0 || c.P99 < c.P50 || c.Samples < 5 {
-			t.Fatalf("implausible cell %+v", c)
-		}
 	}
 	if img, err := os.ReadFile(png); err != nil || !bytes.HasPrefix(img, []byte("\x89PNG")) {
 		t.Fatalf("plot is not a PNG: %v", err)
-	}
-	if err := plotSeal(rep, svg); err != nil {
-		t.Fatal(err)
-	}
-	if img, _ := os.ReadFile(svg); !bytes.Contains(img, []byte("<svg")) {
-		t.Fatal("plot is not an SVG")
 	}
 	mustFail(t, "", "--recipients", "bench", "--recipients", "-1")
 	mustFail(t, "", ".png or .svg", "bench", "--plot", "x.gif")
@@ -267,13 +257,13 @@ func TestNoProfilesByDefault(t *testing.T) {
 }
 
 func TestPprofServer(t *testing.T) {
-	if _, _, err := startPprof("0.0.0.0:0", false); err == nil || !strings.Contains(err.Error(), "loopback") {
+	if _, _, err := bench.ServePprof("0.0.0.0:0", false); err == nil || !strings.Contains(err.Error(), "loopback") {
 		t.Fatalf("non-loopback address: %v", err)
 	}
-	if _, _, err := startPprof("nonsense", false); err == nil {
+	if _, _, err := bench.ServePprof("nonsense", false); err == nil {
 		t.Fatal("address without a port accepted")
 	}
-	srv, addr, err := startPprof("127.0.0.1:0", false)
+	srv, addr, err := bench.ServePprof("127.0.0.1:0", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,12 +325,12 @@ func TestInspectStanzaTypes(t *testing.T) {
 	ring.AddPeer(b.Recipient())
 	shared, _ := (&fanseal.Sealer{Strategy: fanseal.Shared}).SealBytes([]byte("x"), a.Recipient(), b.Recipient())
 	channel, _ := (&fanseal.Sealer{Strategy: fanseal.Channel, Keyring: ring}).SealBytes([]byte("x"), a.Recipient(), b.Recipient())
-	var rep report
+	var rep inspection
 	json.Unmarshal([]byte(mustRun(t, string(shared), "inspect", "--json")), &rep)
 	if len(rep.Recipients) != 2 || rep.Recipients[0].Type != "shared" || len(rep.SharedKeys) != 1 || rep.SharedKeys[0] != "p256" {
 		t.Fatalf("shared envelope: %+v", rep)
 	}
-	rep = report{}
+	rep = inspection{}
 	json.Unmarshal([]byte(mustRun(t, string(channel), "inspect", "--json")), &rep)
 	if len(rep.Recipients) != 2 || rep.Recipients[0].Type != "hpke" || rep.Recipients[1].Type != "channel" || rep.Recipients[1].Sender == "" {
 		t.Fatalf("channel envelope: %+v", rep)

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
 )
 
 // progressThreshold is the input size from which encrypt and decrypt show
@@ -16,7 +18,7 @@ const progressThreshold = 64 << 20
 // progressThreshold bytes. The returned function clears the line.
 func withProgress(in io.Reader, stderr io.Writer, verb string) (io.Reader, func()) {
 	f, ok := in.(*os.File)
-	if !ok || !isTerminal(stderr) {
+	if !ok || !report.IsTerminal(stderr) {
 		return in, func() {}
 	}
 	st, err := f.Stat()

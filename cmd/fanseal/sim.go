@@ -13,7 +13,8 @@ import (
 	"time"
 
 	"github.com/fanseal/fanseal"
-	"github.com/fanseal/fanseal/internal/sim"
+	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
+	"github.com/fanseal/fanseal/cmd/fanseal/internal/sim"
 	"github.com/fanseal/fanseal/kex"
 	"github.com/fanseal/fanseal/verify"
 )
@@ -38,7 +39,7 @@ Workloads:
                   signs the request; the mediator and every informee verify it;
                   each informee opens its views, checks them, and sends a signed
                   confirmation to the mediator over a real loopback TCP
-                  connection through a batch.Batcher; the mediator verifies a
+                  connection through a drain.Sender; the mediator verifies a
                   transaction's confirmations together (one batch verification)
                   and emits the verdict; informees apply
                   the transaction's contracts to their running commitments, and
@@ -187,20 +188,21 @@ func simulate(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	case *after:
 		cfg.Only = []sim.Side{sim.Fanseal}
 	}
-	bar := newProgress(stderr, 1000)
-	cfg.Progress = func(f float64) { bar.to(int(f * 1000)) }
+	bar := report.NewBar(stderr, 1000)
+	cfg.Progress = func(f float64) { bar.To(int(f * 1000)) }
 	res, err := sim.Run(context.Background(), w, cfg)
-	bar.done()
+	bar.Done()
 	if res == nil {
 		return err
 	}
-	printSim(stdout, res)
+	sim.Print(stdout, res)
 	var errs []error
 	if *jsonOut != "" {
 		errs = append(errs, writeJSON(*jsonOut, res))
 	}
 	if *plotOut != "" {
-		errs = append(errs, plotSim(res, *plotOut))
+		svg := strings.HasSuffix(*plotOut, ".svg")
+		errs = append(errs, writeReplacing(*plotOut, func(w io.Writer) error { return sim.Plot(w, svg, res) }))
 	}
 	if *cpuProfile != "" {
 		errs = append(errs, writeReplacing(*cpuProfile, res.WriteProfile))

@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"unsafe"
+
+	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
 )
 
 // openPTY returns the terminal end of a new pseudo-terminal.
@@ -42,8 +44,8 @@ func TestTerminalDetection(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer null.Close()
-	if !isTerminal(tty) || isTerminal(null) {
-		t.Fatalf("isTerminal: pty %v, /dev/null %v", isTerminal(tty), isTerminal(null))
+	if !report.IsTerminal(tty) || report.IsTerminal(null) {
+		t.Fatalf("isTerminal: pty %v, /dev/null %v", report.IsTerminal(tty), report.IsTerminal(null))
 	}
 	var stderr strings.Builder
 	if status := run([]string{"encrypt", "-r", pubs[0]}, strings.NewReader("x"), tty, &stderr); status != 1 || !strings.Contains(stderr.String(), "terminal") {

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// startPprof serves live profiles on addr from a dedicated ServeMux. It
+// ServePprof serves live profiles on addr from a dedicated ServeMux. It
 // refuses an address that is not loopback unless public is set. It does
 // not use net/http/pprof, whose import alone registers its handlers on
 // http.DefaultServeMux: nothing fanseal serves exposes profiles unless
@@ -28,14 +28,14 @@ import (
 // name. And "localhost" is resolved here, not by the listener: every
 // address it resolves to must be loopback, and the listener binds that
 // address, not the name.
-func startPprof(addr string, public bool) (*http.Server, string, error) {
+func ServePprof(addr string, public bool) (*http.Server, string, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: --pprof %q: %v", errUsage, addr, err)
+		return nil, "", fmt.Errorf("%w: --pprof %q: %v", ErrAddress, addr, err)
 	}
 	bind, err := pprofBindHost(host, public)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: --pprof %q: %v", errUsage, addr, err)
+		return nil, "", fmt.Errorf("%w: --pprof %q: %v", ErrAddress, addr, err)
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(bind, port))
 	if err != nil {
@@ -46,6 +46,9 @@ func startPprof(addr string, public bool) (*http.Server, string, error) {
 	go srv.Serve(ln)
 	return srv, ln.Addr().String(), nil
 }
+
+// ErrAddress marks a --pprof address that ServePprof refuses.
+var ErrAddress = errors.New("refused address")
 
 // errNotLoopback is the reason to refuse a --pprof address without
 // --pprof-public.

@@ -1,4 +1,4 @@
-package batch_test
+package drain_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/fanseal/fanseal/batch"
+	"github.com/fanseal/fanseal/drain"
 	"github.com/fanseal/fanseal/internal/frame"
 )
 
@@ -26,7 +26,7 @@ func BenchmarkSendTCP(b *testing.B) {
 				b.Fatal(err)
 			}
 			client := frame.NewClient(conn)
-			bt := batch.New(client.Send, batch.Options[[]byte]{})
+			bt := drain.New(client.Send, drain.Options[[]byte]{})
 			submit := bt.Submit
 			if mode == "per-item" {
 				submit = func(ctx context.Context, it []byte) error { return client.Send(ctx, [][]byte{it}) }

@@ -1,4 +1,4 @@
-package batch
+package drain
 
 import (
 	"context"
@@ -53,7 +53,7 @@ func (r *recorder[T]) sent() [][]T {
 }
 
 // queued is the number of items waiting, as the sender would see them.
-func (b *Batcher[T]) queued() int {
+func (b *Sender[T]) queued() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	n := 0
@@ -64,7 +64,7 @@ func (b *Batcher[T]) queued() int {
 }
 
 // waitQueued spins until n items are queued.
-func waitQueued[T any](t *testing.T, b *Batcher[T], n int) {
+func waitQueued[T any](t *testing.T, b *Sender[T], n int) {
 	t.Helper()
 	for b.queued() != n {
 		select {
@@ -310,14 +310,14 @@ func TestClose(t *testing.T) {
 	}
 }
 
-func (b *Batcher[T]) isClosed() bool {
+func (b *Sender[T]) isClosed() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.closed
 }
 
 // TestCloseFreesBlocked checks that a Submit waiting for room in a full
-// queue fails with ErrClosed when the Batcher closes.
+// queue fails with ErrClosed when the Sender closes.
 func TestCloseFreesBlocked(t *testing.T) {
 	r := recorder[int]{gate: make(chan struct{}), entered: make(chan struct{}, 16)}
 	b := New(r.send, Options[int]{QueueSize: 1})

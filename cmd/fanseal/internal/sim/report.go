@@ -1,6 +1,7 @@
-package main
+package sim
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
 	"io"
@@ -12,13 +13,13 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/fanseal/fanseal/internal/sim"
+	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
 )
 
-// printSim writes the report of a sim run: a column per side and, when
+// Print writes the report of a run: a column per side and, when
 // both ran, the ratio (how many times better fanseal is: lower latency,
 // higher throughput).
-func printSim(w io.Writer, res *sim.Result) {
+func Print(w io.Writer, res *Result) {
 	m, c := res.Machine, res.Config
 	fmt.Fprintf(w, "fanseal sim %s: %s\n", res.Workload, res.Description)
 	loop := "closed loop"
@@ -50,7 +51,7 @@ func printSim(w io.Writer, res *sim.Result) {
 		higherBetter
 		noRatio
 	)
-	row := func(name string, kind int, value func(*sim.SideResult) float64, format func(float64) string) {
+	row := func(name string, kind int, value func(*SideResult) float64, format func(float64) string) {
 		fmt.Fprintf(w, "%-40s", name)
 		for _, s := range sides {
 			fmt.Fprintf(w, " %14s", format(value(s)))
@@ -73,23 +74,23 @@ func printSim(w io.Writer, res *sim.Result) {
 		fmt.Fprintln(w)
 	}
 	unit := sides[0].Unit
-	row(fmt.Sprintf("throughput (%s/s)", unit), higherBetter, func(s *sim.SideResult) float64 { return s.Throughput }, func(v float64) string { return fmt.Sprintf("%.1f", v) })
+	row(fmt.Sprintf("throughput (%s/s)", unit), higherBetter, func(s *SideResult) float64 { return s.Throughput }, func(v float64) string { return fmt.Sprintf("%.1f", v) })
 	for _, l := range sides[0].Latency {
 		for _, p := range []float64{50, 99} {
-			row(fmt.Sprintf("%s p%g", l.Name, p), lowerBetter, func(s *sim.SideResult) float64 { return s.LatencyOf(l.Name).Percentile(p) }, round)
+			row(fmt.Sprintf("%s p%g", l.Name, p), lowerBetter, func(s *SideResult) float64 { return s.LatencyOf(l.Name).Percentile(p) }, report.Time)
 		}
 	}
 	if sides[0].CPU != nil {
 		pct := func(v float64) string { return fmt.Sprintf("%.1f %%", 100*v) }
-		row(fmt.Sprintf("CPU per %s", unit), lowerBetter, func(s *sim.SideResult) float64 { return 1e9 * s.CPU.Seconds / float64(max(1, s.Ops)) }, round)
-		row("crypto share of CPU", noRatio, func(s *sim.SideResult) float64 { return s.CPU.Crypto }, pct)
+		row(fmt.Sprintf("CPU per %s", unit), lowerBetter, func(s *SideResult) float64 { return 1e9 * s.CPU.Seconds / float64(max(1, s.Ops)) }, report.Time)
+		row("crypto share of CPU", noRatio, func(s *SideResult) float64 { return s.CPU.Crypto }, pct)
 		for _, sh := range sides[0].CPU.Shares {
-			row(sh.Name+" share", noRatio, func(s *sim.SideResult) float64 { return s.CPU.ShareOf(sh.Name) }, pct)
+			row(sh.Name+" share", noRatio, func(s *SideResult) float64 { return s.CPU.ShareOf(sh.Name) }, pct)
 		}
 	} else {
 		fmt.Fprintf(w, "CPU shares: profile %s\n", res.Profile)
 	}
-	row("peak heap while running", noRatio, func(s *sim.SideResult) float64 { return float64(s.PeakHeap) }, mib)
+	row("peak heap while running", noRatio, func(s *SideResult) float64 { return float64(s.PeakHeap) }, mib)
 
 	fmt.Fprintln(w)
 	var names []string
@@ -136,9 +137,9 @@ var sideColors = map[string]color.RGBA{
 	"fanseal":  {0xd6, 0x27, 0x28, 0xff},
 }
 
-// plotSim draws one panel per latency series: the fraction of operations
+// Plot draws one panel per latency series: the fraction of operations
 // done within a latency (the CDF), one line per side, on a log time axis.
-func plotSim(res *sim.Result, name string) error {
+func Plot(w io.Writer, svg bool, res *Result) error {
 	var panels []*plot.Plot
 	for _, l := range res.Sides[0].Latency {
 		p := plot.New()
@@ -167,18 +168,18 @@ func plotSim(res *sim.Result, name string) error {
 		panels = append(panels, p)
 	}
 	if len(panels) == 0 {
-		return fmt.Errorf("writing %s: no latencies to plot", name)
+		return errors.New("no latencies to plot")
 	}
 	grid := make([][]*plot.Plot, len(panels))
 	for i, p := range panels {
 		grid[i] = []*plot.Plot{p}
 	}
-	return writePlots(name, grid, 8*vg.Inch, vg.Length(len(panels))*3.2*vg.Inch)
+	return report.WritePlots(w, svg, grid, 8*vg.Inch, vg.Length(len(panels))*3.2*vg.Inch)
 }
 
 // cdf returns at most 400 points of the empirical CDF of l (in
 // nanoseconds, positive).
-func cdf(l *sim.Latency) plotter.XYs {
+func cdf(l *Latency) plotter.XYs {
 	if l == nil || len(l.Samples) == 0 {
 		return nil
 	}

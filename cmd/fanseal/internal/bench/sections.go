@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/fanseal/fanseal"
 	"github.com/fanseal/fanseal/acs"
+	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
 	"github.com/fanseal/fanseal/kex"
 	"github.com/fanseal/fanseal/ledger"
 	"github.com/fanseal/fanseal/lthash"
@@ -30,7 +31,7 @@ func strategiesFor(s fanseal.Suite) []fanseal.Strategy {
 	return fanseal.Strategies
 }
 
-func sealCells(cfg benchConfig) int {
+func sealCells(cfg config) int {
 	n := 0
 	for _, s := range benchSuites {
 		n += len(strategiesFor(s)) * len(cfg.counts)
@@ -40,7 +41,7 @@ func sealCells(cfg benchConfig) int {
 
 // benchEnvelopes seals a 32-byte session key for N recipients with every
 // strategy, and opens as the last recipient, cold and from the cache.
-func benchEnvelopes(cfg benchConfig, w io.Writer) (seal, open []latency, err error) {
+func benchEnvelopes(cfg config, w io.Writer) (seal, open []Latency, err error) {
 	key := make([]byte, 32)
 	most := 0
 	for _, n := range cfg.counts {
@@ -71,8 +72,8 @@ func benchEnvelopes(cfg benchConfig, w io.Writer) (seal, open []latency, err err
 					base = c.P50
 				}
 				seal = append(seal, c)
-				cfg.progress.step()
-				fmt.Fprintf(w, "%10d  %-16s %12s %12s %8.1fx\n", n, st, round(c.P50), round(c.P99), base/c.P50)
+				cfg.progress.Step()
+				fmt.Fprintf(w, "%10d  %-16s %12s %12s %8.1fx\n", n, st, report.Time(c.P50), report.Time(c.P99), base/c.P50)
 			}
 		}
 		fmt.Fprintf(w, "open as the last recipient, suite %s\n", suite)
@@ -92,8 +93,8 @@ func benchEnvelopes(cfg benchConfig, w io.Writer) (seal, open []latency, err err
 			cold.Suite, cold.Recipients, cold.Case = suite.String(), n, "cold"
 			warm.Suite, warm.Recipients, warm.Case = suite.String(), n, "cache-hit"
 			open = append(open, cold, warm)
-			cfg.progress.step()
-			fmt.Fprintf(w, "%10d  %12s %12s %11.1fx\n", n, round(cold.P50), round(warm.P50), cold.P50/warm.P50)
+			cfg.progress.Step()
+			fmt.Fprintf(w, "%10d  %12s %12s %11.1fx\n", n, report.Time(cold.P50), report.Time(warm.P50), cold.P50/warm.P50)
 		}
 	}
 	return seal, open, nil
@@ -149,7 +150,7 @@ func sealJob(suite fanseal.Suite, st fanseal.Strategy, rs []*fanseal.Recipient, 
 }
 
 // benchLedger compares the retained AEAD with a new cipher per call.
-func benchLedger(cfg benchConfig, w io.Writer) ([]latency, error) {
+func benchLedger(cfg config, w io.Writer) ([]Latency, error) {
 	key := make([]byte, ledger.KeySize)
 	secrets, err := ledger.NewSecrets(0, key)
 	if err != nil {
@@ -159,7 +160,7 @@ func benchLedger(cfg benchConfig, w io.Writer) ([]latency, error) {
 	txid := ledger.TxID{View: 2, Seqno: 1000}
 	iv, _ := ledger.IV(txid, ledger.WriteSet)
 	fmt.Fprintf(w, "\nledger: encrypt a write set\n%10s  %12s %12s %9s\n", "size", "fresh p50", "retained", "speedup")
-	var out []latency
+	var out []Latency
 	for _, size := range []int{64, 1024} {
 		pt := make([]byte, size)
 		dst := make([]byte, 0, size+64)
@@ -182,9 +183,9 @@ func benchLedger(cfg benchConfig, w io.Writer) ([]latency, error) {
 		f, k := cell(fresh.d), cell(kept.d)
 		f.Case, k.Case = fmt.Sprintf("fresh/size=%d", size), fmt.Sprintf("retained/size=%d", size)
 		out = append(out, f, k)
-		cfg.progress.step()
-		cfg.progress.step()
-		fmt.Fprintf(w, "%8d B  %12s %12s %8.1fx\n", size, round(f.P50), round(k.P50), f.P50/k.P50)
+		cfg.progress.Step()
+		cfg.progress.Step()
+		fmt.Fprintf(w, "%8d B  %12s %12s %8.1fx\n", size, report.Time(f.P50), report.Time(k.P50), f.P50/k.P50)
 	}
 	return out, nil
 }
@@ -192,13 +193,13 @@ func benchLedger(cfg benchConfig, w io.Writer) ([]latency, error) {
 // benchKex times one member's receive side of a key exchange round: decode
 // the n−1 peers' messages and derive the n−1 pairwise keys, parsing every
 // key on receipt (eager, the old way) or only its own (lazy).
-func benchKex(cfg benchConfig, w io.Writer) ([]latency, error) {
+func benchKex(cfg config, w io.Writer) ([]Latency, error) {
 	sizes := []int{64, 100}
 	if !cfg.heavy {
 		sizes = []int{16, 32}
 	}
 	fmt.Fprintf(w, "\nkey exchange round, one member's receive side (secp256k1)\n%10s  %12s %12s %9s\n", "members", "eager p50", "lazy p50", "speedup")
-	var out []latency
+	var out []Latency
 	for _, n := range sizes {
 		g := kex.Group{Suite: kex.Secp256k1, Size: n, SessionID: "bench"}
 		self, err := kex.NewRound(g, 1)
@@ -243,16 +244,16 @@ func benchKex(cfg benchConfig, w io.Writer) ([]latency, error) {
 		e, l := cell(eager.d), cell(lazy.d)
 		e.Case, l.Case, e.Recipients, l.Recipients = "eager", "lazy", n, n
 		out = append(out, e, l)
-		cfg.progress.step()
-		cfg.progress.step()
-		fmt.Fprintf(w, "%10d  %12s %12s %8.1fx\n", n, round(e.P50), round(l.P50), e.P50/l.P50)
+		cfg.progress.Step()
+		cfg.progress.Step()
+		fmt.Fprintf(w, "%10d  %12s %12s %8.1fx\n", n, report.Time(e.P50), report.Time(l.P50), e.P50/l.P50)
 	}
 	return out, nil
 }
 
 // benchCommitments times LtHash16 additions and per-participant ACS
 // commitments, from scratch and incrementally after 1% of groups changed.
-func benchCommitments(cfg benchConfig, w io.Writer) (adds, commits []latency, err error) {
+func benchCommitments(cfg config, w io.Writer) (adds, commits []Latency, err error) {
 	fmt.Fprintf(w, "\nLtHash16: add one element\n%10s  %12s\n", "xof", "p50")
 	elem := []byte("contract-0000000000000001\x02")
 	for _, x := range []lthash.XOF{lthash.BLAKE2Xb, lthash.BLAKE3} {
@@ -264,8 +265,8 @@ func benchCommitments(cfg benchConfig, w io.Writer) (adds, commits []latency, er
 		c := cell(d)
 		c.Case = x.String()
 		adds = append(adds, c)
-		cfg.progress.step()
-		fmt.Fprintf(w, "%10s  %12s\n", x, round(c.P50))
+		cfg.progress.Step()
+		fmt.Fprintf(w, "%10s  %12s\n", x, report.Time(c.P50))
 	}
 	groups, participants := 10000, 50
 	if !cfg.heavy {
@@ -326,9 +327,9 @@ func benchCommitments(cfg benchConfig, w io.Writer) (adds, commits []latency, er
 	sc, ic := cell(scratch.d), cell(inc.d)
 	sc.Case, ic.Case = fmt.Sprintf("scratch/groups=%d", groups), fmt.Sprintf("incremental/groups=%d", groups)
 	commits = append(commits, sc, ic)
-	cfg.progress.step()
-	cfg.progress.step()
+	cfg.progress.Step()
+	cfg.progress.Step()
 	fmt.Fprintf(w, "\nACS commitments for %d participants, %d groups, 1%% changed\n%12s %12s %9s\n%12s %12s %8.1fx\n",
-		participants, groups, "scratch p50", "incremental", "speedup", round(sc.P50), round(ic.P50), sc.P50/ic.P50)
+		participants, groups, "scratch p50", "incremental", "speedup", report.Time(sc.P50), report.Time(ic.P50), sc.P50/ic.P50)
 	return adds, commits, nil
 }

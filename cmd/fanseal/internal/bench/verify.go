@@ -1,7 +1,6 @@
-package main
+package bench
 
 import (
-	"context"
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/elliptic"
@@ -10,18 +9,13 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"slices"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/btcsuite/btcd/btcec/v2"
 	"github.com/btcsuite/btcd/btcec/v2/schnorr"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 	secpecdsa "github.com/decred/dcrd/dcrec/secp256k1/v4/ecdsa"
 
-	"github.com/fanseal/fanseal/batch"
-	"github.com/fanseal/fanseal/internal/frame"
+	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
 	"github.com/fanseal/fanseal/verify"
 )
 
@@ -124,23 +118,23 @@ func allValid(items []verify.Item) error {
 // benchVerify compares checking n signatures in a loop with the verify
 // package: an Ed25519 batch (and the cost of finding one bad signature in
 // it), and the other schemes in parallel.
-func benchVerify(cfg benchConfig, w io.Writer) ([]latency, error) {
+func benchVerify(cfg config, w io.Writer) ([]Latency, error) {
 	n := 64
 	if !cfg.heavy {
 		n = 16
 	}
 	fmt.Fprintf(w, "\nverify %d signatures (speedup over a loop of single verifications)\n%-12s %-14s %12s %12s %9s\n",
 		n, "scheme", "mode", "p50", "p99", "speedup")
-	var out []latency
+	var out []Latency
 	row := func(s verify.Scheme, mode string, d []float64, base float64) float64 {
 		c := cell(d)
 		c.Suite, c.Case, c.Recipients = s.String(), mode, n
 		out = append(out, c)
-		cfg.progress.step()
+		cfg.progress.Step()
 		if base == 0 {
 			base = c.P50
 		}
-		fmt.Fprintf(w, "%-12s %-14s %12s %12s %8.1fx\n", s, mode, round(c.P50), round(c.P99), base/c.P50)
+		fmt.Fprintf(w, "%-12s %-14s %12s %12s %8.1fx\n", s, mode, report.Time(c.P50), report.Time(c.P99), base/c.P50)
 		return c.P50
 	}
 	for _, s := range verify.Schemes {
@@ -182,78 +176,4 @@ func benchVerify(cfg benchConfig, w io.Writer) ([]latency, error) {
 		}
 	}
 	return out, nil
-}
-
-// benchBatch sends 200-byte items from 64 producers over loopback TCP, one
-// frame per item and in drained batches, and reports throughput and the
-// latency of each Submit.
-func benchBatch(cfg benchConfig, w io.Writer) ([]latency, error) {
-	const producers, size = 64, 200
-	budget := max(4*cfg.budget, 50*time.Millisecond)
-	fmt.Fprintf(w, "\nsend %d-byte items from %d producers over loopback TCP, acknowledged per frame\n%-10s %12s %12s %12s %9s\n",
-		size, producers, "mode", "items/s", "p50", "p99", "speedup")
-	var out []latency
-	var base float64
-	for _, mode := range []string{"per-item", "batched"} {
-		conn, stop, err := frame.Loopback(func([]byte) {})
-		if err != nil {
-			return nil, err
-		}
-		client := frame.NewClient(conn)
-		b := batch.New(client.Send, batch.Options[[]byte]{})
-		submit := b.Submit
-		if mode == "per-item" { // each producer waits its turn on the connection
-			submit = func(ctx context.Context, it []byte) error { return client.Send(ctx, [][]byte{it}) }
-		}
-		rate, d, err := throughput(budget, producers, size, submit)
-		b.Close()
-		if serr := stop(); err == nil {
-			err = serr
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", mode, err)
-		}
-		c := cell(d)
-		c.Case, c.Recipients = mode, producers
-		out = append(out, c)
-		cfg.progress.step()
-		if base == 0 {
-			base = rate
-		}
-		fmt.Fprintf(w, "%-10s %12.0f %12s %12s %8.1fx\n", mode, rate, round(c.P50), round(c.P99), rate/base)
-	}
-	return out, nil
-}
-
-// throughput runs producers goroutines that submit items of size bytes
-// until budget has passed, and returns items per second and the latency
-// of every Submit.
-func throughput(budget time.Duration, producers, size int, submit func(context.Context, []byte) error) (float64, []float64, error) {
-	var wg sync.WaitGroup
-	var failed atomic.Pointer[error]
-	lat := make([][]float64, producers)
-	start := time.Now()
-	for p := range producers {
-		wg.Go(func() {
-			item := make([]byte, size)
-			for failed.Load() == nil {
-				t := time.Now()
-				if t.Sub(start) > budget {
-					return
-				}
-				if err := submit(context.Background(), item); err != nil {
-					failed.Store(&err)
-					return
-				}
-				lat[p] = append(lat[p], float64(time.Since(t).Nanoseconds()))
-			}
-		})
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	if err := failed.Load(); err != nil {
-		return 0, nil, *err
-	}
-	all := slices.Concat(lat...)
-	return float64(len(all)) / elapsed.Seconds(), all, nil
 }

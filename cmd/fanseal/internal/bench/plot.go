@@ -1,19 +1,16 @@
-package main
+package bench
 
 import (
 	"fmt"
 	"image/color"
 	"io"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/fanseal/fanseal"
+	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
 )
 
 // strategyColors gives each strategy one color in every panel.
@@ -26,9 +23,10 @@ var strategyColors = map[string]color.RGBA{
 	"channel":         {0x94, 0x67, 0xbd, 0xff},
 }
 
-// plotSeal draws, for each suite, the median seal latency against the
+// Plot draws, for each suite, the median seal latency against the
 // number of recipients, one line per strategy, on log-log axes.
-func plotSeal(rep benchReport, name string) error {
+// It writes SVG to w if svg is set, PNG otherwise.
+func Plot(w io.Writer, svg bool, rep *Report) error {
 	var panels []*plot.Plot
 	for _, suite := range benchSuites {
 		p := plot.New()
@@ -77,31 +75,5 @@ func plotSeal(rep benchReport, name string) error {
 	for len(grid[rows-1]) < cols {
 		grid[rows-1] = append(grid[rows-1], nil)
 	}
-	return writePlots(name, grid, 12*vg.Inch, vg.Length(rows)*4.5*vg.Inch)
-}
-
-// writePlots draws the panels of grid (rows of equal length; nil leaves a
-// tile empty) on one width × height canvas, 4 mm apart, and writes it to
-// the file name: SVG for a .svg name, PNG otherwise.
-func writePlots(name string, grid [][]*plot.Plot, width, height vg.Length) error {
-	var c vg.CanvasWriterTo
-	if strings.HasSuffix(name, ".svg") {
-		c = vgsvg.New(width, height)
-	} else {
-		c = vgimg.PngCanvas{Canvas: vgimg.New(width, height)}
-	}
-	pad := vg.Millimeter * 4
-	tiles := draw.Tiles{Rows: len(grid), Cols: len(grid[0]), PadX: pad, PadY: pad, PadTop: pad, PadBottom: pad, PadLeft: pad, PadRight: pad}
-	canvases := plot.Align(grid, tiles, draw.New(c))
-	for i := range grid {
-		for j, p := range grid[i] {
-			if p != nil {
-				p.Draw(canvases[i][j])
-			}
-		}
-	}
-	return writeReplacing(name, func(w io.Writer) error {
-		_, err := c.WriteTo(w)
-		return err
-	})
+	return report.WritePlots(w, svg, grid, 12*vg.Inch, vg.Length(rows)*4.5*vg.Inch)
 }

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/fanseal/fanseal/batch"
+	"github.com/fanseal/fanseal/drain"
 	"github.com/fanseal/fanseal/internal/frame"
 	"github.com/fanseal/fanseal/verify"
 )
@@ -69,20 +69,20 @@ func parseConfirmation(b []byte) (*confirmation, error) {
 
 // A link is a participant's connection to the mediator. It dials on first
 // use and again after an error; baseline sends one frame per confirmation,
-// fanseal sends what queued meanwhile through a batch.Batcher.
+// fanseal sends what queued meanwhile through a drain.Sender.
 type link struct {
-	addr    string
-	c       *syncCounters
-	mu      sync.Mutex // one frame in flight; guards conn and client
-	conn    net.Conn
-	client  *frame.Client
-	batcher *batch.Batcher[[]byte]
+	addr   string
+	c      *syncCounters
+	mu     sync.Mutex // one frame in flight; guards conn and client
+	conn   net.Conn
+	client *frame.Client
+	sender *drain.Sender[[]byte]
 }
 
 func newLink(side Side, addr string, c *syncCounters) *link {
 	l := &link{addr: addr, c: c}
 	if side == Fanseal {
-		l.batcher = batch.New(l.send, batch.Options[[]byte]{MaxItems: 256})
+		l.sender = drain.New(l.send, drain.Options[[]byte]{MaxItems: 256})
 	}
 	return l
 }
@@ -111,15 +111,15 @@ func (l *link) send(ctx context.Context, items [][]byte) error {
 // submit sends one confirmation and returns once the mediator
 // acknowledged it, or the send failed.
 func (l *link) submit(ctx context.Context, item []byte) error {
-	if l.batcher != nil {
-		return l.batcher.Submit(ctx, item)
+	if l.sender != nil {
+		return l.sender.Submit(ctx, item)
 	}
 	return l.send(ctx, [][]byte{item})
 }
 
 func (l *link) close() {
-	if l.batcher != nil {
-		l.batcher.Close()
+	if l.sender != nil {
+		l.sender.Close()
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -1,4 +1,4 @@
-// Package batch sends items in drained batches: while one send is in
+// Package drain sends items in drained batches ("drain the queue"): while one send is in
 // flight, new items queue; when it returns, everything queued goes out in
 // the next send.
 //
@@ -11,7 +11,7 @@
 // arrived during one send, so latency never rises above one send plus the
 // one in flight.
 //
-// A Batcher's one sender goroutine calls the send function with one batch
+// A Sender's one goroutine calls the send function with one batch
 // at a time. Submit returns when the item's batch was sent (nil), when its
 // send failed (that error, for every item of the batch), or when the
 // caller's context ends. Items of one goroutine that waits for each Submit
@@ -23,7 +23,7 @@
 // of the failed batch, and callers that resubmit them get them sent on the
 // new connection. A failed send may have delivered part of its batch, so a
 // receiver must tolerate a resent item.
-package batch
+package drain
 
 import (
 	"context"
@@ -36,20 +36,20 @@ import (
 // Errors returned by Submit; match them with errors.Is.
 var (
 	// ErrClosed is returned by Submit after Close.
-	ErrClosed = errors.New("batch: batcher closed")
+	ErrClosed = errors.New("drain: sender closed")
 	// ErrTooLarge is returned by Submit for an item whose size alone
 	// exceeds MaxBytes.
-	ErrTooLarge = errors.New("batch: item larger than MaxBytes")
+	ErrTooLarge = errors.New("drain: item larger than MaxBytes")
 	// ErrInFlight is returned, together with the context's error, when
 	// Submit's context ended after the item was handed to send: the send
 	// may still deliver it, and it is not sent again.
-	ErrInFlight = errors.New("batch: item handed to send before the context ended; it may be delivered")
+	ErrInFlight = errors.New("drain: item handed to send before the context ended; it may be delivered")
 )
 
 // DefaultQueueSize is the queue bound when Options.QueueSize is 0.
 const DefaultQueueSize = 1024
 
-// Options configure a Batcher. The zero value queues up to
+// Options configure a Sender. The zero value queues up to
 // DefaultQueueSize items and sends all of them at once.
 type Options[T any] struct {
 	// MaxItems caps the items of one send; 0 means QueueSize.
@@ -65,9 +65,9 @@ type Options[T any] struct {
 	QueueSize int
 }
 
-// A Batcher sends the items submitted to it in drained batches through one
+// A Sender sends the items submitted to it in drained batches through one
 // sender goroutine. Its methods may be called from many goroutines.
-type Batcher[T any] struct {
+type Sender[T any] struct {
 	send     func(context.Context, []T) error
 	maxItems int
 	maxBytes int
@@ -96,17 +96,17 @@ type group[T any] struct {
 	err     error              // the send's error, set before done closes
 }
 
-// New starts a Batcher that calls send with each batch, one call at a
+// New starts a Sender that calls send with each batch, one call at a
 // time. send gets a context that is done when every submitter of the batch
 // has stopped waiting (their contexts ended), so a stalled send can give
 // up. New panics if the options are negative, or MaxBytes is set without
 // Size.
-func New[T any](send func(ctx context.Context, items []T) error, opts Options[T]) *Batcher[T] {
+func New[T any](send func(ctx context.Context, items []T) error, opts Options[T]) *Sender[T] {
 	if opts.MaxItems < 0 || opts.MaxBytes < 0 || opts.QueueSize < 0 {
-		panic("batch: negative option")
+		panic("drain: negative option")
 	}
 	if opts.MaxBytes > 0 && opts.Size == nil {
-		panic("batch: MaxBytes needs Size")
+		panic("drain: MaxBytes needs Size")
 	}
 	if opts.QueueSize == 0 {
 		opts.QueueSize = DefaultQueueSize
@@ -114,7 +114,7 @@ func New[T any](send func(ctx context.Context, items []T) error, opts Options[T]
 	if opts.MaxItems == 0 {
 		opts.MaxItems = opts.QueueSize
 	}
-	b := &Batcher[T]{
+	b := &Sender[T]{
 		send:     send,
 		maxItems: opts.MaxItems,
 		maxBytes: opts.MaxBytes,
@@ -137,8 +137,8 @@ func New[T any](send func(ctx context.Context, items []T) error, opts Options[T]
 // handed to send cannot be recalled: Submit returns an error matching both
 // ErrInFlight and ctx.Err(), and the send goes on (its context is canceled
 // once every item of the batch is abandoned). Either way the item is never
-// sent twice by the Batcher.
-func (b *Batcher[T]) Submit(ctx context.Context, item T) error {
+// sent twice by the Sender.
+func (b *Sender[T]) Submit(ctx context.Context, item T) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -204,7 +204,7 @@ func (b *Batcher[T]) Submit(ctx context.Context, item T) error {
 
 // openGroup returns the group a new item of this size joins: the newest
 // one, if it has room, or a new one. b.mu is held.
-func (b *Batcher[T]) openGroup(size int) *group[T] {
+func (b *Sender[T]) openGroup(size int) *group[T] {
 	if n := len(b.queue); n > 0 {
 		g := b.queue[n-1]
 		if len(g.items) < b.maxItems && (b.maxBytes == 0 || g.bytes+size <= b.maxBytes) {
@@ -216,7 +216,7 @@ func (b *Batcher[T]) openGroup(size int) *group[T] {
 	return g
 }
 
-func (b *Batcher[T]) signal() {
+func (b *Sender[T]) signal() {
 	select {
 	case b.wake <- struct{}{}:
 	default:
@@ -225,7 +225,7 @@ func (b *Batcher[T]) signal() {
 
 // run is the sender goroutine: it takes the oldest group, sends it, and
 // repeats, until Close and an empty queue.
-func (b *Batcher[T]) run() {
+func (b *Sender[T]) run() {
 	defer close(b.stopped)
 	for {
 		b.mu.Lock()
@@ -262,7 +262,7 @@ func (b *Batcher[T]) run() {
 // and makes later Submits fail with ErrClosed. Submits waiting for room in
 // the queue fail with ErrClosed too. Close waits for a stalled send; it
 // returns nil, and may be called more than once.
-func (b *Batcher[T]) Close() error {
+func (b *Sender[T]) Close() error {
 	b.mu.Lock()
 	if !b.closed {
 		b.closed = true

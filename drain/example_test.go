@@ -1,4 +1,4 @@
-package batch_test
+package drain_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"net"
 	"strings"
 
-	"github.com/fanseal/fanseal/batch"
+	"github.com/fanseal/fanseal/drain"
 	"github.com/fanseal/fanseal/internal/frame"
 )
 
@@ -17,7 +17,7 @@ func Example() {
 		fmt.Println("send", strings.Join(responses, " "))
 		return nil
 	}
-	b := batch.New(send, batch.Options[string]{MaxItems: 64})
+	b := drain.New(send, drain.Options[string]{MaxItems: 64})
 	defer b.Close()
 	for _, r := range []string{"confirm-1", "confirm-2"} {
 		if err := b.Submit(context.Background(), r); err != nil {
@@ -71,7 +71,7 @@ func Example_resend() {
 		}
 		return err
 	}
-	b := batch.New(send, batch.Options[[]byte]{})
+	b := drain.New(send, drain.Options[[]byte]{})
 	for _, r := range []string{"confirm-1", "confirm-2"} {
 		for try := 1; ; try++ {
 			err := b.Submit(context.Background(), []byte(r))

@@ -86,7 +86,7 @@ func (o *SynchronizerOptions) defaults() {
 // keys by default), the SessionCache (the sender never opens its own
 // views with a key agreement), verify for signatures (the mediator checks
 // a transaction's confirmations together: one Ed25519 batch verification,
-// or ECDSA in parallel), a batch.Batcher per connection, and incremental
+// or ECDSA in parallel), a drain.Sender per connection, and incremental
 // commitments (acs.Committer).
 //
 // Faults, 1 transaction in 25 each: a copy of a request with a corrupted

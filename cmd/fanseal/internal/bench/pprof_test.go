@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"errors"
@@ -29,7 +29,7 @@ func get(t *testing.T, addr, host string) int {
 // TestPprofHostHeader: a page whose name was rebound to 127.0.0.1 sends
 // its own name in Host and is refused; the server's own names pass.
 func TestPprofHostHeader(t *testing.T) {
-	srv, addr, err := startPprof("127.0.0.1:0", false)
+	srv, addr, err := ServePprof("127.0.0.1:0", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestPprofHostHeader(t *testing.T) {
 		}
 	}
 	// With --pprof-public, an IP address in Host passes, a name still not.
-	pub, paddr, err := startPprof("127.0.0.1:0", true)
+	pub, paddr, err := ServePprof("127.0.0.1:0", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,8 +104,8 @@ func TestPprofLocalhost(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), c.refusal) {
 					t.Fatalf("bound %q, err %v", got, err)
 				}
-				if _, _, err := startPprof("localhost:0", false); err == nil {
-					t.Fatal("startPprof accepted it")
+				if _, _, err := ServePprof("localhost:0", false); err == nil {
+					t.Fatal("ServePprof accepted it")
 				}
 				return
 			}
@@ -115,7 +115,7 @@ func TestPprofLocalhost(t *testing.T) {
 		})
 	}
 	lookupLocalhost = real
-	srv, addr, err := startPprof("localhost:0", false)
+	srv, addr, err := ServePprof("localhost:0", false)
 	if err != nil {
 		t.Skipf("no loopback here: %v", err)
 	}

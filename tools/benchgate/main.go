@@ -21,7 +21,7 @@
 //
 // Usage:
 //
-//	go run ./internal/cmd/benchgate [-base REV] [-head REV] [-count 8] [-benchtime 200ms] [-threshold 0.20] [-alpha 0.05]
+//	go run ./tools/benchgate [-base REV] [-head REV] [-count 8] [-benchtime 200ms] [-threshold 0.20] [-alpha 0.05]
 package main
 
 import (

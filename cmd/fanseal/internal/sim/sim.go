@@ -20,17 +20,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
 )
 
 // A Side is one of the two configurations a workload compares.
@@ -105,11 +105,11 @@ type world interface {
 
 // Result is what a run measured.
 type Result struct {
-	Workload    string        `json:"workload"`
-	Description string        `json:"description"`
-	Machine     Machine       `json:"machine"`
-	Config      RunConfig     `json:"config"`
-	Sides       []*SideResult `json:"sides"`
+	Workload    string         `json:"workload"`
+	Description string         `json:"description"`
+	Machine     report.Machine `json:"machine"`
+	Config      RunConfig      `json:"config"`
+	Sides       []*SideResult  `json:"sides"`
 	// Profile says whether the CPU profile could be taken.
 	Profile string `json:"profile"`
 	// PeakHeap is the largest live heap seen during the run, in bytes.
@@ -138,17 +138,6 @@ type RunConfig struct {
 	Concurrency int           `json:"concurrency,omitempty"`
 	Seed        uint64        `json:"seed"`
 	Faults      bool          `json:"faults"`
-}
-
-// Machine describes where the run happened.
-type Machine struct {
-	CPU        string    `json:"cpu"`
-	Cores      int       `json:"cores"`
-	GOMAXPROCS int       `json:"gomaxprocs"`
-	Go         string    `json:"go"`
-	OS         string    `json:"os"`
-	Arch       string    `json:"arch"`
-	Date       time.Time `json:"date"`
 }
 
 // SideResult is what one side measured.
@@ -255,7 +244,7 @@ func Run(ctx context.Context, w Workload, cfg Config) (res *Result, err error) {
 		sides = Sides
 	}
 	start := time.Now()
-	res = &Result{Workload: w.Name(), Description: w.Describe(), Machine: ThisMachine(start),
+	res = &Result{Workload: w.Name(), Description: w.Describe(), Machine: report.ThisMachine(start),
 		Config:           RunConfig{Duration: cfg.Duration, Rounds: cfg.Rounds, Rate: cfg.Rate, Concurrency: cfg.Concurrency, Seed: cfg.Seed, Faults: cfg.Faults},
 		GoroutinesBefore: runtime.NumGoroutine()}
 
@@ -370,25 +359,6 @@ func settledGoroutines(before int) int {
 		n = runtime.NumGoroutine()
 	}
 	return n
-}
-
-// ThisMachine describes the machine, dated t.
-func ThisMachine(t time.Time) Machine {
-	return Machine{CPU: cpuModel(), Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
-		Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, Date: t.UTC()}
-}
-
-// cpuModel returns the CPU's model name, or the architecture where the
-// system does not say.
-func cpuModel() string {
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, l := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
-				return strings.TrimSpace(v)
-			}
-		}
-	}
-	return runtime.GOARCH
 }
 
 // reportProgress calls progress about ten times a second until the

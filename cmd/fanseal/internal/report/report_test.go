@@ -1,0 +1,76 @@
+package report
+
+import (
+	"bytes"
+	"runtime"
+	"testing"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+)
+
+func TestThisMachine(t *testing.T) {
+	when := time.Date(2026, 12, 1, 9, 0, 0, 0, time.FixedZone("x", 3600))
+	m := ThisMachine(when)
+	if m.CPU == "" || m.Cores != runtime.NumCPU() || m.GOMAXPROCS != runtime.GOMAXPROCS(0) ||
+		m.Go != runtime.Version() || m.Arch != runtime.GOARCH || !m.Date.Equal(when) || m.Date.Location() != time.UTC {
+		t.Fatalf("%+v", m)
+	}
+}
+
+func TestTime(t *testing.T) {
+	for ns, want := range map[float64]string{812: "812 ns", 31_400: "31.4 µs", 1_270_000: "1.27 ms", 0: "0 ns"} {
+		if got := Time(ns); got != want {
+			t.Errorf("Time(%v) = %q, want %q", ns, got, want)
+		}
+	}
+}
+
+// TestBarQuietInPipes: a bar on anything but a terminal draws nothing,
+// and a nil bar is usable.
+func TestBarQuietInPipes(t *testing.T) {
+	var buf bytes.Buffer
+	b := NewBar(&buf, 3)
+	b.Step()
+	b.To(3)
+	b.Done()
+	if buf.Len() != 0 {
+		t.Fatalf("bar wrote %q to a buffer", buf.String())
+	}
+	var none *Bar
+	none.Step()
+	none.To(2)
+	none.Done()
+	if IsTerminal(&buf) {
+		t.Fatal("a buffer is a terminal")
+	}
+}
+
+// TestBarDraws: on a terminal the bar counts to its total and clears its
+// line when done.
+func TestBarDraws(t *testing.T) {
+	var buf bytes.Buffer
+	b := &Bar{w: &buf, on: true, total: 4}
+	b.Step()
+	b.To(4)
+	b.To(2) // never back
+	b.Done()
+	want := "\r[#######.......................] 1/4\r[##############################] 4/4\r\033[K"
+	if buf.String() != want {
+		t.Fatalf("drew %q, want %q", buf.String(), want)
+	}
+}
+
+func TestWritePlots(t *testing.T) {
+	p := plot.New()
+	p.Title.Text = "t"
+	grid := [][]*plot.Plot{{p, nil}}
+	var svg, png bytes.Buffer
+	if err := WritePlots(&svg, true, grid, 4*vg.Inch, 2*vg.Inch); err != nil || !bytes.Contains(svg.Bytes(), []byte("<svg")) {
+		t.Fatalf("SVG: %v", err)
+	}
+	if err := WritePlots(&png, false, grid, 4*vg.Inch, 2*vg.Inch); err != nil || !bytes.HasPrefix(png.Bytes(), []byte("\x89PNG")) {
+		t.Fatalf("PNG: %v", err)
+	}
+}
