@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"runtime/pprof"
 	"strings"
@@ -35,6 +34,19 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) (err error) 
 	if *plotOut != "" && !strings.HasSuffix(*plotOut, ".png") && !strings.HasSuffix(*plotOut, ".svg") {
 		return fmt.Errorf("%w: --plot needs a .png or .svg file name", errUsage)
 	}
+	outs, abort, err := startOutputs(stdout, [2]string{"--json", *jsonOut}, [2]string{"--plot", *plotOut},
+		[2]string{"--cpuprofile", *cpuProfile}, [2]string{"--memprofile", *memProfile})
+	if err != nil {
+		return err
+	}
+	defer abort()
+	jsonFile, plotFile, cpuFile, memFile := outs[0], outs[1], outs[2], outs[3]
+	table := stdout // the tables go to stderr when an output is standard output
+	for _, o := range outs {
+		if o.stdout() {
+			table = stderr
+		}
+	}
 	if *pprofAddr != "" {
 		srv, addr, err := bench.ServePprof(*pprofAddr, *pprofPublic)
 		if errors.Is(err, bench.ErrAddress) {
@@ -46,13 +58,8 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) (err error) 
 		defer srv.Close()
 		fmt.Fprintf(stderr, "fanseal: serving profiles on http://%s/debug/pprof/\n", addr)
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
+	if cpuFile != nil {
+		if err := pprof.StartCPUProfile(cpuFile); err != nil {
 			return err
 		}
 		defer pprof.StopCPUProfile()
@@ -61,29 +68,30 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) (err error) 
 	cfg := bench.Config{Quick: *quick, Extra: *extra}
 	cfg.Progress = report.NewBar(stderr, bench.Cells(cfg))
 	defer cfg.Progress.Done()
-	rep, err := bench.Run(cfg, stdout)
+	rep, err := bench.Run(cfg, table)
 	if err != nil {
 		return err
 	}
-	if *jsonOut != "" {
-		if err := writeJSON(*jsonOut, rep); err != nil {
+	if cpuFile != nil {
+		pprof.StopCPUProfile()
+		if err := cpuFile.Commit(); err != nil {
 			return err
 		}
 	}
-	if *plotOut != "" {
+	if jsonFile != nil {
+		if err := jsonFile.writeJSON(rep); err != nil {
+			return err
+		}
+	}
+	if plotFile != nil {
 		svg := strings.HasSuffix(*plotOut, ".svg")
-		if err := writeReplacing(*plotOut, func(w io.Writer) error { return bench.Plot(w, svg, rep) }); err != nil {
+		if err := plotFile.commitWith(func(w io.Writer) error { return bench.Plot(w, svg, rep) }); err != nil {
 			return err
 		}
 	}
-	if *memProfile != "" {
-		f, err := os.Create(*memProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
+	if memFile != nil {
 		runtime.GC()
-		if err := pprof.WriteHeapProfile(f); err != nil {
+		if err := memFile.commitWith(pprof.WriteHeapProfile); err != nil {
 			return err
 		}
 	}

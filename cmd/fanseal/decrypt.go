@@ -35,16 +35,16 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	defer closeIn()
 	in, clearProgress := withProgress(in, stderr, "decrypting")
 	defer clearProgress()
-	src, _ := maybeArmored(in)
-	r, err := fanseal.Open(src, ids...)
-	if err != nil {
-		return describe(err)
-	}
 	o, err := createOutput(*out, stdout, 0o666)
 	if err != nil {
 		return err
 	}
 	defer o.Abort()
+	src, _ := maybeArmored(in)
+	r, err := fanseal.Open(src, ids...)
+	if err != nil {
+		return describe(err)
+	}
 	if _, err := io.Copy(o, r); err != nil {
 		return describe(err)
 	}

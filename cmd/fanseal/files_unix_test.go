@@ -3,7 +3,6 @@
 package main
 
 import (
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // withUmask runs f with the process's umask set to mask.
@@ -59,12 +57,16 @@ func TestOutputModeFollowsUmask(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := mode(t, o.tmp.Name()); got != 0o600&^os.FileMode(mask) {
-				t.Errorf("umask %#o: temporary file has mode %#o, want %#o", mask, got, 0o600&^os.FileMode(mask))
+			if st, err := o.file.Stat(); err != nil || st.Mode().Perm() != 0o600&^os.FileMode(mask) {
+				t.Errorf("umask %#o: temporary file has mode %v (%v), want %#o", mask, st.Mode().Perm(), err, 0o600&^os.FileMode(mask))
 			}
 			o.Abort()
 			report := filepath.Join(sub, "report.json")
-			if err := writeReplacing(report, func(w io.Writer) error { _, err := io.WriteString(w, "{}"); return err }); err != nil {
+			o, err = createOutput(report, nil, 0o666)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := o.writeJSON(struct{}{}); err != nil {
 				t.Fatal(err)
 			}
 			if got := mode(t, report); got != 0o666&^os.FileMode(mask) {
@@ -74,106 +76,55 @@ func TestOutputModeFollowsUmask(t *testing.T) {
 	}
 }
 
-var built struct {
-	once sync.Once
-	path string
-	err  error
+// A build is the fanseal command built once, with some go build flags,
+// for the tests that run it as a separate process.
+type build struct {
+	once  sync.Once
+	flags []string
+	path  string
+	err   error
 }
 
-// binary builds the fanseal command once for the tests that run it as a
-// separate process.
-func binary(t *testing.T) string {
+var (
+	built      = &build{}
+	builtNamed = &build{flags: []string{"-ldflags", "-X main.unnamedOff=1"}} // named temporary files only
+)
+
+// binary builds the fanseal command once and returns its path.
+func binary(t *testing.T) string { return built.get(t) }
+
+func (b *build) get(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the command")
 	}
-	built.once.Do(func() {
+	b.once.Do(func() {
 		dir, err := os.MkdirTemp("", "fanseal-bin")
 		if err != nil {
-			built.err = err
+			b.err = err
 			return
 		}
-		built.path = filepath.Join(dir, "fanseal")
-		out, err := exec.Command("go", "build", "-o", built.path, ".").CombinedOutput()
+		b.path = filepath.Join(dir, "fanseal")
+		out, err := exec.Command("go", append(append([]string{"build", "-o", b.path}, b.flags...), ".")...).CombinedOutput()
 		if err != nil {
-			built.err = err
+			b.err = err
 			t.Logf("%s", out)
 		}
 	})
-	if built.err != nil {
-		t.Skipf("cannot build the command: %v", built.err)
+	if b.err != nil {
+		t.Skipf("cannot build the command: %v", b.err)
 	}
-	return built.path
+	return b.path
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if built.path != "" {
-		os.RemoveAll(filepath.Dir(built.path))
-	}
-	os.Exit(code)
-}
-
-// TestSignalRemovesTemporary interrupts a decrypt whose input stalls after
-// some authenticated chunks were written to the temporary output file:
-// the file must be gone and the command must fail.
-func TestSignalRemovesTemporary(t *testing.T) {
-	bin := binary(t)
-	dir, keys, pubs := setup(t, "x25519", 1)
-	env := mustRun(t, strings.Repeat("plaintext prefix ", 60000), "encrypt", "-r", pubs[0]) // ~1 MB, 16 chunks
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
-		t.Run(sig.String(), func(t *testing.T) {
-			out := filepath.Join(dir, "out")
-			cmd := exec.Command(bin, "decrypt", "-i", keys[0], "-o", out)
-			stdin, err := cmd.StdinPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer stdin.Close()
-			// Half the envelope, and then the pipe stays open and silent.
-			if _, err := io.WriteString(stdin, env[:len(env)/2]); err != nil {
-				t.Fatal(err)
-			}
-			tmp := waitForTemporary(t, dir)
-			if err := cmd.Process.Signal(sig); err != nil {
-				t.Fatal(err)
-			}
-			err = cmd.Wait()
-			if err == nil || cmd.ProcessState.Success() {
-				t.Fatalf("decrypt interrupted by %v exited with success", sig)
-			}
-			if _, err := os.Stat(tmp); !os.IsNotExist(err) {
-				t.Fatalf("temporary file %s left after %v: %v", filepath.Base(tmp), sig, err)
-			}
-			if _, err := os.Stat(out); !os.IsNotExist(err) {
-				t.Fatalf("output file exists after %v", sig)
-			}
-			if !strings.Contains(stderr.String(), "fanseal: error: interrupted") || !strings.Contains(stderr.String(), "partial output was removed") {
-				t.Errorf("stderr %q", stderr.String())
-			}
-		})
-	}
-}
-
-// waitForTemporary returns the temporary output file in dir once it holds
-// some plaintext.
-func waitForTemporary(t *testing.T, dir string) string {
-	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		matches, _ := filepath.Glob(filepath.Join(dir, ".out.*.tmp"))
-		if len(matches) == 1 {
-			if st, err := os.Stat(matches[0]); err == nil && st.Size() > 0 {
-				return matches[0]
-			}
+	for _, b := range []*build{built, builtNamed} {
+		if b.path != "" {
+			os.RemoveAll(filepath.Dir(b.path))
 		}
 	}
-	t.Fatal("no temporary output file with plaintext appeared")
-	return ""
+	os.Exit(code)
 }
 
 // TestEncryptToDevNull: /dev/null is a character device but not a

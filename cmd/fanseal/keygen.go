@@ -45,11 +45,12 @@ func keygen(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	o, err := createOutput(*out, stdout, 0o600)
+	o, err := createNewOutput(*out, stdout, 0o600)
 	if err != nil {
 		return err
 	}
 	defer o.Abort()
+	toStdout := o.stdout()
 	fmt.Fprintf(o, "# created: %s\n", time.Now().UTC().Format(time.RFC3339))
 	fmt.Fprintf(o, "# suite: %s\n", suite)
 	fmt.Fprintf(o, "# public key: %s\n", pub)
@@ -59,7 +60,7 @@ func keygen(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err := o.Commit(); err != nil {
 		return err
 	}
-	if *out != "" {
+	if !toStdout {
 		fmt.Fprintln(stdout, pub)
 	} else if report.IsTerminal(stdout) {
 		fmt.Fprintf(stderr, "Public key: %s\n", pub)

@@ -52,10 +52,7 @@ Commands:
     decrypt    Open INPUT with the identity files given with -i (fanseal's, or
                age-keygen's for x25519 and mlkem768x25519). Armored input
                is detected. With -o, the output file appears only once the
-               whole payload has authenticated, with the mode your umask
-               gives new files; until then the plaintext goes to a temporary
-               file only you can read, removed if decrypt fails or is
-               interrupted (Ctrl-C, SIGTERM, SIGHUP).
+               whole payload has authenticated (see "Output files").
     inspect    Describe an envelope without opening it: version, cipher,
                recipients and their key identifiers, payload size.
     bench      Measure fanseal's hot paths on generated keys, nothing to set up:
@@ -73,10 +70,14 @@ Commands:
                fanseal sim --help explains each workload and flag.
 
 INPUT and OUTPUT default to standard input and output; "-" names them too.
+keygen -o never replaces an existing file: losing a secret key is worse
+than any error.
 Post-quantum (mlkem768x25519) and classical recipients cannot be mixed.
 age's X25519 and ML-KEM-768+X25519 keys are the same keys as fanseal's
 x25519 and mlkem768x25519 ones in another spelling; age's SSH, plugin and
 passphrase keys are not supported. Envelopes are fanseal's, not age's.
+
+` + outputRule + `
 
 Examples:
     $ fanseal keygen -o alice.key

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -337,23 +336,5 @@ func TestInspectStanzaTypes(t *testing.T) {
 	}
 	if text := mustRun(t, string(channel), "inspect"); !strings.Contains(text, "channel") || !strings.Contains(text, "epoch 0") {
 		t.Fatalf("inspect text:\n%s", text)
-	}
-}
-
-func TestWriteReplacing(t *testing.T) {
-	name := filepath.Join(t.TempDir(), "report.json")
-	os.WriteFile(name, []byte("old"), 0o644)
-	if err := writeReplacing(name, func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }); err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := os.ReadFile(name); string(b) != "new" {
-		t.Fatalf("file holds %q", b)
-	}
-	err := writeReplacing(name, func(w io.Writer) error { io.WriteString(w, "partial"); return errors.New("plot failed") })
-	if b, _ := os.ReadFile(name); err == nil || string(b) != "new" {
-		t.Fatalf("failed write: %v, file holds %q", err, b)
-	}
-	if entries, _ := os.ReadDir(filepath.Dir(name)); len(entries) != 1 {
-		t.Fatalf("%d files left in the directory", len(entries))
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -8,6 +9,10 @@ import (
 	"syscall"
 	"time"
 )
+
+// errNoUnnamed reports that a directory cannot hold unnamed temporary
+// files, so an output uses a named one.
+var errNoUnnamed = errors.New("no unnamed temporary files here")
 
 // temporaries holds the names of the temporary output files that are
 // neither committed nor removed yet. Its lock orders a commit's rename
@@ -18,7 +23,8 @@ var temporaries = struct {
 	names map[string]bool
 }{names: map[string]bool{}}
 
-// createTemp is os.CreateTemp, recording the file for removeOnSignal.
+// createTemp is os.CreateTemp (mode 0o600), recording the file for
+// removeOnSignal.
 func createTemp(dir, pattern string) (*os.File, error) {
 	temporaries.Lock()
 	defer temporaries.Unlock()
@@ -29,12 +35,28 @@ func createTemp(dir, pattern string) (*os.File, error) {
 	return f, err
 }
 
+// withTemporary runs create, which makes the file tmp, recording tmp for
+// removeOnSignal from before it exists.
+func withTemporary(tmp string, create func() error) error {
+	temporaries.Lock()
+	defer temporaries.Unlock()
+	err := create()
+	if err == nil {
+		temporaries.names[tmp] = true
+	}
+	return err
+}
+
 // commitTemp renames a recorded temporary file to name.
 func commitTemp(tmp, name string) error {
 	temporaries.Lock()
 	defer temporaries.Unlock()
+	err := os.Rename(tmp, name)
+	if err != nil {
+		os.Remove(tmp)
+	}
 	delete(temporaries.names, tmp)
-	return os.Rename(tmp, name)
+	return err
 }
 
 // removeTemp removes a recorded temporary file.
@@ -45,15 +67,20 @@ func removeTemp(tmp string) {
 	os.Remove(tmp)
 }
 
-// removeOnSignal makes SIGINT, SIGTERM and SIGHUP remove every temporary
-// output file before the process ends, so that an interrupted decrypt
-// leaves no plaintext prefix behind. The process then dies of the same
-// signal, as it would have without the handler, so that a shell sees why
-// it ended (and, for SIGINT, stops a loop); where a process cannot signal
-// itself it exits with status 1.
+// cleanSignals are the signals after which removeOnSignal cleans up: every
+// signal that ends the process by default and can be caught.
+var cleanSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
+// removeOnSignal makes the signals in cleanSignals remove every named
+// temporary output file before the process ends, so that an interrupted
+// command leaves no partial output behind (unnamed ones vanish with the
+// process). The process then dies of the same signal, as it would have
+// without the handler, so that a shell sees why it ended (and, for
+// SIGINT, stops a loop); where a process cannot signal itself it exits
+// with status 1.
 func removeOnSignal() {
 	c := make(chan os.Signal, 1)
-	signal.Notify(c, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(c, cleanSignals...)
 	go func() {
 		sig := <-c
 		// The lock is held to the end: no temporary file is created or

@@ -90,6 +90,8 @@ Flags:
     --plot FILE       draw the latency CDFs, baseline against fanseal, to a
                       .png or .svg file
     --cpuprofile FILE write the run's CPU profile (go tool pprof reads it)
+    When --json, --plot or --cpuprofile is "-" (standard output), the
+    report goes to standard error.
 
     synchronizer: --participants N (22), --views N (2), --interval K (100),
                   --suite p256|x25519|secp256k1 (p256),
@@ -100,6 +102,8 @@ Flags:
                   --max-size B (1024), --signature-interval S (100),
                   --dir DIR (a temporary directory, removed afterwards)
     dkg:          --members N,N (64,100), --suite secp256k1|x25519
+
+` + outputRule + `
 
 CPU shares: each side's goroutines carry a profile label; a sample counts
 as cryptography when its innermost function is in Go's crypto packages,
@@ -188,6 +192,18 @@ func simulate(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	case *after:
 		cfg.Only = []sim.Side{sim.Fanseal}
 	}
+	outs, abort, err := startOutputs(stdout, [2]string{"--json", *jsonOut}, [2]string{"--plot", *plotOut}, [2]string{"--cpuprofile", *cpuProfile})
+	if err != nil {
+		return err
+	}
+	defer abort()
+	jsonFile, plotFile, cpuFile := outs[0], outs[1], outs[2]
+	table := stdout // the report goes to stderr when an output is standard output
+	for _, o := range outs {
+		if o.stdout() {
+			table = stderr
+		}
+	}
 	bar := report.NewBar(stderr, 1000)
 	cfg.Progress = func(f float64) { bar.To(int(f * 1000)) }
 	res, err := sim.Run(context.Background(), w, cfg)
@@ -195,17 +211,18 @@ func simulate(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if res == nil {
 		return err
 	}
-	sim.Print(stdout, res)
+	sim.Print(table, res)
+	// The outputs are written even when an invariant failed: they show why.
 	var errs []error
-	if *jsonOut != "" {
-		errs = append(errs, writeJSON(*jsonOut, res))
+	if jsonFile != nil {
+		errs = append(errs, jsonFile.writeJSON(res))
 	}
-	if *plotOut != "" {
+	if plotFile != nil {
 		svg := strings.HasSuffix(*plotOut, ".svg")
-		errs = append(errs, writeReplacing(*plotOut, func(w io.Writer) error { return sim.Plot(w, svg, res) }))
+		errs = append(errs, plotFile.commitWith(func(w io.Writer) error { return sim.Plot(w, svg, res) }))
 	}
-	if *cpuProfile != "" {
-		errs = append(errs, writeReplacing(*cpuProfile, res.WriteProfile))
+	if cpuFile != nil {
+		errs = append(errs, cpuFile.commitWith(res.WriteProfile))
 	}
 	return errors.Join(append([]error{err}, errs...)...)
 }
