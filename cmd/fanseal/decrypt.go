@@ -24,7 +24,7 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(idFiles) == 0 {
 		return fmt.Errorf("%w: decrypt needs at least one -i IDENTITY_FILE", errUsage)
 	}
-	ids, err := readKeyFiles(idFiles, "identity file", fanseal.ParseIdentities)
+	ids, err := identityList(idFiles)
 	if err != nil {
 		return err
 	}
@@ -36,7 +36,7 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	in, clearProgress := withProgress(in, stderr, "decrypting")
 	defer clearProgress()
 	src, _ := maybeArmored(in)
-	r, err := fanseal.Open(src, ids...)
+	r, err := fanseal.Open(src, identities(ids)...)
 	if err != nil {
 		return describe(err)
 	}

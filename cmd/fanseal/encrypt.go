@@ -26,20 +26,11 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var recipients []*fanseal.Recipient
-	for _, s := range rs {
-		r, err := fanseal.ParseRecipient(s)
-		if err != nil {
-			return fmt.Errorf("recipient %q: %w", abbreviate(s), err)
-		}
-		recipients = append(recipients, r)
-	}
-	fromFiles, err := readKeyFiles(rfiles, "recipients file", fanseal.ParseRecipients)
+	list, err := recipientList(rs, rfiles)
 	if err != nil {
 		return err
 	}
-	recipients = append(recipients, fromFiles...)
-	if len(recipients) == 0 {
+	if len(list) == 0 {
 		return fmt.Errorf("%w: encrypt needs at least one -r or -R", errUsage)
 	}
 	if *out == "" && !*useArmor && report.IsTerminal(stdout) {
@@ -64,7 +55,7 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		aw = armor.NewWriter(bw)
 		dst = aw
 	}
-	w, err := (&fanseal.Sealer{Anonymous: *anonymous}).Seal(dst, recipients...)
+	w, err := (&fanseal.Sealer{Anonymous: *anonymous}).Seal(dst, recipients(list)...)
 	if err != nil {
 		return err
 	}

@@ -20,11 +20,11 @@ func keygen(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *convert != "" {
-		ids, err := readKeyFiles([]string{*convert}, "identity file", fanseal.ParseIdentities)
+		ids, err := identityList([]string{*convert})
 		if err != nil {
 			return err
 		}
-		for _, id := range ids {
+		for _, id := range identities(ids) {
 			pub, _, err := keyTexts(id, *ageForm)
 			if err != nil {
 				return fmt.Errorf("%s: %w", *convert, err)

@@ -1,0 +1,149 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// execCLI runs the built command as a separate process, or in-process
+// with -short (which does not build it), and returns its exit status,
+// standard output and standard error.
+func execCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	if testing.Short() {
+		return cli(t, stdin, args...)
+	}
+	cmd := exec.Command(binary(t), args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("fanseal %v: %v", args, err)
+	}
+	return cmd.ProcessState.ExitCode(), out.String(), errOut.String()
+}
+
+// execOK runs the command and fails the test unless it succeeds.
+func execOK(t *testing.T, stdin string, args ...string) (stdout, stderr string) {
+	t.Helper()
+	status, out, errOut := execCLI(t, stdin, args...)
+	if status != 0 {
+		t.Fatalf("fanseal %v: status %d: %s", args, status, errOut)
+	}
+	return out, errOut
+}
+
+// execFails runs the command and fails the test unless it exits with
+// status 1 and an error line that says every one of want.
+func execFails(t *testing.T, stdin string, args []string, want ...string) string {
+	t.Helper()
+	status, _, errOut := execCLI(t, stdin, args...)
+	if status != 1 || !strings.HasPrefix(errOut, "fanseal: error: ") {
+		t.Fatalf("fanseal %v: status %d, stderr %q; want status 1 and fanseal: error: ...", args, status, errOut)
+	}
+	for _, w := range want {
+		if !strings.Contains(errOut, w) {
+			t.Fatalf("fanseal %v: stderr %q does not say %q", args, errOut, w)
+		}
+	}
+	return errOut
+}
+
+// TestDuplicateRecipientsMerged: one key given twice, with -r and in a -R
+// file, in two overlapping -R files, or once in fanseal's spelling and
+// once in age's, is one recipient and one stanza, as age has it.
+func TestDuplicateRecipientsMerged(t *testing.T) {
+	dir, keys, pubs := setup(t, "x25519", 2)
+	agePub := strings.TrimSpace(mustRun(t, "", "keygen", "--age", "-y", keys[0]))
+	team := writeFile(t, dir, "team.txt", []byte("# me\n"+pubs[0]+"\n# bob\n"+pubs[1]+"\n"))
+	more := writeFile(t, dir, "more.txt", []byte(pubs[1]+"\n"+agePub+"\n"))
+	for _, args := range [][]string{
+		{"-r", pubs[0], "-R", team},
+		{"-R", team, "-R", more},
+		{"-r", pubs[0], "-r", agePub, "-r", pubs[1]},
+		{"-r", pubs[0], "-r", pubs[0], "-R", team, "-R", more},
+	} {
+		env, _ := execOK(t, "for the team", append([]string{"encrypt"}, args...)...)
+		rep := mustRun(t, env, "inspect")
+		if !strings.Contains(rep, "recipients:  2") {
+			t.Fatalf("encrypt %v: inspect says\n%s", args, rep)
+		}
+		for _, k := range keys {
+			if got, _ := execOK(t, env, "decrypt", "-i", k); got != "for the team" {
+				t.Fatalf("encrypt %v, decrypt -i %s: %q", args, k, got)
+			}
+		}
+	}
+}
+
+// TestRecipientRefusalsNameTheLine: where encrypt refuses a key of its
+// recipient list, the message names the file and line, or the -r flag,
+// and never list indices.
+func TestRecipientRefusalsNameTheLine(t *testing.T) {
+	dir, _, pubs := setup(t, "x25519", 2)
+	_, _, pq := setup(t, "mlkem768x25519", 1)
+	team := writeFile(t, dir, "team.txt", []byte("# alice\n"+pubs[0]+"\n\n# the robot\n"+pq[0]+"\n"))
+	bad := writeFile(t, dir, "bad.txt", []byte(pubs[1]+"\n# typo\n"+pubs[0][:len(pubs[0])-2]+"aa\n"))
+	empty := writeFile(t, dir, "empty.txt", []byte("# nobody yet\n"))
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"-R", team}, []string{team + ":5", "post-quantum and classical", team + ":2 (alice)"}},
+		{[]string{"-r", pubs[1], "-r", pq[0]}, []string{"-r #2", "post-quantum and classical", "-r #1"}},
+		{[]string{"-r", pubs[1], "-R", bad}, []string{bad + ":3", "checksum"}},
+		{[]string{"-r", pubs[1], "-r", pubs[0][:len(pubs[0])-2] + "aa"}, []string{"-r #2", "checksum"}},
+		{[]string{"-R", empty}, []string{empty, "no recipients"}},
+	} {
+		msg := execFails(t, "x", append([]string{"encrypt"}, c.args...), c.want...)
+		if strings.Contains(msg, "recipients 0") || strings.Contains(msg, "recipient 1 ") {
+			t.Errorf("encrypt %v: %q names list indices", c.args, msg)
+		}
+	}
+}
+
+// TestSecretKeyAsRecipient: an identity, fanseal's or age's, given with
+// -r or in a -R file is recognised, and the message says what to do
+// without echoing the secret.
+func TestSecretKeyAsRecipient(t *testing.T) {
+	dir, keys, _ := setup(t, "x25519", 1)
+	fanSecret := secretLine(t, keys[0])
+	ageSecret := secretLine(t, ageKeyFiles["x25519"])
+	const want = "this is a secret key: pass it with -i, or get its public key with `fanseal keygen -y`"
+	for _, secret := range []string{fanSecret, ageSecret} {
+		msg := execFails(t, "x", []string{"encrypt", "-r", secret}, "-r #1", want)
+		if strings.Contains(msg, secret[len(secret)-20:]) || strings.Contains(msg, secret[:30]) {
+			t.Fatalf("the error echoes the secret key: %q", msg)
+		}
+		file := writeFile(t, dir, "recipients.txt", []byte("# oops\n"+secret+"\n"))
+		msg = execFails(t, "x", []string{"encrypt", "-R", file}, file+":2", want)
+		if strings.Contains(msg, secret[len(secret)-20:]) {
+			t.Fatalf("the error echoes the secret key: %q", msg)
+		}
+	}
+}
+
+// secretLine returns the key line of an identity file.
+func secretLine(t *testing.T, file string) string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if l != "" && !strings.HasPrefix(l, "#") {
+			return l
+		}
+	}
+	t.Fatalf("%s holds no key", filepath.Base(file))
+	return ""
+}

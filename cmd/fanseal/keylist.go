@@ -1,0 +1,232 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/fanseal/fanseal"
+)
+
+// maxKeyFileSize bounds what the command reads of a recipients or identity
+// file, as the library's ParseRecipients and ParseIdentities do.
+const maxKeyFileSize = 16 << 20
+
+// A keySource says where the command line gave a key: a line of a file,
+// or the position of a -r flag among the -r flags.
+type keySource struct {
+	File string `json:"file,omitempty"` // empty for -r
+	Line int    `json:"line"`           // the line of File, or the -r flag's position, from 1
+	// Comment is what the comment lines directly above the key say, less
+	// the lines keygen and age-keygen write (created, suite, public key,
+	// key id).
+	Comment string `json:"comment,omitempty"`
+}
+
+// String returns "team.txt:3" or "-r #2".
+func (s keySource) String() string {
+	if s.File == "" {
+		return fmt.Sprintf("-r #%d", s.Line)
+	}
+	return fmt.Sprintf("%s:%d", s.File, s.Line)
+}
+
+// describe returns the source with its comment: "team.txt:3 (alice)".
+func (s keySource) describe() string {
+	if s.Comment == "" {
+		return s.String()
+	}
+	return fmt.Sprintf("%s (%s)", s, s.Comment)
+}
+
+// A namedRecipient is a recipient with where it was given. Also lists the
+// places where the same key was given again and merged into this one.
+type namedRecipient struct {
+	*fanseal.Recipient
+	src  keySource
+	also []keySource
+}
+
+// A namedIdentity is an identity with the line of the file that holds it.
+type namedIdentity struct {
+	*fanseal.Identity
+	src keySource
+}
+
+// keyComments are comment lines that keygen and age-keygen write above a
+// key; they say nothing about whose key it is.
+var keyComments = []string{"created:", "suite:", "public key:", "key id:"}
+
+// readKeyLines calls f with every key line of the file name (blank lines
+// and lines starting with # skipped), its source and the comment above
+// it. An error from f is returned prefixed with the file and line. The
+// file must hold at least one key; what names the kind of key in the
+// error that says it holds none.
+func readKeyLines(name, what string, f func(line string, src keySource) error) error {
+	file, err := os.Open(name)
+	if err != nil {
+		return fmt.Errorf("%s file: %w", what, err)
+	}
+	defer file.Close()
+	sc := bufio.NewScanner(io.LimitReader(file, maxKeyFileSize))
+	sc.Buffer(make([]byte, 0, 4096), 64<<10)
+	var comment []string
+	keys := 0
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case line == "":
+			comment = nil
+			continue
+		case strings.HasPrefix(line, "#"):
+			c := strings.TrimSpace(strings.TrimLeft(line, "#"))
+			meta := false
+			for _, k := range keyComments {
+				meta = meta || strings.HasPrefix(strings.ToLower(c), k)
+			}
+			if c != "" && !meta {
+				comment = append(comment, c)
+			}
+			continue
+		}
+		src := keySource{File: name, Line: n, Comment: strings.Join(comment, " ")}
+		comment = nil
+		if err := f(line, src); err != nil {
+			return fmt.Errorf("%s: %w", src, err)
+		}
+		keys++
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: reading the %s file: %w", name, what, err)
+	}
+	if keys == 0 {
+		return fmt.Errorf("%s: no %s in the file (one key per line; # starts a comment)", name, what)
+	}
+	return nil
+}
+
+// A suiteKey is a suite and bytes of a key of that suite: a public key or
+// a key identifier.
+type suiteKey struct {
+	suite fanseal.Suite
+	b     string
+}
+
+// errSecretAsRecipient is the mistake of passing an identity with -r or -R.
+var errSecretAsRecipient = errors.New("this is a secret key: pass it with -i, or get its public key with `fanseal keygen -y`")
+
+// isSecretKey reports whether s looks like an identity that keygen -y reads:
+// fanseal's FANSEAL_SECRET_… or age's AGE-SECRET-KEY-….
+func isSecretKey(s string) bool {
+	u := strings.ToUpper(s)
+	return strings.HasPrefix(u, "FANSEAL_SECRET_") || strings.HasPrefix(u, "AGE-SECRET-KEY-")
+}
+
+// parseRecipientText parses one recipient, refusing an identity without
+// echoing it.
+func parseRecipientText(s string) (*fanseal.Recipient, error) {
+	if isSecretKey(s) {
+		return nil, errSecretAsRecipient
+	}
+	return fanseal.ParseRecipient(s)
+}
+
+// recipientList parses the recipients given with -r (keys) and -R (files
+// of keys), in that order. A key given more than once, in either spelling
+// (fanseal's or age's), is one recipient: its first source is kept and
+// the others are listed in also. A refusal names the file and line, or
+// the -r flag, of the key it is about.
+func recipientList(keys, files []string) ([]*namedRecipient, error) {
+	var list []*namedRecipient
+	byKey := map[suiteKey]*namedRecipient{} // by public key
+	byID := map[suiteKey]*namedRecipient{}  // by key identifier
+	add := func(r *fanseal.Recipient, src keySource) error {
+		k := suiteKey{r.Suite(), string(r.Bytes())}
+		if first, ok := byKey[k]; ok {
+			first.also = append(first.also, src)
+			return nil
+		}
+		if len(list) > 0 && r.Suite().PostQuantum() != list[0].Suite().PostQuantum() {
+			return fmt.Errorf("%w: this %s key and the %s key of %s; seal one envelope for each kind",
+				fanseal.ErrMixedSuites, r.Suite(), list[0].Suite(), list[0].src.describe())
+		}
+		id := r.KeyID()
+		idKey := suiteKey{r.Suite(), string(id[:])}
+		if other, ok := byID[idKey]; ok {
+			return fmt.Errorf("%w: a different key from %s with the same key identifier %x; --anonymous leaves identifiers out", fanseal.ErrDuplicateRecipient, other.src, id)
+		}
+		n := &namedRecipient{Recipient: r, src: src}
+		byKey[k], byID[idKey] = n, n
+		list = append(list, n)
+		return nil
+	}
+	for i, s := range keys {
+		src := keySource{Line: i + 1}
+		r, err := parseRecipientText(s)
+		if err == nil {
+			err = add(r, src)
+		}
+		if err != nil {
+			if isSecretKey(s) {
+				return nil, fmt.Errorf("%s: %w", src, err)
+			}
+			return nil, fmt.Errorf("%s (%s): %w", src, abbreviate(s), err)
+		}
+	}
+	for _, name := range files {
+		err := readKeyLines(name, "recipients", func(line string, src keySource) error {
+			r, err := parseRecipientText(line)
+			if err != nil {
+				return err
+			}
+			return add(r, src)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(list) > fanseal.MaxRecipients {
+		return nil, fmt.Errorf("%w: %d recipients (at most %d)", fanseal.ErrRecipientCount, len(list), fanseal.MaxRecipients)
+	}
+	return list, nil
+}
+
+// identityList parses the identity files, in order.
+func identityList(files []string) ([]*namedIdentity, error) {
+	var list []*namedIdentity
+	for _, name := range files {
+		err := readKeyLines(name, "identity", func(line string, src keySource) error {
+			id, err := fanseal.ParseIdentity(line)
+			if err != nil {
+				return err
+			}
+			list = append(list, &namedIdentity{Identity: id, src: src})
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return list, nil
+}
+
+// identities returns the identities of list.
+func identities(list []*namedIdentity) []*fanseal.Identity {
+	ids := make([]*fanseal.Identity, len(list))
+	for i, n := range list {
+		ids[i] = n.Identity
+	}
+	return ids
+}
+
+// recipients returns the recipients of list.
+func recipients(list []*namedRecipient) []*fanseal.Recipient {
+	rs := make([]*fanseal.Recipient, len(list))
+	for i, n := range list {
+		rs[i] = n.Recipient
+	}
+	return rs
+}
