@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 
@@ -10,21 +11,32 @@ import (
 	"github.com/fanseal/fanseal/armor"
 )
 
+// decryptOptions are decrypt's flags.
+type decryptOptions struct {
+	identities multiFlag
+	out        string
+}
+
+func decryptFlags(fs *flag.FlagSet) *decryptOptions {
+	o := &decryptOptions{}
+	fs.Var(&o.identities, "i", "identity file")
+	fs.Var(&o.identities, "identity", "identity file")
+	fs.StringVar(&o.out, "o", "", "output file")
+	fs.StringVar(&o.out, "output", "", "output file")
+	return o
+}
+
 func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("decrypt")
-	var idFiles multiFlag
-	fs.Var(&idFiles, "i", "identity file")
-	fs.Var(&idFiles, "identity", "identity file")
-	out := fs.String("o", "", "output file")
-	fs.StringVar(out, "output", "", "output file")
+	opts := decryptFlags(fs)
 	pos, err := parseFlags(fs, args, 1)
 	if err != nil {
 		return err
 	}
-	if len(idFiles) == 0 {
+	if len(opts.identities) == 0 {
 		return fmt.Errorf("%w: decrypt needs at least one -i IDENTITY_FILE", errUsage)
 	}
-	ids, err := identityList(idFiles)
+	ids, err := identityList(opts.identities)
 	if err != nil {
 		return err
 	}
@@ -40,7 +52,7 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return describe(err)
 	}
-	o, err := createOutput(*out, stdout, 0o666)
+	o, err := createOutput(opts.out, stdout, 0o666)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"io"
 
@@ -10,31 +11,43 @@ import (
 	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
 )
 
+// encryptOptions are encrypt's flags.
+type encryptOptions struct {
+	recipients, files multiFlag
+	armor, anonymous  bool
+	out               string
+}
+
+func encryptFlags(fs *flag.FlagSet) *encryptOptions {
+	o := &encryptOptions{}
+	fs.Var(&o.recipients, "r", "recipient")
+	fs.Var(&o.recipients, "recipient", "recipient")
+	fs.Var(&o.files, "R", "recipients file")
+	fs.Var(&o.files, "recipients-file", "recipients file")
+	fs.BoolVar(&o.armor, "a", false, "armor")
+	fs.BoolVar(&o.armor, "armor", false, "armor")
+	fs.BoolVar(&o.anonymous, "anonymous", false, "omit key identifiers")
+	fs.StringVar(&o.out, "o", "", "output file")
+	fs.StringVar(&o.out, "output", "", "output file")
+	return o
+}
+
 func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("encrypt")
-	var rs, rfiles multiFlag
-	fs.Var(&rs, "r", "recipient")
-	fs.Var(&rs, "recipient", "recipient")
-	fs.Var(&rfiles, "R", "recipients file")
-	fs.Var(&rfiles, "recipients-file", "recipients file")
-	useArmor := fs.Bool("a", false, "armor")
-	fs.BoolVar(useArmor, "armor", false, "armor")
-	anonymous := fs.Bool("anonymous", false, "omit key identifiers")
-	out := fs.String("o", "", "output file")
-	fs.StringVar(out, "output", "", "output file")
+	opts := encryptFlags(fs)
 	pos, err := parseFlags(fs, args, 1)
 	if err != nil {
 		return err
 	}
-	list, err := recipientList(rs, rfiles)
+	list, err := recipientList(opts.recipients, opts.files)
 	if err != nil {
 		return err
 	}
 	if len(list) == 0 {
 		return fmt.Errorf("%w: encrypt needs at least one -r or -R", errUsage)
 	}
-	if *out == "" && !*useArmor && report.IsTerminal(stdout) {
-		return fmt.Errorf("refusing to write a binary envelope to the terminal; use -a for text, or -o FILE")
+	if opts.out == "" && !opts.armor && report.IsTerminal(stdout) {
+		return fmt.Errorf("refusing to output binary to the terminal: use -a for text armor, -o FILE, or force it with -o -")
 	}
 	in, closeIn, err := openInput(first(pos), stdin)
 	if err != nil {
@@ -43,7 +56,7 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	defer closeIn()
 	in, clearProgress := withProgress(in, stderr, "encrypting")
 	defer clearProgress()
-	o, err := createOutput(*out, stdout, 0o666)
+	o, err := createOutput(opts.out, stdout, 0o666)
 	if err != nil {
 		return err
 	}
@@ -51,11 +64,11 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	bw := bufio.NewWriterSize(o, 64<<10)
 	var dst io.Writer = bw
 	var aw *armor.Writer
-	if *useArmor {
+	if opts.armor {
 		aw = armor.NewWriter(bw)
 		dst = aw
 	}
-	w, err := (&fanseal.Sealer{Anonymous: *anonymous}).Seal(dst, recipients(list)...)
+	w, err := (&fanseal.Sealer{Anonymous: opts.anonymous}).Seal(dst, recipients(list)...)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/hex"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -33,9 +34,20 @@ type stanzaSummary struct {
 	Epoch  uint32 `json:"epoch,omitempty"`         // channel stanzas
 }
 
+// inspectOptions are inspect's flags.
+type inspectOptions struct {
+	json bool
+}
+
+func inspectFlags(fs *flag.FlagSet) *inspectOptions {
+	o := &inspectOptions{}
+	fs.BoolVar(&o.json, "json", false, "print JSON")
+	return o
+}
+
 func inspect(args []string, stdin io.Reader, stdout, _ io.Writer) error {
 	fs := newFlags("inspect")
-	asJSON := fs.Bool("json", false, "print JSON")
+	opts := inspectFlags(fs)
 	pos, err := parseFlags(fs, args, 1)
 	if err != nil {
 		return err
@@ -77,7 +89,7 @@ func inspect(args []string, stdin io.Reader, stdout, _ io.Writer) error {
 		return describe(err)
 	}
 	rep.Chunks, rep.PayloadSize = stream.PlaintextSize(n)
-	if *asJSON {
+	if opts.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)

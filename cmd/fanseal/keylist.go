@@ -62,16 +62,20 @@ var keyComments = []string{"created:", "suite:", "public key:", "key id:"}
 
 // readKeyLines calls f with every key line of the file name (blank lines
 // and lines starting with # skipped), its source and the comment above
-// it. An error from f is returned prefixed with the file and line. The
-// file must hold at least one key; what names the kind of key in the
-// error that says it holds none.
-func readKeyLines(name, what string, f func(line string, src keySource) error) error {
-	file, err := os.Open(name)
-	if err != nil {
-		return fmt.Errorf("%s file: %w", what, err)
+// it; with in set, it reads in instead, under that name. An error from f
+// is returned prefixed with the file and line. The file must hold at
+// least one key; what names the kind of key in the error that says it
+// holds none.
+func readKeyLines(name string, in io.Reader, what string, f func(line string, src keySource) error) error {
+	if in == nil {
+		file, err := os.Open(name)
+		if err != nil {
+			return fmt.Errorf("%s file: %w", what, err)
+		}
+		defer file.Close()
+		in = file
 	}
-	defer file.Close()
-	sc := bufio.NewScanner(io.LimitReader(file, maxKeyFileSize))
+	sc := bufio.NewScanner(io.LimitReader(in, maxKeyFileSize))
 	sc.Buffer(make([]byte, 0, 4096), 64<<10)
 	var comment []string
 	keys := 0
@@ -177,7 +181,7 @@ func recipientList(keys, files []string) ([]*namedRecipient, error) {
 		}
 	}
 	for _, name := range files {
-		err := readKeyLines(name, "recipients", func(line string, src keySource) error {
+		err := readKeyLines(name, nil, "recipients", func(line string, src keySource) error {
 			r, err := parseRecipientText(line)
 			if err != nil {
 				return err
@@ -198,19 +202,27 @@ func recipientList(keys, files []string) ([]*namedRecipient, error) {
 func identityList(files []string) ([]*namedIdentity, error) {
 	var list []*namedIdentity
 	for _, name := range files {
-		err := readKeyLines(name, "identity", func(line string, src keySource) error {
-			id, err := fanseal.ParseIdentity(line)
-			if err != nil {
-				return err
-			}
-			list = append(list, &namedIdentity{Identity: id, src: src})
-			return nil
-		})
+		more, err := readIdentities(name, nil)
 		if err != nil {
 			return nil, err
 		}
+		list = append(list, more...)
 	}
 	return list, nil
+}
+
+// readIdentities parses the identity file name, or in under that name.
+func readIdentities(name string, in io.Reader) ([]*namedIdentity, error) {
+	var list []*namedIdentity
+	err := readKeyLines(name, in, "identity", func(line string, src keySource) error {
+		id, err := fanseal.ParseIdentity(line)
+		if err != nil {
+			return err
+		}
+		list = append(list, &namedIdentity{Identity: id, src: src})
+		return nil
+	})
+	return list, err
 }
 
 // identities returns the identities of list.
