@@ -9,6 +9,7 @@ import (
 
 	"github.com/fanseal/fanseal"
 	"github.com/fanseal/fanseal/armor"
+	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
 )
 
 // decryptOptions are decrypt's flags.
@@ -26,7 +27,7 @@ func decryptFlags(fs *flag.FlagSet) *decryptOptions {
 	return o
 }
 
-func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("decrypt")
 	opts := decryptFlags(fs)
 	pos, err := parseFlags(fs, args, 1)
@@ -34,7 +35,7 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(opts.identities) == 0 {
-		return fmt.Errorf("%w: decrypt needs at least one -i IDENTITY_FILE", errUsage)
+		return fmt.Errorf("%w: decrypt needs at least one -i PATH (an identity file)", errUsage)
 	}
 	ids, err := identityList(opts.identities)
 	if err != nil {
@@ -47,7 +48,11 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	defer closeIn()
 	in, clearProgress := withProgress(in, stderr, "decrypting")
 	defer clearProgress()
-	src, _ := maybeArmored(in)
+	br, err := refuseAgeFile(in)
+	if err != nil {
+		return err
+	}
+	src, _ := maybeArmored(br)
 	r, err := fanseal.Open(src, identities(ids)...)
 	if err != nil {
 		return describe(err)
@@ -57,7 +62,20 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer o.Abort()
-	if _, err := io.Copy(o, r); err != nil {
+	var dst io.Writer = o
+	if opts.out == "" && report.IsTerminal(stdout) {
+		guard := &textGuard{w: o}
+		defer func() {
+			if cerr := guard.Close(); err == nil {
+				err = cerr
+			}
+		}()
+		dst = guard
+	}
+	if _, err := io.Copy(dst, r); err != nil {
+		if errors.Is(err, errBinaryToTerminal) {
+			return err
+		}
 		return describe(err)
 	}
 	return o.Commit()

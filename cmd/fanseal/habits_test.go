@@ -147,3 +147,22 @@ func secretLine(t *testing.T, file string) string {
 	t.Fatalf("%s holds no key", filepath.Base(file))
 	return ""
 }
+
+// TestAgeFileRecognised: decrypt and inspect recognise an age envelope,
+// binary or armored, and say to open it with age.
+func TestAgeFileRecognised(t *testing.T) {
+	dir, keys, _ := setup(t, "x25519", 1)
+	ageBinary := "age-encryption.org/v1\n-> X25519 TiFrN5t1QFDfk0SBxFDLaCNHnlbPtS4hIlvDP1Cv1Ak\nSNp3pnmBMNUBhodfyqbs5E2XRQf5ODjSm12FVjQLxE8\n--- QDb7OKmBkYwvCGGgqK1MJVuzHmGG8tVoLTAhFLIgSE4\n\x8a\x01binary payload"
+	ageArmor := "-----BEGIN AGE ENCRYPTED FILE-----\nYWdlLWVuY3J5cHRpb24ub3JnL3YxCi0+IFgyNTUxOSBUaUZyTjV0MVFGRGZrMFNC\n-----END AGE ENCRYPTED FILE-----\n"
+	for name, body := range map[string]string{"binary": ageBinary, "armored": ageArmor, "armored, indented": "\n  " + ageArmor} {
+		file := writeFile(t, dir, "secret.age", []byte(body))
+		for _, args := range [][]string{{"decrypt", "-i", keys[0], file}, {"inspect", file}, {"decrypt", "-i", ageKeyFiles["x25519"]}} {
+			stdin := ""
+			if len(args) == 3 {
+				stdin = body
+			}
+			execFails(t, stdin, args, "this is an age file; decrypt it with age")
+		}
+		_ = name
+	}
+}

@@ -57,7 +57,11 @@ func inspect(args []string, stdin io.Reader, stdout, _ io.Writer) error {
 		return err
 	}
 	defer closeIn()
-	br, armored := maybeArmored(in)
+	raw, err := refuseAgeFile(in)
+	if err != nil {
+		return err
+	}
+	br, armored := maybeArmored(raw)
 	h, err := format.ReadHeader(br)
 	if err != nil {
 		return describe(err)
