@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // openInput returns the named file, or stdin for "" and "-".
@@ -52,10 +53,20 @@ func createOutput(name string, stdout io.Writer, perm os.FileMode) (*output, err
 // mode 0o600 (less the umask); it keeps that mode until Commit.
 func tempOutput(name string, perm os.FileMode) (*output, error) {
 	tmp, err := createTemp(filepath.Dir(name), "."+filepath.Base(name)+".*.tmp")
+	if pe := (*os.PathError)(nil); errors.As(err, &pe) {
+		return nil, fmt.Errorf("cannot create %s: %w", name, pe.Err)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("cannot create output: %w", err)
+		return nil, fmt.Errorf("cannot create %s: %w", name, err)
 	}
 	return &output{Writer: tmp, tmp: tmp, name: name, perm: perm}, nil
+}
+
+// Write writes to the output. An error names the output file, not the
+// temporary file it goes through.
+func (o *output) Write(p []byte) (int, error) {
+	n, err := o.Writer.Write(p)
+	return n, o.named(err)
 }
 
 // Commit gives the output file its final mode and makes it appear under
@@ -70,10 +81,29 @@ func (o *output) Commit() error {
 	}
 	if err != nil {
 		removeTemp(o.tmp.Name())
-		return fmt.Errorf("writing %s: %w", o.name, err)
+		return fmt.Errorf("writing %s: %w", o.name, o.named(err))
 	}
 	return nil
 }
+
+// named returns err with the temporary file's name replaced by the output
+// file's: the temporary file is an implementation detail, gone by the time
+// the user reads the message.
+func (o *output) named(err error) error {
+	if err == nil || o.tmp == nil || !strings.Contains(err.Error(), o.tmp.Name()) {
+		return err
+	}
+	return &renamedError{msg: strings.ReplaceAll(err.Error(), o.tmp.Name(), o.name), err: err}
+}
+
+// A renamedError is an error whose message names the output file.
+type renamedError struct {
+	msg string
+	err error
+}
+
+func (e *renamedError) Error() string { return e.msg }
+func (e *renamedError) Unwrap() error { return e.err }
 
 // Abort removes a temporary output; it is a no-op after Commit.
 func (o *output) Abort() {
