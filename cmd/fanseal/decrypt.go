@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/fanseal/fanseal"
 	"github.com/fanseal/fanseal/armor"
@@ -92,22 +93,50 @@ func maybeArmored(r io.Reader) (*bufio.Reader, bool) {
 	return br, false
 }
 
-// describe prefixes an open error with what it means for the user.
-func describe(err error) error {
-	var what string
-	switch {
-	case errors.Is(err, fanseal.ErrNotRecipient):
-		what = "not a recipient: no identity can open this envelope"
-	case errors.Is(err, fanseal.ErrTruncated):
-		what = "truncated envelope"
-	case errors.Is(err, fanseal.ErrAuthentication):
-		what = "the envelope was tampered with or is corrupted"
-	case errors.Is(err, fanseal.ErrUnsupported):
-		what = "unsupported envelope"
-	case errors.Is(err, fanseal.ErrMalformed):
-		what = "corrupted header or not a fanseal envelope"
-	default:
-		return err
-	}
-	return fmt.Errorf("%s (%v)", what, err)
+// errorClasses are the open errors and what each means for the user:
+// what replaces the class's own words in the message, and hint, if set,
+// says what to do.
+var errorClasses = []struct {
+	err        error
+	what, hint string
+}{
+	{fanseal.ErrNotRecipient, "not a recipient: none of the identities given can open this envelope", "fanseal inspect -i PATH ENVELOPE says whom it is for"},
+	{fanseal.ErrTruncated, "truncated envelope", ""},
+	{fanseal.ErrAuthentication, "the envelope was tampered with or is corrupted", ""},
+	{fanseal.ErrUnsupported, "unsupported envelope", "a newer fanseal may read it"},
+	{fanseal.ErrMalformed, "corrupted header or not a fanseal envelope", ""},
 }
+
+// describe rewrites an open error in the user's terms, saying its class
+// once: "truncated envelope: payload ends inside chunk 2". The result
+// still matches the library's error with errors.Is.
+func describe(err error) error {
+	for _, c := range errorClasses {
+		if !errors.Is(err, c.err) {
+			continue
+		}
+		msg, class := err.Error(), c.err.Error()
+		switch i := strings.Index(msg, class); {
+		case c.err == fanseal.ErrMalformed && strings.HasPrefix(msg[i+len(class):], ": not a fanseal envelope"):
+			msg = msg[:i] + msg[i+len(class)+2:] // the detail says it already
+		case i >= 0:
+			msg = msg[:i] + c.what + msg[i+len(class):]
+		default:
+			msg = c.what + ": " + msg
+		}
+		if c.hint != "" {
+			msg += "; " + c.hint
+		}
+		return &describedError{msg: msg, err: err}
+	}
+	return err
+}
+
+// A describedError is an error with a message for the user.
+type describedError struct {
+	msg string
+	err error
+}
+
+func (e *describedError) Error() string { return e.msg }
+func (e *describedError) Unwrap() error { return e.err }

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fanseal/fanseal"
 )
 
 // execCLI runs the built command as a separate process, or in-process
@@ -164,5 +166,71 @@ func TestAgeFileRecognised(t *testing.T) {
 			execFails(t, stdin, args, "this is an age file; decrypt it with age")
 		}
 		_ = name
+	}
+}
+
+// TestErrorsNameNoTemporaryFile: when writing the output fails (here at
+// the file size limit), the error names the output file, not the hidden
+// temporary file the command was writing it through.
+func TestErrorsNameNoTemporaryFile(t *testing.T) {
+	bin := binary(t)
+	dir, keys, pubs := setup(t, "x25519", 1)
+	payload := strings.Repeat("not a small file ", 20000)
+	env := mustRun(t, payload, "encrypt", "-r", pubs[0])
+	in := writeFile(t, dir, "in", []byte(payload))
+	envFile := writeFile(t, dir, "in.fsl", []byte(env))
+	for _, args := range [][]string{
+		{"decrypt", "-i", keys[0], "-o", filepath.Join(dir, "out"), envFile},
+		{"encrypt", "-r", pubs[0], "-o", filepath.Join(dir, "out.fsl"), in},
+	} {
+		cmd := exec.Command("sh", append([]string{"-c", `ulimit -f 16; exec "$0" "$@"`, bin}, args...)...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err == nil {
+			t.Fatalf("fanseal %v under a 8 KiB file size limit succeeded", args)
+		}
+		msg := stderr.String()
+		if !strings.HasPrefix(msg, "fanseal: error: ") || !strings.Contains(msg, args[len(args)-2]) || strings.Contains(msg, ".tmp") {
+			t.Fatalf("fanseal %v: stderr %q, want an error naming %s and no temporary file", args, msg, args[len(args)-2])
+		}
+	}
+	// An output in a directory that does not exist.
+	out := filepath.Join(dir, "missing", "out.fsl")
+	msg := execFails(t, "x", []string{"encrypt", "-r", pubs[0], "-o", out}, out, "no such file or directory")
+	if strings.Contains(msg, ".tmp") || strings.Contains(msg, "*") {
+		t.Fatalf("stderr %q names the temporary file", msg)
+	}
+}
+
+// TestErrorClassOnce: a message says its class once ("truncated envelope:
+// payload ends inside chunk 2", not "truncated envelope (truncated
+// envelope: ...)"), and keygen --suite with a name that is not a suite
+// says so and lists the suites.
+func TestErrorClassOnce(t *testing.T) {
+	_, keys, pubs := setup(t, "x25519", 1)
+	env := mustRun(t, strings.Repeat("z", 200000), "encrypt", "-r", pubs[0])
+	_, strangers, _ := setup(t, "x25519", 1)
+	for _, c := range []struct{ env, key string }{
+		{env[:60], keys[0]},
+		{env[:len(env)-100], keys[0]},
+		{env[:len(env)-(200000-3*65536)-16], keys[0]},
+		{"not an envelope at all, clearly", keys[0]},
+		{env, strangers[0]},
+	} {
+		msg := execFails(t, c.env, []string{"decrypt", "-i", c.key})
+		for _, class := range []string{"truncated envelope", "malformed envelope", "envelope failed authentication", "no identity", "not a recipient", "corrupted", "tampered"} {
+			if n := strings.Count(msg, class); n > 1 {
+				t.Errorf("%q says %q %d times", msg, class, n)
+			}
+		}
+		for _, sentinel := range []error{fanseal.ErrTruncated, fanseal.ErrMalformed, fanseal.ErrAuthentication, fanseal.ErrNotRecipient, fanseal.ErrUnsupported} {
+			if strings.Contains(msg, "("+sentinel.Error()) {
+				t.Errorf("%q repeats its class in parentheses", msg)
+			}
+		}
+	}
+	msg := execFails(t, "", []string{"keygen", "--suite", "ed25519"}, "unknown suite \"ed25519\"", "p256, x25519, secp256k1 or mlkem768x25519")
+	if strings.Contains(msg, "unsupported envelope") || strings.Contains(msg, "stanza") {
+		t.Errorf("keygen --suite ed25519 speaks of envelopes: %q", msg)
 	}
 }
