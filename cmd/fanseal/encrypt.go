@@ -46,6 +46,9 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(list) == 0 {
 		return fmt.Errorf("%w: encrypt needs at least one -r or -R", errUsage)
 	}
+	if err := checkSealable(list, opts.anonymous); err != nil {
+		return err
+	}
 	if opts.out == "" && !opts.armor && report.IsTerminal(stdout) {
 		return fmt.Errorf("refusing to output binary to the terminal: use -a for text armor, -o FILE, or force it with -o -")
 	}

@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -232,5 +233,55 @@ func TestErrorClassOnce(t *testing.T) {
 	msg := execFails(t, "", []string{"keygen", "--suite", "ed25519"}, "unknown suite \"ed25519\"", "p256, x25519, secp256k1 or mlkem768x25519")
 	if strings.Contains(msg, "unsupported envelope") || strings.Contains(msg, "stanza") {
 		t.Errorf("keygen --suite ed25519 speaks of envelopes: %q", msg)
+	}
+}
+
+// TestInspectNamesOwners: inspect -R/-r/-i names each stanza's owner by
+// file and line and comment (or -r flag), counts the stanzas it cannot
+// name, says the same in --json, and keygen -y prints the key identifier
+// inspect shows.
+func TestInspectNamesOwners(t *testing.T) {
+	dir, keys, pubs := setup(t, "x25519", 4) // alice, bob, carol, dan
+	bobAge := strings.TrimSpace(mustRun(t, "", "keygen", "--age", "-y", keys[1]))
+	team := writeFile(t, dir, "team.txt", []byte("# the team\n\n# alice\n"+pubs[0]+"\n# bob (laptop)\n"+bobAge+"\n"))
+	env := mustRun(t, "for the team", "encrypt", "-r", pubs[0], "-r", pubs[1], "-r", pubs[2], "-r", pubs[3])
+	envFile := writeFile(t, dir, "env.fsl", []byte(env))
+
+	text, _ := execOK(t, "", "inspect", "-R", team, "-r", pubs[2], "-i", keys[0], envFile)
+	for _, want := range []string{
+		"recipients:  4 (3 named by the keys given, 1 unknown)",
+		team + ":4 (alice), " + keys[0] + ":",
+		team + ":6 (bob (laptop))",
+		"-r #1",
+		"unknown",
+	} {
+		if !strings.Contains(text, want) {
+			t.Fatalf("inspect lacks %q:\n%s", want, text)
+		}
+	}
+	out, _ := execOK(t, "", "inspect", "--json", "-R", team, "-r", pubs[2], "-i", keys[0], envFile)
+	var rep inspection
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Named == nil || *rep.Named != 3 || *rep.Unknown != 1 || len(rep.Recipients) != 4 {
+		t.Fatalf("inspect --json: %s", out)
+	}
+	if o := rep.Recipients[1].Owners; len(o) != 1 || o[0].File != team || o[0].Line != 6 || o[0].Comment != "bob (laptop)" || o[0].Key != pubs[1] {
+		t.Fatalf("bob's stanza: owners %+v", o)
+	}
+	if o := rep.Recipients[2].Owners; len(o) != 1 || o[0].Source != "-r #1" || o[0].Flag != 1 {
+		t.Fatalf("carol's stanza: owners %+v", o)
+	}
+	if len(rep.Recipients[3].Owners) != 0 {
+		t.Fatalf("dan's stanza is named: %+v", rep.Recipients[3].Owners)
+	}
+	_, stderr := execOK(t, "", "keygen", "-y", keys[2])
+	if want := "Key id: " + rep.Recipients[2].KeyID; !strings.Contains(stderr, want) {
+		t.Fatalf("keygen -y: stderr %q, want %q", stderr, want)
+	}
+	anon := writeFile(t, dir, "anon.fsl", []byte(mustRun(t, "x", "encrypt", "--anonymous", "-R", team)))
+	if text, _ := execOK(t, "", "inspect", "-R", team, anon); !strings.Contains(text, "no stanza can be named") {
+		t.Fatalf("inspect of an anonymous envelope:\n%s", text)
 	}
 }

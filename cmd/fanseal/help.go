@@ -105,7 +105,7 @@ Examples:
     $ fanseal decrypt -i alice.key -o - data.fsl | xxd | head
 `
 
-const inspectUsage = `fanseal inspect [--json] [INPUT]
+const inspectUsage = `fanseal inspect [--json] [-r RECIPIENT]... [-R PATH]... [-i PATH]... [INPUT]
 `
 
 const inspectHelp = `
@@ -113,13 +113,24 @@ Describe the envelope INPUT (default: standard input), binary or armored,
 without opening it: version, cipher, its stanzas with their suites and key
 identifiers, and the payload's size.
 
+Keys given with -r, -R and -i name the stanzas they own: by -r flag, or by
+file and line and the comment above the key, as in "team.txt:4 (bob)". The
+stanzas none of them owns are counted as unknown. An anonymous envelope
+carries no key identifiers, so no stanza can be named.
+
 Options:
-        --json        Print the same as JSON.
-    -h, --help        Print this help.
+        --json                    Print the same as JSON.
+    -r, --recipient RECIPIENT     A public key to look for. Can be repeated.
+    -R, --recipients-file PATH    A file of public keys to look for, as encrypt
+                                  reads it. Can be repeated.
+    -i, --identity PATH           An identity file whose keys to look for. Can
+                                  be repeated.
+    -h, --help                    Print this help.
 
 Examples:
     $ fanseal inspect report.fsl
-    $ fanseal inspect --json report.fsl
+    $ fanseal inspect -R team.txt -i alice.key report.fsl
+    $ fanseal inspect --json -R team.txt report.fsl
 `
 
 const benchUsage = `fanseal bench [--quick] [--recipients N] [--json FILE] [--plot FILE]

@@ -141,61 +141,70 @@ func parseRecipientText(s string) (*fanseal.Recipient, error) {
 // recipientList parses the recipients given with -r (keys) and -R (files
 // of keys), in that order. A key given more than once, in either spelling
 // (fanseal's or age's), is one recipient: its first source is kept and
-// the others are listed in also. A refusal names the file and line, or
+// the others are listed in also. An error names the file and line, or
 // the -r flag, of the key it is about.
 func recipientList(keys, files []string) ([]*namedRecipient, error) {
 	var list []*namedRecipient
-	byKey := map[suiteKey]*namedRecipient{} // by public key
-	byID := map[suiteKey]*namedRecipient{}  // by key identifier
-	add := func(r *fanseal.Recipient, src keySource) error {
+	byKey := map[suiteKey]*namedRecipient{}
+	add := func(r *fanseal.Recipient, src keySource) {
 		k := suiteKey{r.Suite(), string(r.Bytes())}
 		if first, ok := byKey[k]; ok {
 			first.also = append(first.also, src)
-			return nil
-		}
-		if len(list) > 0 && r.Suite().PostQuantum() != list[0].Suite().PostQuantum() {
-			return fmt.Errorf("%w: this %s key and the %s key of %s; seal one envelope for each kind",
-				fanseal.ErrMixedSuites, r.Suite(), list[0].Suite(), list[0].src.describe())
-		}
-		id := r.KeyID()
-		idKey := suiteKey{r.Suite(), string(id[:])}
-		if other, ok := byID[idKey]; ok {
-			return fmt.Errorf("%w: a different key from %s with the same key identifier %x; --anonymous leaves identifiers out", fanseal.ErrDuplicateRecipient, other.src, id)
+			return
 		}
 		n := &namedRecipient{Recipient: r, src: src}
-		byKey[k], byID[idKey] = n, n
+		byKey[k] = n
 		list = append(list, n)
-		return nil
 	}
 	for i, s := range keys {
 		src := keySource{Line: i + 1}
 		r, err := parseRecipientText(s)
-		if err == nil {
-			err = add(r, src)
-		}
 		if err != nil {
 			if isSecretKey(s) {
 				return nil, fmt.Errorf("%s: %w", src, err)
 			}
 			return nil, fmt.Errorf("%s (%s): %w", src, abbreviate(s), err)
 		}
+		add(r, src)
 	}
 	for _, name := range files {
 		err := readKeyLines(name, nil, "recipients", func(line string, src keySource) error {
 			r, err := parseRecipientText(line)
-			if err != nil {
-				return err
+			if err == nil {
+				add(r, src)
 			}
-			return add(r, src)
+			return err
 		})
 		if err != nil {
 			return nil, err
 		}
 	}
-	if len(list) > fanseal.MaxRecipients {
-		return nil, fmt.Errorf("%w: %d recipients (at most %d)", fanseal.ErrRecipientCount, len(list), fanseal.MaxRecipients)
-	}
 	return list, nil
+}
+
+// checkSealable refuses what one envelope cannot hold, naming the keys
+// it is about: post-quantum and classical recipients together, distinct
+// keys with the same key identifier (unless anonymous), too many
+// recipients.
+func checkSealable(list []*namedRecipient, anonymous bool) error {
+	byID := map[suiteKey]*namedRecipient{}
+	for _, n := range list {
+		if n.Suite().PostQuantum() != list[0].Suite().PostQuantum() {
+			return fmt.Errorf("%s: %w: this %s key and the %s key of %s; seal one envelope for each kind",
+				n.src, fanseal.ErrMixedSuites, n.Suite(), list[0].Suite(), list[0].src.describe())
+		}
+		id := n.KeyID()
+		k := suiteKey{n.Suite(), string(id[:])}
+		if other, ok := byID[k]; ok && !anonymous {
+			return fmt.Errorf("%s: %w: a different key from %s with the same key identifier %x; --anonymous leaves identifiers out",
+				n.src, fanseal.ErrDuplicateRecipient, other.src, id)
+		}
+		byID[k] = n
+	}
+	if len(list) > fanseal.MaxRecipients {
+		return fmt.Errorf("%w: %d recipients (at most %d)", fanseal.ErrRecipientCount, len(list), fanseal.MaxRecipients)
+	}
+	return nil
 }
 
 // identityList parses the identity files, in order.

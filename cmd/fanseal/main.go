@@ -7,7 +7,7 @@
 //	fanseal keygen -y [--age] [-o OUTPUT] [INPUT]
 //	fanseal encrypt (-r RECIPIENT | -R PATH)... [-a] [--anonymous] [-o OUTPUT] [INPUT]
 //	fanseal decrypt -i PATH... [-o OUTPUT] [INPUT]
-//	fanseal inspect [--json] [INPUT]
+//	fanseal inspect [--json] [-r RECIPIENT]... [-R PATH]... [-i PATH]... [INPUT]
 //	fanseal bench [--quick] [--recipients N] [--json FILE] [--plot FILE] ...
 //	fanseal sim synchronizer|ledger|dkg [flags]
 //	fanseal version
@@ -106,7 +106,7 @@ Examples:
     fanseal_x25519_...
     $ fanseal encrypt -r fanseal_x25519_... -R team.txt -o report.fsl report.pdf
     $ fanseal decrypt -i alice.key -o report.pdf report.fsl
-    $ fanseal inspect report.fsl
+    $ fanseal inspect -R team.txt report.fsl
 `
 
 // errUsage marks errors in the command line.
