@@ -15,6 +15,7 @@ import (
 type encryptOptions struct {
 	recipients, files multiFlag
 	armor, anonymous  bool
+	verbose           bool
 	out               string
 }
 
@@ -27,6 +28,8 @@ func encryptFlags(fs *flag.FlagSet) *encryptOptions {
 	fs.BoolVar(&o.armor, "a", false, "armor")
 	fs.BoolVar(&o.armor, "armor", false, "armor")
 	fs.BoolVar(&o.anonymous, "anonymous", false, "omit key identifiers")
+	fs.BoolVar(&o.verbose, "v", false, "say who the envelope is for and what it holds")
+	fs.BoolVar(&o.verbose, "verbose", false, "say who the envelope is for and what it holds")
 	fs.StringVar(&o.out, "o", "", "output file")
 	fs.StringVar(&o.out, "output", "", "output file")
 	return o
@@ -71,6 +74,11 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		aw = armor.NewWriter(bw)
 		dst = aw
 	}
+	var tap *headerTap
+	if opts.verbose {
+		tap = &headerTap{w: dst}
+		dst = tap
+	}
 	w, err := (&fanseal.Sealer{Anonymous: opts.anonymous}).Seal(dst, recipients(list)...)
 	if err != nil {
 		return err
@@ -89,7 +97,13 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := bw.Flush(); err != nil {
 		return err
 	}
-	return o.Commit()
+	if err := o.Commit(); err != nil {
+		return err
+	}
+	if tap != nil {
+		reportSealed(stderr, list, tap.Header())
+	}
+	return nil
 }
 
 func first(s []string) string {

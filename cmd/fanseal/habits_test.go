@@ -285,3 +285,29 @@ func TestInspectNamesOwners(t *testing.T) {
 		t.Fatalf("inspect of an anonymous envelope:\n%s", text)
 	}
 }
+
+// TestEncryptVerbose: encrypt -v says on standard error who the envelope
+// is for, by flag or file and line, with the merged duplicates, and how
+// many stanzas of which type it holds; without -v it says nothing.
+func TestEncryptVerbose(t *testing.T) {
+	dir, _, pubs := setup(t, "p256", 3)
+	team := writeFile(t, dir, "team.txt", []byte("# alice\n"+pubs[0]+"\n# bob\n"+pubs[1]+"\n"))
+	_, stderr := execOK(t, "x", "encrypt", "-v", "-r", pubs[2], "-r", pubs[0], "-R", team)
+	for _, want := range []string{
+		"fanseal: sealed for 3 recipients:",
+		"-r #1",
+		"-r #2 (also given as " + team + ":2)",
+		team + ":4 (bob)",
+		"fanseal: 3 stanzas, with key identifiers: 3 hpke (p256)",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Fatalf("encrypt -v: stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if _, stderr := execOK(t, "x", "encrypt", "--verbose", "--anonymous", "-r", pubs[2]); !strings.Contains(stderr, "1 stanza, anonymous") {
+		t.Fatalf("encrypt --verbose --anonymous: stderr:\n%s", stderr)
+	}
+	if _, stderr := execOK(t, "x", "encrypt", "-r", pubs[2]); stderr != "" {
+		t.Fatalf("encrypt without -v: stderr %q", stderr)
+	}
+}

@@ -39,7 +39,7 @@ Examples:
     age1...
 `
 
-const encryptUsage = `fanseal encrypt (-r RECIPIENT | -R PATH)... [-a] [--anonymous] [-o OUTPUT] [INPUT]
+const encryptUsage = `fanseal encrypt (-r RECIPIENT | -R PATH)... [-a] [--anonymous] [-v] [-o OUTPUT] [INPUT]
 `
 
 const encryptHelp = `
@@ -62,6 +62,9 @@ Options:
         --anonymous               Leave the key identifiers out: the envelope
                                   does not say who can open it, and opening
                                   tries every stanza, as age does.
+    -v, --verbose                 Say on standard error who the envelope is
+                                  for, by -r flag or file and line, and how
+                                  many stanzas of which type it holds.
     -o, --output OUTPUT           Write the envelope to OUTPUT, which must not
                                   exist, instead of standard output. A binary
                                   envelope goes to a terminal only with -o -.
@@ -70,7 +73,7 @@ Options:
 Examples:
     $ fanseal encrypt -r fanseal_x25519_... -R team.txt -o report.fsl report.pdf
     $ tar cz docs | fanseal encrypt -R team.txt -a > docs.tgz.fsl.txt
-    $ fanseal encrypt -R age-recipients.txt -o notes.fsl notes.txt
+    $ fanseal encrypt -v -R age-recipients.txt -o notes.fsl notes.txt
 `
 
 const decryptUsage = `fanseal decrypt -i PATH... [-o OUTPUT] [INPUT]
