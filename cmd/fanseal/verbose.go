@@ -83,7 +83,6 @@ func reportSealed(w io.Writer, list []*namedRecipient, h *format.Header) {
 	fmt.Fprintf(w, "fanseal: %s, %s: %s; header %d bytes\n", plural(len(recipients)+len(shared), "stanza"), what, strings.Join(parts, ", "), len(h.Raw)+format.MACSize)
 }
 
-
 // plural returns "1 recipient", "2 recipients".
 func plural(n int, noun string) string {
 	if n == 1 {
