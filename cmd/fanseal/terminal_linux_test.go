@@ -2,8 +2,10 @@ package main
 
 import (
 	"errors"
+	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -73,6 +75,14 @@ func TestTerminalDetection(t *testing.T) {
 // what reached the terminal and its standard error.
 func onTerminal(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
+	return withTerminal(t, stdin, false, args...)
+}
+
+// withTerminal runs the command as onTerminal does, with its standard
+// output on the terminal, or with stderrOnTerminal its standard error
+// (then the last string returned is its standard output).
+func withTerminal(t *testing.T, stdin string, stderrOnTerminal bool, args ...string) (int, string, string) {
+	t.Helper()
 	master, tty := openPTYPair(t)
 	var screen strings.Builder
 	done := make(chan struct{})
@@ -89,11 +99,15 @@ func onTerminal(t *testing.T, stdin string, args ...string) (int, string, string
 	}()
 	var status int
 	var stderr strings.Builder
+	var stdout, errOut io.Writer = tty, &stderr
+	if stderrOnTerminal {
+		stdout, errOut = &stderr, tty
+	}
 	if testing.Short() {
-		status = run(args, strings.NewReader(stdin), tty, &stderr)
+		status = run(args, strings.NewReader(stdin), stdout, errOut)
 	} else {
 		cmd := exec.Command(binary(t), args...)
-		cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(stdin), tty, &stderr
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(stdin), stdout, errOut
 		err := cmd.Run()
 		var exit *exec.ExitError
 		if err != nil && !errors.As(err, &exit) {
@@ -155,5 +169,41 @@ func TestDecryptToTerminal(t *testing.T) {
 	g.Write([]byte("cut \xe2\x82"))
 	if err := g.Close(); !errors.Is(err, errBinaryToTerminal) {
 		t.Fatalf("a payload ending inside a character: %v", err)
+	}
+}
+
+// TestBenchProgressAndLegends runs fanseal bench with a terminal on
+// standard error: its progress bar counts to the number of cells the
+// report says it measured and reaches it, and every table of the report
+// has a legend and the summary names its baselines.
+func TestBenchProgressAndLegends(t *testing.T) {
+	if testing.Short() {
+		t.Skip("bench takes a few seconds")
+	}
+	status, screen, stdout := withTerminal(t, "", true, "bench", "--quick", "--recipients", "3")
+	if status != 0 {
+		t.Fatalf("bench: status %d\n%s", status, stdout)
+	}
+	m := regexp.MustCompile(`\n(\d+) cells in `).FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("bench does not say how many cells it measured:\n%s", stdout)
+	}
+	draws := regexp.MustCompile(`\] (\d+)/(\d+)`).FindAllStringSubmatch(screen, -1)
+	if len(draws) == 0 {
+		t.Fatalf("no progress bar on the terminal: %q", screen)
+	}
+	last := draws[len(draws)-1]
+	if last[1] != m[1] || last[2] != m[1] {
+		t.Fatalf("the bar ends at %s/%s; the report holds %s cells", last[1], last[2], m[1])
+	}
+	tables := strings.Count(stdout, "\nseal a 32-byte key") + strings.Count(stdout, "\nopen as the last") + 6
+	if n := strings.Count(stdout, "\nlegend: "); n != tables {
+		t.Errorf("%d legend lines for %d tables", n, tables)
+	}
+	for _, want := range []string{"cell: one configuration", "channel: ", "precomputed: ", "cache hit: ", "cpu/seal", "getrusage",
+		"like for like (the same work and guarantees as the baseline)", "over sequential (a fresh ephemeral key", "not like for like"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the report lacks %q", want)
+		}
 	}
 }

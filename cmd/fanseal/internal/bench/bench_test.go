@@ -2,10 +2,13 @@ package bench
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 
 	"github.com/fanseal/fanseal"
+	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
 )
 
 // TestRunQuick runs every section once, quickly, and checks what it
@@ -51,5 +54,50 @@ func TestRunQuick(t *testing.T) {
 	}
 	if _, err := Run(Config{Quick: true, Extra: -1}, &out); err == nil {
 		t.Fatal("a negative recipient count was accepted")
+	}
+}
+
+// TestCellsCounted: the progress bar's total, Cells(cfg), is the number
+// of cells Run measures and reports, and the bar reaches it.
+func TestCellsCounted(t *testing.T) {
+	cfg := Config{Quick: true, Extra: 3}
+	cfg.Progress = report.NewBar(io.Discard, Cells(cfg))
+	var out bytes.Buffer
+	rep, err := Run(cfg, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Cells(); got != Cells(cfg) || cfg.Progress.Steps() != got {
+		t.Fatalf("Cells(cfg) = %d, the report holds %d cells, the bar counted %d", Cells(cfg), got, cfg.Progress.Steps())
+	}
+	if want := fmt.Sprintf("\n%d cells in ", Cells(cfg)); !strings.Contains(out.String(), want) {
+		t.Fatalf("output lacks %q", want)
+	}
+	if Cells(Config{Quick: true}) != Cells(cfg)-(3*len(fanseal.Strategies)+3)-2*len(benchSuites) {
+		t.Fatalf("Cells without an extra count: %d", Cells(Config{Quick: true}))
+	}
+	// Every table is followed by its legend, every seal cell has its CPU
+	// time, and a classical precomputed seal's CPU holds its refill: more
+	// than its critical path (the post-quantum encapsulation stays mostly
+	// on the path, so its CPU is not far above its p50).
+	for _, title := range []string{"seal a 32-byte key", "open as the last recipient", "ledger:", "key exchange round", "LtHash16", "ACS commitments", "verify ", "send "} {
+		for _, block := range strings.Split(out.String(), "\n"+title)[1:] {
+			if lines := strings.SplitN(block, "\n", 3); len(lines) < 2 || !strings.HasPrefix(lines[1], "legend: ") {
+				t.Errorf("table %q has no legend line", title+lines[0])
+			}
+		}
+	}
+	for _, c := range rep.Seal {
+		if _, ok := processCPU(); ok && c.CPU <= 0 {
+			t.Errorf("seal cell %+v has no CPU time", c)
+		}
+		if c.Strategy == fanseal.Precomputed.String() && c.Suite != fanseal.MLKEM768X25519.String() && c.Recipients >= 5 && c.CPU < 2*c.P50 {
+			t.Errorf("precomputed, %s, n=%d: %.0f ns CPU per seal for a %.0f ns seal: the refill is not counted", c.Suite, c.Recipients, c.CPU, c.P50)
+		}
+	}
+	for _, want := range []string{"summary: ", "like for like (the same work", "not like for like", "precomputed over sequential", "in CPU per seal"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q", want)
+		}
 	}
 }
