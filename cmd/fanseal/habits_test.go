@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -310,4 +311,54 @@ func TestEncryptVerbose(t *testing.T) {
 	if _, stderr := execOK(t, "x", "encrypt", "-r", pubs[2]); stderr != "" {
 		t.Fatalf("encrypt without -v: stderr %q", stderr)
 	}
+}
+
+// svgTexts returns the texts an SVG file written by the plots holds.
+func svgTexts(t *testing.T, file string) []string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, m := range regexp.MustCompile(`(?s)<text[^>]*>([^<]*)</text>`).FindAllStringSubmatch(string(b), -1) {
+		texts = append(texts, m[1])
+	}
+	return texts
+}
+
+// checkPanels checks that an SVG plot has panels panels, each with a
+// title starting with title, the axis labels labels, and at least three
+// tick labels per axis matching tick.
+func checkPanels(t *testing.T, file string, panels int, title string, tick *regexp.Regexp, axes int, labels ...string) {
+	t.Helper()
+	texts := svgTexts(t, file)
+	count := func(f func(string) bool) (n int) {
+		for _, s := range texts {
+			if f(s) {
+				n++
+			}
+		}
+		return n
+	}
+	if n := count(func(s string) bool { return strings.HasPrefix(s, title) }); n != panels {
+		t.Errorf("%s: %d titles %q..., want %d: %q", filepath.Base(file), n, title, panels, texts)
+	}
+	for _, l := range labels {
+		if n := count(func(s string) bool { return s == l }); n != panels {
+			t.Errorf("%s: axis label %q on %d panels of %d", filepath.Base(file), l, n, panels)
+		}
+	}
+	if n := count(tick.MatchString); n < 3*axes*panels {
+		t.Errorf("%s: %d tick labels for %d panels of %d labelled axes: %q", filepath.Base(file), n, panels, axes, texts)
+	}
+}
+
+// TestSimPlotReadable: the plot of fanseal sim dkg has a title, labelled
+// axes and at least three time ticks on every panel.
+func TestSimPlotReadable(t *testing.T) {
+	svg := filepath.Join(t.TempDir(), "dkg.svg")
+	execOK(t, "", "sim", "dkg", "--quick", "--members", "4,5", "--duration", "400ms", "--plot", svg)
+	durations := regexp.MustCompile(`^[0-9.]+(ns|µs|ms|s|m[0-9.]+s)$`)
+	checkPanels(t, svg, 2, "dkg round n=", durations, 1, "latency", "fraction done within")
 }

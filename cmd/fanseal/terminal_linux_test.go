@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -180,7 +181,8 @@ func TestBenchProgressAndLegends(t *testing.T) {
 	if testing.Short() {
 		t.Skip("bench takes a few seconds")
 	}
-	status, screen, stdout := withTerminal(t, "", true, "bench", "--quick", "--recipients", "3")
+	svg := filepath.Join(t.TempDir(), "bench.svg")
+	status, screen, stdout := withTerminal(t, "", true, "bench", "--quick", "--recipients", "3", "--plot", svg)
 	if status != 0 {
 		t.Fatalf("bench: status %d\n%s", status, stdout)
 	}
@@ -206,4 +208,7 @@ func TestBenchProgressAndLegends(t *testing.T) {
 			t.Errorf("the report lacks %q", want)
 		}
 	}
+	// The plot: a panel per suite, each with its title, labelled axes and
+	// readable ticks (recipient counts, microseconds).
+	checkPanels(t, svg, 4, "seal a 32-byte key, suite ", regexp.MustCompile(`^[0-9.]+$`), 2, "recipients", "seal p50 (µs)")
 }

@@ -101,3 +101,52 @@ func TestCellsCounted(t *testing.T) {
 		}
 	}
 }
+
+// TestPlotReadable: every panel of the bench plot has a title, labelled
+// axes and at least three labelled ticks on each, and no line on an edge,
+// also where a suite's latencies span less than a decade.
+func TestPlotReadable(t *testing.T) {
+	rep := &Report{}
+	for _, suite := range benchSuites {
+		for _, st := range strategiesFor(suite) {
+			for _, n := range []int{2, 5, 10, 20, 100} {
+				p50 := 30e3 * float64(n)
+				if st == fanseal.Channel || st == fanseal.Precomputed {
+					p50 = 40e3 + 100*float64(n) // flat: within a decade
+				}
+				rep.Seal = append(rep.Seal, Latency{Suite: suite.String(), Strategy: st.String(), Recipients: n, P50: p50})
+			}
+		}
+	}
+	panels, err := plotPanels(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(panels) != len(benchSuites) {
+		t.Fatalf("%d panels", len(panels))
+	}
+	for _, p := range panels {
+		if err := report.Readable(p); err != nil {
+			t.Error(err)
+		}
+		if p.X.Min >= 2 || p.X.Max <= 100 {
+			t.Errorf("%q: the recipients axis runs from %g to %g, the data from 2 to 100", p.Title.Text, p.X.Min, p.X.Max)
+		}
+	}
+	// A suite with only flat lines still gets readable ticks.
+	flat := &Report{}
+	for _, c := range rep.Seal {
+		if c.Strategy == fanseal.Channel.String() {
+			flat.Seal = append(flat.Seal, c)
+		}
+	}
+	panels, err = plotPanels(flat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range panels {
+		if err := report.Readable(p); err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -140,6 +140,21 @@ var sideColors = map[string]color.RGBA{
 // Plot draws one panel per latency series: the fraction of operations
 // done within a latency (the CDF), one line per side, on a log time axis.
 func Plot(w io.Writer, svg bool, res *Result) error {
+	panels, err := plotPanels(res)
+	if err != nil {
+		return err
+	}
+	grid := make([][]*plot.Plot, len(panels))
+	for i, p := range panels {
+		grid[i] = []*plot.Plot{p}
+	}
+	return report.WritePlots(w, svg, grid, 8*vg.Inch, vg.Length(len(panels))*3.2*vg.Inch)
+}
+
+// plotPanels returns Plot's panels, one per latency series. The time axis
+// reaches a little past the fastest and the slowest sample of both sides,
+// so that neither side's line runs along an edge.
+func plotPanels(res *Result) ([]*plot.Plot, error) {
 	var panels []*plot.Plot
 	for _, l := range res.Sides[0].Latency {
 		p := plot.New()
@@ -147,8 +162,7 @@ func Plot(w io.Writer, svg bool, res *Result) error {
 		p.X.Label.Text = "latency"
 		p.Y.Label.Text = "fraction done within"
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = durationTicks{}
-		p.Y.Min, p.Y.Max = 0, 1
+		p.X.Tick.Marker = report.LogTicks{Format: func(v float64) string { return time.Duration(v).Round(time.Duration(v) / 100).String() }}
 		p.Legend.Top, p.Legend.Left = false, false
 		p.Add(plotter.NewGrid())
 		for _, s := range res.Sides {
@@ -158,23 +172,22 @@ func Plot(w io.Writer, svg bool, res *Result) error {
 			}
 			line, err := plotter.NewLine(pts)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			line.Color = sideColors[s.Side]
 			line.Width = vg.Points(1.5)
 			p.Add(line)
-			p.Legend.Add(s.Side, line)
+			p.Legend.Add(fmt.Sprintf("%s (%d samples)", s.Side, len(s.LatencyOf(l.Name).Samples)), line)
 		}
+		report.PadLog(&p.X, 1.5)
+		p.Y.Min, p.Y.Max = 0, 1.05
+		p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 0.25, Label: "0.25"}, {Value: 0.5, Label: "0.5"}, {Value: 0.75, Label: "0.75"}, {Value: 1, Label: "1"}})
 		panels = append(panels, p)
 	}
 	if len(panels) == 0 {
-		return errors.New("no latencies to plot")
+		return nil, errors.New("no latencies to plot")
 	}
-	grid := make([][]*plot.Plot, len(panels))
-	for i, p := range panels {
-		grid[i] = []*plot.Plot{p}
-	}
-	return report.WritePlots(w, svg, grid, 8*vg.Inch, vg.Length(len(panels))*3.2*vg.Inch)
+	return panels, nil
 }
 
 // cdf returns at most 400 points of the empirical CDF of l (in
@@ -190,18 +203,4 @@ func cdf(l *Latency) plotter.XYs {
 		pts = append(pts, plotter.XY{X: max(1, l.Samples[i]), Y: float64(i+1) / float64(n)})
 	}
 	return append(pts, plotter.XY{X: max(1, l.Samples[n-1]), Y: 1})
-}
-
-// durationTicks labels a log axis of nanoseconds with durations at powers
-// of ten.
-type durationTicks struct{}
-
-func (durationTicks) Ticks(lo, hi float64) []plot.Tick {
-	var ts []plot.Tick
-	for v := math.Pow(10, math.Floor(math.Log10(lo))); v <= hi*10; v *= 10 {
-		if v >= lo/10 {
-			ts = append(ts, plot.Tick{Value: v, Label: time.Duration(v).String()})
-		}
-	}
-	return ts
 }
