@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fanseal/fanseal"
 )
@@ -361,4 +362,49 @@ func TestSimPlotReadable(t *testing.T) {
 	execOK(t, "", "sim", "dkg", "--quick", "--members", "4,5", "--duration", "400ms", "--plot", svg)
 	durations := regexp.MustCompile(`^[0-9.]+(ns|µs|ms|s|m[0-9.]+s)$`)
 	checkPanels(t, svg, 2, "dkg round n=", durations, 1, "latency", "fraction done within")
+}
+
+// TestSimKeepsToDuration: fanseal sim dkg asked for a short run whose
+// eager rounds are longer than its slots ends within its duration plus
+// one round of each size and side; percentiles from fewer than 20 samples
+// are marked, in the text and the JSON; the sizes print as "16, 20".
+func TestSimKeepsToDuration(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "dkg.json")
+	if !testing.Short() {
+		binary(t) // built before the clock starts
+	}
+	start := time.Now()
+	out, _ := execOK(t, "", "sim", "dkg", "--members", "16,20", "--duration", "300ms", "--rounds", "6", "--json", js)
+	elapsed := time.Since(start)
+	var rep struct {
+		Sides []struct {
+			Latency []struct {
+				Name  string
+				Count int
+				Few   bool    `json:"few_samples"`
+				Max   float64 `json:"max_ns"`
+			}
+		}
+	}
+	b, err := os.ReadFile(js)
+	if err != nil || json.Unmarshal(b, &rep) != nil {
+		t.Fatalf("JSON report: %v", err)
+	}
+	bound := 300*time.Millisecond + 1500*time.Millisecond // the process, its set-up and profile
+	for _, s := range rep.Sides {
+		for _, l := range s.Latency {
+			bound += time.Duration(l.Max)
+			if l.Count < 20 && !l.Few {
+				t.Errorf("%s: %d samples, not marked as few", l.Name, l.Count)
+			}
+		}
+	}
+	if elapsed > bound {
+		t.Fatalf("sim dkg --duration 300ms took %v, more than %v", elapsed, bound)
+	}
+	for _, want := range []string{"a key exchange round of 16, 20 members", " *", "* from fewer than 20 samples"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
 }

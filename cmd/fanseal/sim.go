@@ -72,9 +72,14 @@ Workloads:
 
 Options:
     --duration D      measuring time of the whole run, both sides (default 20s;
-                      dkg 30s; --quick 3s)
-    --rounds N        A/B rounds, each side runs D/(2N) per round, at least
-                      one operation (default 6; dkg 3; --quick 2)
+                      dkg 30s; --quick 3s). A run keeps to it, and passes it
+                      only where one operation of each size and side takes
+                      longer (an eager dkg round of 100 members can take
+                      half a minute on two cores); the report says so
+    --rounds N        A/B rounds: each of the 2N slots gets an equal share of
+                      the time left, a side's first at least D/(2N), and a
+                      slot starts an operation only if the last one like it
+                      would end in time (default 6; dkg 3; --quick 2)
     --rate R          open loop: start R operations a second whatever their
                       latency; latencies count from when each was due
                       (default: a closed loop at saturation)
@@ -106,6 +111,9 @@ Options:
                   --max-size B (1024), --signature-interval S (100),
                   --dir DIR (a temporary directory, removed afterwards)
     dkg:          --members N,N (64,100), --suite secp256k1|x25519
+
+Percentiles from fewer than 20 samples are marked * in the report (and
+few_samples in the JSON): they are rough figures.
 
 CPU shares: each side's goroutines carry a profile label; a sample counts
 as cryptography when its innermost function is in Go's crypto packages,

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -34,6 +35,9 @@ func Print(w io.Writer, res *Result) {
 		fmt.Fprint(w, ", faults injected")
 	}
 	fmt.Fprintln(w)
+	if note := overran(res); note != "" {
+		fmt.Fprintln(w, note)
+	}
 
 	sides := res.Sides
 	both := len(sides) == 2
@@ -51,10 +55,14 @@ func Print(w io.Writer, res *Result) {
 		higherBetter
 		noRatio
 	)
+	var rowFor func(name string, kind int, value func(*SideResult) float64, format func(*SideResult, float64) string)
 	row := func(name string, kind int, value func(*SideResult) float64, format func(float64) string) {
+		rowFor(name, kind, value, func(_ *SideResult, v float64) string { return format(v) })
+	}
+	rowFor = func(name string, kind int, value func(*SideResult) float64, format func(*SideResult, float64) string) {
 		fmt.Fprintf(w, "%-40s", name)
 		for _, s := range sides {
-			fmt.Fprintf(w, " %14s", format(value(s)))
+			fmt.Fprintf(w, " %14s", format(s, value(s)))
 		}
 		if both {
 			a, b := value(sides[0]), value(sides[1])
@@ -75,10 +83,30 @@ func Print(w io.Writer, res *Result) {
 	}
 	unit := sides[0].Unit
 	row(fmt.Sprintf("throughput (%s/s)", unit), higherBetter, func(s *SideResult) float64 { return s.Throughput }, func(v float64) string { return fmt.Sprintf("%.1f", v) })
+	few := false
 	for _, l := range sides[0].Latency {
 		for _, p := range []float64{50, 99} {
-			row(fmt.Sprintf("%s p%g", l.Name, p), lowerBetter, func(s *SideResult) float64 { return s.LatencyOf(l.Name).Percentile(p) }, report.Time)
+			rowFor(fmt.Sprintf("%s p%g", l.Name, p), lowerBetter, func(s *SideResult) float64 { return s.LatencyOf(l.Name).Percentile(p) },
+				func(s *SideResult, v float64) string {
+					if s.LatencyOf(l.Name).Few() {
+						few = true
+						return report.Time(v) + " *"
+					}
+					return report.Time(v) + "  "
+				})
 		}
+	}
+	footnote := ""
+	if few {
+		var counts []string
+		for _, s := range sides {
+			for _, l := range s.Latency {
+				if l.Few() {
+					counts = append(counts, fmt.Sprintf("%s %s: %d", s.Side, l.Name, len(l.Samples)))
+				}
+			}
+		}
+		footnote = fmt.Sprintf("* from fewer than %d samples (%s): a rough figure, and a p99 of fewer than 100 is the largest sample\n", FewSamples, strings.Join(counts, ", "))
 	}
 	if sides[0].CPU != nil {
 		pct := func(v float64) string { return fmt.Sprintf("%.1f %%", 100*v) }
@@ -91,6 +119,7 @@ func Print(w io.Writer, res *Result) {
 		fmt.Fprintf(w, "CPU shares: profile %s\n", res.Profile)
 	}
 	row("peak heap while running", noRatio, func(s *SideResult) float64 { return float64(s.PeakHeap) }, mib)
+	fmt.Fprint(w, footnote)
 
 	fmt.Fprintln(w)
 	var names []string
@@ -127,6 +156,28 @@ func Print(w io.Writer, res *Result) {
 	}
 	fmt.Fprintf(w, "\npeak heap %s; goroutines %d before the run, %d after; %.1f s in all\n",
 		mib(float64(res.PeakHeap)), res.GoroutinesBefore, res.GoroutinesAfter, res.Elapsed.Seconds())
+}
+
+// overran says by how much the sides' busy time passed the run's
+// duration, and which operation made it, or returns "" if it kept to it
+// (within a tenth).
+func overran(res *Result) string {
+	var busy time.Duration
+	var longest float64
+	var which string
+	for _, s := range res.Sides {
+		busy += s.Busy
+		for _, l := range s.Latency {
+			if v := l.Percentile(100); v > longest {
+				longest, which = v, s.Side+" "+l.Name
+			}
+		}
+	}
+	if busy <= res.Config.Duration+res.Config.Duration/10 {
+		return ""
+	}
+	return fmt.Sprintf("note: the sides ran %.1f s of a %v duration: one operation of each size and side must run, and the longest, %s, took %s",
+		busy.Seconds(), res.Config.Duration, which, report.Time(longest))
 }
 
 func mib(v float64) string { return fmt.Sprintf("%.1f MiB", v/(1<<20)) }
