@@ -42,7 +42,7 @@ func versionText(bi *debug.BuildInfo, ifma bool) string {
 		}
 		b.WriteString("\n")
 	} else {
-		b.WriteString("revision unknown: the build recorded none (go build in a git clone records it; see go help buildvcs)\n")
+		b.WriteString("revision unknown: the build recorded none (go build and go install in a git clone record it, unless -buildvcs=false; see go help buildvcs)\n")
 	}
 	fmt.Fprintf(&b, "%s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	switch {
