@@ -408,3 +408,32 @@ func TestSimKeepsToDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestInstallFromCheckout: the README's install command, go install
+// ./cmd/fanseal from the root of a checkout, installs a fanseal that
+// runs; and the README gives the published path only as what will work.
+func TestInstallFromCheckout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(readme)), " ")
+	if !strings.Contains(text, "Install from a checkout with `go install ./cmd/fanseal`") ||
+		!strings.Contains(text, "Once the module is published, `go install github.com/fanseal/fanseal/cmd/fanseal@latest` will") {
+		t.Fatal("README does not give go install ./cmd/fanseal, and the published path as a future one")
+	}
+	bin := t.TempDir()
+	cmd := exec.Command("go", "install", "./cmd/fanseal")
+	cmd.Dir = "../.."
+	cmd.Env = append(os.Environ(), "GOBIN="+bin)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go install ./cmd/fanseal: %v\n%s", err, out)
+	}
+	out, err := exec.Command(filepath.Join(bin, "fanseal"), "--version").Output()
+	if err != nil || !strings.HasPrefix(string(out), "fanseal ") {
+		t.Fatalf("the installed fanseal --version: %v %q", err, out)
+	}
+}
