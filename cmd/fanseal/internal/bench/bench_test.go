@@ -9,6 +9,7 @@ import (
 
 	"github.com/fanseal/fanseal"
 	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
+	"github.com/fanseal/fanseal/internal/race"
 )
 
 // TestRunQuick runs every section once, quickly, and checks what it
@@ -79,7 +80,8 @@ func TestCellsCounted(t *testing.T) {
 	// Every table is followed by its legend, every seal cell has its CPU
 	// time, and a classical precomputed seal's CPU holds its refill: more
 	// than its critical path (the post-quantum encapsulation stays mostly
-	// on the path, so its CPU is not far above its p50).
+	// on the path, so its CPU is not far above its p50; and the race
+	// detector slows the instrumented seal, not the refill's assembly).
 	for _, title := range []string{"seal a 32-byte key", "open as the last recipient", "ledger:", "key exchange round", "LtHash16", "ACS commitments", "verify ", "send "} {
 		for _, block := range strings.Split(out.String(), "\n"+title)[1:] {
 			if lines := strings.SplitN(block, "\n", 3); len(lines) < 2 || !strings.HasPrefix(lines[1], "legend: ") {
@@ -91,7 +93,7 @@ func TestCellsCounted(t *testing.T) {
 		if _, ok := processCPU(); ok && c.CPU <= 0 {
 			t.Errorf("seal cell %+v has no CPU time", c)
 		}
-		if c.Strategy == fanseal.Precomputed.String() && c.Suite != fanseal.MLKEM768X25519.String() && c.Recipients >= 5 && c.CPU < 2*c.P50 {
+		if !race.Enabled && c.Strategy == fanseal.Precomputed.String() && c.Suite != fanseal.MLKEM768X25519.String() && c.Recipients >= 5 && c.CPU < 2*c.P50 {
 			t.Errorf("precomputed, %s, n=%d: %.0f ns CPU per seal for a %.0f ns seal: the refill is not counted", c.Suite, c.Recipients, c.CPU, c.P50)
 		}
 	}
