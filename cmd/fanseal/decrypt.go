@@ -100,7 +100,7 @@ var errorClasses = []struct {
 	err        error
 	what, hint string
 }{
-	{fanseal.ErrNotRecipient, "not a recipient: none of the identities given can open this envelope", "fanseal inspect -i PATH ENVELOPE says whom it is for"},
+	{fanseal.ErrNotRecipient, "not a recipient: none of the identities given can open this envelope", "fanseal inspect -R RECIPIENTS_FILE ENVELOPE says whom it is for"},
 	{fanseal.ErrTruncated, "truncated envelope", ""},
 	{fanseal.ErrAuthentication, "the envelope was tampered with or is corrupted", ""},
 	{fanseal.ErrUnsupported, "unsupported envelope", "a newer fanseal may read it"},
@@ -117,7 +117,7 @@ func describe(err error) error {
 		}
 		msg, class := err.Error(), c.err.Error()
 		switch i := strings.Index(msg, class); {
-		case c.err == fanseal.ErrMalformed && strings.HasPrefix(msg[i+len(class):], ": not a fanseal envelope"):
+		case i >= 0 && c.err == fanseal.ErrMalformed && strings.HasPrefix(msg[i+len(class):], ": not a fanseal envelope"):
 			msg = msg[:i] + msg[i+len(class)+2:] // the detail says it already
 		case i >= 0:
 			msg = msg[:i] + c.what + msg[i+len(class):]
