@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"runtime"
@@ -13,42 +14,55 @@ import (
 	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
 )
 
+// benchOptions are bench's flags.
+type benchOptions struct {
+	quick, pprofPublic                                  bool
+	extra                                               int
+	jsonOut, plotOut, cpuProfile, memProfile, pprofAddr string
+}
+
+func benchFlags(fs *flag.FlagSet) *benchOptions {
+	o := &benchOptions{}
+	fs.BoolVar(&o.quick, "quick", false, "a run of a few seconds")
+	fs.IntVar(&o.extra, "recipients", 100, "an extra recipient count (0: none)")
+	fs.StringVar(&o.jsonOut, "json", "", "write every figure as JSON to this file")
+	fs.StringVar(&o.plotOut, "plot", "", "draw latency against recipients to this .png or .svg file")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
+	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile to this file")
+	fs.StringVar(&o.pprofAddr, "pprof", "", "serve live profiles on this loopback address")
+	fs.BoolVar(&o.pprofPublic, "pprof-public", false, "allow --pprof on a non-loopback address")
+	return o
+}
+
 // runBench runs fanseal bench: the flags, the profiles and the output
 // files around bench.Run.
 func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("bench")
-	quick := fs.Bool("quick", false, "a run of a few seconds")
-	extra := fs.Int("recipients", 100, "an extra recipient count (0: none)")
-	jsonOut := fs.String("json", "", "write every figure as JSON to this file")
-	plotOut := fs.String("plot", "", "draw latency against recipients to this .png or .svg file")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file")
-	memProfile := fs.String("memprofile", "", "write a heap profile to this file")
-	pprofAddr := fs.String("pprof", "", "serve live profiles on this loopback address")
-	pprofPublic := fs.Bool("pprof-public", false, "allow --pprof on a non-loopback address")
+	o := benchFlags(fs)
 	if _, err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
-	if *extra < 0 || *extra > fanseal.MaxRecipients {
+	if o.extra < 0 || o.extra > fanseal.MaxRecipients {
 		return fmt.Errorf("%w: --recipients must be 0 to %d", errUsage, fanseal.MaxRecipients)
 	}
-	if *plotOut != "" && !strings.HasSuffix(*plotOut, ".png") && !strings.HasSuffix(*plotOut, ".svg") {
+	if o.plotOut != "" && !strings.HasSuffix(o.plotOut, ".png") && !strings.HasSuffix(o.plotOut, ".svg") {
 		return fmt.Errorf("%w: --plot needs a .png or .svg file name", errUsage)
 	}
-	outs, abort, err := startOutputs(stdout, [2]string{"--json", *jsonOut}, [2]string{"--plot", *plotOut},
-		[2]string{"--cpuprofile", *cpuProfile}, [2]string{"--memprofile", *memProfile})
+	outs, abort, err := startOutputs(stdout, [2]string{"--json", o.jsonOut}, [2]string{"--plot", o.plotOut},
+		[2]string{"--cpuprofile", o.cpuProfile}, [2]string{"--memprofile", o.memProfile})
 	if err != nil {
 		return err
 	}
 	defer abort()
 	jsonFile, plotFile, cpuFile, memFile := outs[0], outs[1], outs[2], outs[3]
 	table := stdout // the tables go to stderr when an output is standard output
-	for _, o := range outs {
-		if o.stdout() {
+	for _, out := range outs {
+		if out.stdout() {
 			table = stderr
 		}
 	}
-	if *pprofAddr != "" {
-		srv, addr, err := bench.ServePprof(*pprofAddr, *pprofPublic)
+	if o.pprofAddr != "" {
+		srv, addr, err := bench.ServePprof(o.pprofAddr, o.pprofPublic)
 		if errors.Is(err, bench.ErrAddress) {
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
@@ -65,7 +79,7 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) (err error) 
 		defer pprof.StopCPUProfile()
 	}
 
-	cfg := bench.Config{Quick: *quick, Extra: *extra}
+	cfg := bench.Config{Quick: o.quick, Extra: o.extra}
 	cfg.Progress = report.NewBar(stderr, bench.Cells(cfg))
 	defer cfg.Progress.Done()
 	rep, err := bench.Run(cfg, table)
@@ -84,7 +98,7 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) (err error) 
 		}
 	}
 	if plotFile != nil {
-		svg := strings.HasSuffix(*plotOut, ".svg")
+		svg := strings.HasSuffix(o.plotOut, ".svg")
 		if err := plotFile.commitWith(func(w io.Writer) error { return bench.Plot(w, svg, rep) }); err != nil {
 			return err
 		}

@@ -3,28 +3,42 @@ package main
 import (
 	"bufio"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/fanseal/fanseal"
 	"github.com/fanseal/fanseal/armor"
+	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
 )
 
-func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+// decryptOptions are decrypt's flags.
+type decryptOptions struct {
+	identities multiFlag
+	out        string
+}
+
+func decryptFlags(fs *flag.FlagSet) *decryptOptions {
+	o := &decryptOptions{}
+	fs.Var(&o.identities, "i", "identity file")
+	fs.Var(&o.identities, "identity", "identity file")
+	fs.StringVar(&o.out, "o", "", "output file")
+	fs.StringVar(&o.out, "output", "", "output file")
+	return o
+}
+
+func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("decrypt")
-	var idFiles multiFlag
-	fs.Var(&idFiles, "i", "identity file")
-	fs.Var(&idFiles, "identity", "identity file")
-	out := fs.String("o", "", "output file")
-	fs.StringVar(out, "output", "", "output file")
+	opts := decryptFlags(fs)
 	pos, err := parseFlags(fs, args, 1)
 	if err != nil {
 		return err
 	}
-	if len(idFiles) == 0 {
-		return fmt.Errorf("%w: decrypt needs at least one -i IDENTITY_FILE", errUsage)
+	if len(opts.identities) == 0 {
+		return fmt.Errorf("%w: decrypt needs at least one -i PATH (an identity file)", errUsage)
 	}
-	ids, err := readKeyFiles(idFiles, "identity file", fanseal.ParseIdentities)
+	ids, err := identityList(opts.identities)
 	if err != nil {
 		return err
 	}
@@ -35,17 +49,34 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	defer closeIn()
 	in, clearProgress := withProgress(in, stderr, "decrypting")
 	defer clearProgress()
-	o, err := createOutput(*out, stdout, 0o666)
+	o, err := createOutput(opts.out, stdout, 0o666)
 	if err != nil {
 		return err
 	}
 	defer o.Abort()
-	src, _ := maybeArmored(in)
-	r, err := fanseal.Open(src, ids...)
+	br, err := refuseAgeFile(in)
+	if err != nil {
+		return err
+	}
+	src, _ := maybeArmored(br)
+	r, err := fanseal.Open(src, identities(ids)...)
 	if err != nil {
 		return describe(err)
 	}
-	if _, err := io.Copy(o, r); err != nil {
+	var dst io.Writer = o
+	if opts.out == "" && report.IsTerminal(stdout) {
+		guard := &textGuard{w: o}
+		defer func() {
+			if cerr := guard.Close(); err == nil {
+				err = cerr
+			}
+		}()
+		dst = guard
+	}
+	if _, err := io.Copy(dst, r); err != nil {
+		if errors.Is(err, errBinaryToTerminal) {
+			return err
+		}
 		return describe(err)
 	}
 	return o.Commit()
@@ -62,22 +93,50 @@ func maybeArmored(r io.Reader) (*bufio.Reader, bool) {
 	return br, false
 }
 
-// describe prefixes an open error with what it means for the user.
-func describe(err error) error {
-	var what string
-	switch {
-	case errors.Is(err, fanseal.ErrNotRecipient):
-		what = "not a recipient: no identity can open this envelope"
-	case errors.Is(err, fanseal.ErrTruncated):
-		what = "truncated envelope"
-	case errors.Is(err, fanseal.ErrAuthentication):
-		what = "the envelope was tampered with or is corrupted"
-	case errors.Is(err, fanseal.ErrUnsupported):
-		what = "unsupported envelope"
-	case errors.Is(err, fanseal.ErrMalformed):
-		what = "corrupted header or not a fanseal envelope"
-	default:
-		return err
-	}
-	return fmt.Errorf("%s (%v)", what, err)
+// errorClasses are the open errors and what each means for the user:
+// what replaces the class's own words in the message, and hint, if set,
+// says what to do.
+var errorClasses = []struct {
+	err        error
+	what, hint string
+}{
+	{fanseal.ErrNotRecipient, "not a recipient: none of the identities given can open this envelope", "fanseal inspect -R RECIPIENTS_FILE ENVELOPE says whom it is for"},
+	{fanseal.ErrTruncated, "truncated envelope", ""},
+	{fanseal.ErrAuthentication, "the envelope was tampered with or is corrupted", ""},
+	{fanseal.ErrUnsupported, "unsupported envelope", "a newer fanseal may read it"},
+	{fanseal.ErrMalformed, "corrupted header or not a fanseal envelope", ""},
 }
+
+// describe rewrites an open error in the user's terms, saying its class
+// once: "truncated envelope: payload ends inside chunk 2". The result
+// still matches the library's error with errors.Is.
+func describe(err error) error {
+	for _, c := range errorClasses {
+		if !errors.Is(err, c.err) {
+			continue
+		}
+		msg, class := err.Error(), c.err.Error()
+		switch i := strings.Index(msg, class); {
+		case i >= 0 && c.err == fanseal.ErrMalformed && strings.HasPrefix(msg[i+len(class):], ": not a fanseal envelope"):
+			msg = msg[:i] + msg[i+len(class)+2:] // the detail says it already
+		case i >= 0:
+			msg = msg[:i] + c.what + msg[i+len(class):]
+		default:
+			msg = c.what + ": " + msg
+		}
+		if c.hint != "" {
+			msg += "; " + c.hint
+		}
+		return &describedError{msg: msg, err: err}
+	}
+	return err
+}
+
+// A describedError is an error with a message for the user.
+type describedError struct {
+	msg string
+	err error
+}
+
+func (e *describedError) Error() string { return e.msg }
+func (e *describedError) Unwrap() error { return e.err }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"io"
 
@@ -10,40 +11,49 @@ import (
 	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
 )
 
+// encryptOptions are encrypt's flags.
+type encryptOptions struct {
+	recipients, files multiFlag
+	armor, anonymous  bool
+	verbose           bool
+	out               string
+}
+
+func encryptFlags(fs *flag.FlagSet) *encryptOptions {
+	o := &encryptOptions{}
+	fs.Var(&o.recipients, "r", "recipient")
+	fs.Var(&o.recipients, "recipient", "recipient")
+	fs.Var(&o.files, "R", "recipients file")
+	fs.Var(&o.files, "recipients-file", "recipients file")
+	fs.BoolVar(&o.armor, "a", false, "armor")
+	fs.BoolVar(&o.armor, "armor", false, "armor")
+	fs.BoolVar(&o.anonymous, "anonymous", false, "omit key identifiers")
+	fs.BoolVar(&o.verbose, "v", false, "say who the envelope is for and what it holds")
+	fs.BoolVar(&o.verbose, "verbose", false, "say who the envelope is for and what it holds")
+	fs.StringVar(&o.out, "o", "", "output file")
+	fs.StringVar(&o.out, "output", "", "output file")
+	return o
+}
+
 func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("encrypt")
-	var rs, rfiles multiFlag
-	fs.Var(&rs, "r", "recipient")
-	fs.Var(&rs, "recipient", "recipient")
-	fs.Var(&rfiles, "R", "recipients file")
-	fs.Var(&rfiles, "recipients-file", "recipients file")
-	useArmor := fs.Bool("a", false, "armor")
-	fs.BoolVar(useArmor, "armor", false, "armor")
-	anonymous := fs.Bool("anonymous", false, "omit key identifiers")
-	out := fs.String("o", "", "output file")
-	fs.StringVar(out, "output", "", "output file")
+	opts := encryptFlags(fs)
 	pos, err := parseFlags(fs, args, 1)
 	if err != nil {
 		return err
 	}
-	var recipients []*fanseal.Recipient
-	for _, s := range rs {
-		r, err := fanseal.ParseRecipient(s)
-		if err != nil {
-			return fmt.Errorf("recipient %q: %w", abbreviate(s), err)
-		}
-		recipients = append(recipients, r)
-	}
-	fromFiles, err := readKeyFiles(rfiles, "recipients file", fanseal.ParseRecipients)
+	list, err := recipientList(opts.recipients, opts.files)
 	if err != nil {
 		return err
 	}
-	recipients = append(recipients, fromFiles...)
-	if len(recipients) == 0 {
+	if len(list) == 0 {
 		return fmt.Errorf("%w: encrypt needs at least one -r or -R", errUsage)
 	}
-	if *out == "" && !*useArmor && report.IsTerminal(stdout) {
-		return fmt.Errorf("refusing to write a binary envelope to the terminal; use -a for text, or -o FILE")
+	if err := checkSealable(list, opts.anonymous); err != nil {
+		return err
+	}
+	if opts.out == "" && !opts.armor && report.IsTerminal(stdout) {
+		return fmt.Errorf("refusing to output binary to the terminal: use -a for text armor, -o FILE, or force it with -o -")
 	}
 	in, closeIn, err := openInput(first(pos), stdin)
 	if err != nil {
@@ -52,7 +62,7 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	defer closeIn()
 	in, clearProgress := withProgress(in, stderr, "encrypting")
 	defer clearProgress()
-	o, err := createOutput(*out, stdout, 0o666)
+	o, err := createOutput(opts.out, stdout, 0o666)
 	if err != nil {
 		return err
 	}
@@ -60,11 +70,16 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	bw := bufio.NewWriterSize(o, 64<<10)
 	var dst io.Writer = bw
 	var aw *armor.Writer
-	if *useArmor {
+	if opts.armor {
 		aw = armor.NewWriter(bw)
 		dst = aw
 	}
-	w, err := (&fanseal.Sealer{Anonymous: *anonymous}).Seal(dst, recipients...)
+	var tap *headerTap
+	if opts.verbose {
+		tap = &headerTap{w: dst}
+		dst = tap
+	}
+	w, err := (&fanseal.Sealer{Anonymous: opts.anonymous}).Seal(dst, recipients(list)...)
 	if err != nil {
 		return err
 	}
@@ -82,7 +97,13 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := bw.Flush(); err != nil {
 		return err
 	}
-	return o.Commit()
+	if err := o.Commit(); err != nil {
+		return err
+	}
+	if tap != nil {
+		reportSealed(stderr, list, tap.Header())
+	}
+	return nil
 }
 
 func first(s []string) string {

@@ -15,7 +15,7 @@ import (
 // stderrSays is what decrypt's error says for each failure class of the
 // conformance kit, after "fanseal: error: ".
 var stderrSays = map[string]string{
-	testkit.Malformed:      "corrupted header or not a fanseal envelope",
+	testkit.Malformed:      "not a fanseal envelope",
 	testkit.Unsupported:    "unsupported envelope",
 	testkit.NotRecipient:   "not a recipient",
 	testkit.Authentication: "tampered with or is corrupted",

@@ -4,14 +4,15 @@
 // Usage:
 //
 //	fanseal keygen [--suite SUITE] [--age] [-o OUTPUT]
-//	fanseal keygen [--age] -y IDENTITY_FILE
-//	fanseal encrypt (-r RECIPIENT | -R RECIPIENTS_FILE)... [-a] [-o OUTPUT] [INPUT]
-//	fanseal decrypt -i IDENTITY_FILE... [-o OUTPUT] [INPUT]
-//	fanseal inspect [--json] [INPUT]
-//	fanseal bench [--quick] [--recipients N] [--json FILE] [--plot FILE]
-//	fanseal sim synchronizer|ledger|dkg [--quick] [--faults] [--json FILE] [--plot FILE]
+//	fanseal keygen -y [--age] [-o OUTPUT] [INPUT]
+//	fanseal encrypt (-r RECIPIENT | -R PATH)... [-a] [--anonymous] [-v] [-o OUTPUT] [INPUT]
+//	fanseal decrypt -i PATH... [-o OUTPUT] [INPUT]
+//	fanseal inspect [--json] [-r RECIPIENT]... [-R PATH]... [-i PATH]... [INPUT]
+//	fanseal bench [--quick] [--recipients N] [--json FILE] [--plot FILE] ...
+//	fanseal sim synchronizer|ledger|dkg [flags]
+//	fanseal version
 //
-// Run fanseal --help for the details and examples.
+// fanseal help COMMAND explains a command, its flags and examples.
 package main
 
 import (
@@ -23,59 +24,82 @@ import (
 	"strings"
 )
 
-const usage = `fanseal seals one payload for many recipients; each opens it with one key agreement.
+// A command is one of fanseal's subcommands.
+type command struct {
+	name    string
+	summary string // one line for fanseal --help
+	usage   string // the usage lines, one per form, without "Usage:"
+	help    string // what follows the usage in the command's help: what it does, options, examples
+	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) error
+}
 
-Usage:
-    fanseal keygen [--suite SUITE] [--age] [-o OUTPUT]
-    fanseal keygen [--age] -y IDENTITY_FILE
-    fanseal encrypt (-r RECIPIENT | -R RECIPIENTS_FILE)... [-a] [--anonymous] [-o OUTPUT] [INPUT]
-    fanseal decrypt -i IDENTITY_FILE... [-o OUTPUT] [INPUT]
-    fanseal inspect [--json] [INPUT]
-    fanseal bench [--quick] [--recipients N] [--json FILE] [--plot FILE.png|.svg]
-                  [--cpuprofile FILE] [--memprofile FILE] [--pprof ADDR [--pprof-public]]
-    fanseal sim synchronizer|ledger|dkg [--quick] [--duration D] [--faults]
-                  [--json FILE] [--plot FILE.png|.svg] [--cpuprofile FILE]
+// commands lists the subcommands in the order fanseal --help shows them.
+var commands = []*command{
+	{name: "keygen", summary: "generate an identity (a secret key), or print the public keys of one", usage: keygenUsage, help: keygenHelp, run: keygen},
+	{name: "encrypt", summary: "seal a file or standard input for every recipient", usage: encryptUsage, help: encryptHelp, run: encrypt},
+	{name: "decrypt", summary: "open an envelope with an identity", usage: decryptUsage, help: decryptHelp, run: decrypt},
+	{name: "inspect", summary: "say what an envelope holds and who it is for, without a key", usage: inspectUsage, help: inspectHelp, run: inspect},
+	{name: "bench", summary: "measure fanseal's hot paths on this machine", usage: benchUsage, help: benchHelp, run: runBench},
+	{name: "sim", summary: "run an end-to-end workload before and after fanseal, and compare", usage: simUsageLine, help: simHelp, run: simulate},
+	{name: "version", summary: "print the version, the build's revision, Go's version and the CPU path", usage: versionUsage, help: versionHelp, run: version},
+}
 
-Commands:
-    keygen     Generate an identity (a private key) and print its public key.
-               --suite p256|x25519|secp256k1|mlkem768x25519 (default x25519).
-               -y prints the public keys of an existing identity file.
-               --age writes and prints the keys in age's form (age1...,
-               AGE-SECRET-KEY-1...; x25519 and mlkem768x25519 only).
-    encrypt    Seal INPUT (default: standard input) for every recipient.
-               -r takes a public key (fanseal_..., or age's age1... and
-               age1pq1...), -R a file of them, one per line, # for comments
-               (age's recipients files work); both may repeat. -a writes
-               text armor.
-               --anonymous leaves out the key identifiers, so the envelope
-               does not say who can open it (opening then tries every stanza).
-    decrypt    Open INPUT with the identity files given with -i (fanseal's, or
-               age-keygen's for x25519 and mlkem768x25519). Armored input
-               is detected. With -o, the output file appears only once the
-               whole payload has authenticated (see "Output files").
-    inspect    Describe an envelope without opening it: version, cipher,
-               recipients and their key identifiers, payload size.
-    bench      Measure fanseal's hot paths on generated keys, nothing to set up:
-               sealing a 32-byte key for 2 to 20 (and --recipients) recipients
-               with every strategy (p50, p99, speedup over sequential), opening
-               as the last recipient, ledger encryption, key exchange rounds,
-               set commitments, signature verification (batched and parallel,
-               against a loop) and batched sending over loopback TCP. --quick takes a few seconds; --json writes every
-               figure with the machine's facts; --plot draws latency against
-               recipients. --pprof serves live profiles on a loopback address.
-    sim        Run an end-to-end workload (a synchronizer's transactions, a
-               confidential ledger, a group key exchange round) twice, as the
-               systems that motivated fanseal did and with fanseal, and report
-               what changed: latencies, throughput, CPU shares of cryptography.
-               fanseal sim --help explains each workload and flag.
+// commandNamed returns the command called name, or nil.
+func commandNamed(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// fullHelp returns the help of c: its usage, then the rest.
+func (c *command) fullHelp() string {
+	return "Usage:\n" + indent(c.usage) + c.help
+}
+
+// usageLines returns the usage of c as one block for an error message.
+func (c *command) usageLines() string {
+	return "Usage:\n" + indent(c.usage)
+}
+
+// indent puts four spaces before every line of s.
+func indent(s string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(strings.TrimRight(s, "\n"), "\n") {
+		b.WriteString("    " + l)
+	}
+	return b.String() + "\n"
+}
+
+// globalHelp is what fanseal --help prints.
+func globalHelp() string {
+	var b strings.Builder
+	b.WriteString("fanseal seals one payload for many recipients; each opens it with one key agreement.\n\nUsage:\n")
+	for _, c := range commands {
+		b.WriteString(indent(c.usage))
+	}
+	b.WriteString("\nCommands:\n")
+	for _, c := range commands {
+		fmt.Fprintf(&b, "    %-9s %s\n", c.name, c.summary)
+	}
+	b.WriteString(globalNotes)
+	return b.String()
+}
+
+const globalNotes = `
+fanseal help COMMAND, or fanseal COMMAND --help, explains a command: every
+flag, in its short and long form, and examples. fanseal --version prints the
+version.
 
 INPUT and OUTPUT default to standard input and output; "-" names them too.
-keygen -o never replaces an existing file: losing a secret key is worse
-than any error.
-Post-quantum (mlkem768x25519) and classical recipients cannot be mixed.
-age's X25519 and ML-KEM-768+X25519 keys are the same keys as fanseal's
-x25519 and mlkem768x25519 ones in another spelling; age's SSH, plugin and
-passphrase keys are not supported. Envelopes are fanseal's, not age's.
+Keys and files follow age's conventions: -r takes a public key, -R a file of
+them, -i an identity file, # starts a comment line. age's X25519 and
+ML-KEM-768+X25519 keys (age1..., age1pq1..., AGE-SECRET-KEY-...) are the same
+keys as fanseal's x25519 and mlkem768x25519 ones in another spelling, and work
+wherever fanseal reads keys; age's SSH, plugin and passphrase keys do not.
+Envelopes are fanseal's, not age's: age cannot open them, nor fanseal age's.
 
 ` + outputRule + `
 
@@ -84,11 +108,7 @@ Examples:
     fanseal_x25519_...
     $ fanseal encrypt -r fanseal_x25519_... -R team.txt -o report.fsl report.pdf
     $ fanseal decrypt -i alice.key -o report.pdf report.fsl
-    $ tar cz docs | fanseal encrypt -R team.txt -a > docs.tgz.fsl.txt
-    $ fanseal inspect report.fsl
-    $ fanseal encrypt -R age-recipients.txt -o notes.fsl notes.txt
-    $ fanseal decrypt -i ~/.config/age/keys.txt -o notes.txt notes.fsl
-    $ fanseal keygen --age -y alice.key           # alice's key as age1...
+    $ fanseal inspect -R team.txt report.fsl
 `
 
 // errUsage marks errors in the command line.
@@ -108,40 +128,64 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 		}
 	}()
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, globalHelp())
 		return 1
-	}
-	cmds := map[string]func([]string, io.Reader, io.Writer, io.Writer) error{
-		"keygen":  keygen,
-		"encrypt": encrypt,
-		"decrypt": decrypt,
-		"inspect": inspect,
-		"bench":   runBench,
-		"sim":     simulate,
 	}
 	switch args[0] {
-	case "-h", "-help", "--help", "help":
-		fmt.Fprint(stdout, usage)
+	case "-h", "-help", "--help":
+		fmt.Fprint(stdout, globalHelp())
 		return 0
-	}
-	cmd, ok := cmds[args[0]]
-	if !ok {
-		fmt.Fprintf(stderr, "fanseal: error: unknown command %q (want keygen, encrypt, decrypt, inspect, bench or sim; see fanseal --help)\n", args[0])
+	case "-version", "--version":
+		args[0] = "version"
+	case "help":
+		if len(args) == 1 {
+			fmt.Fprint(stdout, globalHelp())
+			return 0
+		}
+		if c := commandNamed(args[1]); c != nil && len(args) == 2 {
+			fmt.Fprint(stdout, c.fullHelp())
+			return 0
+		}
+		fmt.Fprintf(stderr, "fanseal: error: help %s: unknown command; %s\n", strings.Join(args[1:], " "), unknownCommand)
 		return 1
 	}
-	err := cmd(args[1:], stdin, stdout, stderr)
+	c := commandNamed(args[0])
+	if mode, ok := ageModes[args[0]]; ok && c == nil {
+		fmt.Fprintf(stderr, "fanseal: error: %s: fanseal names its commands; to %s, run fanseal %s (see fanseal %s --help)\n", args[0], mode, mode, mode)
+		return 1
+	}
+	if c == nil {
+		fmt.Fprintf(stderr, "fanseal: error: unknown command %q; %s\n", args[0], unknownCommand)
+		return 1
+	}
+	err := c.run(args[1:], stdin, stdout, stderr)
 	switch {
 	case err == nil:
 		return 0
 	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, c.fullHelp())
 		return 0
 	}
-	fmt.Fprintf(stderr, "fanseal: error: %s\n", strings.TrimPrefix(err.Error(), "usage: "))
+	fmt.Fprintf(stderr, "fanseal: error: %s\n", message(err))
 	if errors.Is(err, errUsage) {
-		fmt.Fprintf(stderr, "fanseal: see fanseal --help\n")
+		fmt.Fprint(stderr, c.usageLines())
+		fmt.Fprintf(stderr, "fanseal: see fanseal %s --help\n", c.name)
 	}
 	return 1
+}
+
+// unknownCommand lists the commands, for an unknown one.
+var unknownCommand = func() string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return "want " + strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1] + "; see fanseal --help"
+}()
+
+// message returns the text of err for the error line.
+func message(err error) string {
+	return strings.TrimPrefix(err.Error(), errUsage.Error()+": ")
 }
 
 // newFlags returns a FlagSet that reports errors instead of exiting.
@@ -176,6 +220,14 @@ var notFromAge = map[string]string{
 	"p":          "passphrases (age -p, scrypt) are not supported; encrypt to a recipient with -r or -R",
 	"passphrase": "passphrases (age -p, scrypt) are not supported; encrypt to a recipient with -r or -R",
 	"j":          "age plugins are not supported",
+}
+
+// ageModes names the command for what an age user types first: age's
+// mode flags, and its encrypt flags, which age takes without a command.
+var ageModes = map[string]string{
+	"-d": "decrypt", "--decrypt": "decrypt", "-e": "encrypt", "--encrypt": "encrypt",
+	"-r": "encrypt", "--recipient": "encrypt", "-R": "encrypt", "--recipients-file": "encrypt",
+	"-a": "encrypt", "--armor": "encrypt", "-i": "decrypt", "--identity": "decrypt",
 }
 
 // multiFlag is a flag that may be repeated.

@@ -11,17 +11,18 @@ import (
 )
 
 // outputRule is how every flag that names an output file (-o, --json,
-// --plot, --cpuprofile, --memprofile) writes it; the commands' help texts
-// include it.
-const outputRule = `Output files (-o, --json, --plot, --cpuprofile, --memprofile):
-    "-" is standard output. A device or a FIFO (/dev/null, /dev/stdout),
-    or a symbolic link to one, is written in place, never replaced. A
-    regular file, or a symbolic link to one, is replaced only once the
-    whole output is complete (for decrypt: once the whole payload has
-    authenticated), keeping the file's mode; a new file gets the mode your
-    umask gives. Until then nothing appears under the name, and an
-    interrupted or killed command leaves nothing behind. A path that
-    cannot be written is refused before any work starts.`
+// --plot, --cpuprofile, --memprofile) writes it; the help of every command
+// with such a flag includes it.
+const outputRule = `Output files:
+    Every option that names an output file writes it the same way. "-" is
+    standard output. A device or a FIFO (/dev/null, /dev/stdout), or a
+    symbolic link to one, is written in place, never replaced. A regular
+    file, or a symbolic link to one, is replaced only once the whole output
+    is complete (for decrypt: once the whole payload has authenticated),
+    keeping the file's mode; a new file gets the mode your umask gives.
+    Until then nothing appears under the name, and an interrupted or killed
+    command leaves nothing behind. A path that cannot be written is refused
+    before any work starts.`
 
 // unnamedOff turns unnamed temporary files off, so that the tests can run
 // the named fallback through the same code (in-process, or in a binary
@@ -156,6 +157,16 @@ func unwrapPath(err error) error {
 		return le.Err
 	}
 	return err
+}
+
+// Write writes to the output. An error names the output as the user gave
+// it, never the temporary file it goes through.
+func (o *output) Write(p []byte) (int, error) {
+	n, err := o.Writer.Write(p)
+	if err != nil {
+		err = fmt.Errorf("writing %s: %w", o.name, unwrapPath(err))
+	}
+	return n, err
 }
 
 // Commit completes the output: a regular file gets its mode (and, where

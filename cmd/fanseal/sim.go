@@ -19,14 +19,18 @@ import (
 	"github.com/fanseal/fanseal/verify"
 )
 
-const simUsage = `fanseal sim runs an end-to-end workload twice in one process, the "before"
+// simUsageLine is fanseal sim's usage.
+const simUsageLine = `fanseal sim synchronizer|ledger|dkg [flags]
+`
+
+// simHelp is the rest of fanseal sim's help; TestHelpMatchesFlags checks
+// it against every workload's flags.
+const simHelp = `
+fanseal sim runs an end-to-end workload twice in one process, the "before"
 (baseline: what the motivating systems did) and the "after" (fanseal), in
 interleaved rounds so that the machine's load hits both, and reports what
 changed: latency percentiles, throughput, and the share of each side's CPU
 spent in cryptography, read from a CPU profile of the run.
-
-Usage:
-    fanseal sim synchronizer|ledger|dkg [flags]
 
 Workloads:
     synchronizer  A synchronizer's transactions (Canton-style). 22 participants
@@ -66,11 +70,16 @@ Workloads:
                   exchanges one box with each peer. Baseline: every key parsed
                   on receipt (eager); fanseal: only the one it needs (lazy).
 
-Flags:
+Options:
     --duration D      measuring time of the whole run, both sides (default 20s;
-                      dkg 30s; --quick 3s)
-    --rounds N        A/B rounds, each side runs D/(2N) per round, at least
-                      one operation (default 6; dkg 3; --quick 2)
+                      dkg 30s; --quick 3s). A run keeps to it, and passes it
+                      only where one operation of each size and side takes
+                      longer (an eager dkg round of 100 members can take
+                      half a minute on two cores); the report says so
+    --rounds N        A/B rounds: each of the 2N slots gets an equal share of
+                      the time left, a side's first at least D/(2N), and a
+                      slot starts an operation only if the last one like it
+                      would end in time (default 6; dkg 3; --quick 2)
     --rate R          open loop: start R operations a second whatever their
                       latency; latencies count from when each was due
                       (default: a closed loop at saturation)
@@ -90,18 +99,24 @@ Flags:
     --plot FILE       draw the latency CDFs, baseline against fanseal, to a
                       .png or .svg file
     --cpuprofile FILE write the run's CPU profile (go tool pprof reads it)
-    When --json, --plot or --cpuprofile is "-" (standard output), the
-    report goes to standard error.
+    -h, --help        print this help
 
     synchronizer: --participants N (22), --views N (2), --interval K (100),
                   --suite p256|x25519|secp256k1 (p256),
                   --signature ed25519|p256 (ed25519: batch verification;
                   p256: ECDSA, verified in parallel),
-                  --strategy channel|precomputed|shared-parallel (channel)
+                  --strategy sequential|parallel|shared|shared-parallel|
+                  precomputed|channel (channel)
     ledger:       --workers N (GOMAXPROCS), --entries N (4), --min-size B (64),
                   --max-size B (1024), --signature-interval S (100),
                   --dir DIR (a temporary directory, removed afterwards)
     dkg:          --members N,N (64,100), --suite secp256k1|x25519
+
+Percentiles from fewer than 20 samples are marked * in the report (and
+few_samples in the JSON): they are rough figures.
+
+When an output file is "-" (standard output), the report goes to standard
+error.
 
 ` + outputRule + `
 
@@ -121,86 +136,105 @@ Examples:
     $ fanseal sim dkg --members 100 --json dkg.json --plot dkg.svg
 `
 
+// simWorkloads lists the workloads of fanseal sim.
+var simWorkloads = []string{"synchronizer", "ledger", "dkg"}
+
+// simOptions are the flags every workload of fanseal sim has.
+type simOptions struct {
+	duration                     time.Duration
+	rounds                       int
+	rate                         float64
+	conc                         int
+	seed                         uint64
+	faults, baseline, after      bool
+	quick                        bool
+	jsonOut, plotOut, cpuProfile string
+}
+
+// simFlags defines the flags of the workload name on fs and returns them
+// with the function that builds the workload once they are parsed, or a
+// nil function for an unknown workload.
+func simFlags(name string, fs *flag.FlagSet) (*simOptions, func() (sim.Workload, error)) {
+	o := &simOptions{}
+	fs.DurationVar(&o.duration, "duration", 0, "measuring time of the whole run")
+	fs.IntVar(&o.rounds, "rounds", 6, "A/B rounds")
+	fs.Float64Var(&o.rate, "rate", 0, "open loop: operations per second")
+	fs.IntVar(&o.conc, "concurrency", 0, "closed loop: operations in flight")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of the generated work")
+	fs.BoolVar(&o.faults, "faults", false, "inject faults")
+	fs.BoolVar(&o.baseline, "baseline", false, "run only the baseline")
+	fs.BoolVar(&o.after, "after", false, "run only fanseal")
+	fs.BoolVar(&o.quick, "quick", false, "a run of a few seconds")
+	fs.StringVar(&o.jsonOut, "json", "", "write the report as JSON to this file")
+	fs.StringVar(&o.plotOut, "plot", "", "draw latency CDFs to this .png or .svg file")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write the CPU profile to this file")
+	return o, simWorkloadFlags(name, fs, &o.quick)
+}
+
 // simulate runs fanseal sim.
 func simulate(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: sim: name a workload: synchronizer, ledger or dkg", errUsage)
+		return fmt.Errorf("%w: sim: name a workload: %s", errUsage, strings.Join(simWorkloads, ", "))
 	}
-	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stdout, simUsage)
-		return nil
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		return flag.ErrHelp
 	}
 	name := args[0]
 	fs := newFlags("sim " + name)
-	duration := fs.Duration("duration", 0, "measuring time of the whole run")
-	rounds := fs.Int("rounds", 6, "A/B rounds")
-	rate := fs.Float64("rate", 0, "open loop: operations per second")
-	conc := fs.Int("concurrency", 0, "closed loop: operations in flight")
-	seed := fs.Uint64("seed", 1, "seed of the generated work")
-	faults := fs.Bool("faults", false, "inject faults")
-	baseline := fs.Bool("baseline", false, "run only the baseline")
-	after := fs.Bool("after", false, "run only fanseal")
-	quick := fs.Bool("quick", false, "a run of a few seconds")
-	jsonOut := fs.String("json", "", "write the report as JSON to this file")
-	plotOut := fs.String("plot", "", "draw latency CDFs to this .png or .svg file")
-	cpuProfile := fs.String("cpuprofile", "", "write the CPU profile to this file")
-	build := simWorkloadFlags(name, fs, quick)
+	o, build := simFlags(name, fs)
 	if build == nil {
-		return fmt.Errorf("%w: sim: unknown workload %q (want synchronizer, ledger or dkg)", errUsage, name)
+		return fmt.Errorf("%w: sim: unknown workload %q (want %s)", errUsage, name, strings.Join(simWorkloads, ", "))
 	}
 	if _, err := parseFlags(fs, args[1:], 0); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, simUsage)
-			return nil
-		}
 		return err
 	}
-	if *plotOut != "" && !strings.HasSuffix(*plotOut, ".png") && !strings.HasSuffix(*plotOut, ".svg") {
+	if o.plotOut != "" && !strings.HasSuffix(o.plotOut, ".png") && !strings.HasSuffix(o.plotOut, ".svg") {
 		return fmt.Errorf("%w: --plot needs a .png or .svg file name", errUsage)
 	}
-	if *baseline && *after {
+	if o.baseline && o.after {
 		return fmt.Errorf("%w: --baseline and --after together: leave both out to run both", errUsage)
 	}
-	if *rate < 0 || *conc < 0 || *rounds < 1 || *duration < 0 {
+	if o.rate < 0 || o.conc < 0 || o.rounds < 1 || o.duration < 0 {
 		return fmt.Errorf("%w: --rate, --concurrency, --rounds and --duration must be positive", errUsage)
 	}
 	w, err := build()
 	if err != nil {
 		return fmt.Errorf("%w: sim %s: %v", errUsage, name, err)
 	}
-	cfg := sim.Config{Duration: *duration, Rounds: *rounds, Rate: *rate, Concurrency: *conc, Seed: *seed, Faults: *faults}
+	cfg := sim.Config{Duration: o.duration, Rounds: o.rounds, Rate: o.rate, Concurrency: o.conc, Seed: o.seed, Faults: o.faults}
 	if cfg.Duration == 0 {
 		cfg.Duration = 20 * time.Second
 		if name == "dkg" {
 			cfg.Duration = 30 * time.Second
 		}
-		if *quick {
+		if o.quick {
 			cfg.Duration = 3 * time.Second
 		}
 	}
 	if !flagSet(fs, "rounds") {
 		switch {
-		case *quick:
+		case o.quick:
 			cfg.Rounds = 2
 		case name == "dkg":
 			cfg.Rounds = 3 // an eager round of 100 takes seconds
 		}
 	}
 	switch {
-	case *baseline:
+	case o.baseline:
 		cfg.Only = []sim.Side{sim.Baseline}
-	case *after:
+	case o.after:
 		cfg.Only = []sim.Side{sim.Fanseal}
 	}
-	outs, abort, err := startOutputs(stdout, [2]string{"--json", *jsonOut}, [2]string{"--plot", *plotOut}, [2]string{"--cpuprofile", *cpuProfile})
+	outs, abort, err := startOutputs(stdout, [2]string{"--json", o.jsonOut}, [2]string{"--plot", o.plotOut}, [2]string{"--cpuprofile", o.cpuProfile})
 	if err != nil {
 		return err
 	}
 	defer abort()
 	jsonFile, plotFile, cpuFile := outs[0], outs[1], outs[2]
 	table := stdout // the report goes to stderr when an output is standard output
-	for _, o := range outs {
-		if o.stdout() {
+	for _, out := range outs {
+		if out.stdout() {
 			table = stderr
 		}
 	}
@@ -218,7 +252,7 @@ func simulate(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		errs = append(errs, jsonFile.writeJSON(res))
 	}
 	if plotFile != nil {
-		svg := strings.HasSuffix(*plotOut, ".svg")
+		svg := strings.HasSuffix(o.plotOut, ".svg")
 		errs = append(errs, plotFile.commitWith(func(w io.Writer) error { return sim.Plot(w, svg, res) }))
 	}
 	if cpuFile != nil {

@@ -1,11 +1,17 @@
 package main
 
 import (
+	"errors"
+	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
@@ -13,6 +19,14 @@ import (
 
 // openPTY returns the terminal end of a new pseudo-terminal.
 func openPTY(t *testing.T) *os.File {
+	t.Helper()
+	_, tty := openPTYPair(t)
+	return tty
+}
+
+// openPTYPair returns both ends of a new pseudo-terminal: the master, which
+// reads what is written to the terminal, and the terminal.
+func openPTYPair(t *testing.T) (master, tty *os.File) {
 	t.Helper()
 	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
@@ -26,12 +40,12 @@ func openPTY(t *testing.T) *os.File {
 	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, ptmx.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
 		t.Skipf("ptsname: %v", e)
 	}
-	tty, err := os.OpenFile("/dev/pts/"+strconv.Itoa(int(n)), os.O_RDWR|syscall.O_NOCTTY, 0)
+	tty, err = os.OpenFile("/dev/pts/"+strconv.Itoa(int(n)), os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
 		t.Skipf("open the terminal: %v", err)
 	}
 	t.Cleanup(func() { tty.Close() })
-	return tty
+	return ptmx, tty
 }
 
 // TestTerminalDetection: a terminal is refused a binary envelope, while
@@ -55,4 +69,146 @@ func TestTerminalDetection(t *testing.T) {
 	if status := run([]string{"encrypt", "-r", pubs[0]}, strings.NewReader("x"), null, &stderr); status != 0 {
 		t.Fatalf("encrypt to /dev/null: status %d, %q", status, stderr.String())
 	}
+}
+
+// onTerminal runs the built command (in-process with -short) with its
+// standard output on a new pseudo-terminal, and returns its exit status,
+// what reached the terminal and its standard error.
+func onTerminal(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	return withTerminal(t, stdin, false, args...)
+}
+
+// withTerminal runs the command as onTerminal does, with its standard
+// output on the terminal, or with stderrOnTerminal its standard error
+// (then the last string returned is its standard output).
+func withTerminal(t *testing.T, stdin string, stderrOnTerminal bool, args ...string) (int, string, string) {
+	t.Helper()
+	master, tty := openPTYPair(t)
+	var screen strings.Builder
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			screen.Write(buf[:n])
+			if err != nil {
+				return
+			}
+		}
+	}()
+	var status int
+	var stderr strings.Builder
+	var stdout, errOut io.Writer = tty, &stderr
+	if stderrOnTerminal {
+		stdout, errOut = &stderr, tty
+	}
+	if testing.Short() {
+		status = run(args, strings.NewReader(stdin), stdout, errOut)
+	} else {
+		cmd := exec.Command(binary(t), args...)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(stdin), stdout, errOut
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatal(err)
+		}
+		status = cmd.ProcessState.ExitCode()
+	}
+	// Let the terminal's output drain, then close it so the reader ends.
+	time.Sleep(100 * time.Millisecond)
+	tty.Close()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		master.Close()
+		<-done
+	}
+	return status, screen.String(), stderr.String()
+}
+
+// TestDecryptToTerminal: decrypt prints text on a terminal, refuses a
+// payload that is not text with age's words and prints none of it, and
+// prints it anyway with -o -.
+func TestDecryptToTerminal(t *testing.T) {
+	_, keys, pubs := setup(t, "x25519", 1)
+	text := mustRun(t, "a note for the screen\n", "encrypt", "-r", pubs[0])
+	binaryPayload := "\x7fELF\x02\x01\x01\x00 binary \xff\xfe payload \x1b[2J"
+	bin := mustRun(t, binaryPayload, "encrypt", "-r", pubs[0])
+	escape := mustRun(t, "innocent\x1b]0;owned\x07", "encrypt", "-r", pubs[0])
+
+	status, screen, stderr := onTerminal(t, text, "decrypt", "-i", keys[0])
+	if status != 0 || !strings.Contains(screen, "a note for the screen") {
+		t.Fatalf("text to a terminal: status %d, screen %q, stderr %q", status, screen, stderr)
+	}
+	for name, env := range map[string]string{"binary": bin, "escape sequence": escape} {
+		status, screen, stderr = onTerminal(t, env, "decrypt", "-i", keys[0])
+		if status != 1 || !strings.Contains(stderr, "fanseal: error: refusing to output binary to the terminal") || !strings.Contains(stderr, "-o -") {
+			t.Fatalf("%s to a terminal: status %d, stderr %q", name, status, stderr)
+		}
+		if strings.Contains(screen, "binary") || strings.Contains(screen, "owned") || strings.Contains(screen, "innocent") {
+			t.Fatalf("%s to a terminal: the screen shows %q", name, screen)
+		}
+	}
+	status, screen, stderr = onTerminal(t, bin, "decrypt", "-i", keys[0], "-o", "-")
+	if status != 0 || !strings.Contains(screen, "binary") {
+		t.Fatalf("-o - to a terminal: status %d, screen %q, stderr %q", status, screen, stderr)
+	}
+	// A multi-byte character split across writes is still text.
+	var out strings.Builder
+	g := &textGuard{w: &out}
+	for _, part := range []string{"caf", "\xc3", "\xa9 \xe2\x82", "\xac"} {
+		if _, err := g.Write([]byte(part)); err != nil {
+			t.Fatalf("write %q: %v", part, err)
+		}
+	}
+	if err := g.Close(); err != nil || out.String() != "café €" {
+		t.Fatalf("split characters: %q, %v", out.String(), err)
+	}
+	g = &textGuard{w: &out}
+	g.Write([]byte("cut \xe2\x82"))
+	if err := g.Close(); !errors.Is(err, errBinaryToTerminal) {
+		t.Fatalf("a payload ending inside a character: %v", err)
+	}
+}
+
+// TestBenchProgressAndLegends runs fanseal bench with a terminal on
+// standard error: its progress bar counts to the number of cells the
+// report says it measured and reaches it, and every table of the report
+// has a legend and the summary names its baselines.
+func TestBenchProgressAndLegends(t *testing.T) {
+	if testing.Short() {
+		t.Skip("bench takes a few seconds")
+	}
+	svg := filepath.Join(t.TempDir(), "bench.svg")
+	status, screen, stdout := withTerminal(t, "", true, "bench", "--quick", "--recipients", "3", "--plot", svg)
+	if status != 0 {
+		t.Fatalf("bench: status %d\n%s", status, stdout)
+	}
+	m := regexp.MustCompile(`\n(\d+) cells in `).FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("bench does not say how many cells it measured:\n%s", stdout)
+	}
+	draws := regexp.MustCompile(`\] (\d+)/(\d+)`).FindAllStringSubmatch(screen, -1)
+	if len(draws) == 0 {
+		t.Fatalf("no progress bar on the terminal: %q", screen)
+	}
+	last := draws[len(draws)-1]
+	if last[1] != m[1] || last[2] != m[1] {
+		t.Fatalf("the bar ends at %s/%s; the report holds %s cells", last[1], last[2], m[1])
+	}
+	tables := strings.Count(stdout, "\nseal a 32-byte key") + strings.Count(stdout, "\nopen as the last") + 6
+	if n := strings.Count(stdout, "\nlegend: "); n != tables {
+		t.Errorf("%d legend lines for %d tables", n, tables)
+	}
+	for _, want := range []string{"cell: one configuration", "channel: ", "precomputed: ", "cache hit: ", "cpu/seal", "getrusage",
+		"like for like (the same work and guarantees as the baseline)", "over sequential (a fresh ephemeral key", "not like for like"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	// The plot: a panel per suite, each with its title, labelled axes and
+	// readable ticks (recipient counts, microseconds).
+	checkPanels(t, svg, 4, "seal a 32-byte key, suite ", regexp.MustCompile(`^[0-9.]+$`), 2, "recipients", "seal p50 (µs)")
 }

@@ -57,13 +57,32 @@ type Latency struct {
 	P50        float64 `json:"p50_ns"`
 	P99        float64 `json:"p99_ns"`
 	Samples    int     `json:"samples"`
+	// CPU is the process's CPU time per call, user and system, all
+	// goroutines, from the call's start until the work it caused is done
+	// (a precompute pool's refill included); 0 where not measured.
+	CPU float64 `json:"cpu_ns,omitempty"`
+	// PerSecond is a throughput, items a second, where one was measured.
+	PerSecond float64 `json:"per_second,omitempty"`
 }
 
-// Cells returns the number of cells a run with cfg measures: the total of
-// its progress bar.
+// Cells returns the number of cells the report holds.
+func (r *Report) Cells() int {
+	return len(r.Seal) + len(r.Open) + len(r.Ledger) + len(r.Kex) + len(r.LtHash) + len(r.Commitments) + len(r.Verify) + len(r.Drain)
+}
+
+// Cells returns the number of cells a run with cfg measures and reports:
+// the total of its progress bar.
 func Cells(cfg Config) int {
 	c := cfg.config()
-	return sealCells(c) + len(c.counts)*len(benchSuites) + 4 + 4 + 2 + 4 + verifyCells + 2
+	return sealCells(c) + openCells(c) + ledgerCells + kexCells + ltHashCells + commitmentCells + verifyCells + drainCells
+}
+
+// add appends the measured cell l to section and advances the progress
+// bar: every cell a report holds is one step, and nothing else is.
+func (c config) add(section *[]Latency, l Latency) Latency {
+	*section = append(*section, l)
+	c.progress.Step()
+	return l
 }
 
 func (cfg Config) config() config {
@@ -107,7 +126,8 @@ func Run(cfg Config, w io.Writer) (rep *Report, err error) {
 	}
 	rep.Elapsed = time.Since(start)
 	c.progress.Done()
-	fmt.Fprintf(w, "\n%d cells in %.1f s\n", len(rep.Seal)+len(rep.Open)+len(rep.Ledger)+len(rep.Kex)+len(rep.LtHash)+len(rep.Commitments)+len(rep.Verify)+len(rep.Drain), rep.Elapsed.Seconds())
+	summarize(w, rep)
+	fmt.Fprintf(w, "\n%d cells in %.1f s\n", rep.Cells(), rep.Elapsed.Seconds())
 	return rep, nil
 }
 
@@ -119,12 +139,17 @@ func measure(budget time.Duration, f func() error) ([]float64, error) {
 }
 
 // A job is one cell of a row: f is timed, before (if set) runs untimed
-// before every sample. d collects the samples, each the per-call time of
-// a batch of calls.
+// before every sample, after (if set) untimed after it. d collects the
+// samples, each the per-call wall time of a batch of calls. With cpu set,
+// the process's CPU time from the start of the batch to the end of after
+// is summed in cpuNS, over calls calls: so the work a call leaves to
+// background goroutines, which after waits for, counts in its CPU.
 type job struct {
-	before, f func() error
-	batch     int
-	d         []float64
+	before, f, after func() error
+	cpu              bool
+	batch, calls     int
+	d                []float64
+	cpuNS            float64
 }
 
 // measureRow times the cells of one row round-robin: one sample of each
@@ -141,13 +166,28 @@ func measureRow(budget time.Duration, jobs ...*job) error {
 				return err
 			}
 		}
+		var cpu0 float64
+		if j.cpu {
+			cpu0, _ = processCPU()
+		}
 		t := time.Now()
 		for range j.batch {
 			if err := j.f(); err != nil {
 				return err
 			}
 		}
-		j.d = append(j.d, float64(time.Since(t).Nanoseconds())/float64(j.batch))
+		elapsed := time.Since(t)
+		if j.after != nil {
+			if err := j.after(); err != nil {
+				return err
+			}
+		}
+		if j.cpu {
+			cpu1, _ := processCPU()
+			j.cpuNS += cpu1 - cpu0
+		}
+		j.calls += j.batch
+		j.d = append(j.d, float64(elapsed.Nanoseconds())/float64(j.batch))
 		return nil
 	}
 	for _, j := range jobs {
@@ -155,10 +195,10 @@ func measureRow(budget time.Duration, jobs ...*job) error {
 		if err := sample(j); err != nil {
 			return err
 		}
-		if one := time.Duration(j.d[0]); one < 20*time.Microsecond && j.before == nil {
+		if one := time.Duration(j.d[0]); one < 20*time.Microsecond && j.before == nil && j.after == nil {
 			j.batch = int(20*time.Microsecond/max(one, 50*time.Nanosecond)) + 1
 		}
-		j.d = j.d[:0]
+		j.d, j.calls, j.cpuNS = j.d[:0], 0, 0
 	}
 	start := time.Now()
 	total := budget * time.Duration(len(jobs))
@@ -186,4 +226,14 @@ func percentile(d []float64, p int) float64 {
 
 func cell(d []float64) Latency {
 	return Latency{P50: percentile(d, 50), P99: percentile(d, 99), Samples: len(d)}
+}
+
+// cellOf returns the cell of a measured job, with its CPU time per call
+// where it was measured.
+func cellOf(j *job) Latency {
+	c := cell(j.d)
+	if _, ok := processCPU(); j.cpu && ok && j.calls > 0 {
+		c.CPU = j.cpuNS / float64(j.calls)
+	}
+	return c
 }

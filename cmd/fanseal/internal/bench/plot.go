@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
 	"io"
@@ -9,7 +10,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/fanseal/fanseal"
 	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
 )
 
@@ -27,17 +27,37 @@ var strategyColors = map[string]color.RGBA{
 // number of recipients, one line per strategy, on log-log axes.
 // It writes SVG to w if svg is set, PNG otherwise.
 func Plot(w io.Writer, svg bool, rep *Report) error {
+	panels, err := plotPanels(rep)
+	if err != nil {
+		return err
+	}
+	const cols = 2
+	rows := (len(panels) + cols - 1) / cols
+	grid := make([][]*plot.Plot, rows)
+	for i, p := range panels {
+		grid[i/cols] = append(grid[i/cols], p)
+	}
+	for len(grid[rows-1]) < cols {
+		grid[rows-1] = append(grid[rows-1], nil)
+	}
+	return report.WritePlots(w, svg, grid, 12*vg.Inch, vg.Length(rows)*4.5*vg.Inch)
+}
+
+// plotPanels returns Plot's panels, one per suite measured.
+func plotPanels(rep *Report) ([]*plot.Plot, error) {
 	var panels []*plot.Plot
 	for _, suite := range benchSuites {
 		p := plot.New()
-		p.Title.Text = "suite " + suite.String()
+		p.Title.Text = "seal a 32-byte key, suite " + suite.String() + ": p50 by strategy"
 		p.X.Label.Text = "recipients"
 		p.Y.Label.Text = "seal p50 (µs)"
 		p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Tick.Marker = report.LogTicks{}
 		var ticks []plot.Tick
+		counts := map[int]bool{}
 		for _, c := range rep.Seal {
-			if c.Suite == suite.String() && c.Strategy == fanseal.Sequential.String() {
+			if c.Suite == suite.String() && !counts[c.Recipients] {
+				counts[c.Recipients] = true
 				ticks = append(ticks, plot.Tick{Value: float64(c.Recipients), Label: fmt.Sprint(c.Recipients)})
 			}
 		}
@@ -56,7 +76,7 @@ func Plot(w io.Writer, svg bool, rep *Report) error {
 			}
 			line, points, err := plotter.NewLinePoints(pts)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			col := strategyColors[st.String()]
 			line.Color, points.Color = col, col
@@ -64,16 +84,15 @@ func Plot(w io.Writer, svg bool, rep *Report) error {
 			p.Add(line, points)
 			p.Legend.Add(st.String(), line, points)
 		}
+		if len(ticks) == 0 {
+			continue // a suite this report did not measure
+		}
+		report.PadLog(&p.X, 1.25)
+		report.PadLog(&p.Y, 1.25)
 		panels = append(panels, p)
 	}
-	const cols = 2
-	rows := (len(panels) + cols - 1) / cols
-	grid := make([][]*plot.Plot, rows)
-	for i, p := range panels {
-		grid[i/cols] = append(grid[i/cols], p)
+	if len(panels) == 0 {
+		return nil, errors.New("no seal cells to plot")
 	}
-	for len(grid[rows-1]) < cols {
-		grid[rows-1] = append(grid[rows-1], nil)
-	}
-	return report.WritePlots(w, svg, grid, 12*vg.Inch, vg.Length(rows)*4.5*vg.Inch)
+	return panels, nil
 }

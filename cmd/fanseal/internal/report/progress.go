@@ -13,6 +13,7 @@ type Bar struct {
 	w        io.Writer
 	on       bool
 	total, n int
+	cleared  bool
 }
 
 // NewBar returns a bar of total steps on w.
@@ -40,10 +41,18 @@ func (p *Bar) To(n int) {
 	}
 }
 
-// Done clears the bar's line.
+// Steps returns the steps done, as the bar counts them.
+func (p *Bar) Steps() int {
+	if p == nil {
+		return 0
+	}
+	return p.n
+}
+
+// Done clears the bar's line, once.
 func (p *Bar) Done() {
-	if p != nil && p.on && p.n > 0 {
+	if p != nil && p.on && p.n > 0 && !p.cleared {
 		fmt.Fprint(p.w, "\r\033[K")
-		p.n = 0
+		p.cleared = true
 	}
 }

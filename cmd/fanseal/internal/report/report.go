@@ -52,9 +52,11 @@ func IsTerminal(w any) bool {
 }
 
 // Time formats a time in nanoseconds with three significant figures or so:
-// 812 ns, 31.4 µs, 1.27 ms.
+// 812 ns, 31.4 µs, 1.27 ms, 18.8 s.
 func Time(ns float64) string {
 	switch {
+	case ns >= 1e9:
+		return fmt.Sprintf("%.3g s", ns/1e9)
 	case ns >= 1e6:
 		return fmt.Sprintf("%.2f ms", ns/1e6)
 	case ns >= 1e3:

@@ -20,7 +20,7 @@ func TestThisMachine(t *testing.T) {
 }
 
 func TestTime(t *testing.T) {
-	for ns, want := range map[float64]string{812: "812 ns", 31_400: "31.4 µs", 1_270_000: "1.27 ms", 0: "0 ns"} {
+	for ns, want := range map[float64]string{812: "812 ns", 31_400: "31.4 µs", 1_270_000: "1.27 ms", 0: "0 ns", 18_779_120_000: "18.8 s", 2.5e9: "2.5 s"} {
 		if got := Time(ns); got != want {
 			t.Errorf("Time(%v) = %q, want %q", ns, got, want)
 		}

@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"context"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/fanseal/fanseal/kex"
 )
@@ -11,9 +14,10 @@ func TestDKG(t *testing.T) {
 	for _, suite := range []kex.Suite{kex.Secp256k1, kex.X25519} {
 		base, fan := runBoth(t, DKG(DKGOptions{Suite: suite, Members: sizes}), quick(false))
 		for _, s := range []*SideResult{base, fan} {
-			rounds := s.Counter("rounds")
-			if rounds == 0 || rounds%2 != 0 || s.Counter("boxes opened") != rounds/2*(5*4+9*8) {
-				t.Fatalf("%s %s: %v", suite, s.Side, s.Counters)
+			// Every size ran, and every pair of every round exchanged a box.
+			r5, r9 := int64(len(s.LatencyOf("round n=5").Samples)), int64(len(s.LatencyOf("round n=9").Samples))
+			if r5 == 0 || r9 == 0 || s.Counter("rounds") != r5+r9 || s.Counter("boxes opened") != r5*5*4+r9*9*8 {
+				t.Fatalf("%s %s: %d and %d rounds, %v", suite, s.Side, r5, r9, s.Counters)
 			}
 		}
 	}
@@ -41,5 +45,34 @@ func TestDKGFaults(t *testing.T) {
 				t.Fatalf("baseline: %v", base.Counters)
 			}
 		}
+	}
+}
+
+// TestDKGKeepsToDuration: a run whose eager rounds are longer than its
+// slots ends within its duration plus one round of each size and side,
+// not after every slot has run a round of each size; and the sizes print
+// as a list, "16, 20".
+func TestDKGKeepsToDuration(t *testing.T) {
+	cfg := Config{Duration: 300 * time.Millisecond, Rounds: 6, Seed: 3}
+	start := time.Now()
+	res, err := Run(context.Background(), DKG(DKGOptions{Members: []int{16, 20}}), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	elapsed := time.Since(start)
+	bound := cfg.Duration + 500*time.Millisecond
+	for _, s := range res.Sides {
+		for _, l := range s.Latency {
+			if len(l.Samples) == 0 {
+				t.Fatalf("%s %s: no sample", s.Side, l.Name)
+			}
+			bound += time.Duration(l.Percentile(100))
+		}
+	}
+	if elapsed > bound {
+		t.Fatalf("a %v run took %v, more than %v (its duration and one round of each size and side)", cfg.Duration, elapsed, bound)
+	}
+	if !strings.Contains(res.Description, "of 16, 20 members") {
+		t.Fatalf("description %q", res.Description)
 	}
 }

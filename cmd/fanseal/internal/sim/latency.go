@@ -20,6 +20,13 @@ type Latency struct {
 	Dropped int `json:"dropped,omitempty"`
 }
 
+// FewSamples is the count under which a series' percentiles are marked
+// as rough in the report and in its JSON.
+const FewSamples = 20
+
+// Few reports whether the series has fewer than FewSamples samples.
+func (l *Latency) Few() bool { return l != nil && len(l.Samples) < FewSamples }
+
 // maxSamples bounds one series' memory (8 MiB).
 const maxSamples = 1 << 20
 
@@ -39,13 +46,14 @@ func (l *Latency) MarshalJSON() ([]byte, error) {
 		Name    string  `json:"name"`
 		What    string  `json:"what"`
 		Count   int     `json:"count"`
+		Few     bool    `json:"few_samples,omitempty"` // fewer than FewSamples: rough percentiles
 		Dropped int     `json:"dropped,omitempty"`
 		P50     float64 `json:"p50_ns"`
 		P90     float64 `json:"p90_ns"`
 		P99     float64 `json:"p99_ns"`
 		Max     float64 `json:"max_ns"`
 	}
-	return json.Marshal(summary{l.Name, l.What, len(l.Samples), l.Dropped,
+	return json.Marshal(summary{l.Name, l.What, len(l.Samples), l.Few(), l.Dropped,
 		l.Percentile(50), l.Percentile(90), l.Percentile(99), l.Percentile(100)})
 }
 

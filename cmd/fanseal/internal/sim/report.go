@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -34,6 +35,9 @@ func Print(w io.Writer, res *Result) {
 		fmt.Fprint(w, ", faults injected")
 	}
 	fmt.Fprintln(w)
+	if note := overran(res); note != "" {
+		fmt.Fprintln(w, note)
+	}
 
 	sides := res.Sides
 	both := len(sides) == 2
@@ -51,10 +55,14 @@ func Print(w io.Writer, res *Result) {
 		higherBetter
 		noRatio
 	)
+	var rowFor func(name string, kind int, value func(*SideResult) float64, format func(*SideResult, float64) string)
 	row := func(name string, kind int, value func(*SideResult) float64, format func(float64) string) {
+		rowFor(name, kind, value, func(_ *SideResult, v float64) string { return format(v) })
+	}
+	rowFor = func(name string, kind int, value func(*SideResult) float64, format func(*SideResult, float64) string) {
 		fmt.Fprintf(w, "%-40s", name)
 		for _, s := range sides {
-			fmt.Fprintf(w, " %14s", format(value(s)))
+			fmt.Fprintf(w, " %14s", format(s, value(s)))
 		}
 		if both {
 			a, b := value(sides[0]), value(sides[1])
@@ -75,10 +83,30 @@ func Print(w io.Writer, res *Result) {
 	}
 	unit := sides[0].Unit
 	row(fmt.Sprintf("throughput (%s/s)", unit), higherBetter, func(s *SideResult) float64 { return s.Throughput }, func(v float64) string { return fmt.Sprintf("%.1f", v) })
+	few := false
 	for _, l := range sides[0].Latency {
 		for _, p := range []float64{50, 99} {
-			row(fmt.Sprintf("%s p%g", l.Name, p), lowerBetter, func(s *SideResult) float64 { return s.LatencyOf(l.Name).Percentile(p) }, report.Time)
+			rowFor(fmt.Sprintf("%s p%g", l.Name, p), lowerBetter, func(s *SideResult) float64 { return s.LatencyOf(l.Name).Percentile(p) },
+				func(s *SideResult, v float64) string {
+					if s.LatencyOf(l.Name).Few() {
+						few = true
+						return report.Time(v) + " *"
+					}
+					return report.Time(v) + "  "
+				})
 		}
+	}
+	footnote := ""
+	if few {
+		var counts []string
+		for _, s := range sides {
+			for _, l := range s.Latency {
+				if l.Few() {
+					counts = append(counts, fmt.Sprintf("%s %s: %d", s.Side, l.Name, len(l.Samples)))
+				}
+			}
+		}
+		footnote = fmt.Sprintf("* from fewer than %d samples (%s): a rough figure, and a p99 of fewer than 100 is the largest sample\n", FewSamples, strings.Join(counts, ", "))
 	}
 	if sides[0].CPU != nil {
 		pct := func(v float64) string { return fmt.Sprintf("%.1f %%", 100*v) }
@@ -91,6 +119,7 @@ func Print(w io.Writer, res *Result) {
 		fmt.Fprintf(w, "CPU shares: profile %s\n", res.Profile)
 	}
 	row("peak heap while running", noRatio, func(s *SideResult) float64 { return float64(s.PeakHeap) }, mib)
+	fmt.Fprint(w, footnote)
 
 	fmt.Fprintln(w)
 	var names []string
@@ -129,6 +158,28 @@ func Print(w io.Writer, res *Result) {
 		mib(float64(res.PeakHeap)), res.GoroutinesBefore, res.GoroutinesAfter, res.Elapsed.Seconds())
 }
 
+// overran says by how much the sides' busy time passed the run's
+// duration, and which operation made it, or returns "" if it kept to it
+// (within a tenth).
+func overran(res *Result) string {
+	var busy time.Duration
+	var longest float64
+	var which string
+	for _, s := range res.Sides {
+		busy += s.Busy
+		for _, l := range s.Latency {
+			if v := l.Percentile(100); v > longest {
+				longest, which = v, s.Side+" "+l.Name
+			}
+		}
+	}
+	if busy <= res.Config.Duration+res.Config.Duration/10 {
+		return ""
+	}
+	return fmt.Sprintf("note: the sides ran %.1f s of a %v duration: one operation of each size and side must run, and the longest, %s, took %s",
+		busy.Seconds(), res.Config.Duration, which, report.Time(longest))
+}
+
 func mib(v float64) string { return fmt.Sprintf("%.1f MiB", v/(1<<20)) }
 
 // sideColors gives each side one color in every panel.
@@ -140,6 +191,21 @@ var sideColors = map[string]color.RGBA{
 // Plot draws one panel per latency series: the fraction of operations
 // done within a latency (the CDF), one line per side, on a log time axis.
 func Plot(w io.Writer, svg bool, res *Result) error {
+	panels, err := plotPanels(res)
+	if err != nil {
+		return err
+	}
+	grid := make([][]*plot.Plot, len(panels))
+	for i, p := range panels {
+		grid[i] = []*plot.Plot{p}
+	}
+	return report.WritePlots(w, svg, grid, 8*vg.Inch, vg.Length(len(panels))*3.2*vg.Inch)
+}
+
+// plotPanels returns Plot's panels, one per latency series. The time axis
+// reaches a little past the fastest and the slowest sample of both sides,
+// so that neither side's line runs along an edge.
+func plotPanels(res *Result) ([]*plot.Plot, error) {
 	var panels []*plot.Plot
 	for _, l := range res.Sides[0].Latency {
 		p := plot.New()
@@ -147,8 +213,7 @@ func Plot(w io.Writer, svg bool, res *Result) error {
 		p.X.Label.Text = "latency"
 		p.Y.Label.Text = "fraction done within"
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = durationTicks{}
-		p.Y.Min, p.Y.Max = 0, 1
+		p.X.Tick.Marker = report.LogTicks{Format: func(v float64) string { return time.Duration(v).Round(time.Duration(v) / 100).String() }}
 		p.Legend.Top, p.Legend.Left = false, false
 		p.Add(plotter.NewGrid())
 		for _, s := range res.Sides {
@@ -158,23 +223,22 @@ func Plot(w io.Writer, svg bool, res *Result) error {
 			}
 			line, err := plotter.NewLine(pts)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			line.Color = sideColors[s.Side]
 			line.Width = vg.Points(1.5)
 			p.Add(line)
-			p.Legend.Add(s.Side, line)
+			p.Legend.Add(fmt.Sprintf("%s (%d samples)", s.Side, len(s.LatencyOf(l.Name).Samples)), line)
 		}
+		report.PadLog(&p.X, 1.5)
+		p.Y.Min, p.Y.Max = 0, 1.05
+		p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 0.25, Label: "0.25"}, {Value: 0.5, Label: "0.5"}, {Value: 0.75, Label: "0.75"}, {Value: 1, Label: "1"}})
 		panels = append(panels, p)
 	}
 	if len(panels) == 0 {
-		return errors.New("no latencies to plot")
+		return nil, errors.New("no latencies to plot")
 	}
-	grid := make([][]*plot.Plot, len(panels))
-	for i, p := range panels {
-		grid[i] = []*plot.Plot{p}
-	}
-	return report.WritePlots(w, svg, grid, 8*vg.Inch, vg.Length(len(panels))*3.2*vg.Inch)
+	return panels, nil
 }
 
 // cdf returns at most 400 points of the empirical CDF of l (in
@@ -190,18 +254,4 @@ func cdf(l *Latency) plotter.XYs {
 		pts = append(pts, plotter.XY{X: max(1, l.Samples[i]), Y: float64(i+1) / float64(n)})
 	}
 	return append(pts, plotter.XY{X: max(1, l.Samples[n-1]), Y: 1})
-}
-
-// durationTicks labels a log axis of nanoseconds with durations at powers
-// of ten.
-type durationTicks struct{}
-
-func (durationTicks) Ticks(lo, hi float64) []plot.Tick {
-	var ts []plot.Tick
-	for v := math.Pow(10, math.Floor(math.Log10(lo))); v <= hi*10; v *= 10 {
-		if v >= lo/10 {
-			ts = append(ts, plot.Tick{Value: v, Label: time.Duration(v).String()})
-		}
-	}
-	return ts
 }

@@ -57,7 +57,11 @@ func (s Side) String() string {
 // Config is what every workload shares.
 type Config struct {
 	// Duration is the measuring time of the whole run, both sides
-	// together: each side runs Duration/(2·Rounds) per round.
+	// together, from the first round on: each of the 2·Rounds slots gets
+	// an equal share of the time left when it starts (a side's first slot
+	// at least Duration/(2·Rounds)), so that a slot that overran shortens
+	// the later ones. A workload whose operations are longer than a slot
+	// runs fewer of them (at least one per side).
 	Duration time.Duration
 	// Rounds is the number of interleaved rounds (default 6).
 	Rounds int
@@ -93,7 +97,9 @@ type Workload interface {
 
 // A world is one side's running system.
 type world interface {
-	// run works for d (then lets what is in flight finish).
+	// run works for d (then lets what is in flight finish). With d ≤ 0,
+	// or d shorter than an operation it has timed before, it may return
+	// without starting one.
 	run(ctx context.Context, d time.Duration) error
 	// finish ends the run and checks the invariants, once.
 	finish(ctx context.Context) error
@@ -272,11 +278,14 @@ func Run(ctx context.Context, w Workload, cfg Config) (res *Result, err error) {
 		worlds[s] = wd
 	}
 
-	slot := cfg.Duration / time.Duration(2*cfg.Rounds)
-	if len(sides) == 1 {
-		slot *= 2
-	}
-	stopProgress := reportProgress(cfg.Progress, start, cfg.Duration)
+	// Each slot gets an equal share of the time left, so that a slot that
+	// overran (a workload's operation can take longer than a slot) shortens
+	// the ones after it and the run keeps to its duration; a side's first
+	// slot gets at least its nominal share, so that every side runs.
+	nominal := cfg.Duration / time.Duration(len(sides)*cfg.Rounds)
+	stopProgress := reportProgress(cfg.Progress, time.Now(), cfg.Duration)
+	deadline := time.Now().Add(cfg.Duration)
+	slotsLeft := cfg.Rounds * len(sides)
 	busy := map[Side]time.Duration{}
 	for r := range cfg.Rounds {
 		order := slices.Clone(sides)
@@ -284,6 +293,11 @@ func Run(ctx context.Context, w Workload, cfg Config) (res *Result, err error) {
 			slices.Reverse(order)
 		}
 		for _, s := range order {
+			slot := max(0, time.Until(deadline)/time.Duration(slotsLeft))
+			if _, ran := busy[s]; !ran {
+				slot = max(slot, nominal)
+			}
+			slotsLeft--
 			heap.active.Store(int32(s))
 			var err error
 			t := time.Now()
