@@ -144,6 +144,12 @@ func fieldOps(c Curve) []fieldOp {
 			{"sub", feSubP256, mulInP256, mulInP256, pointP256, two257, sub},
 			{"carry", feCarryP256, wide, wide, pointP256, two257, id},
 			{"out", feOutP256, wide, wide, outForm, twoP(pP256), id},
+			{"mulSub", feMulSubP256, mulInP256, mulInP256, pointP256, two257, func(a, b *big.Int) *big.Int {
+				bm := toRepr(P256, curveParams[P256].b)
+				d := new(big.Int).Sub(new(big.Int).Mul(a, b), new(big.Int).Mul(bm, b))
+				d = mont(mul)(new(big.Int).Lsh(d, 1), big.NewInt(1))
+				return d.Sub(d, new(big.Int).Mul(a, big.NewInt(3)))
+			}},
 			{"toMont", feToMontP256, mulInP256, mulInP256, pointP256, two257, func(a, _ *big.Int) *big.Int { return mont(mul)(a, r2) }},
 		}
 	}
@@ -154,6 +160,10 @@ func fieldOps(c Curve) []fieldOp {
 		{"sub", feSubK256, mulInK256, mulInK256, pointK256, nil, sub},
 		{"carry", feCarryK256, wide, wide, pointK256, nil, id},
 		{"out", feOutK256, wide, wide, outForm, twoP(pK256), id},
+		{"mulSub", feMulSubK256, mulInK256, mulInK256, pointK256, nil, func(a, b *big.Int) *big.Int {
+			d := new(big.Int).Sub(new(big.Int).Mul(a, b), new(big.Int).Mul(big.NewInt(7), b))
+			return d.Sub(d.Lsh(d, 1), new(big.Int).Mul(a, big.NewInt(3)))
+		}},
 		{"mulB3", feMulB3K256, mulInK256, mulInK256, mulB3Out, nil, func(a, _ *big.Int) *big.Int { return new(big.Int).Mul(a, big.NewInt(21)) }},
 	}
 }

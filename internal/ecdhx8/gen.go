@@ -566,16 +566,16 @@ func (g *gen) operand(v vec, s slot, target form) form {
 // ---------------------------------------------------------------------------
 // Products.
 
-// product emits the ten columns of a*b (a in ra, b in rb) into acc and
-// returns their bounds.
-func (g *gen) product(fa, fb form) [10]*big.Int {
+// product adds the ten columns of a*b (a in ra, form fa; b in rb, form fb)
+// to acc, whose bounds are c: lo(a_i*b_j) to column i+j, hi(a_i*b_j) to
+// column i+j+1. The terms of odd i in columns 3 to 6 go to Z20..Z23 and
+// are added at the end: the same sum with half the chain of dependent
+// multiply-adds.
+func (g *gen) product(fa, fb form, c *[10]*big.Int) {
 	g.check(fa.ready() && fb.ready(), "product of a value that is not an IFMA source")
-	var c, c2 [10]*big.Int
-	for k := range c {
-		c[k], c2[k] = new(big.Int), new(big.Int)
-	}
-	for _, r := range acc {
-		ins("VPXORQ %s, %s, %s", r, r, r)
+	var c2 [10]*big.Int
+	for k := range c2 {
+		c2[k] = new(big.Int)
 	}
 	second := map[int]string{3: "Z20", 4: "Z21", 5: "Z22", 6: "Z23"}
 	for k := 3; k <= 6; k++ {
@@ -605,13 +605,13 @@ func (g *gen) product(fa, fb form) [10]*big.Int {
 		c[k] = badd(c[k], c2[k])
 		g.checkLane(c[k], "column")
 	}
-	return c
 }
 
-// square emits the ten columns of a*a (a in ra) into acc.
-func (g *gen) square(fa form) [10]*big.Int {
+// square sets acc to the ten columns of a*a (a in ra): the products
+// a_i*a_j (i < j) once, the columns doubled by a shift, then the squares
+// a_i*a_i.
+func (g *gen) square(fa form, c *[10]*big.Int) {
 	g.check(fa.ready(), "square of a value that is not an IFMA source")
-	var c [10]*big.Int
 	for k := range c {
 		c[k] = new(big.Int)
 	}
@@ -642,23 +642,23 @@ func (g *gen) square(fa form) [10]*big.Int {
 	for k := range c {
 		g.checkLane(c[k], "column")
 	}
-	return c
 }
 
-// reduce turns the ten columns (bounds c) of a product of values below va
-// and vb into five limbs, returned with their form.
-func (g *gen) reduce(c [10]*big.Int, va, vb *big.Int) (vec, form) {
+// reduce turns the ten columns in acc (bounds c, value below tv) into five
+// loose limbs, returned with their form; they are not carried.
+func (g *gen) reduce(c [10]*big.Int, tv *big.Int) (vec, form) {
 	if g.f.mont {
-		return g.montReduce(c, va, vb)
+		return g.montReduce(c, tv)
 	}
 	return g.foldReduce(c)
 }
 
 // montReduce: for i = 0..4, q = column i mod 2^52 (IFMA reads exactly
-// those bits), and q*p*2^(52i) is added: as p = -1 mod 2^52, column i
+// those bits) and q*p*2^(52i) is added: as p = -1 mod 2^52, column i
 // becomes (column i >> 52) + q times 2^52, which goes to column i+1 with
-// q*p1; together q*(p1+1). The result is columns 5..9.
-func (g *gen) montReduce(c [10]*big.Int, va, vb *big.Int) (vec, form) {
+// q*p1; together q*(p1+1). Columns 5..9 are then the value (T + Q*p)/2^260,
+// Q < 2^260.
+func (g *gen) montReduce(c [10]*big.Int, tv *big.Int) (vec, form) {
 	pl := limbsOf(g.f.p)
 	pl[1]++
 	q := max52
@@ -679,18 +679,17 @@ func (g *gen) montReduce(c [10]*big.Int, va, vb *big.Int) (vec, form) {
 			g.checkLane(c[i+j+1], "column")
 		}
 	}
-	// value: (a*b + Q*p) / 2^260 with Q < 2^260.
-	v := brsh(badd(bmul(va, vb), bmul(bsub(R, big.NewInt(1)), g.f.p)), 260)
-	g.check(v.Cmp(bsub(R, big.NewInt(1))) <= 0, "Montgomery product may reach 2^260")
+	v := brsh(badd(tv, bmul(bsub(R, big.NewInt(1)), g.f.p)), 260)
 	var l [5]*big.Int
 	copy(l[:], c[5:])
-	r := vec{acc[5], acc[6], acc[7], acc[8], acc[9]}
-	nf := g.normRegs(r, mkform(l, v), false)
-	return r, nf
+	return vec{acc[5], acc[6], acc[7], acc[8], acc[9]}, mkform(l, v)
 }
 
-// foldReduce: 2^260 = c260 (mod p); column 5+i is worth c260 times itself
-// at column i.
+// foldReduce: 2^260 = c260 (mod p); column 5+i, as c' + c''*2^52 with c' <
+// 2^52, is worth c260*c' + c260*c''*2^52 at column i: lo(c260*c') to
+// column i, hi(c260*c') and c260*c'' (exact) to column i+1. Column 9 is
+// below 2^52; the high half of c260*c9 has weight 2^260 again and comes
+// back to columns 0 and 1 times c260.
 func (g *gen) foldReduce(c [10]*big.Int) (vec, form) {
 	C := g.f.c260.Uint64()
 	Cb := g.f.c260
@@ -732,138 +731,270 @@ func (g *gen) foldReduce(c [10]*big.Int) (vec, form) {
 	for j := range l {
 		g.checkLane(l[j], "column")
 	}
-	r := vec{acc[0], acc[1], acc[2], acc[3], acc[4]}
-	nf := g.normRegs(r, mkform(l, nil), true)
-	return r, nf
+	return vec{acc[0], acc[1], acc[2], acc[3], acc[4]}, mkform(l, nil)
 }
 
-// mulRegs multiplies ra (form fa) by rb (form fb), or squares ra when
-// fb is nil; the result's registers and form.
-func (g *gen) mulRegs(fa form, fb *form) (vec, form) {
+// biasFor returns limbs d_k >= L_k (radix 2^52, as many as L) whose value
+// M = sum d_k*2^(52k) is a multiple of p: L plus delta = -L mod p (below
+// p, so M < L + p) in the low five limbs. Adding M and subtracting a value
+// whose limbs are at most L leaves every lane non-negative and the value
+// unchanged mod p.
+func (g *gen) biasFor(L []*big.Int) ([]*big.Int, *big.Int) {
+	V := new(big.Int)
+	for k := len(L) - 1; k >= 0; k-- {
+		V.Lsh(V, 52)
+		V.Add(V, L[k])
+	}
+	delta := new(big.Int).Mod(new(big.Int).Neg(V), g.f.p)
+	dl := limbsOf(delta)
+	d := make([]*big.Int, len(L))
+	for k := range L {
+		d[k] = new(big.Int).Set(L[k])
+		if k < 5 {
+			d[k].Add(d[k], bi(dl[k]))
+		}
+		g.checkLane(d[k], "bias")
+	}
+	return d, badd(V, delta)
+}
+
+// A term is a product a*b of a fused sum (a == b: a square, alone).
+type term struct {
+	a, b slot
+	neg  bool
+}
+
+// An lterm is c*v, c one of -8..8 written as a shift and at most one
+// addition.
+type lterm struct {
+	c int
+	v slot
+}
+
+func termString(prods []term, shift uint, lin []lterm) string {
+	var b strings.Builder
+	if len(prods) > 0 {
+		if shift > 0 {
+			fmt.Fprintf(&b, "%d*(", 1<<shift)
+		}
+		for i, t := range prods {
+			switch {
+			case t.neg:
+				b.WriteString(" - ")
+			case i > 0:
+				b.WriteString(" + ")
+			}
+			if t.a == t.b {
+				fmt.Fprintf(&b, "%s^2", t.a)
+			} else {
+				fmt.Fprintf(&b, "%s*%s", t.a, t.b)
+			}
+		}
+		if shift > 0 {
+			b.WriteString(")")
+		}
+	}
+	for i, t := range lin {
+		c := t.c
+		switch {
+		case c < 0:
+			b.WriteString(" - ")
+			c = -c
+		case i > 0 || len(prods) > 0:
+			b.WriteString(" + ")
+		}
+		if c != 1 {
+			fmt.Fprintf(&b, "%d*", c)
+		}
+		b.WriteString(t.v.name)
+	}
+	return strings.TrimPrefix(b.String(), " ")
+}
+
+// mulSum: dst = (sum of +-a_i*b_i) * 2^shift, reduced once (Montgomery:
+// divided by 2^260), plus the linear terms; loose (not carried). Negative
+// products are accumulated first, and the columns replaced by a bias
+// minus themselves; the linear terms are added to the reduced limbs.
+func (g *gen) mulSum(dst slot, steps string, prods []term, shift uint, lin []lterm) {
+	note("%s = %s (%s):", dst, termString(prods, shift, lin), steps)
 	var c [10]*big.Int
-	vb := fa.v
-	if fb == nil {
-		c = g.square(fa)
-	} else {
-		c = g.product(fa, *fb)
-		vb = fb.v
+	for k := range c {
+		c[k] = new(big.Int)
 	}
-	return g.reduce(c, fa.v, vb)
-}
-
-func (g *gen) opName() string {
-	if g.f.mont {
-		return "Montgomery product"
+	tv := new(big.Int)
+	sq := len(prods) == 1 && prods[0].a == prods[0].b
+	if !sq {
+		for _, r := range acc {
+			ins("VPXORQ %s, %s, %s", r, r, r)
+		}
 	}
-	return "product"
-}
-
-// mul: dst = a*b (Montgomery: a*b/2^260), normalized.
-func (g *gen) mul(dst, a, b slot) {
-	if a == b {
-		g.sqr(dst, a)
-		return
+	addProd := func(t term) {
+		fa := g.operand(ra, t.a, g.f.mulIn)
+		if t.a == t.b {
+			g.check(sq, "a square must be alone in its sum")
+			g.square(fa, &c)
+			tv.Add(tv, bmul(fa.v, fa.v))
+			return
+		}
+		fb := g.operand(rb, t.b, g.f.mulIn)
+		g.product(fa, fb, &c)
+		tv.Add(tv, bmul(fa.v, fb.v))
 	}
-	note("%s = %s * %s:", dst, a, b)
-	fa := g.operand(ra, a, g.f.mulIn)
-	fb := g.operand(rb, b, g.f.mulIn)
-	r, nf := g.mulRegs(fa, &fb)
-	note("%s = %s * %s: %s.", dst, a, b, g.describe(nf))
+	neg := false
+	for _, t := range prods {
+		if t.neg {
+			addProd(t)
+			neg = true
+		}
+	}
+	if neg {
+		d, M := g.biasFor(c[:])
+		note("Columns = bias - columns, the bias (%s) a multiple of p with every column above\nthe negated product's.", bits(M))
+		for k := range c {
+			if d[k].Sign() == 0 {
+				continue
+			}
+			ins("VPBROADCASTQ %s, %s", g.f.mem(d[k].Uint64()), t0)
+			ins("VPSUBQ %s, %s, %s", acc[k], t0, acc[k])
+			c[k] = d[k]
+		}
+		tv = M
+	}
+	for _, t := range prods {
+		if !t.neg {
+			addProd(t)
+		}
+	}
+	if shift > 0 {
+		for k := range c {
+			ins("VPSLLQ $%d, %s, %s", shift, acc[k], acc[k])
+			c[k] = new(big.Int).Lsh(c[k], shift)
+			g.checkLane(c[k], "shifted column")
+		}
+		tv = new(big.Int).Lsh(tv, shift)
+	}
+	r, f := g.reduce(c, tv)
+	f = g.linInto(r, f, lin)
+	note("%s: %s.", dst, g.describe(f))
 	store(dst, r)
-	g.setForm(dst, nf)
+	g.setForm(dst, f)
+}
+
+// scale sets v = |c|*v (c = +-1, 2, 3, 4, 8), using tmp.
+func scale(v, tmp vec, c int) {
+	if c < 0 {
+		c = -c
+	}
+	switch c {
+	case 1:
+	case 2, 4, 8:
+		s := map[int]int{2: 1, 4: 2, 8: 3}[c]
+		for j := range v {
+			ins("VPSLLQ $%d, %s, %s", s, v[j], v[j])
+		}
+	case 3:
+		for j := range v {
+			ins("VPSLLQ $1, %s, %s", v[j], tmp[j])
+			ins("VPADDQ %s, %s, %s", tmp[j], v[j], v[j])
+		}
+	default:
+		panic(fmt.Sprintf("coefficient %d", c))
+	}
+}
+
+// linInto adds the linear terms to r (form f): the bias of the negative
+// terms first, then each term, scaled, added or subtracted.
+func (g *gen) linInto(r vec, f form, lin []lterm) form {
+	var l [5]*big.Int
+	copy(l[:], f.l[:])
+	v := new(big.Int).Set(f.v)
+	var neg []*big.Int
+	for j := 0; j < 5; j++ {
+		neg = append(neg, new(big.Int))
+	}
+	hasNeg := false
+	for _, t := range lin {
+		if t.c < 0 {
+			tf := g.form(t.v)
+			for j := range neg {
+				neg[j].Add(neg[j], bmul(big.NewInt(int64(-t.c)), tf.l[j]))
+			}
+			hasNeg = true
+		}
+	}
+	if hasNeg {
+		d, M := g.biasFor(neg)
+		for j := range r {
+			ins("VPADDQ.BCST %s, %s, %s", g.f.mem(d[j].Uint64()), r[j], r[j])
+			l[j] = badd(l[j], d[j])
+		}
+		v.Add(v, M)
+	}
+	for _, t := range lin {
+		tf := g.form(t.v)
+		load(ra, t.v, g.f)
+		scale(ra, rb, t.c)
+		for j := range r {
+			if t.c < 0 {
+				ins("VPSUBQ %s, %s, %s", ra[j], r[j], r[j])
+			} else {
+				ins("VPADDQ %s, %s, %s", ra[j], r[j], r[j])
+				l[j] = badd(l[j], bmul(big.NewInt(int64(t.c)), tf.l[j]))
+			}
+		}
+		if t.c > 0 {
+			v.Add(v, bmul(big.NewInt(int64(t.c)), tf.v))
+		}
+	}
+	for j := range l {
+		g.checkLane(l[j], "linear combination")
+	}
+	return mkform(l, v)
+}
+
+// lin: dst = sum of c_i*v_i, limb by limb, not carried.
+func (g *gen) lin(dst slot, steps string, terms []lterm) {
+	note("%s = %s (%s):", dst, termString(nil, 0, terms), steps)
+	r := vec{acc[0], acc[1], acc[2], acc[3], acc[4]}
+	var f form
+	if terms[0].c == 1 {
+		load(r, terms[0].v, g.f)
+		f = g.form(terms[0].v)
+		terms = terms[1:]
+	} else {
+		for j := range r {
+			ins("VPXORQ %s, %s, %s", r[j], r[j], r[j])
+		}
+		f = exactForm(zero)
+	}
+	f = g.linInto(r, f, terms)
+	note("%s: %s.", dst, g.describe(f))
+	store(dst, r)
+	g.setForm(dst, f)
+}
+
+func (g *gen) mul(dst, a, b slot) {
+	g.mulSum(dst, "product", []term{{a: a, b: b}}, 0, nil)
 }
 
 func (g *gen) sqr(dst, a slot) {
-	note("%s = %s^2:", dst, a)
-	fa := g.operand(ra, a, g.f.mulIn)
-	r, nf := g.mulRegs(fa, nil)
-	note("%s = %s^2: %s.", dst, a, g.describe(nf))
-	store(dst, r)
-	g.setForm(dst, nf)
+	g.mulSum(dst, "square", []term{{a: a, b: a}}, 0, nil)
 }
 
-// ---------------------------------------------------------------------------
-// Additions.
-
-func (g *gen) add(dst, a, b slot) {
-	fa, fb := g.form(a), g.form(b)
-	var l [5]*big.Int
-	for j := range l {
-		l[j] = badd(fa.l[j], fb.l[j])
-		g.checkLane(l[j], "sum")
-	}
-	nf := mkform(l, badd(fa.v, fb.v))
-	note("%s = %s + %s, limb by limb: %s.", dst, a, b, g.describe(nf))
-	load(ra, a, g.f)
-	load(rb, b, g.f)
-	for j := range ra {
-		ins("VPADDQ %s, %s, %s", rb[j], ra[j], ra[j])
-	}
-	store(dst, ra)
-	g.setForm(dst, nf)
-}
-
-// bias returns the smallest multiple k*p of p with a limb representation
-// d (d0 + d1*2^52 + ... + d4*2^208 = k*p) in which every limb is at least
-// the bound L of the subtrahend's limb: then a + d - b never goes negative
-// in any lane. Limbs borrow from the next one as needed.
-func (g *gen) bias(L [5]*big.Int) (int, [5]*big.Int) {
-	for k := 1; k < 1<<12; k++ {
-		M := bmul(big.NewInt(int64(k)), g.f.p)
-		var m [5]*big.Int
-		for j := 0; j < 4; j++ {
-			m[j] = new(big.Int).And(brsh(M, uint(52*j)), max52)
-		}
-		m[4] = brsh(M, 208)
-		var d [5]*big.Int
-		s := new(big.Int)
-		for j := 0; j < 4; j++ {
-			need := bsub(badd(L[j], s), m[j])
-			sj := new(big.Int)
-			if need.Sign() > 0 {
-				sj = brsh(badd(need, max52), 52) // ceil(need / 2^52)
-			}
-			d[j] = bsub(badd(m[j], new(big.Int).Lsh(sj, 52)), s)
-			s = sj
-		}
-		d[4] = bsub(m[4], s)
-		if d[4].Cmp(L[4]) < 0 {
-			continue
-		}
-		if limbSum(d).Cmp(M) != 0 {
-			panic("bias arithmetic")
-		}
-		return k, d
-	}
-	panic("no bias")
-}
-
-// sub: dst = a + k*p - b, limb by limb, with the bias of b's form.
-func (g *gen) sub(dst, a, b slot) {
-	fa, fb := g.form(a), g.form(b)
-	k, d := g.bias(fb.l)
-	var l [5]*big.Int
-	for j := range l {
-		l[j] = badd(fa.l[j], d[j])
-		g.checkLane(l[j], "difference")
-	}
-	nf := mkform(l, badd(fa.v, bmul(big.NewInt(int64(k)), g.f.p)))
-	note("%s = %s - %s as %s + %dp - %s, %dp written with every limb above %s's: %s.", dst, a, b, a, k, b, k, b, g.describe(nf))
-	load(ra, a, g.f)
-	load(rb, b, g.f)
-	for j := range ra {
-		ins("VPADDQ.BCST %s, %s, %s", g.f.mem(d[j].Uint64()), ra[j], ra[j])
-		ins("VPSUBQ %s, %s, %s", rb[j], ra[j], ra[j])
-	}
-	store(dst, ra)
-	g.setForm(dst, nf)
+// sqRegs squares ra (form fa) and normalizes the result into mulIn.
+func (g *gen) sqRegs(fa form) (vec, form) {
+	var c [10]*big.Int
+	g.square(fa, &c)
+	r, f := g.reduce(c, bmul(fa.v, fa.v))
+	f = g.normalizeTo(r, f, g.f.mulIn, "square")
+	return r, f
 }
 
 // mulSmall: dst = k*a for the small constant k (secp256k1's 3b = 21): the
 // low halves of k*a_j stay in limb j, the high halves go to limb j+1, and
 // the high half of k*a4 (weight 2^260) comes back times 2^260 mod p.
-func (g *gen) mulSmall(dst, a slot, k uint64) {
-	note("%s = %d * %s:", dst, k, a)
+func (g *gen) mulSmall(dst, a slot, k uint64, steps string) {
+	note("%s = %d*%s (%s):", dst, k, a, steps)
 	fa := g.operand(ra, a, g.f.mulIn)
 	var l [6]*big.Int
 	for j := range l {
@@ -888,7 +1019,7 @@ func (g *gen) mulSmall(dst, a slot, k uint64) {
 	var l5 [5]*big.Int
 	copy(l5[:], l[:5])
 	nf := mkform(l5, nil)
-	note("%s = %d * %s: %s.", dst, k, a, g.describe(nf))
+	note("%s: %s.", dst, g.describe(nf))
 	store(dst, vec{acc[0], acc[1], acc[2], acc[3], acc[4]})
 	g.setForm(dst, nf)
 }
@@ -899,6 +1030,14 @@ func (g *gen) normalize(s slot, target form) {
 		return
 	}
 	g.operand(ra, s, target)
+}
+
+// finishTo carries src into the form target and stores it at dst.
+func (g *gen) finishTo(dst, src slot, target form) {
+	load(ra, src, g.f)
+	f := g.normalizeTo(ra, g.form(src), target, dst.name+" ("+src.name+")")
+	store(dst, ra)
+	g.setForm(dst, f)
 }
 
 // ---------------------------------------------------------------------------
@@ -939,13 +1078,14 @@ func (g *gen) label(prefix string) string {
 // Point formulas.
 
 // temps are the temporaries of the point formulas.
-type temps struct{ t [5]slot }
+type temps struct{ t [7]slot }
 
 func (g *gen) temps() temps {
 	var t temps
 	for i := range t.t {
 		t.t[i] = g.fe(fmt.Sprintf("t%d", i))
 	}
+	t.t[5].name, t.t[6].name = "s1", "s2"
 	return t
 }
 
@@ -953,166 +1093,102 @@ func (f *field) bconst() slot {
 	return slot{k: f.toM(f.b), name: "b"}
 }
 
+func p(a, b slot) term       { return term{a: a, b: b} }
+func minus(a, b slot) term   { return term{a: a, b: b, neg: true} }
+func lt(c int, v slot) lterm { return lterm{c, v} }
+
 // pointAdd: r = p + q by the complete formulas of Renes, Costello and
-// Batina (2015): Algorithm 4 (a = -3) or Algorithm 7 (a = 0). r must not
-// alias p or q (the formulas use r's coordinates as temporaries). Each
-// coordinate of r ends in the point form.
-func (g *gen) pointAdd(r, p, q point, tt temps) {
+// Batina (2015): Algorithm 4 (a = -3) or Algorithm 7 (a = 0). The steps
+// of the algorithm are computed as written, except that a step whose
+// product is only added to or subtracted from others is summed with them
+// before the one reduction of the sum (a Montgomery reduction or fold is
+// linear), and that the doublings and triplings of the algorithm are
+// applied to the limbs: the values mod p are the algorithm's. r must not
+// alias p or q; each coordinate of r ends in the point form.
+func (g *gen) pointAdd(r, P, Q point, tt temps) {
 	t := tt.t
-	X1, Y1, Z1 := p.x, p.y, p.z
-	X2, Y2, Z2 := q.x, q.y, q.z
+	X1, Y1, Z1 := P.x, P.y, P.z
+	X2, Y2, Z2 := Q.x, Q.y, Q.z
 	X3, Y3, Z3 := r.x, r.y, r.z
-	t0, t1, t2, t3, t4 := t[0], t[1], t[2], t[3], t[4]
+	t0, t1, t2, t3, t4, s1, s2 := t[0], t[1], t[2], t[3], t[4], t[5], t[6]
+	g.mulSum(t0, "step 1", []term{p(X1, X2)}, 0, nil)
+	g.mulSum(t1, "step 2", []term{p(Y1, Y2)}, 0, nil)
+	g.mulSum(t2, "step 3", []term{p(Z1, Z2)}, 0, nil)
+	g.lin(s1, "step 4", []lterm{lt(1, X1), lt(1, Y1)})
+	g.lin(s2, "step 5", []lterm{lt(1, X2), lt(1, Y2)})
+	g.mulSum(t3, "steps 6-8", []term{p(s1, s2)}, 0, []lterm{lt(-1, t0), lt(-1, t1)})
+	g.lin(s1, "step 9", []lterm{lt(1, Y1), lt(1, Z1)})
+	g.lin(s2, "step 10", []lterm{lt(1, Y2), lt(1, Z2)})
+	g.mulSum(t4, "steps 11-13", []term{p(s1, s2)}, 0, []lterm{lt(-1, t1), lt(-1, t2)})
+	g.lin(s1, "step 14", []lterm{lt(1, X1), lt(1, Z1)})
+	g.lin(s2, "step 15", []lterm{lt(1, X2), lt(1, Z2)})
+	g.mulSum(Y3, "steps 16-18", []term{p(s1, s2)}, 0, []lterm{lt(-1, t0), lt(-1, t2)})
 	if g.f.a == -3 {
-		note("Complete addition, a = -3: Renes-Costello-Batina 2015, Algorithm 4.")
+		note("Complete addition, a = -3: Renes-Costello-Batina 2015, Algorithm 4, from step 19.")
 		b := g.f.bconst()
-		g.mul(t0, X1, X2) // 1
-		g.mul(t1, Y1, Y2) // 2
-		g.mul(t2, Z1, Z2) // 3
-		g.add(t3, X1, Y1) // 4
-		g.add(t4, X2, Y2) // 5
-		g.mul(t3, t3, t4) // 6
-		g.add(t4, t0, t1) // 7
-		g.sub(t3, t3, t4) // 8
-		g.add(t4, Y1, Z1) // 9
-		g.add(X3, Y2, Z2) // 10
-		g.mul(t4, t4, X3) // 11
-		g.add(X3, t1, t2) // 12
-		g.sub(t4, t4, X3) // 13
-		g.add(X3, X1, Z1) // 14
-		g.add(Y3, X2, Z2) // 15
-		g.mul(X3, X3, Y3) // 16
-		g.add(Y3, t0, t2) // 17
-		g.sub(Y3, X3, Y3) // 18
-		g.mul(Z3, b, t2)  // 19
-		g.sub(X3, Y3, Z3) // 20
-		g.add(Z3, X3, X3) // 21
-		g.add(X3, X3, Z3) // 22
-		g.sub(Z3, t1, X3) // 23
-		g.add(X3, t1, X3) // 24
-		g.mul(Y3, b, Y3)  // 25
-		g.add(t1, t2, t2) // 26
-		g.add(t2, t1, t2) // 27
-		g.sub(Y3, Y3, t2) // 28
-		g.sub(Y3, Y3, t0) // 29
-		g.add(t1, Y3, Y3) // 30
-		g.add(Y3, t1, Y3) // 31
-		g.add(t1, t0, t0) // 32
-		g.add(t0, t1, t0) // 33
-		g.sub(t0, t0, t2) // 34
-		g.mul(t1, t4, Y3) // 35
-		g.mul(t2, t0, Y3) // 36
-		g.mul(Y3, X3, Z3) // 37
-		g.add(Y3, Y3, t2) // 38
-		g.mul(X3, t3, X3) // 39
-		g.sub(X3, X3, t1) // 40
-		g.mul(Z3, t4, Z3) // 41
-		g.mul(t1, t3, t0) // 42
-		g.add(Z3, Z3, t1) // 43
+		g.mulSum(X3, "steps 19-20", []term{minus(b, t2)}, 0, []lterm{lt(1, Y3)})
+		g.lin(Z3, "steps 21-23", []lterm{lt(1, t1), lt(-3, X3)})
+		g.lin(X3, "steps 21, 22, 24", []lterm{lt(1, t1), lt(3, X3)})
+		g.mulSum(Y3, "steps 25-29", []term{p(b, Y3)}, 0, []lterm{lt(-3, t2), lt(-1, t0)})
+		g.lin(Y3, "steps 30-31", []lterm{lt(3, Y3)})
+		g.lin(t0, "steps 32-34", []lterm{lt(3, t0), lt(-3, t2)})
+		g.mulSum(t1, "steps 36-38", []term{p(X3, Z3), p(t0, Y3)}, 0, nil)
+		g.mulSum(X3, "steps 35, 39-40", []term{p(t3, X3), minus(t4, Y3)}, 0, nil)
+		g.mulSum(Z3, "steps 41-43", []term{p(t4, Z3), p(t3, t0)}, 0, nil)
+		g.finishTo(Y3, t1, g.f.point)
 	} else {
-		note("Complete addition, a = 0: Renes-Costello-Batina 2015, Algorithm 7.")
-		g.mul(t0, X1, X2)      // 1
-		g.mul(t1, Y1, Y2)      // 2
-		g.mul(t2, Z1, Z2)      // 3
-		g.add(t3, X1, Y1)      // 4
-		g.add(t4, X2, Y2)      // 5
-		g.mul(t3, t3, t4)      // 6
-		g.add(t4, t0, t1)      // 7
-		g.sub(t3, t3, t4)      // 8
-		g.add(t4, Y1, Z1)      // 9
-		g.add(X3, Y2, Z2)      // 10
-		g.mul(t4, t4, X3)      // 11
-		g.add(X3, t1, t2)      // 12
-		g.sub(t4, t4, X3)      // 13
-		g.add(X3, X1, Z1)      // 14
-		g.add(Y3, X2, Z2)      // 15
-		g.mul(X3, X3, Y3)      // 16
-		g.add(Y3, t0, t2)      // 17
-		g.sub(Y3, X3, Y3)      // 18
-		g.add(X3, t0, t0)      // 19
-		g.add(t0, X3, t0)      // 20
-		g.mulSmall(t2, t2, 21) // 21
-		g.add(Z3, t1, t2)      // 22
-		g.sub(t1, t1, t2)      // 23
-		g.mulSmall(Y3, Y3, 21) // 24
-		g.mul(X3, t4, Y3)      // 25
-		g.mul(t2, t3, t1)      // 26
-		g.sub(X3, t2, X3)      // 27
-		g.mul(Y3, Y3, t0)      // 28
-		g.mul(t1, t1, Z3)      // 29
-		g.add(Y3, t1, Y3)      // 30
-		g.mul(t0, t0, t3)      // 31
-		g.mul(Z3, Z3, t4)      // 32
-		g.add(Z3, Z3, t0)      // 33
+		note("Complete addition, a = 0: Renes-Costello-Batina 2015, Algorithm 7, from step 19.")
+		g.lin(t0, "steps 19-20", []lterm{lt(3, t0)})
+		g.mulSmall(t2, t2, 21, "step 21")
+		g.lin(Z3, "step 22", []lterm{lt(1, t1), lt(1, t2)})
+		g.lin(t1, "step 23", []lterm{lt(1, t1), lt(-1, t2)})
+		g.mulSmall(Y3, Y3, 21, "step 24")
+		g.mulSum(X3, "steps 25-27", []term{p(t3, t1), minus(t4, Y3)}, 0, nil)
+		g.mulSum(Y3, "steps 28-30", []term{p(t1, Z3), p(Y3, t0)}, 0, nil)
+		g.mulSum(Z3, "steps 31-33", []term{p(Z3, t4), p(t0, t3)}, 0, nil)
 	}
 	g.finishPoint(r)
 }
 
 // pointDbl: r = 2p by the exception-free doubling of Renes, Costello and
-// Batina (2015): Algorithm 6 (a = -3) or Algorithm 9 (a = 0). r must not
-// alias p.
-func (g *gen) pointDbl(r, p point, tt temps) {
+// Batina (2015): Algorithm 6 (a = -3) or Algorithm 9 (a = 0), computed
+// as pointAdd computes its algorithm. r must not alias p.
+func (g *gen) pointDbl(r, P point, tt temps) {
 	t := tt.t
-	X, Y, Z := p.x, p.y, p.z
+	X, Y, Z := P.x, P.y, P.z
 	X3, Y3, Z3 := r.x, r.y, r.z
 	t0, t1, t2, t3 := t[0], t[1], t[2], t[3]
 	if g.f.a == -3 {
 		note("Doubling, a = -3: Renes-Costello-Batina 2015, Algorithm 6.")
 		b := g.f.bconst()
-		g.sqr(t0, X)      // 1
-		g.sqr(t1, Y)      // 2
-		g.sqr(t2, Z)      // 3
-		g.mul(t3, X, Y)   // 4
-		g.add(t3, t3, t3) // 5
-		g.mul(Z3, X, Z)   // 6
-		g.add(Z3, Z3, Z3) // 7
-		g.mul(Y3, b, t2)  // 8
-		g.sub(Y3, Y3, Z3) // 9
-		g.add(X3, Y3, Y3) // 10
-		g.add(Y3, X3, Y3) // 11
-		g.sub(X3, t1, Y3) // 12
-		g.add(Y3, t1, Y3) // 13
-		g.mul(Y3, X3, Y3) // 14
-		g.mul(X3, X3, t3) // 15
-		g.add(t3, t2, t2) // 16
-		g.add(t2, t2, t3) // 17
-		g.mul(Z3, b, Z3)  // 18
-		g.sub(Z3, Z3, t2) // 19
-		g.sub(Z3, Z3, t0) // 20
-		g.add(t3, Z3, Z3) // 21
-		g.add(Z3, Z3, t3) // 22
-		g.add(t3, t0, t0) // 23
-		g.add(t0, t3, t0) // 24
-		g.sub(t0, t0, t2) // 25
-		g.mul(t0, t0, Z3) // 26
-		g.add(Y3, Y3, t0) // 27
-		g.mul(t0, Y, Z)   // 28
-		g.add(t0, t0, t0) // 29
-		g.mul(Z3, t0, Z3) // 30
-		g.sub(X3, X3, Z3) // 31
-		g.mul(Z3, t0, t1) // 32
-		g.add(Z3, Z3, Z3) // 33
-		g.add(Z3, Z3, Z3) // 34
+		g.mulSum(t0, "step 1", []term{p(X, X)}, 0, nil)
+		g.mulSum(t1, "step 2", []term{p(Y, Y)}, 0, nil)
+		g.mulSum(t2, "step 3", []term{p(Z, Z)}, 0, nil)
+		g.mulSum(t3, "steps 4-5", []term{p(X, Y)}, 1, nil)
+		g.mulSum(Z3, "steps 6-7", []term{p(X, Z)}, 1, nil)
+		g.mulSum(Y3, "steps 8-9", []term{p(b, t2)}, 0, []lterm{lt(-1, Z3)})
+		g.lin(X3, "steps 10-12", []lterm{lt(1, t1), lt(-3, Y3)})
+		g.lin(Y3, "steps 10, 11, 13", []lterm{lt(1, t1), lt(3, Y3)})
+		g.mulSum(Z3, "steps 16-20", []term{p(b, Z3)}, 0, []lterm{lt(-3, t2), lt(-1, t0)})
+		g.lin(Z3, "steps 21-22", []lterm{lt(3, Z3)})
+		g.lin(t0, "steps 23-25", []lterm{lt(3, t0), lt(-3, t2)})
+		g.mulSum(t2, "steps 28-29", []term{p(Y, Z)}, 1, nil)
+		g.mulSum(Y3, "steps 14, 26-27", []term{p(X3, Y3), p(t0, Z3)}, 0, nil)
+		g.mulSum(X3, "steps 15, 30-31", []term{p(X3, t3), minus(t2, Z3)}, 0, nil)
+		g.mulSum(Z3, "steps 32-34", []term{p(t2, t1)}, 2, nil)
 	} else {
 		note("Doubling, a = 0: Renes-Costello-Batina 2015, Algorithm 9.")
-		g.sqr(t0, Y)           // 1
-		g.add(Z3, t0, t0)      // 2
-		g.add(Z3, Z3, Z3)      // 3
-		g.add(Z3, Z3, Z3)      // 4
-		g.mul(t1, Y, Z)        // 5
-		g.sqr(t2, Z)           // 6
-		g.mulSmall(t2, t2, 21) // 7
-		g.mul(X3, t2, Z3)      // 8
-		g.add(Y3, t0, t2)      // 9
-		g.mul(Z3, t1, Z3)      // 10
-		g.add(t1, t2, t2)      // 11
-		g.add(t2, t1, t2)      // 12
-		g.sub(t0, t0, t2)      // 13
-		g.mul(Y3, t0, Y3)      // 14
-		g.add(Y3, X3, Y3)      // 15
-		g.mul(t1, X, Y)        // 16
-		g.mul(X3, t0, t1)      // 17
-		g.add(X3, X3, X3)      // 18
+		g.mulSum(t0, "step 1", []term{p(Y, Y)}, 0, nil)
+		g.mulSum(t1, "step 5", []term{p(Y, Z)}, 0, nil)
+		g.mulSum(t2, "step 6", []term{p(Z, Z)}, 0, nil)
+		g.mulSmall(t2, t2, 21, "step 7")
+		g.lin(Z3, "steps 2-4", []lterm{lt(8, t0)})
+		g.lin(Y3, "step 9", []lterm{lt(1, t0), lt(1, t2)})
+		g.lin(t0, "steps 11-13", []lterm{lt(1, t0), lt(-3, t2)})
+		g.mulSum(Y3, "steps 8, 14-15", []term{p(t2, Z3), p(t0, Y3)}, 0, nil)
+		g.mulSum(Z3, "step 10", []term{p(t1, Z3)}, 0, nil)
+		g.mulSum(t1, "step 16", []term{p(X, Y)}, 0, nil)
+		g.mulSum(X3, "steps 17-18", []term{p(t0, t1)}, 1, nil)
 	}
 	g.finishPoint(r)
 }
@@ -1402,7 +1478,7 @@ type chain struct {
 func (c *chain) sqn(dst, src string, n int) {
 	g := c.g
 	d, s := c.slot[dst], c.slot[src]
-	note("%s = %s^(2^%d): %d squaring(s).", dst, src, n, n)
+	note("%s = %s^(2^%d): %d squaring(s), each carried.", dst, src, n, n)
 	f := g.operand(ra, s, g.f.mulIn)
 	if n > 1 {
 		// The loop body is written once: it must map the form it
@@ -1411,13 +1487,13 @@ func (c *chain) sqn(dst, src string, n int) {
 		ins("MOVQ $%d, CX", n)
 		l := g.label("sq")
 		label(l)
-		r, nf := g.mulRegs(f, nil)
+		r, nf := g.sqRegs(f)
 		g.check(nf.within(f), "squaring loop form")
 		move(ra, r)
 		ins("DECQ CX")
 		ins("JNZ %s", l)
 	} else {
-		r, nf := g.mulRegs(f, nil)
+		r, nf := g.sqRegs(f)
 		move(ra, r)
 		f = nf
 	}
@@ -1622,6 +1698,8 @@ of a point on the curve, whose y is then r or p - r), res[1] = y^2 - v
 		r2 := slot{k: g.f.mod(bmul(R, R)), name: "R^2"}
 		g.mul(x, x, r2)
 		g.mul(y, y, r2)
+		g.normalize(x, g.f.point)
+		g.normalize(y, g.f.point)
 		g.check(g.form(x).within(g.f.point) && g.form(y).within(g.f.point), "check output form")
 		load(ra, x, g.f)
 		store(at("R8", 0, ""), ra)
@@ -1629,12 +1707,7 @@ of a point on the curve, whose y is then r or p - r), res[1] = y^2 - v
 		store(at("R8", feSize, ""), ra)
 		g.sqr(t, x)
 		g.mul(t, t, x)
-		g.sqr(u, y)
-		g.sub(u, u, t)
-		g.add(t, x, x)
-		g.add(t, t, x)
-		g.add(u, u, t)
-		g.sub(u, u, g.f.bconst())
+		g.mulSum(u, "the curve equation", []term{p(y, y)}, 0, []lterm{lt(-1, t), lt(3, x), lt(-1, g.f.bconst())})
 		g.normalize(u, g.outForm())
 		load(ra, u, g.f)
 		store(at("R9", 0, ""), ra)
@@ -1645,12 +1718,10 @@ of a point on the curve, whose y is then r or p - r), res[1] = y^2 - v
 	} else {
 		v := g.fe("v")
 		g.sqr(t, x)
-		g.mul(t, t, x)
-		g.add(v, t, slot{k: big.NewInt(7), name: "7"})
+		g.mulSum(v, "x^3 + 7", []term{p(t, x)}, 0, []lterm{lt(1, slot{k: big.NewInt(7), name: "7"})})
 		g.normalize(v, g.f.mulIn)
 		note("res[1] = y^2 - v.")
-		g.sqr(u, y)
-		g.sub(u, u, v)
+		g.mulSum(u, "the curve equation", []term{p(y, y)}, 0, []lterm{lt(-1, v)})
 		g.normalize(u, g.outForm())
 		load(ra, u, g.f)
 		store(at("R9", feSize, ""), ra)
@@ -1662,8 +1733,7 @@ of a point on the curve, whose y is then r or p - r), res[1] = y^2 - v
 		load(ra, r, g.f)
 		store(at("R8", feSize, ""), ra)
 		g.check(g.form(r).within(g.f.point), "root form")
-		g.sqr(u, r)
-		g.sub(u, u, v)
+		g.mulSum(u, "the root's square", []term{p(r, r)}, 0, []lterm{lt(-1, v)})
 		g.normalize(u, g.outForm())
 		ins("MOVQ res+8(FP), R9")
 		load(ra, u, g.f)
@@ -1692,10 +1762,20 @@ func (g *gen) ops() {
 	}
 	var ops []op
 	ops = append(ops,
-		op{"feMul", "out = a*b" + g.montDoc(), mulIn, mulIn, func(o, a, b slot) { g.mul(o, a, b) }},
-		op{"feSquare", "out = a^2" + g.montDoc(), mulIn, mulIn, func(o, a, b slot) { g.sqr(o, a) }},
-		op{"feAdd", "out = a + b, then carried to the point form", mulIn, mulIn, func(o, a, b slot) { g.add(o, a, b); g.normalize(o, g.f.point) }},
-		op{"feSub", "out = a - b, then carried to the point form", mulIn, mulIn, func(o, a, b slot) { g.sub(o, a, b); g.normalize(o, g.f.point) }},
+		op{"feMul", "out = a*b" + g.montDoc() + ", carried to the point form", mulIn, mulIn, func(o, a, b slot) { g.mul(o, a, b); g.normalize(o, g.f.point) }},
+		op{"feSquare", "out = a^2" + g.montDoc() + ", carried to the point form", mulIn, mulIn, func(o, a, b slot) { g.sqr(o, a); g.normalize(o, g.f.point) }},
+		op{"feAdd", "out = a + b, carried to the point form", mulIn, mulIn, func(o, a, b slot) {
+			g.lin(o, "sum", []lterm{lt(1, a), lt(1, b)})
+			g.normalize(o, g.f.point)
+		}},
+		op{"feSub", "out = a - b, carried to the point form", mulIn, mulIn, func(o, a, b slot) {
+			g.lin(o, "difference", []lterm{lt(1, a), lt(-1, b)})
+			g.normalize(o, g.f.point)
+		}},
+		op{"feMulSub", "out = 2*(a*b - k*b)" + g.montDoc() + " - 3*a for the constant k = the\nrepresentation of the curve's b, carried to the point form", mulIn, mulIn, func(o, a, b slot) {
+			g.mulSum(o, "test", []term{minus(g.f.bconst(), b), p(a, b)}, 1, []lterm{lt(-3, a)})
+			g.normalize(o, g.f.point)
+		}},
 		op{"feCarry", "out = a, carried (with the fold) to the point form", wide, wide, func(o, a, b slot) {
 			load(ra, a, g.f)
 			nf := g.normRegs(ra, g.form(a), true)
@@ -1711,13 +1791,15 @@ func (g *gen) ops() {
 	if g.f.mont {
 		ops = append(ops, op{"feToMont", "out = a*R mod p (a Montgomery product by R^2 mod p)", mulIn, mulIn, func(o, a, b slot) {
 			g.mul(o, a, slot{k: g.f.mod(bmul(R, R)), name: "R^2"})
+			g.normalize(o, g.f.point)
 		}})
 	} else {
-		ops = append(ops, op{"feMulB3", "out = 21*a, not carried", mulIn, mulIn, func(o, a, b slot) { g.mulSmall(o, a, 21) }})
+		ops = append(ops, op{"feMulB3", "out = 21*a, not carried", mulIn, mulIn, func(o, a, b slot) { g.mulSmall(o, a, 21, "test") }})
 	}
 	for _, op := range ops {
 		g.begin()
-		fmt.Fprintf(&out, "\n// func %s%s(out, a, b *fe8)\n//\n// %s: a and b in the forms the tests sample.\nTEXT ·%s%s(SB), NOSPLIT, $0-24\n", op.name, g.f.Name(), op.doc, op.name, g.f.Name())
+		doc := strings.ReplaceAll(op.doc+": a and b in the forms the tests sample.", "\n", "\n// ")
+		fmt.Fprintf(&out, "\n// func %s%s(out, a, b *fe8)\n//\n// %s\nTEXT ·%s%s(SB), NOSPLIT, $0-24\n", op.name, g.f.Name(), doc, op.name, g.f.Name())
 		g.loadConsts()
 		ins("MOVQ out+0(FP), DI")
 		ins("MOVQ a+8(FP), SI")

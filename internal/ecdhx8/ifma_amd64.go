@@ -37,7 +37,7 @@ type baseTable [64 * 16 * 15]uint64
 
 // scratchWords is the scratch of the vector functions: the bytes the end
 // of ifma_amd64.s reports, plus 64 to align them.
-const scratchWords = (19840 + 64) / 8
+const scratchWords = (20480 + 64) / 8
 
 // The vector functions of each curve (see ifma_amd64.s).
 
@@ -86,6 +86,9 @@ func feCarryP256(out, a, b *fe8)
 func feOutP256(out, a, b *fe8)
 
 //go:noescape
+func feMulSubP256(out, a, b *fe8)
+
+//go:noescape
 func feToMontP256(out, a, b *fe8)
 
 //go:noescape
@@ -111,6 +114,9 @@ func feCarryK256(out, a, b *fe8)
 
 //go:noescape
 func feOutK256(out, a, b *fe8)
+
+//go:noescape
+func feMulSubK256(out, a, b *fe8)
 
 //go:noescape
 func feMulB3K256(out, a, b *fe8)
