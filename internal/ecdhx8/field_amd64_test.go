@@ -147,8 +147,9 @@ func fieldOps(c Curve) []fieldOp {
 			{"mulSub", feMulSubP256, mulInP256, mulInP256, pointP256, two257, func(a, b *big.Int) *big.Int {
 				bm := toRepr(P256, curveParams[P256].b)
 				d := new(big.Int).Sub(new(big.Int).Mul(a, b), new(big.Int).Mul(bm, b))
-				d = mont(mul)(new(big.Int).Lsh(d, 1), big.NewInt(1))
-				return d.Sub(d, new(big.Int).Mul(a, big.NewInt(3)))
+				d = mont(mul)(d, big.NewInt(1))
+				d.Sub(d, new(big.Int).Mul(a, big.NewInt(3)))
+				return d.Lsh(d, 1)
 			}},
 			{"toMont", feToMontP256, mulInP256, mulInP256, pointP256, two257, func(a, _ *big.Int) *big.Int { return mont(mul)(a, r2) }},
 		}
@@ -162,7 +163,8 @@ func fieldOps(c Curve) []fieldOp {
 		{"out", feOutK256, wide, wide, outForm, twoP(pK256), id},
 		{"mulSub", feMulSubK256, mulInK256, mulInK256, pointK256, nil, func(a, b *big.Int) *big.Int {
 			d := new(big.Int).Sub(new(big.Int).Mul(a, b), new(big.Int).Mul(big.NewInt(7), b))
-			return d.Sub(d.Lsh(d, 1), new(big.Int).Mul(a, big.NewInt(3)))
+			d.Sub(d, new(big.Int).Mul(a, big.NewInt(3)))
+			return d.Lsh(d, 1)
 		}},
 		{"mulB3", feMulB3K256, mulInK256, mulInK256, mulB3Out, nil, func(a, _ *big.Int) *big.Int { return new(big.Int).Mul(a, big.NewInt(21)) }},
 	}

@@ -577,10 +577,7 @@ func (g *gen) product(fa, fb form, c *[10]*big.Int) {
 	for k := range c2 {
 		c2[k] = new(big.Int)
 	}
-	second := map[int]string{3: "Z20", 4: "Z21", 5: "Z22", 6: "Z23"}
-	for k := 3; k <= 6; k++ {
-		ins("VPXORQ %s, %s, %s", second[k], second[k], second[k])
-	}
+	second := map[int]string{}
 	for i := range ra {
 		for j := range rb {
 			pm := bmul(fa.l[i], fb.l[j])
@@ -599,11 +596,6 @@ func (g *gen) product(fa, fb form, c *[10]*big.Int) {
 				g.checkLane(*cc, "column")
 			}
 		}
-	}
-	for k := 3; k <= 6; k++ {
-		ins("VPADDQ %s, %s, %s", second[k], acc[k], acc[k])
-		c[k] = badd(c[k], c2[k])
-		g.checkLane(c[k], "column")
 	}
 }
 
@@ -771,12 +763,12 @@ type lterm struct {
 	v slot
 }
 
-func termString(prods []term, shift uint, lin []lterm) string {
+func termString(prods []term, m int, lin []lterm) string {
 	var b strings.Builder
+	if m != 1 {
+		fmt.Fprintf(&b, "%d*(", m)
+	}
 	if len(prods) > 0 {
-		if shift > 0 {
-			fmt.Fprintf(&b, "%d*(", 1<<shift)
-		}
 		for i, t := range prods {
 			switch {
 			case t.neg:
@@ -789,9 +781,6 @@ func termString(prods []term, shift uint, lin []lterm) string {
 			} else {
 				fmt.Fprintf(&b, "%s*%s", t.a, t.b)
 			}
-		}
-		if shift > 0 {
-			b.WriteString(")")
 		}
 	}
 	for i, t := range lin {
@@ -808,15 +797,19 @@ func termString(prods []term, shift uint, lin []lterm) string {
 		}
 		b.WriteString(t.v.name)
 	}
+	if m != 1 {
+		b.WriteString(")")
+	}
 	return strings.TrimPrefix(b.String(), " ")
 }
 
-// mulSum: dst = (sum of +-a_i*b_i) * 2^shift, reduced once (Montgomery:
-// divided by 2^260), plus the linear terms; loose (not carried). Negative
-// products are accumulated first, and the columns replaced by a bias
-// minus themselves; the linear terms are added to the reduced limbs.
-func (g *gen) mulSum(dst slot, steps string, prods []term, shift uint, lin []lterm) {
-	note("%s = %s (%s):", dst, termString(prods, shift, lin), steps)
+// mulSum: dst = m * (the sum of +-a_i*b_i, reduced once (Montgomery:
+// divided by 2^260), plus the linear terms); loose (not carried).
+// Negative products are accumulated first, and the columns replaced by a
+// bias minus themselves; the linear terms are added to the reduced limbs,
+// and the multiplier m (1, 2, 3, 4 or 8) is applied to them last.
+func (g *gen) mulSum(dst slot, steps string, prods []term, m int, lin []lterm) {
+	note("%s = %s (%s):", dst, termString(prods, m, lin), steps)
 	var c [10]*big.Int
 	for k := range c {
 		c[k] = new(big.Int)
@@ -865,16 +858,9 @@ func (g *gen) mulSum(dst slot, steps string, prods []term, shift uint, lin []lte
 			addProd(t)
 		}
 	}
-	if shift > 0 {
-		for k := range c {
-			ins("VPSLLQ $%d, %s, %s", shift, acc[k], acc[k])
-			c[k] = new(big.Int).Lsh(c[k], shift)
-			g.checkLane(c[k], "shifted column")
-		}
-		tv = new(big.Int).Lsh(tv, shift)
-	}
 	r, f := g.reduce(c, tv)
 	f = g.linInto(r, f, lin)
+	f = g.scaleForm(r, f, m)
 	note("%s: %s.", dst, g.describe(f))
 	store(dst, r)
 	g.setForm(dst, f)
@@ -900,6 +886,24 @@ func scale(v, tmp vec, c int) {
 	default:
 		panic(fmt.Sprintf("coefficient %d", c))
 	}
+}
+
+// scaleForm multiplies r (form f) by m, limb by limb.
+func (g *gen) scaleForm(r vec, f form, m int) form {
+	if m == 1 {
+		return f
+	}
+	tmp := rb
+	if r[0] == rb[0] {
+		tmp = ra
+	}
+	scale(r, tmp, m)
+	var l [5]*big.Int
+	for j := range l {
+		l[j] = bmul(big.NewInt(int64(m)), f.l[j])
+		g.checkLane(l[j], "scaled limb")
+	}
+	return mkform(l, bmul(big.NewInt(int64(m)), f.v))
 }
 
 // linInto adds the linear terms to r (form f): the bias of the negative
@@ -952,9 +956,9 @@ func (g *gen) linInto(r vec, f form, lin []lterm) form {
 	return mkform(l, v)
 }
 
-// lin: dst = sum of c_i*v_i, limb by limb, not carried.
-func (g *gen) lin(dst slot, steps string, terms []lterm) {
-	note("%s = %s (%s):", dst, termString(nil, 0, terms), steps)
+// lin: dst = m * (the sum of c_i*v_i), limb by limb, not carried.
+func (g *gen) lin(dst slot, steps string, m int, terms []lterm) {
+	note("%s = %s (%s):", dst, termString(nil, m, terms), steps)
 	r := vec{acc[0], acc[1], acc[2], acc[3], acc[4]}
 	var f form
 	if terms[0].c == 1 {
@@ -968,17 +972,18 @@ func (g *gen) lin(dst slot, steps string, terms []lterm) {
 		f = exactForm(zero)
 	}
 	f = g.linInto(r, f, terms)
+	f = g.scaleForm(r, f, m)
 	note("%s: %s.", dst, g.describe(f))
 	store(dst, r)
 	g.setForm(dst, f)
 }
 
 func (g *gen) mul(dst, a, b slot) {
-	g.mulSum(dst, "product", []term{{a: a, b: b}}, 0, nil)
+	g.mulSum(dst, "product", []term{{a: a, b: b}}, 1, nil)
 }
 
 func (g *gen) sqr(dst, a slot) {
-	g.mulSum(dst, "square", []term{{a: a, b: a}}, 0, nil)
+	g.mulSum(dst, "square", []term{{a: a, b: a}}, 1, nil)
 }
 
 // sqRegs squares ra (form fa) and normalizes the result into mulIn.
@@ -1111,41 +1116,40 @@ func (g *gen) pointAdd(r, P, Q point, tt temps) {
 	X2, Y2, Z2 := Q.x, Q.y, Q.z
 	X3, Y3, Z3 := r.x, r.y, r.z
 	t0, t1, t2, t3, t4, s1, s2 := t[0], t[1], t[2], t[3], t[4], t[5], t[6]
-	g.mulSum(t0, "step 1", []term{p(X1, X2)}, 0, nil)
-	g.mulSum(t1, "step 2", []term{p(Y1, Y2)}, 0, nil)
-	g.mulSum(t2, "step 3", []term{p(Z1, Z2)}, 0, nil)
-	g.lin(s1, "step 4", []lterm{lt(1, X1), lt(1, Y1)})
-	g.lin(s2, "step 5", []lterm{lt(1, X2), lt(1, Y2)})
-	g.mulSum(t3, "steps 6-8", []term{p(s1, s2)}, 0, []lterm{lt(-1, t0), lt(-1, t1)})
-	g.lin(s1, "step 9", []lterm{lt(1, Y1), lt(1, Z1)})
-	g.lin(s2, "step 10", []lterm{lt(1, Y2), lt(1, Z2)})
-	g.mulSum(t4, "steps 11-13", []term{p(s1, s2)}, 0, []lterm{lt(-1, t1), lt(-1, t2)})
-	g.lin(s1, "step 14", []lterm{lt(1, X1), lt(1, Z1)})
-	g.lin(s2, "step 15", []lterm{lt(1, X2), lt(1, Z2)})
-	g.mulSum(Y3, "steps 16-18", []term{p(s1, s2)}, 0, []lterm{lt(-1, t0), lt(-1, t2)})
+	g.mulSum(t0, "step 1", []term{p(X1, X2)}, 1, nil)
+	g.mulSum(t1, "step 2", []term{p(Y1, Y2)}, 1, nil)
+	g.mulSum(t2, "step 3", []term{p(Z1, Z2)}, 1, nil)
+	g.lin(s1, "step 4", 1, []lterm{lt(1, X1), lt(1, Y1)})
+	g.lin(s2, "step 5", 1, []lterm{lt(1, X2), lt(1, Y2)})
+	g.mulSum(t3, "steps 6-8", []term{p(s1, s2)}, 1, []lterm{lt(-1, t0), lt(-1, t1)})
+	g.lin(s1, "step 9", 1, []lterm{lt(1, Y1), lt(1, Z1)})
+	g.lin(s2, "step 10", 1, []lterm{lt(1, Y2), lt(1, Z2)})
+	g.mulSum(t4, "steps 11-13", []term{p(s1, s2)}, 1, []lterm{lt(-1, t1), lt(-1, t2)})
+	g.lin(s1, "step 14", 1, []lterm{lt(1, X1), lt(1, Z1)})
+	g.lin(s2, "step 15", 1, []lterm{lt(1, X2), lt(1, Z2)})
+	g.mulSum(Y3, "steps 16-18", []term{p(s1, s2)}, 1, []lterm{lt(-1, t0), lt(-1, t2)})
 	if g.f.a == -3 {
 		note("Complete addition, a = -3: Renes-Costello-Batina 2015, Algorithm 4, from step 19.")
 		b := g.f.bconst()
-		g.mulSum(X3, "steps 19-20", []term{minus(b, t2)}, 0, []lterm{lt(1, Y3)})
-		g.lin(Z3, "steps 21-23", []lterm{lt(1, t1), lt(-3, X3)})
-		g.lin(X3, "steps 21, 22, 24", []lterm{lt(1, t1), lt(3, X3)})
-		g.mulSum(Y3, "steps 25-29", []term{p(b, Y3)}, 0, []lterm{lt(-3, t2), lt(-1, t0)})
-		g.lin(Y3, "steps 30-31", []lterm{lt(3, Y3)})
-		g.lin(t0, "steps 32-34", []lterm{lt(3, t0), lt(-3, t2)})
-		g.mulSum(t1, "steps 36-38", []term{p(X3, Z3), p(t0, Y3)}, 0, nil)
-		g.mulSum(X3, "steps 35, 39-40", []term{p(t3, X3), minus(t4, Y3)}, 0, nil)
-		g.mulSum(Z3, "steps 41-43", []term{p(t4, Z3), p(t3, t0)}, 0, nil)
+		g.mulSum(X3, "steps 19-22", []term{minus(b, t2)}, 3, []lterm{lt(1, Y3)})
+		g.lin(Z3, "step 23", 1, []lterm{lt(1, t1), lt(-1, X3)})
+		g.lin(X3, "step 24", 1, []lterm{lt(1, t1), lt(1, X3)})
+		g.mulSum(Y3, "steps 25-31", []term{p(b, Y3)}, 3, []lterm{lt(-3, t2), lt(-1, t0)})
+		g.lin(t0, "steps 32-34", 3, []lterm{lt(1, t0), lt(-1, t2)})
+		g.mulSum(t1, "steps 36-38", []term{p(X3, Z3), p(t0, Y3)}, 1, nil)
+		g.mulSum(X3, "steps 35, 39-40", []term{p(t3, X3), minus(t4, Y3)}, 1, nil)
+		g.mulSum(Z3, "steps 41-43", []term{p(t4, Z3), p(t3, t0)}, 1, nil)
 		g.finishTo(Y3, t1, g.f.point)
 	} else {
 		note("Complete addition, a = 0: Renes-Costello-Batina 2015, Algorithm 7, from step 19.")
-		g.lin(t0, "steps 19-20", []lterm{lt(3, t0)})
+		g.lin(t0, "steps 19-20", 3, []lterm{lt(1, t0)})
 		g.mulSmall(t2, t2, 21, "step 21")
-		g.lin(Z3, "step 22", []lterm{lt(1, t1), lt(1, t2)})
-		g.lin(t1, "step 23", []lterm{lt(1, t1), lt(-1, t2)})
+		g.lin(Z3, "step 22", 1, []lterm{lt(1, t1), lt(1, t2)})
+		g.lin(t1, "step 23", 1, []lterm{lt(1, t1), lt(-1, t2)})
 		g.mulSmall(Y3, Y3, 21, "step 24")
-		g.mulSum(X3, "steps 25-27", []term{p(t3, t1), minus(t4, Y3)}, 0, nil)
-		g.mulSum(Y3, "steps 28-30", []term{p(t1, Z3), p(Y3, t0)}, 0, nil)
-		g.mulSum(Z3, "steps 31-33", []term{p(Z3, t4), p(t0, t3)}, 0, nil)
+		g.mulSum(X3, "steps 25-27", []term{p(t3, t1), minus(t4, Y3)}, 1, nil)
+		g.mulSum(Y3, "steps 28-30", []term{p(t1, Z3), p(Y3, t0)}, 1, nil)
+		g.mulSum(Z3, "steps 31-33", []term{p(Z3, t4), p(t0, t3)}, 1, nil)
 	}
 	g.finishPoint(r)
 }
@@ -1161,34 +1165,33 @@ func (g *gen) pointDbl(r, P point, tt temps) {
 	if g.f.a == -3 {
 		note("Doubling, a = -3: Renes-Costello-Batina 2015, Algorithm 6.")
 		b := g.f.bconst()
-		g.mulSum(t0, "step 1", []term{p(X, X)}, 0, nil)
-		g.mulSum(t1, "step 2", []term{p(Y, Y)}, 0, nil)
-		g.mulSum(t2, "step 3", []term{p(Z, Z)}, 0, nil)
-		g.mulSum(t3, "steps 4-5", []term{p(X, Y)}, 1, nil)
-		g.mulSum(Z3, "steps 6-7", []term{p(X, Z)}, 1, nil)
-		g.mulSum(Y3, "steps 8-9", []term{p(b, t2)}, 0, []lterm{lt(-1, Z3)})
-		g.lin(X3, "steps 10-12", []lterm{lt(1, t1), lt(-3, Y3)})
-		g.lin(Y3, "steps 10, 11, 13", []lterm{lt(1, t1), lt(3, Y3)})
-		g.mulSum(Z3, "steps 16-20", []term{p(b, Z3)}, 0, []lterm{lt(-3, t2), lt(-1, t0)})
-		g.lin(Z3, "steps 21-22", []lterm{lt(3, Z3)})
-		g.lin(t0, "steps 23-25", []lterm{lt(3, t0), lt(-3, t2)})
-		g.mulSum(t2, "steps 28-29", []term{p(Y, Z)}, 1, nil)
-		g.mulSum(Y3, "steps 14, 26-27", []term{p(X3, Y3), p(t0, Z3)}, 0, nil)
-		g.mulSum(X3, "steps 15, 30-31", []term{p(X3, t3), minus(t2, Z3)}, 0, nil)
-		g.mulSum(Z3, "steps 32-34", []term{p(t2, t1)}, 2, nil)
+		g.mulSum(t0, "step 1", []term{p(X, X)}, 1, nil)
+		g.mulSum(t1, "step 2", []term{p(Y, Y)}, 1, nil)
+		g.mulSum(t2, "step 3", []term{p(Z, Z)}, 1, nil)
+		g.mulSum(t3, "steps 4-5", []term{p(X, Y)}, 2, nil)
+		g.mulSum(Z3, "steps 6-7", []term{p(X, Z)}, 2, nil)
+		g.mulSum(Y3, "steps 8-11", []term{p(b, t2)}, 3, []lterm{lt(-1, Z3)})
+		g.lin(X3, "step 12", 1, []lterm{lt(1, t1), lt(-1, Y3)})
+		g.lin(Y3, "step 13", 1, []lterm{lt(1, t1), lt(1, Y3)})
+		g.mulSum(Z3, "steps 16-22", []term{p(b, Z3)}, 3, []lterm{lt(-3, t2), lt(-1, t0)})
+		g.lin(t0, "steps 23-25", 3, []lterm{lt(1, t0), lt(-1, t2)})
+		g.mulSum(t2, "steps 28-29", []term{p(Y, Z)}, 2, nil)
+		g.mulSum(Y3, "steps 14, 26-27", []term{p(X3, Y3), p(t0, Z3)}, 1, nil)
+		g.mulSum(X3, "steps 15, 30-31", []term{p(X3, t3), minus(t2, Z3)}, 1, nil)
+		g.mulSum(Z3, "steps 32-34", []term{p(t2, t1)}, 4, nil)
 	} else {
 		note("Doubling, a = 0: Renes-Costello-Batina 2015, Algorithm 9.")
-		g.mulSum(t0, "step 1", []term{p(Y, Y)}, 0, nil)
-		g.mulSum(t1, "step 5", []term{p(Y, Z)}, 0, nil)
-		g.mulSum(t2, "step 6", []term{p(Z, Z)}, 0, nil)
+		g.mulSum(t0, "step 1", []term{p(Y, Y)}, 1, nil)
+		g.mulSum(t1, "step 5", []term{p(Y, Z)}, 1, nil)
+		g.mulSum(t2, "step 6", []term{p(Z, Z)}, 1, nil)
 		g.mulSmall(t2, t2, 21, "step 7")
-		g.lin(Z3, "steps 2-4", []lterm{lt(8, t0)})
-		g.lin(Y3, "step 9", []lterm{lt(1, t0), lt(1, t2)})
-		g.lin(t0, "steps 11-13", []lterm{lt(1, t0), lt(-3, t2)})
-		g.mulSum(Y3, "steps 8, 14-15", []term{p(t2, Z3), p(t0, Y3)}, 0, nil)
-		g.mulSum(Z3, "step 10", []term{p(t1, Z3)}, 0, nil)
-		g.mulSum(t1, "step 16", []term{p(X, Y)}, 0, nil)
-		g.mulSum(X3, "steps 17-18", []term{p(t0, t1)}, 1, nil)
+		g.lin(Z3, "steps 2-4", 8, []lterm{lt(1, t0)})
+		g.lin(Y3, "step 9", 1, []lterm{lt(1, t0), lt(1, t2)})
+		g.lin(t0, "steps 11-13", 1, []lterm{lt(1, t0), lt(-3, t2)})
+		g.mulSum(Y3, "steps 8, 14-15", []term{p(t2, Z3), p(t0, Y3)}, 1, nil)
+		g.mulSum(Z3, "step 10", []term{p(t1, Z3)}, 1, nil)
+		g.mulSum(t1, "step 16", []term{p(X, Y)}, 1, nil)
+		g.mulSum(X3, "steps 17-18", []term{p(t0, t1)}, 2, nil)
 	}
 	g.finishPoint(r)
 }
@@ -1707,7 +1710,7 @@ of a point on the curve, whose y is then r or p - r), res[1] = y^2 - v
 		store(at("R8", feSize, ""), ra)
 		g.sqr(t, x)
 		g.mul(t, t, x)
-		g.mulSum(u, "the curve equation", []term{p(y, y)}, 0, []lterm{lt(-1, t), lt(3, x), lt(-1, g.f.bconst())})
+		g.mulSum(u, "the curve equation", []term{p(y, y)}, 1, []lterm{lt(-1, t), lt(3, x), lt(-1, g.f.bconst())})
 		g.normalize(u, g.outForm())
 		load(ra, u, g.f)
 		store(at("R9", 0, ""), ra)
@@ -1718,10 +1721,10 @@ of a point on the curve, whose y is then r or p - r), res[1] = y^2 - v
 	} else {
 		v := g.fe("v")
 		g.sqr(t, x)
-		g.mulSum(v, "x^3 + 7", []term{p(t, x)}, 0, []lterm{lt(1, slot{k: big.NewInt(7), name: "7"})})
+		g.mulSum(v, "x^3 + 7", []term{p(t, x)}, 1, []lterm{lt(1, slot{k: big.NewInt(7), name: "7"})})
 		g.normalize(v, g.f.mulIn)
 		note("res[1] = y^2 - v.")
-		g.mulSum(u, "the curve equation", []term{p(y, y)}, 0, []lterm{lt(-1, v)})
+		g.mulSum(u, "the curve equation", []term{p(y, y)}, 1, []lterm{lt(-1, v)})
 		g.normalize(u, g.outForm())
 		load(ra, u, g.f)
 		store(at("R9", feSize, ""), ra)
@@ -1733,7 +1736,7 @@ of a point on the curve, whose y is then r or p - r), res[1] = y^2 - v
 		load(ra, r, g.f)
 		store(at("R8", feSize, ""), ra)
 		g.check(g.form(r).within(g.f.point), "root form")
-		g.mulSum(u, "the root's square", []term{p(r, r)}, 0, []lterm{lt(-1, v)})
+		g.mulSum(u, "the root's square", []term{p(r, r)}, 1, []lterm{lt(-1, v)})
 		g.normalize(u, g.outForm())
 		ins("MOVQ res+8(FP), R9")
 		load(ra, u, g.f)
@@ -1765,15 +1768,15 @@ func (g *gen) ops() {
 		op{"feMul", "out = a*b" + g.montDoc() + ", carried to the point form", mulIn, mulIn, func(o, a, b slot) { g.mul(o, a, b); g.normalize(o, g.f.point) }},
 		op{"feSquare", "out = a^2" + g.montDoc() + ", carried to the point form", mulIn, mulIn, func(o, a, b slot) { g.sqr(o, a); g.normalize(o, g.f.point) }},
 		op{"feAdd", "out = a + b, carried to the point form", mulIn, mulIn, func(o, a, b slot) {
-			g.lin(o, "sum", []lterm{lt(1, a), lt(1, b)})
+			g.lin(o, "sum", 1, []lterm{lt(1, a), lt(1, b)})
 			g.normalize(o, g.f.point)
 		}},
 		op{"feSub", "out = a - b, carried to the point form", mulIn, mulIn, func(o, a, b slot) {
-			g.lin(o, "difference", []lterm{lt(1, a), lt(-1, b)})
+			g.lin(o, "difference", 1, []lterm{lt(1, a), lt(-1, b)})
 			g.normalize(o, g.f.point)
 		}},
-		op{"feMulSub", "out = 2*(a*b - k*b)" + g.montDoc() + " - 3*a for the constant k = the\nrepresentation of the curve's b, carried to the point form", mulIn, mulIn, func(o, a, b slot) {
-			g.mulSum(o, "test", []term{minus(g.f.bconst(), b), p(a, b)}, 1, []lterm{lt(-3, a)})
+		op{"feMulSub", "out = 2*((a*b - k*b)" + g.montDoc() + " - 3*a) for the constant k,\nthe representation of the curve coefficient b; carried to the point form", mulIn, mulIn, func(o, a, b slot) {
+			g.mulSum(o, "test", []term{minus(g.f.bconst(), b), p(a, b)}, 2, []lterm{lt(-3, a)})
 			g.normalize(o, g.f.point)
 		}},
 		op{"feCarry", "out = a, carried (with the fold) to the point form", wide, wide, func(o, a, b slot) {
