@@ -87,11 +87,11 @@ func ecdhOne(c Curve, k *[32]byte, point []byte) (out [32]byte, err error) {
 			return out, err
 		}
 		r := reduceP256(k)
-		defer clear(r[:])
 		if isZero32(&r) {
 			return out, ErrIdentity
 		}
 		priv, err := ecdh.P256().NewPrivateKey(r[:])
+		clear(r[:])
 		if err != nil {
 			panic(err) // unreachable: r is in [1, n-1]
 		}
@@ -131,11 +131,11 @@ func publicKeysGeneric(c Curve, dst *[Lanes][65]byte, scalars *[Lanes][32]byte, 
 func publicKeyOne(c Curve, k *[32]byte) (out [65]byte, err error) {
 	if c == P256 {
 		r := reduceP256(k)
-		defer clear(r[:])
 		if isZero32(&r) {
 			return out, ErrIdentity
 		}
 		priv, err := ecdh.P256().NewPrivateKey(r[:])
+		clear(r[:])
 		if err != nil {
 			panic(err) // unreachable: r is in [1, n-1]
 		}

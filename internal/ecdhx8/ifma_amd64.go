@@ -127,34 +127,61 @@ func pointAddK256(out, p, q *point8, scratch *[scratchWords]uint64)
 //go:noescape
 func pointDblK256(out, p, q *point8, scratch *[scratchWords]uint64)
 
-// impl is one curve's vector code and the constants its Go side needs.
+// impl is one curve's constants for the Go side of its vector code.
 type impl struct {
-	curve      Curve
-	mont       bool      // P-256: values are in Montgomery form, x*2^260 mod p
-	p          [4]uint64 // little-endian words
-	scalarMult func(out *point8, d *digits, in *aff8, scratch *[scratchWords]uint64)
-	baseMult   func(out *point8, d *digits, table *baseTable, scratch *[scratchWords]uint64)
-	affine     func(out *aff8, in *point8, scratch *[scratchWords]uint64)
-	check      func(out *aff8, res *[2]fe8, in *aff8, scratch *[scratchWords]uint64)
-	g          [2][5]uint64 // the generator, in the representation: the dummy point
-	gEnc       encoding     // the generator, as parsed
+	curve Curve
+	mont  bool         // P-256: values are in Montgomery form, x*2^260 mod p
+	p     [4]uint64    // little-endian words
+	g     [2][5]uint64 // the generator, in the representation: the dummy point
+	gEnc  encoding     // the generator, as parsed
 
 	tableOnce sync.Once
 	table     *baseTable
 }
 
 var impls = [2]*impl{
-	P256:      newImpl(P256, true, scalarMultP256, baseMultP256, affineP256, checkP256),
-	Secp256k1: newImpl(Secp256k1, false, scalarMultK256, baseMultK256, affineK256, checkK256),
+	P256:      newImpl(P256, true),
+	Secp256k1: newImpl(Secp256k1, false),
 }
 
-func newImpl(c Curve, mont bool,
-	sm func(*point8, *digits, *aff8, *[scratchWords]uint64),
-	bm func(*point8, *digits, *baseTable, *[scratchWords]uint64),
-	af func(*aff8, *point8, *[scratchWords]uint64),
-	ck func(*aff8, *[2]fe8, *aff8, *[scratchWords]uint64)) *impl {
+// The vector functions of the curve, called directly (not through
+// function values, which would make the state escape to the heap).
+
+func (im *impl) scalarMult(out *point8, d *digits, in *aff8, scratch *[scratchWords]uint64) {
+	if im.curve == P256 {
+		scalarMultP256(out, d, in, scratch)
+	} else {
+		scalarMultK256(out, d, in, scratch)
+	}
+}
+
+func (im *impl) baseMult(out *point8, d *digits, table *baseTable, scratch *[scratchWords]uint64) {
+	if im.curve == P256 {
+		baseMultP256(out, d, table, scratch)
+	} else {
+		baseMultK256(out, d, table, scratch)
+	}
+}
+
+func (im *impl) affine(out *aff8, in *point8, scratch *[scratchWords]uint64) {
+	if im.curve == P256 {
+		affineP256(out, in, scratch)
+	} else {
+		affineK256(out, in, scratch)
+	}
+}
+
+func (im *impl) check(out *aff8, res *[2]fe8, in *aff8, scratch *[scratchWords]uint64) {
+	if im.curve == P256 {
+		checkP256(out, res, in, scratch)
+	} else {
+		checkK256(out, res, in, scratch)
+	}
+}
+
+func newImpl(c Curve, mont bool) *impl {
 	cp := curveParams[c]
-	im := &impl{curve: c, mont: mont, scalarMult: sm, baseMult: bm, affine: af, check: ck}
+	im := &impl{curve: c, mont: mont}
 	for i := range 4 {
 		im.p[i] = binary.BigEndian.Uint64(cp.pBytes[24-8*i:])
 	}
