@@ -283,6 +283,42 @@ func TestDigits(t *testing.T) {
 	}
 }
 
+// TestSignedDigits: the 52 signed digits of each lane's scalar are in
+// [-16, 16], the top one in [0, 2], and add up to the scalar.
+func TestSignedDigits(t *testing.T) {
+	var d sdigits
+	var k [Lanes][32]byte
+	for i := range 200 {
+		l := i % Lanes
+		rand.Read(k[l][:])
+		switch i {
+		case 0:
+			k[l] = [32]byte(bytes.Repeat([]byte{0xff}, 32))
+		case 1:
+			k[l] = [32]byte{}
+		case 2:
+			k[l] = [32]byte(bytes.Repeat([]byte{0x84, 0x21, 0x08, 0x42, 0x10}, 7))
+		}
+		setSignedDigits(&d, l, &k[l])
+		sum := new(big.Int)
+		for w := 51; w >= 0; w-- {
+			m, neg := d[w][0][l], d[w][1][l]
+			if m > 16 || (neg != 0 && neg != ^uint64(0)) || (w == 51 && (m > 2 || neg != 0)) {
+				t.Fatalf("digit %d of %x: |e| = %d, mask %#x", w, k[l], m, neg)
+			}
+			e := new(big.Int).SetUint64(m)
+			if neg != 0 {
+				e.Neg(e)
+			}
+			sum.Lsh(sum, 5)
+			sum.Add(sum, e)
+		}
+		if sum.Cmp(new(big.Int).SetBytes(k[l][:])) != 0 {
+			t.Fatalf("digits of %x give %x", k[l], sum)
+		}
+	}
+}
+
 // toRepr and fromRepr convert between integers and the field's
 // representation (Montgomery form for P-256).
 func toRepr(c Curve, x *big.Int) *big.Int {

@@ -1207,21 +1207,22 @@ func (g *gen) finishPoint(r point) {
 // Table selection.
 
 // selectEntry sets Z0..Z14 (the three coordinates of a point, five limbs
-// each) to entry d of a 16-entry table, in each lane for that lane's d in
-// Z15 (0 to 15). Every entry is read, in the same order for every input:
-// for j = 0..15, mask = all ones where d = j (computed as ((d ^ j) - 1)
-// >> 63, arithmetic: d ^ j is 0 to 15, and 0 - 1 is the only value with
-// the top bit set), and each limb becomes mask ? entry j : itself (one
-// VPTERNLOGQ, truth table 0xb8). entry returns the operand of limb l of
-// coordinate c of entry j and whether it is a broadcast quadword.
-func (g *gen) selectEntry(entry func(j, c, l int) (string, bool)) {
-	note("Constant-time selection: every one of the 16 entries is read; Z17 is the\nmask (d == j) of each lane, Z16 = j.")
+// each) to entry d of an n-entry table, in each lane for that lane's d in
+// Z15 (0 to n-1, n <= 32). Every entry is read, in the same order for
+// every input: for j = 0..n-1, mask = all ones where d = j (computed as
+// ((d ^ j) - 1) >> 63, arithmetic: d ^ j is 0 to 31, and 0 - 1 is the
+// only value with the top bit set), and each limb becomes mask ? entry j
+// : itself (one VPTERNLOGQ, truth table 0xb8). entry returns the operand
+// of limb l of coordinate c of entry j and whether it is a broadcast
+// quadword.
+func (g *gen) selectEntry(n int, entry func(j, c, l int) (string, bool)) {
+	note("Constant-time selection: every one of the %d entries is read; Z17 is the\nmask (d == j) of each lane, Z16 = j.", n)
 	for r := 0; r < 15; r++ {
 		ins("VPXORQ Z%d, Z%d, Z%d", r, r, r)
 	}
 	ins("VPXORQ Z16, Z16, Z16")
 	one := g.kreg(1)
-	for j := 0; j < 16; j++ {
+	for j := 0; j < n; j++ {
 		note("j = %d: mask = ((d ^ j) - 1) >> 63 (arithmetic); limbs = mask ? entry j : limbs.", j)
 		ins("VPXORQ Z16, Z15, Z17")
 		ins("VPSUBQ %s, Z17, Z17", one)
@@ -1236,7 +1237,7 @@ func (g *gen) selectEntry(entry func(j, c, l int) (string, bool)) {
 				}
 			}
 		}
-		if j < 15 {
+		if j < n-1 {
 			ins("VPADDQ %s, Z16, Z16", one)
 		}
 	}
@@ -1308,26 +1309,33 @@ func (g *gen) copyIn(s slot, src slot, f form) {
 	g.setForm(s, f)
 }
 
-const tableEntries = 16
+const (
+	combEntries = 16 // the fixed-base comb: 4-bit unsigned digits
+	varEntries  = 17 // the variable-base table: |digit| of 5-bit signed digits
+	varWindows  = 52 // 5-bit signed windows of a 256-bit scalar
+)
 
 // scalarMult writes the variable-base multiplication.
 func (g *gen) scalarMult() {
 	g.begin()
-	g.text("scalarMult", "(out *point8, d *digits, in *aff8, scratch *[scratchWords]uint64)",
-		`Fixed-window scalar multiplication on eight lanes: for lane l, the point
-(in[0][.][l], in[1][.][l]) (affine, in the point form) and the 64 4-bit
-digits d[w][l] of its scalar k = sum d[w]*16^w, it sets out (projective,
-point form) to k times the point. The table T[j] = j*P, j = 0..15, is
-built per lane (T[0] = (0:1:0) and T[j] = T[j-1] + T[1]); then
-acc = T[d63] and, for w = 62 down to 0, acc = 16*acc (four doublings)
-+ T[d_w]. No digit is special: 0 selects the identity, which the complete
-addition handles like any other point.`, 32)
+	g.text("scalarMult", "(out *point8, d *sdigits, in *aff8, scratch *[scratchWords]uint64)",
+		`Fixed-window scalar multiplication on eight lanes, with signed 5-bit
+digits: for lane l, the point P = (in[0][.][l], in[1][.][l]) (affine, in
+the point form) and the 52 digits of its scalar k = sum e_w*32^w, e_w in
+[-16, 16], given as |e_w| in d[w][0][l] and a mask, all ones where e_w <
+0, in d[w][1][l], it sets out (projective, point form) to k*P. The table
+T[j] = j*P, j = 0..16, is built per lane (T[0] = (0:1:0), T[j] = T[j-1] +
+T[1]); then acc = T[e51] (e51 = k's bits 254 and 255 added, 0 to 2) and,
+for w = 50 down to 0, acc = 32*acc (five doublings) + (T[|e_w|] with its
+y negated where e_w < 0). No digit is special: 0 selects the identity,
+which the complete addition handles like any other point.`, 32)
 	g.loadConsts()
 	alignScratch("scratch+24(FP)")
-	tab := g.alloc(tableEntries * ptSize)
+	tab := g.alloc(varEntries * ptSize)
 	accA := g.alloc(ptSize)
 	accB := g.alloc(ptSize)
 	q := g.pt("Q")
+	negY := g.fe("-Q.Y")
 	tt := g.temps()
 	T := func(j int) point { return pointAt("DI", tab+j*ptSize, fmt.Sprintf("T[%d]", j)) }
 	one := g.f.toM(big.NewInt(1))
@@ -1342,20 +1350,20 @@ addition handles like any other point.`, 32)
 	g.copyIn(t1p.x, at("SI", 0, "in.x"), g.f.point)
 	g.copyIn(t1p.y, at("SI", feSize, "in.y"), g.f.point)
 	g.storeConst(t1p.z, one)
-	note("T[j] = T[j-1] + T[1] for j = 2..15: R8 points at T[j-1], R9 at T[j];\nCX counts the 14 entries.")
+	note("T[j] = T[j-1] + T[1] for j = 2..16: R8 points at T[j-1], R9 at T[j];\nCX counts the 15 entries.")
 	ins("LEAQ %d(DI), R8", tab+ptSize)
 	ins("LEAQ %d(DI), R9", tab+2*ptSize)
-	ins("MOVQ $14, CX")
-	lt := g.label("table")
-	label(lt)
+	ins("MOVQ $%d, CX", varEntries-2)
+	ltab := g.label("table")
+	label(ltab)
 	prev, next := pointAt("R8", 0, "T[j-1]"), pointAt("R9", 0, "T[j]")
 	g.setPoint(prev, g.f.point)
 	g.pointAdd(next, prev, t1p, tt)
 	ins("ADDQ $%d, R8", ptSize)
 	ins("ADDQ $%d, R9", ptSize)
 	ins("DECQ CX")
-	ins("JNZ %s", lt)
-	for j := 2; j < tableEntries; j++ {
+	ins("JNZ %s", ltab)
+	for j := 2; j < varEntries; j++ {
 		g.setPoint(T(j), g.f.point)
 	}
 	entry := func(j, c, l int) (string, bool) {
@@ -1365,17 +1373,17 @@ addition handles like any other point.`, 32)
 	ins("LEAQ %d(DI), R10", accA)
 	ins("LEAQ %d(DI), R11", accB)
 	ins("MOVQ d+8(FP), SI")
-	note("acc = T[d63].")
-	ins("VMOVDQU64 %d(SI), Z15", 63*64)
-	g.selectEntry(entry)
+	note("acc = T[e51] (e51 is 0, 1 or 2: never negative).")
+	ins("VMOVDQU64 %d(SI), Z15", (varWindows-1)*128)
+	g.selectEntry(varEntries, entry)
 	accp, other := pointAt("R10", 0, "acc"), pointAt("R11", 0, "acc'")
 	storePoint(accp)
-	note("CX = w counts down from 62 to 0: public, the same for every input.")
-	ins("MOVQ $62, CX")
+	note("CX = w counts down from %d to 0: public, the same for every input.", varWindows-2)
+	ins("MOVQ $%d, CX", varWindows-2)
 	lw := g.label("window")
 	label(lw)
-	note("Four doublings: acc' = 2*acc, then acc and acc' trade places.")
-	ins("MOVQ $4, DX")
+	note("Five doublings: acc' = 2*acc, then acc and acc' trade places.")
+	ins("MOVQ $5, DX")
 	ld := g.label("dbl")
 	label(ld)
 	g.setPoint(accp, g.f.point)
@@ -1383,13 +1391,39 @@ addition handles like any other point.`, 32)
 	ins("XCHGQ R10, R11")
 	ins("DECQ DX")
 	ins("JNZ %s", ld)
-	note("Q = T[d_w]: the digit vector of window w (its address depends on w only).")
+	note("Q = T[|e_w|]: the digits of window w (their address depends on w only).")
 	ins("MOVQ CX, AX")
-	ins("SHLQ $6, AX")
+	ins("SHLQ $7, AX")
 	ins("VMOVDQU64 (SI)(AX*1), Z15")
-	g.selectEntry(entry)
+	g.selectEntry(varEntries, entry)
 	storePoint(q)
 	g.setPoint(q, g.f.point)
+	note("Where e_w < 0, Q.Y = -Q.Y: the negation k*p - Q.Y is computed in every lane,\nand the sign mask of window w (its address depends on w only) picks it.")
+	g.lin(negY, "negation", 1, []lterm{lt(-1, q.y)})
+	ins("MOVQ CX, AX")
+	ins("SHLQ $7, AX")
+	ins("VMOVDQU64 64(SI)(AX*1), Z17")
+	for j := 0; j < 5; j++ {
+		ins("VMOVDQU64 %s, Z%d", q.y.limb(j), j)
+		ins("VPTERNLOGQ $0xb8, %s, Z17, Z%d", negY.limb(j), j)
+		ins("VMOVDQU64 Z%d, %s", j, q.y.limb(j))
+	}
+	{
+		fp, fn := g.f.point, g.form(negY)
+		var l [5]*big.Int
+		for j := range l {
+			l[j] = fp.l[j]
+			if fn.l[j].Cmp(l[j]) > 0 {
+				l[j] = fn.l[j]
+			}
+		}
+		v := fp.v
+		if fn.v.Cmp(v) > 0 {
+			v = fn.v
+		}
+		g.setForm(q.y, mkform(l, v))
+		note("Q.Y: %s.", g.describe(g.form(q.y)))
+	}
 	note("acc' = acc + Q, then acc and acc' trade places.")
 	g.setPoint(accp, g.f.point)
 	g.pointAdd(other, accp, q, tt)
@@ -1435,7 +1469,7 @@ and broadcast to the lanes that select it.`, 32)
 	ins("MOVQ table+16(FP), R12")
 	note("acc = table[0][d0].")
 	ins("VMOVDQU64 0(SI), Z15")
-	g.selectEntry(entry)
+	g.selectEntry(combEntries, entry)
 	accp, other := pointAt("R10", 0, "acc"), pointAt("R11", 0, "acc'")
 	storePoint(accp)
 	note("CX = w counts from 1 to 63: public.")
@@ -1443,11 +1477,11 @@ and broadcast to the lanes that select it.`, 32)
 	lw := g.label("comb")
 	label(lw)
 	note("R12 = table[w]; Z15 = the digits of window w.")
-	ins("ADDQ $%d, R12", 8*15*tableEntries)
+	ins("ADDQ $%d, R12", 8*15*combEntries)
 	ins("MOVQ CX, AX")
 	ins("SHLQ $6, AX")
 	ins("VMOVDQU64 (SI)(AX*1), Z15")
-	g.selectEntry(entry)
+	g.selectEntry(combEntries, entry)
 	storePoint(q)
 	g.setPoint(q, g.f.point)
 	note("acc' = acc + Q, then acc and acc' trade places.")

@@ -28,8 +28,13 @@ type (
 )
 
 // digits holds the scalars as 64 4-bit digits, least significant first:
-// digits[w][l] is digit w of lane l's scalar.
+// digits[w][l] is digit w of lane l's scalar (the fixed-base comb).
 type digits [64][Lanes]uint64
+
+// sdigits holds the scalars as 52 signed 5-bit digits e_w in [-16, 16],
+// k = sum e_w*32^w: sdigits[w][0][l] = |e_w| and sdigits[w][1][l] = all
+// ones where e_w < 0, else 0 (the variable-base multiplication).
+type sdigits [52][2][Lanes]uint64
 
 // baseTable is the fixed-base comb: entry (w, j) is j*16^w*G as (X, Y, Z)
 // in the field's representation, five limbs each, at index 15*(16w+j).
@@ -37,12 +42,12 @@ type baseTable [64 * 16 * 15]uint64
 
 // scratchWords is the scratch of the vector functions: the bytes the end
 // of ifma_amd64.s reports, plus 64 to align them.
-const scratchWords = (20480 + 64) / 8
+const scratchWords = (21760 + 64) / 8
 
 // The vector functions of each curve (see ifma_amd64.s).
 
 //go:noescape
-func scalarMultP256(out *point8, d *digits, in *aff8, scratch *[scratchWords]uint64)
+func scalarMultP256(out *point8, d *sdigits, in *aff8, scratch *[scratchWords]uint64)
 
 //go:noescape
 func baseMultP256(out *point8, d *digits, table *baseTable, scratch *[scratchWords]uint64)
@@ -54,7 +59,7 @@ func affineP256(out *aff8, in *point8, scratch *[scratchWords]uint64)
 func checkP256(out *aff8, res *[2]fe8, in *aff8, scratch *[scratchWords]uint64)
 
 //go:noescape
-func scalarMultK256(out *point8, d *digits, in *aff8, scratch *[scratchWords]uint64)
+func scalarMultK256(out *point8, d *sdigits, in *aff8, scratch *[scratchWords]uint64)
 
 //go:noescape
 func baseMultK256(out *point8, d *digits, table *baseTable, scratch *[scratchWords]uint64)
@@ -147,7 +152,7 @@ var impls = [2]*impl{
 // The vector functions of the curve, called directly (not through
 // function values, which would make the state escape to the heap).
 
-func (im *impl) scalarMult(out *point8, d *digits, in *aff8, scratch *[scratchWords]uint64) {
+func (im *impl) scalarMult(out *point8, d *sdigits, in *aff8, scratch *[scratchWords]uint64) {
 	if im.curve == P256 {
 		scalarMultP256(out, d, in, scratch)
 	} else {
@@ -280,6 +285,7 @@ func (cp *params) affineAdd(x1, y1, x2, y2 *big.Int) (*big.Int, *big.Int) {
 // it can be cleared in one statement.
 type state struct {
 	d       digits
+	sd      sdigits
 	in, pin aff8
 	res     [2]fe8
 	pt      point8
@@ -345,6 +351,33 @@ func putBE(dst []byte, x *[4]uint64) {
 func setDigits(d *digits, l int, k *[32]byte) {
 	for w := range 64 {
 		d[w][l] = uint64(k[31-w/2]>>(4*(w&1))) & 15
+	}
+}
+
+// setSignedDigits writes lane l's scalar k (big-endian) as 52 signed 5-bit
+// digits (Booth recoding): with b_i the bits of k (b_-1 = 0 and b_i = 0
+// for i >= 256), e_w = b_(5w-1) + b_5w + 2b_(5w+1) + 4b_(5w+2) +
+// 8b_(5w+3) - 16b_(5w+4), and the sum of e_w*32^w telescopes to k. The
+// six bits of window w form x = b_(5w-1) + 2b_5w + ... + 32b_(5w+4);
+// |e_w| is x rounded up to even, halved, after x is complemented (63 - x)
+// where b_(5w+4) = 1. No branch or index depends on k: the bit positions
+// depend on w alone.
+func setSignedDigits(d *sdigits, l int, k *[32]byte) {
+	bit := func(i int) uint64 {
+		if i < 0 || i >= 256 {
+			return 0
+		}
+		return uint64(k[31-i/8]>>(i%8)) & 1
+	}
+	for w := range 52 {
+		var x uint64
+		for j := range 6 {
+			x |= bit(5*w-1+j) << j
+		}
+		neg := -(x >> 5) // all ones where b_(5w+4) = 1
+		x ^= neg & 63
+		d[w][0][l] = x>>1 + x&1
+		d[w][1][l] = neg
 	}
 }
 
@@ -415,9 +448,9 @@ func ecdhIFMA(c Curve, dst *[Lanes][32]byte, scalars *[Lanes][32]byte, points *[
 	var enc [Lanes]encoding
 	errs = im.parse(&st, points, n, &enc)
 	for l := range n {
-		setDigits(&st.d, l, &scalars[l])
+		setSignedDigits(&st.sd, l, &scalars[l])
 	}
-	im.scalarMult(&st.pt, &st.d, &st.pin, &st.scratch)
+	im.scalarMult(&st.pt, &st.sd, &st.pin, &st.scratch)
 	im.affine(&st.aff, &st.pt, &st.scratch)
 	for l := range n {
 		x := im.canon(&st.aff[0], l)
