@@ -363,22 +363,28 @@ func setDigits(d *digits, l int, k *[32]byte) {
 // where b_(5w+4) = 1. No branch or index depends on k: the bit positions
 // depend on w alone.
 func setSignedDigits(d *sdigits, l int, k *[32]byte) {
-	bit := func(i int) uint64 {
-		if i < 0 || i >= 256 {
-			return 0
-		}
-		return uint64(k[31-i/8]>>(i%8)) & 1
+	var kw [5]uint64 // little-endian words, and a zero word above them
+	for i := range 4 {
+		kw[i] = binary.BigEndian.Uint64(k[24-8*i:])
 	}
 	for w := range 52 {
 		var x uint64
-		for j := range 6 {
-			x |= bit(5*w-1+j) << j
+		if s := 5*w - 1; s < 0 {
+			x = kw[0] << 1
+		} else {
+			i, o := s/64, uint(s%64)
+			x = kw[i] >> o
+			if o > 58 {
+				x |= kw[i+1] << (64 - o)
+			}
 		}
+		x &= 63
 		neg := -(x >> 5) // all ones where b_(5w+4) = 1
 		x ^= neg & 63
 		d[w][0][l] = x>>1 + x&1
 		d[w][1][l] = neg
 	}
+	kw = [5]uint64{}
 }
 
 // parse checks the encodings of lanes 0 to n-1, then, in one pass of the
