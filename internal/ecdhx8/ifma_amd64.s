@@ -2,6 +2,130 @@
 
 //go:build !purego
 
+// Eight short-Weierstrass scalar multiplications at once with AVX-512
+// IFMA, for P-256 and secp256k1.
+//
+// # Representation
+//
+// A field element is five limbs in radix 2^52:
+//
+//	v = l0 + l1*2^52 + l2*2^104 + l3*2^156 + l4*2^208
+//
+// An "fe8" holds eight elements, one per 64-bit lane, limb-major: limb j of
+// all eight lanes is one ZMM register (or 64 bytes of memory at offset
+// 64j). Every instruction works on the eight lanes independently; none
+// moves data between lanes. A point is three fe8 (X : Y : Z), projective.
+// P-256 values are in Montgomery form (v stands for v/2^260 mod p);
+// secp256k1 values stand for themselves.
+//
+// Values are not kept canonical. For every value it stores, the generator
+// carries an inclusive upper bound of each limb and of the value (an
+// integer, not reduced mod p), computed exactly from the bounds of the
+// operands, and it refuses to write an instruction that these bounds do
+// not justify. The comment after each step prints the bound it proved:
+// "normalized" (every limb below 2^52, the top one's bound given) or the
+// limb bounds, and the value bound as a multiple of p.
+//
+// # Why the bounds hold
+//
+// VPMADD52LUQ/VPMADD52HUQ multiply the LOW 52 BITS of each lane of their
+// two sources and add the low/high 52 bits of the 104-bit product to the
+// 64-bit destination lane. Bits 52..63 of a source are silently ignored,
+// so every multiplication source is a value whose limbs are all below
+// 2^52 (checked: "product of a value that is not an IFMA source" is a
+// generation error), a constant below 2^52, or a column whose low 52 bits
+// are meant (the Montgomery digit, the folds). Every addition into a lane
+// is checked to stay below 2^64.
+//
+// Product (a sum of products a_i*b_i, each a and b normalized): column k
+// collects lo(a_i*b_j) for i+j = k and hi(a_i*b_j) for i+j = k-1, each at
+// most min(2^52-1, A_i*B_j) and A_i*B_j >> 52 for the limb bounds A, B;
+// with two products or a bias the bounds add. A square adds the products
+// a_i*a_j (i < j) once, doubles the columns by a shift, then adds the
+// squares a_i*a_i.
+// A negated product is accumulated first, then each column becomes
+// d_k - column with d_k at least the column's bound and sum d_k*2^(52k) a
+// multiple of p: no lane goes negative and the sum is unchanged mod p.
+// Montgomery reduction (P-256), value T of the ten columns below tv: for
+// i = 0..4, q = column i mod 2^52 and q*p*2^(52i) is added; as p = -1
+// mod 2^52, column i then holds (column i >> 52) + q times 2^52, moved to
+// column i+1 together with q*p1, that is q*(p1+1) = q*2^44; p2 = 0;
+// q*p3 and q*p4 go to columns i+3..i+5. Columns 0..4 end at zero and
+// columns 5..9 hold (T + Q*p)/2^260, Q < 2^260: below tv/2^260 + p. The
+// generator checks that this stays below 2^260 (five limbs below 2^52
+// after a carry pass); for two operands below 2^258 it is below
+// 2^256 + p < 2^257.
+// Fold reduction (secp256k1): 2^260 = c260 (mod p), c260 = 2^36 + 15632,
+// a 37-bit constant. Column 5+i = c' + c''*2^52 (c' < 2^52) adds
+// lo(c260*c') to column i, hi(c260*c') < 2^37 and c260*c'' (exact: the
+// generator checks c260*c'' < 2^52) to column i+1. Column 9 is below 2^52
+// (checked); lo(c260*c9) goes to column 4 and h = hi(c260*c9) < 2^37, of
+// weight 2^260 again, comes back as lo(c260*h) to column 0 and hi(c260*h)
+// < 2^22 to column 1 (c260*h < 2^74).
+// Carry pass: l(j+1) += l(j) >> 52, l(j) &= 2^52-1, j = 0..3: the value
+// is unchanged and, for P-256, l4 is then the value's bits from 2^208 up,
+// below 2^52 when the value is below 2^260. With the fold first, h = l4 >>
+// 48 (the value's bits from 2^256 up) leaves l4 and h*(2^256 mod p) is
+// added limb by limb (its high halves one limb up, checked not to pass
+// limb 4): the value changes by a multiple of p, and ends below 2^256 plus
+// a little (2^256 + 2^228 at most for P-256, 2^256 + 2^221 for secp256k1).
+// P-256 uses the plain pass where the resulting bound is the one required,
+// the fold otherwise; secp256k1 always folds.
+// Linear combination (sum of c_j*v_j, c_j in -8..8, and a final
+// multiplier 2, 3, 4 or 8): limb by limb, the multiples as shifts and one
+// addition; the negative terms are subtracted after a bias, d_j at least
+// the sum of |c_j| times the terms' limb bounds, sum d_j*2^(52j) a multiple
+// of p (as for products), so no lane goes negative.
+// Operands: a value given to a product is first carried into mulIn (and
+// stored back carried); the result of a point formula is carried into the
+// point form, the form its inputs were assumed to have, so that the loops
+// (table, doublings, additions) repeat code whose bounds are a fixed
+// point (the generator checks this). Values handed to Go are normalized and
+// below 2p: one conditional subtraction of p makes them canonical.
+//
+// The constants and forms, per field:
+//
+// P-256: p = 0xffffffff00000001000000000000000000000000ffffffffffffffffffffffff,
+//	limbs 0xfffffffffffff, 0xfffffffffff, 0x0, 0x1000000000, 0xffffffff0000.
+//	Montgomery form, R = 2^260. p = -1 mod 2^52: each reduction digit
+//	is the column's low 52 bits; q*(p1+1) = q*2^44, q*p3 = q*2^36 and
+//	q*p4 are six multiply-adds per digit.
+//	The fold of a carry pass adds h*(2^256 - p), limbs 0x1, 0xff00000000000,
+//	0xfffffffffffff, 0xfffefffffffff, 0xffff.
+//	mulIn: normalized (l4 < 2^50), value < 4.01p.
+//	point form: normalized (l4 < 2^49), value < 2.01p.
+//
+// secp256k1: p = 0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2f,
+//	limbs 0xffffefffffc2f, 0xfffffffffffff, 0xfffffffffffff, 0xfffffffffffff, 0xffffffffffff.
+//	2^256 = 0x1000003d1 and 2^260 = 0x1000003d10 (mod p): the carry pass
+//	folds with the first, the product with the second.
+//	mulIn: normalized (l4 < 2^48.1), value < 1.01p.
+//	point form: normalized (l4 < 2^48.1), value < 1.01p.
+//
+// # Constant time
+//
+// No branch and no memory address depends on a scalar, a point or a
+// result. The only branches are loop counters with fixed trip counts (the
+// table entries, the windows, the doublings of a window, the squarings of
+// the addition chains); the only loads whose address is computed at run
+// time are the digits of window w at an offset computed from w alone, and
+// the table rows of window w of the fixed-base comb (public data, at an
+// offset from w alone). The table selections read every entry of the
+// table, in the same order, for every input: the mask of entry j is
+// ((d ^ j) - 1) >> 63 (arithmetic shift), all ones exactly where the
+// lane's digit d is j, and each limb becomes mask ? entry : itself in one
+// VPTERNLOGQ (truth table 0xb8). The negation of a selected y-coordinate
+// is computed in every lane and picked by the digit's sign mask the same
+// way. Digit 0 selects the identity (0 : 1 : 0), which the complete
+// formulas add like any other point. All eight lanes do the same work.
+// The instructions are fixed-latency integer instructions on vector or
+// general registers, without operand-dependent timing:
+// ADDQ, ANDQ, CMPQ, DECQ, INCQ, JGE, JLT, JNZ, LEAQ, MOVQ, RET, SHLQ,
+// VMOVDQA64, VMOVDQU64, VPADDQ, VPADDQ.BCST, VPANDQ, VPBROADCASTQ,
+// VPMADD52HUQ, VPMADD52HUQ.BCST, VPMADD52LUQ, VPMADD52LUQ.BCST, VPSLLQ,
+// VPSRAQ, VPSRLQ, VPSUBQ, VPTERNLOGQ, VPTERNLOGQ.BCST, VPXORQ, VZEROUPPER,
+// XCHGQ.
+
 #include "textflag.h"
 
 // P-256 constants, one quadword each, broadcast where used.
