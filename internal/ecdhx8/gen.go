@@ -678,9 +678,9 @@ func (g *gen) montReduce(c [10]*big.Int, tv *big.Int) (vec, form) {
 	return vec{acc[5], acc[6], acc[7], acc[8], acc[9]}, mkform(l, v)
 }
 
-// foldReduce: 2^260 = c260 (mod p); column 5+i, as c' + c''*2^52 with c' <
-// 2^52, is worth c260*c' + c260*c''*2^52 at column i: lo(c260*c') to
-// column i, hi(c260*c') and c260*c'' (exact) to column i+1. Column 9 is
+// foldReduce: 2^260 = c260 (mod p); column 5+i, as u + v*2^52 with u <
+// 2^52, is worth c260*u + c260*v*2^52 at column i: lo(c260*u) to column
+// i, hi(c260*u) and c260*v (exact) to column i+1. Column 9 is
 // below 2^52; the high half of c260*c9 has weight 2^260 again and comes
 // back to columns 0 and 1 times c260.
 func (g *gen) foldReduce(c [10]*big.Int) (vec, form) {
