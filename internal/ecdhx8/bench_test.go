@@ -132,7 +132,7 @@ func BenchmarkPublicKeys(b *testing.B) {
 		if c == Secp256k1 {
 			ref = "decred"
 		}
-		for _, n := range []int{1, Lanes} {
+		for n := 1; n <= Lanes; n++ {
 			b.Run(fmt.Sprintf("curve=%s/lanes=%d/impl=ifma", curveKey(c), n), func(b *testing.B) {
 				if !Accelerated() {
 					b.Skip("no AVX-512 IFMA")
@@ -169,7 +169,7 @@ func BenchmarkPublicKeys(b *testing.B) {
 // ParsePubKey calls (impl=decred).
 func BenchmarkParsePoints(b *testing.B) {
 	_, points := benchKeys(b, Secp256k1)
-	for _, n := range []int{1, Lanes} {
+	for n := 1; n <= Lanes; n++ {
 		b.Run(fmt.Sprintf("curve=secp256k1/lanes=%d/impl=ifma", n), func(b *testing.B) {
 			if !Accelerated() {
 				b.Skip("no AVX-512 IFMA")

@@ -516,5 +516,6 @@ func parsePointsIFMA(c Curve, dst *[Lanes][65]byte, points *[Lanes][]byte, n int
 		}
 		dst[l] = out
 	}
+	st = state{}
 	return errs
 }
