@@ -152,6 +152,7 @@ func fieldOps(c Curve) []fieldOp {
 				return d.Lsh(d, 1)
 			}},
 			{"toMont", feToMontP256, mulInP256, mulInP256, pointP256, two257, func(a, _ *big.Int) *big.Int { return mont(mul)(a, r2) }},
+			{"fromMont", feFromMontP256, mulInP256, mulInP256, outForm, twoP(pP256), func(a, _ *big.Int) *big.Int { return mont(mul)(a, big.NewInt(1)) }},
 		}
 	}
 	return []fieldOp{

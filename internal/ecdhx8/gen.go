@@ -1831,6 +1831,10 @@ func (g *gen) ops() {
 			g.mul(o, a, slot{k: g.f.mod(bmul(R, R)), name: "R^2"})
 			g.normalize(o, g.f.point)
 		}})
+		ops = append(ops, op{"feFromMont", "out = a/R mod p (a Montgomery product by 1), carried to the output form", mulIn, mulIn, func(o, a, b slot) {
+			g.mul(o, a, slot{k: big.NewInt(1), name: "1"})
+			g.normalize(o, g.outForm())
+		}})
 	} else {
 		ops = append(ops, op{"feMulB3", "out = 21*a, not carried", mulIn, mulIn, func(o, a, b slot) { g.mulSmall(o, a, 21, "test") }})
 	}

@@ -97,6 +97,9 @@ func feMulSubP256(out, a, b *fe8)
 func feToMontP256(out, a, b *fe8)
 
 //go:noescape
+func feFromMontP256(out, a, b *fe8)
+
+//go:noescape
 func pointAddP256(out, p, q *point8, scratch *[scratchWords]uint64)
 
 //go:noescape
