@@ -673,6 +673,7 @@ func (g *gen) montReduce(c [10]*big.Int, tv *big.Int) (vec, form) {
 		}
 	}
 	v := brsh(badd(tv, bmul(bsub(R, big.NewInt(1)), g.f.p)), 260)
+	g.check(v.Cmp(bsub(R, big.NewInt(1))) <= 0, "Montgomery product may reach 2^260")
 	var l [5]*big.Int
 	copy(l[:], c[5:])
 	return vec{acc[5], acc[6], acc[7], acc[8], acc[9]}, mkform(l, v)
@@ -741,14 +742,19 @@ func (g *gen) biasFor(L []*big.Int) ([]*big.Int, *big.Int) {
 	delta := new(big.Int).Mod(new(big.Int).Neg(V), g.f.p)
 	dl := limbsOf(delta)
 	d := make([]*big.Int, len(L))
-	for k := range L {
+	M := new(big.Int)
+	for k := len(L) - 1; k >= 0; k-- {
 		d[k] = new(big.Int).Set(L[k])
 		if k < 5 {
 			d[k].Add(d[k], bi(dl[k]))
 		}
+		g.check(d[k].Cmp(L[k]) >= 0, "bias limb below the subtrahend's bound")
 		g.checkLane(d[k], "bias")
+		M.Lsh(M, 52)
+		M.Add(M, d[k])
 	}
-	return d, badd(V, delta)
+	g.check(new(big.Int).Mod(M, g.f.p).Sign() == 0, "bias not a multiple of p")
+	return d, M
 }
 
 // A term is a product a*b of a fused sum (a == b: a square, alone).

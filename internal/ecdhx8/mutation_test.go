@@ -32,7 +32,7 @@ type mutation struct {
 //	column off by one:   FieldOps, PointFormulas, Affine, PublicKeys*, ParsePoints, Wycheproof*
 //	Montgomery carry:    FieldOps, PointFormulas, Affine, PublicKeys*, ParsePoints, WycheproofP256
 //	fold shift:          FieldOps, PointFormulas, Affine, PublicKeys*, ParsePoints, Wycheproof*
-//	bias not 0 mod p:    FieldOps, PointFormulas, PublicKeys*, ParsePoints, Wycheproof*
+//	bias limb written:   FieldOps, PointFormulas, PublicKeys*, ParsePoints, Wycheproof*
 //	table-scan bound:    PublicKeys, PublicKeysComb, Wycheproof*
 //	mask skipped:        PublicKeys, PublicKeysComb, Wycheproof*, FuzzECDH seeds
 //	sign mask address:   Wycheproof*, FuzzECDH seeds
@@ -64,9 +64,9 @@ var mutations = []mutation{
 	{"fold shift",
 		`			ins("VPSRLQ $48, %s, %s", v[4], t0)`,
 		`			ins("VPSRLQ $49, %s, %s", v[4], t0)`},
-	{"bias not 0 mod p",
-		`	delta := new(big.Int).Mod(new(big.Int).Neg(V), g.f.p)`,
-		`	delta := badd(new(big.Int).Mod(new(big.Int).Neg(V), g.f.p), big.NewInt(1))`},
+	{"bias limb written wrong",
+		`			ins("VPADDQ.BCST %s, %s, %s", g.f.mem(d[j].Uint64()), r[j], r[j])`,
+		`			ins("VPADDQ.BCST %s, %s, %s", g.f.mem(d[j].Uint64()+uint64(j/4)), r[j], r[j])`},
 	{"table-scan bound",
 		`	for j := 0; j < n; j++ {
 		note("j = %d: mask`,
