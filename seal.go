@@ -136,7 +136,9 @@ func SealBytes(plaintext []byte, recipients ...*Recipient) ([]byte, error) {
 
 // Seal writes the header of an envelope for recipients to dst and returns a
 // WriteCloser for the payload. The envelope is complete only after Close,
-// which does not close dst.
+// which does not close dst. A writer abandoned without Close leaves no
+// goroutine running: each chunk sealed in parallel has a goroutine that
+// ends with the chunk.
 func (s *Sealer) Seal(dst io.Writer, recipients ...*Recipient) (io.WriteCloser, error) {
 	hdr, aead, err := s.header(recipients)
 	if err != nil {

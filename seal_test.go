@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/fanseal/fanseal/internal/format"
 	"github.com/fanseal/fanseal/internal/race"
 	"github.com/fanseal/fanseal/internal/stream"
@@ -284,4 +286,20 @@ func TestNilKeys(t *testing.T) {
 	check("Precomputer.Add(nil)", ErrInvalidKey, func() error { return p.Add(nil) })
 	check("Keyring.RemovePeer(nil)", nil, func() error { kr.RemovePeer(nil); return nil })
 	check("Precomputer.Remove(nil)", nil, func() error { p.Remove(nil); return nil })
+}
+
+// TestSealAbandoned: a payload writer dropped without Close, with chunks
+// in flight on the parallel workers, leaves no goroutine behind.
+func TestSealAbandoned(t *testing.T) {
+	_, rs := identities(t, X25519, 1)
+	w, err := (&Sealer{PayloadWorkers: 4}).Seal(io.Discard, rs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 16 {
+		if _, err := w.Write(make([]byte, 10000)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	goleak.VerifyNone(t)
 }
