@@ -113,7 +113,7 @@ func TestReaderErrors(t *testing.T) {
 // chunk that does not open (authentication), on both sides of the 16-byte
 // tag; only a payload that ends at a chunk boundary before its last chunk
 // (with no chunk at all, or after a full chunk sealed as a middle one) is
-// truncated (docs/FORMAT.md, rule 14).
+// truncated (docs/FORMAT.md, rule 15).
 func TestTruncatedInsideLastChunk(t *testing.T) {
 	one := seal(t, []byte("a payload in one chunk"), 100)
 	two := seal(t, make([]byte, ChunkSize+30), 1000)

@@ -24,6 +24,7 @@ func vectors(t *testing.T) []*Vector {
 	headerVectors(k)
 	framingVectors(k)
 	limitVectors(k)
+	anonymousVectors(k)
 	openingVectors(k)
 	skipVectors(k)
 	channelVectors(k)
@@ -112,7 +113,7 @@ func payloadVectors(k *kit) {
 			if cut != nil {
 				body = cut(body, enc.header)
 			}
-			return result(class, "rule 14: "+comment, body, nil, me)
+			return result(class, "rule 15: "+comment, body, nil, me)
 		})
 	}
 	two := sized(chunkSize + 1)
@@ -497,55 +498,135 @@ func limitVectors(k *kit) {
 		func(g *gen) []stanza { return []stanza{g.hpke(pq), g.hpke(me)} })
 }
 
-// openingVectors: rules 12 and 13.
+// anonymousVectors: rule 12, the trials an anonymous envelope may cost a
+// reader (1 000 by default, the limit the runners use), and what an
+// anonymous candidate that cannot open is (rule 13).
+func anonymousVectors(k *kit) {
+	// n type 0x01 stanzas of the reader's suite for nobody (random enc and
+	// ciphertext), then the reader's: n + 1 trials per X25519 identity.
+	many := func(name, class, comment string, n int, ids ...*key) {
+		k.add(name, func(g *gen) *Vector {
+			e := g.newEnvelope(aeadAESGCM, true)
+			for range n {
+				e.add(raw(0x01, cat(u16(kemX25519), g.rand(x25519.nenc+ctSize))))
+			}
+			e.add(g.hpke(me))
+			e.payload = g.text()
+			return open(class, comment, e, ids...)
+		})
+	}
+	many("anonymous_trials_1000", Success, "rule 12: anonymous; 999 X25519 stanzas for nobody, then the reader's: 1 000 trials, the most allowed", 999, me)
+	many("anonymous_trials_1001", Unsupported, "rule 12: anonymous; 1 000 X25519 stanzas for nobody, then the reader's: 1 001 trials", 1000, me)
+	many("anonymous_trials_two_identities", Unsupported, "rule 12: anonymous; 500 X25519 stanzas for nobody and the reader's, read with two X25519 identities: 1 002 trials", 500, me, bob(x25519))
+	// Only the reader's suites count: 1 001 X25519 stanzas cost a P-256
+	// reader no trial.
+	k.add("anonymous_trials_other_suite", func(g *gen) *Vector {
+		e := g.newEnvelope(aeadAESGCM, true)
+		for range 1001 {
+			e.add(raw(0x01, cat(u16(kemX25519), g.rand(x25519.nenc+ctSize))))
+		}
+		e.add(g.hpke(alice(p256)))
+		e.payload = g.text()
+		return open(Success, "rule 12: anonymous; 1 001 X25519 stanzas for nobody, then the P-256 reader's: one trial", e, alice(p256))
+	})
+	// Shared stanzas count one trial each, although they need one key
+	// agreement between them.
+	k.add("anonymous_trials_shared_1001", func(g *gen) *Vector {
+		sh := g.shared(x25519)
+		e := g.newEnvelope(aeadAESGCM, true).add(sh.ephemeral())
+		for range 1000 {
+			e.add(raw(0x03, cat(u16(kemX25519), g.rand(ctSize))))
+		}
+		e.add(sh.to(me))
+		e.payload = g.text()
+		return open(Unsupported, "rule 12: anonymous; an X25519 ephemeral key, 1 000 type 0x03 stanzas for nobody, then the reader's: 1 001 trials", e, me)
+	})
+	// An anonymous candidate that does not open is someone else's, even
+	// when its key is invalid: not a recipient (rule 13), where a stanza
+	// with the reader's identifier would be authentication (rule 14).
+	k.stanzas("not_recipient_anonymous_invalid_enc", NotRecipient, "rule 13: anonymous; the only X25519 stanza has the all-zero enc, whose DH output is zero", true, []*key{me},
+		func(g *gen) []stanza {
+			return []stanza{edit(g.hpke(me), func(body []byte) []byte { copy(body[2:], make([]byte, 32)); return body })}
+		})
+	k.stanzas("not_recipient_anonymous_invalid_ephemeral", NotRecipient, "rule 13: anonymous; a P-256 type 0x02 ephemeral key off the curve and the reader's type 0x03 stanza", true, []*key{alice(p256)},
+		func(g *gen) []stanza {
+			sh := g.shared(p256)
+			return []stanza{raw(0x02, cat(u16(kemP256), offCurve(bob(p256)))), sh.to(alice(p256))}
+		})
+}
+
+// openingVectors: rules 13 and 14.
 func openingVectors(k *kit) {
 	b := bob(x25519)
 	env := k.stanzas
 	mine := []*key{me}
-	env("not_recipient", NotRecipient, "rule 12: stanzas for bob and carol only", false, mine,
+	env("not_recipient", NotRecipient, "rule 13: stanzas for bob and carol only", false, mine,
 		func(g *gen) []stanza { return []stanza{g.hpke(b), g.hpke(carol(x25519))} })
-	env("not_recipient_other_suite", NotRecipient, "rule 12: a P-256 stanza only; the reader is X25519", false, mine,
+	env("not_recipient_other_suite", NotRecipient, "rule 13: a P-256 stanza only; the reader is X25519", false, mine,
 		func(g *gen) []stanza { return []stanza{g.hpke(bob(p256))} })
-	env("not_recipient_shared", NotRecipient, "rule 12: an ephemeral key and type 0x03 stanzas for bob and carol only", false, mine,
+	env("not_recipient_shared", NotRecipient, "rule 13: an ephemeral key and type 0x03 stanzas for bob and carol only", false, mine,
 		func(g *gen) []stanza {
 			sh := g.shared(x25519)
 			return []stanza{sh.ephemeral(), sh.to(b), sh.to(carol(x25519))}
 		})
-	env("not_recipient_anonymous", NotRecipient, "rule 12: anonymous; stanzas of the reader's suite for bob and carol only", true, mine,
+	env("not_recipient_anonymous", NotRecipient, "rule 13: anonymous; stanzas of the reader's suite for bob and carol only", true, mine,
 		func(g *gen) []stanza { return []stanza{g.hpke(b), g.hpke(carol(x25519))} })
-	env("not_recipient_anonymous_other_suite", NotRecipient, "rule 12: anonymous; a P-256 stanza only; the reader is X25519", true, mine,
+	env("not_recipient_anonymous_other_suite", NotRecipient, "rule 13: anonymous; a P-256 stanza only; the reader is X25519", true, mine,
 		func(g *gen) []stanza { return []stanza{g.hpke(bob(p256))} })
-	env("not_recipient_pq", NotRecipient, "rule 12: an ML-KEM-768+X25519 stanza for bob only", false, []*key{alice(mlkem)},
+	env("not_recipient_pq", NotRecipient, "rule 13: an ML-KEM-768+X25519 stanza for bob only", false, []*key{alice(mlkem)},
 		func(g *gen) []stanza { return []stanza{g.hpke(bob(mlkem))} })
 
-	env("auth_wrong_key", Authentication, "rule 13: a stanza with the reader's key identifier, sealed to bob's key", false, mine,
+	env("auth_wrong_key", Authentication, "rule 14: a stanza with the reader's key identifier, sealed to bob's key", false, mine,
 		func(g *gen) []stanza { return []stanza{g.hpkeWith(me, b, nil)} })
-	env("auth_flipped_ciphertext", Authentication, "rule 13: the reader's stanza with a bit flipped in its ciphertext", false, mine,
+	env("auth_flipped_ciphertext", Authentication, "rule 14: the reader's stanza with a bit flipped in its ciphertext", false, mine,
 		func(g *gen) []stanza {
 			return []stanza{flipLast(g.hpke(me))}
 		})
-	env("auth_flipped_ciphertext_shared", Authentication, "rule 13: an ephemeral key and the reader's type 0x03 stanza with a bit flipped in its ciphertext", false, mine,
+	env("auth_flipped_ciphertext_shared", Authentication, "rule 14: an ephemeral key and the reader's type 0x03 stanza with a bit flipped in its ciphertext", false, mine,
 		func(g *gen) []stanza {
 			sh := g.shared(x25519)
 			return []stanza{sh.ephemeral(), flipLast(sh.to(me))}
 		})
-	env("auth_other_preamble", Authentication, "rule 13: the reader's stanza sealed with the preamble of another envelope (another nonce) as AAD", false, mine,
+	env("auth_other_preamble", Authentication, "rule 14: the reader's stanza sealed with the preamble of another envelope (another nonce) as AAD", false, mine,
 		func(g *gen) []stanza {
 			s := g.hpke(me)
 			return []stanza{func(e *envelope, pre []byte) (byte, []byte) { return s(e, flip(pre, 11)) }}
 		})
-	env("auth_wrong_file_key", Authentication, "rule 13: the reader's stanza opens to a file key that does not verify the header MAC", false, mine,
+	env("auth_wrong_file_key", Authentication, "rule 14: the reader's stanza opens to a file key that does not verify the header MAC", false, mine,
 		func(g *gen) []stanza { return []stanza{g.hpkeWith(me, me, g.rand(32))} })
-	env("auth_wrong_file_key_anonymous", Authentication, "rule 13: anonymous; the reader's only stanza opens to a file key that does not verify the header MAC", true, mine,
+	env("auth_wrong_file_key_anonymous", Authentication, "rule 14: anonymous; the reader's only stanza opens to a file key that does not verify the header MAC", true, mine,
 		func(g *gen) []stanza { return []stanza{g.hpke(b), g.hpkeWith(me, me, g.rand(32))} })
-	env("auth_mlkem_flipped_enc", Authentication, "rule 13: the reader's ML-KEM-768+X25519 stanza with a bit flipped in the ML-KEM ciphertext", false, []*key{alice(mlkem)},
+	env("auth_mlkem_flipped_enc", Authentication, "rule 14: the reader's ML-KEM-768+X25519 stanza with a bit flipped in the ML-KEM ciphertext", false, []*key{alice(mlkem)},
 		func(g *gen) []stanza {
 			return []stanza{edit(g.hpke(alice(mlkem)), func(body []byte) []byte { return flip(body, 2+keyIDSize+100) })}
 		})
-	env("success_wrong_file_key_then_good_anonymous", Success, "rule 13: anonymous; a stanza that opens for the reader to a wrong file key, then the reader's good stanza: the reader tries on", true, mine,
-		func(g *gen) []stanza { return []stanza{g.hpkeWith(me, me, g.rand(32)), g.hpke(me)} })
-	env("success_wrong_file_key_then_other_identity", Success, "rule 13: the first identity's stanza opens to a wrong file key, the second identity's is good: the reader tries on", false, []*key{me, alice(p256)},
-		func(g *gen) []stanza { return []stanza{g.hpkeWith(me, me, g.rand(32)), g.hpke(alice(p256))} })
+	// A candidate that opens to a wrong file key is refused wherever it
+	// is, whatever the other candidates hold (rule 14).
+	wrongKey := func(g *gen) stanza { return g.hpkeWith(me, me, g.rand(32)) }
+	env("auth_wrong_file_key_then_good_anonymous", Authentication, "rule 14: anonymous; a stanza that opens for the reader to a wrong file key, then the reader's good stanza", true, mine,
+		func(g *gen) []stanza { return []stanza{wrongKey(g), g.hpke(me)} })
+	env("auth_good_then_wrong_file_key_anonymous", Authentication, "rule 14: anonymous; the reader's good stanza, then a stanza that opens for the reader to a wrong file key", true, mine,
+		func(g *gen) []stanza { return []stanza{g.hpke(me), wrongKey(g)} })
+	env("auth_wrong_file_key_then_other_identity", Authentication, "rule 14: the first identity's stanza opens to a wrong file key, the second identity's is good", false, []*key{me, alice(p256)},
+		func(g *gen) []stanza { return []stanza{wrongKey(g), g.hpke(alice(p256))} })
+	env("auth_other_identity_then_wrong_file_key", Authentication, "rule 14: the second identity's stanza is good and comes first, the first identity's opens to a wrong file key", false, []*key{me, alice(p256)},
+		func(g *gen) []stanza { return []stanza{g.hpke(alice(p256)), wrongKey(g)} })
+	five := []*key{me, alice(p256), alice(secp256k1KEM), bob(x25519), bob(p256)}
+	for _, at := range []int{0, 2, 4} {
+		env(fmt.Sprintf("auth_four_wrong_file_keys_good_at_%d", at), Authentication,
+			fmt.Sprintf("rule 14: five identities; four stanzas open to wrong file keys, the good one is stanza %d", at), false, five,
+			func(g *gen) []stanza {
+				var ss []stanza
+				for i, id := range five {
+					if i == at {
+						ss = append(ss, g.hpke(id))
+					} else {
+						ss = append(ss, g.hpkeWith(id, id, g.rand(32)))
+					}
+				}
+				return ss
+			})
+	}
 
 	// Invalid ephemeral keys (all with valid lengths).
 	invalid := []struct {
@@ -559,14 +640,14 @@ func openingVectors(k *kit) {
 		{"x25519", x25519, make([]byte, 32), "the all-zero point, whose DH output is zero"},
 	}
 	for _, c := range invalid {
-		env("auth_invalid_enc_"+c.name, Authentication, "rule 13: the reader's "+c.name+" type 0x01 stanza with enc "+c.what, false, []*key{alice(c.k)},
+		env("auth_invalid_enc_"+c.name, Authentication, "rule 14: the reader's "+c.name+" type 0x01 stanza with enc "+c.what, false, []*key{alice(c.k)},
 			func(g *gen) []stanza {
 				return []stanza{edit(g.hpke(alice(c.k)), func(body []byte) []byte {
 					copy(body[2+keyIDSize:], c.enc)
 					return body
 				})}
 			})
-		env("auth_invalid_ephemeral_"+c.name, Authentication, "rule 13: a "+c.name+" type 0x02 ephemeral key that is "+c.what+", and the reader's type 0x03 stanza", false, []*key{alice(c.k)},
+		env("auth_invalid_ephemeral_"+c.name, Authentication, "rule 14: a "+c.name+" type 0x02 ephemeral key that is "+c.what+", and the reader's type 0x03 stanza", false, []*key{alice(c.k)},
 			func(g *gen) []stanza {
 				sh := g.shared(c.k)
 				return []stanza{raw(0x02, cat(u16(int(c.k.id)), c.enc)), sh.to(alice(c.k))}
@@ -577,13 +658,13 @@ func openingVectors(k *kit) {
 		e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(b), g.hpke(me))
 		e.payload = g.text()
 		enc := e.encode()
-		return result(Authentication, "rule 13: a bit flipped in the header MAC", flip(enc.bytes, enc.header+31), nil, me)
+		return result(Authentication, "rule 14: a bit flipped in the header MAC", flip(enc.bytes, enc.header+31), nil, me)
 	})
 	k.add("auth_header_bit_flipped", func(g *gen) *Vector {
 		e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(me), g.hpke(b))
 		e.payload = g.text()
 		enc := e.encode()
-		return result(Authentication, "rule 13: a bit flipped in another recipient's stanza after the reader's (the header MAC fails)",
+		return result(Authentication, "rule 14: a bit flipped in another recipient's stanza after the reader's (the header MAC fails)",
 			flip(enc.bytes, enc.header-1), nil, me)
 	})
 }
@@ -645,21 +726,21 @@ func channelVectors(k *kit) {
 	ch("channel_last_epochs", Success, "a channel stanza at epoch 2^32 - 2; keyring at epoch 2^32 - 1", math.MaxUint32, math.MaxUint32-1, b, nil)
 	// A channel stanza the reader has no key for (its epoch is not
 	// accepted, its sender is not a peer, or there is no keyring) is not
-	// a stanza for the reader: no key agreement is tried (rule 12).
-	ch("channel_next_epoch", NotRecipient, "rule 12: a channel stanza at epoch 8; keyring at epoch 7 accepts only 7 and 6", 7, 8, b, nil)
-	ch("channel_old_epoch", NotRecipient, "rule 12: a channel stanza at epoch 5; keyring at epoch 7 accepts only 7 and 6", 7, 5, b, nil)
-	ch("channel_epoch_wrap", NotRecipient, "rule 12: a channel stanza at epoch 2^32 - 1; keyring at epoch 0 accepts only 0 (nothing wraps)", 0, math.MaxUint32, b, nil)
-	ch("channel_epoch_wrap_forward", NotRecipient, "rule 12: a channel stanza at epoch 0; keyring at epoch 2^32 - 1 accepts only 2^32 - 1 and 2^32 - 2", math.MaxUint32, 0, b, nil)
-	ch("channel_unknown_sender", NotRecipient, "rule 12: a channel stanza from bob; the keyring knows only dave", 0, 0, dave(x25519), nil)
+	// a stanza for the reader: no key agreement is tried (rule 13).
+	ch("channel_next_epoch", NotRecipient, "rule 13: a channel stanza at epoch 8; keyring at epoch 7 accepts only 7 and 6", 7, 8, b, nil)
+	ch("channel_old_epoch", NotRecipient, "rule 13: a channel stanza at epoch 5; keyring at epoch 7 accepts only 7 and 6", 7, 5, b, nil)
+	ch("channel_epoch_wrap", NotRecipient, "rule 13: a channel stanza at epoch 2^32 - 1; keyring at epoch 0 accepts only 0 (nothing wraps)", 0, math.MaxUint32, b, nil)
+	ch("channel_epoch_wrap_forward", NotRecipient, "rule 13: a channel stanza at epoch 0; keyring at epoch 2^32 - 1 accepts only 2^32 - 1 and 2^32 - 2", math.MaxUint32, 0, b, nil)
+	ch("channel_unknown_sender", NotRecipient, "rule 13: a channel stanza from bob; the keyring knows only dave", 0, 0, dave(x25519), nil)
 	// A channel stanza the reader has a key for but that does not open
-	// is a stanza for it that fails (rule 13).
-	ch("channel_key_of_other_aead", Authentication, "rule 13: a channel stanza in an AES-256-GCM envelope whose key has AEAD id 0x0003 in its info", 0, 0, b,
+	// is a stanza for it that fails (rule 14).
+	ch("channel_key_of_other_aead", Authentication, "rule 14: a channel stanza in an AES-256-GCM envelope whose key has AEAD id 0x0003 in its info", 0, 0, b,
 		func(c *channel) { c.infoAEAD = aeadChaCha })
 	k.add("channel_flipped_ciphertext", func(g *gen) *Vector {
 		c := g.channel(b, a, 0)
 		e := g.newEnvelope(aeadAESGCM, false).add(flipLast(c.stanza()))
 		e.payload = g.text()
-		return withKeyring(open(Authentication, "rule 13: a channel stanza with a bit flipped in its ciphertext", e), a, b, 0)
+		return withKeyring(open(Authentication, "rule 14: a channel stanza with a bit flipped in its ciphertext", e), a, b, 0)
 	})
 	k.add("channel_reversed_direction", func(g *gen) *Vector {
 		// Sealed from alice to bob but addressed from bob to alice: the
@@ -669,13 +750,13 @@ func channelVectors(k *kit) {
 			return cat(body[:2], a.id, b.id, body[2+2*keyIDSize:])
 		}))
 		e.payload = g.text()
-		return withKeyring(open(Authentication, "rule 13: a channel stanza addressed from bob to alice but keyed for alice to bob", e), a, b, 0)
+		return withKeyring(open(Authentication, "rule 14: a channel stanza addressed from bob to alice but keyed for alice to bob", e), a, b, 0)
 	})
 	k.add("channel_without_keyring", func(g *gen) *Vector {
 		c := g.channel(b, a, 0)
 		e := g.newEnvelope(aeadAESGCM, false).add(c.stanza())
 		e.payload = g.text()
-		return open(NotRecipient, "rule 12: a channel stanza for alice, read with alice's identity and no keyring", e, a)
+		return open(NotRecipient, "rule 13: a channel stanza for alice, read with alice's identity and no keyring", e, a)
 	})
 	k.add("channel_keyring_opens_hpke", func(g *gen) *Vector {
 		e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(b), g.hpke(a))
