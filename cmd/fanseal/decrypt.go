@@ -35,10 +35,10 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	defer closeIn()
 	in, clearProgress := withProgress(in, stderr, "decrypting")
 	defer clearProgress()
-	src, _ := maybeArmored(in)
+	src, armored := maybeArmored(in)
 	r, err := fanseal.Open(src, ids...)
 	if err != nil {
-		return describe(err)
+		return describe(armorFirst(armored, src, err))
 	}
 	o, err := createOutput(*out, stdout, 0o666)
 	if err != nil {
@@ -46,20 +46,36 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	defer o.Abort()
 	if _, err := io.Copy(o, r); err != nil {
-		return describe(err)
+		return describe(armorFirst(armored, src, err))
 	}
 	return o.Commit()
 }
 
 // maybeArmored returns a reader of the binary envelope in r, decoding
-// armor when the input starts with the armor header, and whether it did.
+// armor when the input starts with the armor header (after the white
+// space the armor reader skips), and whether it did.
 func maybeArmored(r io.Reader) (*bufio.Reader, bool) {
-	br := bufio.NewReader(r)
-	start, _ := br.Peek(len(armor.Header))
+	br := bufio.NewReaderSize(r, max(4096, armor.DetectSize))
+	start, _ := br.Peek(armor.DetectSize)
 	if armor.IsArmored(start) {
 		return bufio.NewReader(armor.NewReader(br)), true
 	}
 	return br, false
+}
+
+// armorFirst returns the error of the armor, when the input is armored
+// and its text has a fault, instead of err, the envelope's. A reader that
+// is not a recipient stops after the header, where a recipient reads the
+// whole text: reading the rest of the text gives both the same verdict on
+// it (docs/FORMAT.md, "Text forms").
+func armorFirst(armored bool, src io.Reader, err error) error {
+	if !armored {
+		return err
+	}
+	if _, armorErr := io.Copy(io.Discard, src); armorErr != nil {
+		return armorErr
+	}
+	return err
 }
 
 // describe prefixes an open error with what it means for the user.

@@ -7,6 +7,7 @@ package testkit
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"math"
@@ -825,7 +826,7 @@ func armorVectors(k *kit) {
 		func(env []byte) string {
 			return strings.Replace(armor(env, 64, "\n"), "BEGIN FANSEAL ENVELOPE", "BEGIN fanseal ENVELOPE", 1)
 		})
-	text("armor_missing_end_line", Truncated, "armor: no end line (FORMAT.md does not name the class; package armor documents ErrTruncated)",
+	text("armor_missing_end_line", Truncated, "armor: no end line",
 		func(env []byte) string {
 			return strings.Replace(armor(env, 64, "\n"), "-----END FANSEAL ENVELOPE-----\n", "", 1)
 		})
@@ -833,6 +834,95 @@ func armorVectors(k *kit) {
 		func(env []byte) string {
 			return armor(flip(env, 122+31), 64, "\n")
 		})
+
+	// What an editor adds around the text, and age's armor reader
+	// tolerates too; and what it refuses.
+	good := func(env []byte) string { return armor(env, 64, "\n") }
+	text("armor_blank_line_before", Success, "armor: a blank line before the begin line", func(env []byte) string { return "\n" + good(env) })
+	text("armor_white_space_lines_before", Success, "armor: lines of white space (space, tab, no-break space U+00A0, CR) before the begin line",
+		func(env []byte) string { return " \t\n\u00a0\n\r\n" + good(env) })
+	text("armor_1024_bytes_before", Success, "armor: 1 024 bytes of white space lines (1 023 spaces and a LF) before the begin line, the most allowed",
+		func(env []byte) string { return strings.Repeat(" ", 1023) + "\n" + good(env) })
+	text("armor_1025_bytes_before", Malformed, "armor: 1 025 bytes of white space lines (1 024 spaces and a LF) before the begin line",
+		func(env []byte) string { return strings.Repeat(" ", 1024) + "\n" + good(env) })
+	text("armor_text_before", Malformed, "armor: a line of text before the begin line",
+		func(env []byte) string { return "an envelope:\n" + good(env) })
+	text("armor_space_before_begin", Malformed, "armor: a space at the start of the begin line",
+		func(env []byte) string { return " " + good(env) })
+	text("armor_mixed_line_ends", Success, "armor: the first two lines ended by CRLF, the others by LF",
+		func(env []byte) string { return strings.Replace(good(env), "\n", "\r\n", 2) })
+	text("armor_no_line_end_after_end", Success, "armor: the input ends right after the end line, with no LF",
+		func(env []byte) string { return strings.TrimSuffix(good(env), "\n") })
+	text("armor_1023_bytes_after", Success, "armor: 1 023 bytes of white space after the end line, the most allowed",
+		func(env []byte) string { return good(env) + strings.Repeat("\n", 1023) })
+	text("armor_1024_bytes_after", Malformed, "armor: 1 024 bytes of white space after the end line",
+		func(env []byte) string { return good(env) + strings.Repeat("\n", 1024) })
+	text("armor_trailing_space", Malformed, "armor: a space at the end of the first line of base64",
+		func(env []byte) string {
+			ls := lines(env)
+			ls[1] += " "
+			return join(ls)
+		})
+	text("armor_cr_cr_lf", Malformed, "armor: lines ended by CR CR LF",
+		func(env []byte) string { return armor(env, 64, "\r\r\n") })
+	text("armor_crs_inside_lines", Malformed, "armor: lines of 60 characters with 4 CRs in the middle (64 columns), which a base64 decoder skips",
+		func(env []byte) string {
+			b64 := base64.StdEncoding.EncodeToString(env)
+			out := "-----BEGIN FANSEAL ENVELOPE-----\n"
+			for len(b64) > 60 {
+				out += b64[:30] + "\r\r\r\r" + b64[30:60] + "\n"
+				b64 = b64[60:]
+			}
+			return out + b64 + "\n-----END FANSEAL ENVELOPE-----\n"
+		})
+	text("armor_second_end_line", Malformed, "armor: a second end line after the end line",
+		func(env []byte) string { return good(env) + "-----END FANSEAL ENVELOPE-----\n" })
+	k.add("armor_line_of_crs", func(g *gen) *Vector {
+		e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(me))
+		e.payload = bytes.Repeat([]byte("x"), 48*10-122-32-16) // full lines only
+		ls := strings.Split(armor(e.encode().bytes, 64, "\n"), "\n")
+		ls = slices.Insert(ls, len(ls)-2, strings.Repeat("\r", 65))
+		v := result(Malformed, "armor: a line of 65 CRs (64 before its LF, a base64 decoder skips them) before the end line, after full lines", []byte(strings.Join(ls, "\n")), nil, me)
+		v.Armored = true
+		return v
+	})
+	k.add("armor_empty", func(g *gen) *Vector {
+		v := result(Truncated, "armor: the begin line and the end line, nothing between: an empty envelope (rule 3)",
+			[]byte("-----BEGIN FANSEAL ENVELOPE-----\n-----END FANSEAL ENVELOPE-----\n"), nil, me)
+		v.Armored = true
+		return v
+	})
+
+	// A fault in the text after the header is seen by a reader that is not
+	// a recipient as by one that is: the text is decoded before the
+	// envelope is opened.
+	other := carol(x25519)
+	notMine := func(name, class, comment string, f func(env []byte) string) {
+		k.add(name, func(g *gen) *Vector {
+			e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(me))
+			e.payload = bytes.Repeat(g.text(), 302/len(g.text())+1)[:302]
+			v := result(class, comment+", read by a reader that is not a recipient", []byte(f(e.encode().bytes)), nil, other)
+			v.Armored = true
+			return v
+		})
+	}
+	notMine("armor_missing_padding_not_recipient", Malformed, "armor: the last line without its = padding",
+		func(env []byte) string { return strings.Replace(good(env), "=", "", -1) })
+	notMine("armor_noncanonical_padding_not_recipient", Malformed, "armor: the last base64 character before = has unused bits set",
+		func(env []byte) string {
+			s := good(env)
+			i := strings.IndexByte(s, '=') - 1
+			const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+			return s[:i] + string(alphabet[strings.IndexByte(alphabet, s[i])|1]) + s[i+1:]
+		})
+	notMine("armor_garbage_after_end_not_recipient", Malformed, "armor: a line of text after the end line",
+		func(env []byte) string { return good(env) + "garbage\n" })
+	notMine("armor_second_end_line_not_recipient", Malformed, "armor: a second end line after the end line",
+		func(env []byte) string { return good(env) + "-----END FANSEAL ENVELOPE-----\n" })
+	notMine("armor_missing_end_line_not_recipient", Truncated, "armor: no end line",
+		func(env []byte) string { return strings.Replace(good(env), "-----END FANSEAL ENVELOPE-----\n", "", 1) })
+	notMine("armor_cut_not_recipient", Truncated, "armor: the text ends after its fourth line of base64, past the header",
+		func(env []byte) string { return strings.Join(lines(env)[:5], "\n") + "\n" })
 }
 
 // keyTextVectors: FORMAT.md, "Text forms": identity and recipient text
