@@ -125,6 +125,17 @@ func payloadVectors(k *kit) {
 		[]byte("payload"), nil, func(b []byte, h int) []byte { return b[:h+32] })
 	bad("payload_truncated_inside_last_chunk", Authentication, "the last chunk lost its last 5 bytes",
 		[]byte("a payload of a few bytes, sealed in one last chunk"), nil, func(b []byte, _ int) []byte { return b[:len(b)-5] })
+	// A chunk cut inside is a chunk that does not open, on both sides of
+	// its 16-byte tag; only a cut at a chunk boundary is truncation.
+	short := []byte("a payload of a few bytes, sealed in one last chunk")
+	bad("payload_last_chunk_15_bytes_left", Authentication, "the only chunk cut to 15 bytes, fewer than its 16-byte tag",
+		short, nil, func(b []byte, h int) []byte { return b[:h+32+15] })
+	bad("payload_last_chunk_16_bytes_left", Authentication, "the only chunk cut to 16 bytes, the size of its tag",
+		short, nil, func(b []byte, h int) []byte { return b[:h+32+16] })
+	bad("payload_15_bytes_after_full_chunk", Authentication, "a payload of a full chunk and 30 bytes, cut 15 bytes into its last chunk",
+		sized(chunkSize+30), nil, func(b []byte, h int) []byte { return b[:h+32+chunkSize+16+15] })
+	bad("payload_16_bytes_after_full_chunk", Authentication, "a payload of a full chunk and 30 bytes, cut 16 bytes into its last chunk",
+		sized(chunkSize+30), nil, func(b []byte, h int) []byte { return b[:h+32+chunkSize+16+16] })
 	bad("payload_trailing_byte", Authentication, "a zero byte after the last chunk (trailing data)",
 		[]byte("payload"), nil, func(b []byte, _ int) []byte { return append(b, 0) })
 	bad("payload_flipped_tag", Authentication, "a bit flipped in the tag of the last chunk",
@@ -176,6 +187,12 @@ func preambleVectors(k *kit) {
 	k.add("preamble_not_an_envelope", func(g *gen) *Vector {
 		return result(Malformed, "rule 1: plain text, not an envelope",
 			[]byte("This is plain text and not a fanseal envelope, long enough to hold a preamble and a MAC.\n"), nil, me)
+	})
+	k.add("preamble_4_bytes_not_magic", func(g *gen) *Vector {
+		return result(Malformed, "rule 1: four bytes XXXX, no prefix of the magic: malformed, not truncated", []byte("XXXX"), nil, me)
+	})
+	k.add("truncated_magic_prefix", func(g *gen) *Vector {
+		return result(Truncated, "rule 3: the four bytes FANS, a prefix of the magic", []byte("FANS"), nil, me)
 	})
 	k.add("preamble_count_zero", func(g *gen) *Vector {
 		e := g.newEnvelope(aeadAESGCM, false)
@@ -326,6 +343,20 @@ func framingVectors(k *kit) {
 		twoEphemeralsMine)
 	env("stanza02_repeated_anonymous", "rule 5: anonymous; an X25519 ephemeral key and the reader's type 0x03 stanza, then a second X25519 ephemeral key and another recipient's", true, me,
 		twoEphemeralsMine)
+	// At most eight type 0x02 stanzas, one per suite: eight of unknown
+	// suites, each used by a type 0x03 stanza, are allowed; a ninth is not.
+	ephemerals := func(n int) func(g *gen) []stanza {
+		return func(g *gen) []stanza {
+			ss := []stanza{g.hpke(me)}
+			for i := range n {
+				suite := u16(0x1001 + i)
+				ss = append(ss, raw(0x02, cat(suite, g.rand(32))), raw(0x03, cat(suite, g.rand(keyIDSize+ctSize))))
+			}
+			return ss
+		}
+	}
+	k.stanzas("stanza02_eight", Success, "rule 5: the reader's stanza, then eight type 0x02 stanzas of unknown suites 0x1001 to 0x1008, each used by a type 0x03 stanza", false, []*key{me}, ephemerals(8))
+	env("stanza02_ninth", "rule 5: the reader's stanza, then nine type 0x02 stanzas of unknown suites 0x1001 to 0x1009, each used by a type 0x03 stanza", false, me, ephemerals(9))
 	env("stanza02_unused_after_good", "rule 5: the reader's stanza, then a P-256 ephemeral key that no type 0x03 stanza uses", false, me,
 		func(g *gen) []stanza { return []stanza{g.hpke(me), g.shared(p256).ephemeral()} })
 	env("stanza02_unused_before_good", "rule 5: an X25519 ephemeral key that no type 0x03 stanza uses, then the reader's stanza", false, me,
@@ -999,6 +1030,75 @@ func keyTextVectors(k *kit) {
 	recipient("key_recipient_secp256k1_compressed", "secp256k1 recipient text of a compressed point, valid checksum",
 		lower(recipientPrefix(secp256k1KEM), compressed(secp256k1KEM)))
 	recipient("key_recipient_x25519_short", "X25519 recipient text of 31 bytes, valid checksum", lower(recipientPrefix(x25519), me.pk[:31]))
+
+	// X25519 public keys that are not the canonical encoding of their
+	// point, or are of low order (FORMAT.md, "Text forms"), in both
+	// spellings.
+	x := func(le string) []byte { return hexBytes(le) }
+	bit255 := cat(me.pk[:31], []byte{me.pk[31] | 0x80})
+	ninePlusP := x("f6ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f") // 9 + p
+	lowOrder := []struct{ name, le string }{
+		{"zero", "0000000000000000000000000000000000000000000000000000000000000000"},
+		{"one", "0100000000000000000000000000000000000000000000000000000000000000"},
+		{"p_minus_1", "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"},
+		{"order_8_e0eb", "e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800"},
+		{"order_8_5f9c", "5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157"},
+		{"p", "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"}, // 0 + p
+	}
+	recipient("key_recipient_x25519_bit_255", "X25519 recipient text of the reader's key with bit 255 set, valid checksum", lower(recipientPrefix(x25519), bit255))
+	recipient("key_recipient_x25519_9_plus_p", "X25519 recipient text of u = 9 + p, the base point not reduced modulo p, valid checksum", lower(recipientPrefix(x25519), ninePlusP))
+	for _, l := range lowOrder {
+		recipient("key_recipient_x25519_low_order_"+l.name, "X25519 recipient text of the low-order u "+l.le+" (little-endian), valid checksum",
+			lower(recipientPrefix(x25519), x(l.le)))
+	}
+	recipient("age_recipient_x25519_bit_255", "age recipient age1… of the reader's key with bit 255 set", ageText("age", bit255))
+	recipient("age_recipient_x25519_9_plus_p", "age recipient age1… of u = 9 + p", ageText("age", ninePlusP))
+	recipient("age_recipient_x25519_low_order_zero", "age recipient age1… of the all-zero u", ageText("age", x(lowOrder[0].le)))
+	recipient("age_recipient_x25519_low_order_order_8", "age recipient age1… of a u of order 8", ageText("age", x(lowOrder[3].le)))
+	ar := ageText("age", me.pk)
+	// otherLast changes the last character of Bech32 text to another of
+	// the charset, in its case.
+	otherLast := func(s string) string {
+		c := "q"
+		if strings.EqualFold(s[len(s)-1:], "q") {
+			c = "p"
+		}
+		if s == strings.ToUpper(s) {
+			c = strings.ToUpper(c)
+		}
+		return s[:len(s)-1] + c
+	}
+	recipient("age_recipient_bad_checksum", "age recipient age1… with its last checksum character changed", otherLast(ar))
+	recipient("age_recipient_upper_case", "age recipient age1… in upper case", strings.ToUpper(ar))
+	recipient("age_recipient_mlkem_short", "age recipient age1pq1… of 1 215 bytes", ageText("age1pq", alice(mlkem).pk[:1215]))
+
+	// An X25519 scalar that is not clamped: in fanseal's spelling another
+	// text of the clamped key, refused; in age's, read and clamped.
+	unclamped := draw("an unclamped x25519 scalar", 32)
+	unclamped[0] |= 7
+	unclamped[31] |= 0x80
+	ku := keyPair(x25519, unclamped) // crypto/ecdh clamps: the key is clamp(unclamped)
+	identity("key_identity_x25519_unclamped", "X25519 identity text of an unclamped scalar (low bits and bit 255 set), valid checksum; the envelope is sealed to its clamped key", ku,
+		keyText(identityPrefix(x25519), unclamped))
+	ageID := func(name, comment string, to *key, text string, class string) {
+		k.add(name, func(g *gen) *Vector {
+			e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(bob(to.kem)), g.hpke(to))
+			e.payload = g.text()
+			v := open(class, comment, e)
+			v.Identities = []string{text}
+			return v
+		})
+	}
+	ageID("age_identity_x25519", "age's AGE-SECRET-KEY-1… spelling of the reader's X25519 identity (its clamped scalar)", me, ageText("AGE-SECRET-KEY-", me.sk), Success)
+	ageID("age_identity_x25519_unclamped", "age's AGE-SECRET-KEY-1… of an unclamped scalar (low bits and bit 255 set), as age-keygen writes them: read and clamped", ku,
+		ageText("AGE-SECRET-KEY-", unclamped), Success)
+	ageID("age_identity_mlkem768x25519", "age's AGE-SECRET-KEY-PQ-1… spelling of the reader's ML-KEM-768+X25519 identity (its seed)", alice(mlkem),
+		ageText("AGE-SECRET-KEY-PQ-", alice(mlkem).sk), Success)
+	ai := ageText("AGE-SECRET-KEY-", me.sk)
+	ageID("age_identity_lower_case", "age's X25519 identity spelling in lower case", me, strings.ToLower(ai), InvalidKey)
+	ageID("age_identity_bad_checksum", "age's X25519 identity spelling with its last checksum character changed", me,
+		otherLast(ai), InvalidKey)
+	ageID("age_identity_short", "age's X25519 identity spelling of 31 bytes", me, ageText("AGE-SECRET-KEY-", me.sk[:31]), InvalidKey)
 	recipient("key_recipient_mlkem_short", "ML-KEM-768+X25519 recipient text of 1 215 bytes, valid checksum",
 		lower(recipientPrefix(mlkem), alice(mlkem).pk[:1215]))
 }
