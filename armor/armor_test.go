@@ -169,6 +169,9 @@ func FuzzReader(f *testing.F) {
 			}
 			return
 		}
+		if in := []byte(s); !IsArmored(in[:min(len(in), DetectSize)]) {
+			t.Fatalf("decoded armor that IsArmored does not recognise: %q", s)
+		}
 		// Strict decoding: whatever decodes is the canonical armor of its
 		// bytes, up to CRs before line ends and white space before the
 		// begin line and after the end line.

@@ -169,3 +169,18 @@ func TestServeAllocatesAsBytesArrive(t *testing.T) {
 		t.Errorf("Serve allocated %d bytes for a frame of which 100 bytes arrived", n)
 	}
 }
+
+// FuzzServe checks that Serve never panics on any stream and ends with a
+// documented error or nil.
+func FuzzServe(f *testing.F) {
+	one, _ := Append(nil, [][]byte{[]byte("item")})
+	f.Add(one)
+	f.Add(append(binary.BigEndian.AppendUint32(nil, MaxPayload), 1, 2, 3))
+	f.Add([]byte{0, 0, 0, 8, 0, 0, 0, 9})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		err := Serve(fakeConn{bytes.NewReader(in), io.Discard}, func([]byte) {})
+		if err != nil && err != io.ErrUnexpectedEOF && !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrTooLarge) {
+			t.Fatalf("undocumented error %v", err)
+		}
+	})
+}
