@@ -209,7 +209,7 @@ func (o *Opener) unwrap(h *format.Header, identities []*Identity) (cipher.AEAD, 
 		channel *pendingChannel
 		differ  error
 	)
-	defer clear(fileKey)
+	defer func() { clear(fileKey) }()
 	for st := range h.Stanzas() {
 		if st.Type != format.StanzaHPKE && st.Type != format.StanzaShared && st.Type != format.StanzaChannel {
 			continue
@@ -244,6 +244,9 @@ func (o *Opener) unwrap(h *format.Header, identities []*Identity) (cipher.AEAD, 
 				continue
 			case subtle.ConstantTimeCompare(key, fileKey) == 1:
 				opened = append(opened, ident.r)
+				if channel == nil {
+					channel = pending
+				}
 			case differ == nil:
 				differ = fmt.Errorf("%w: stanza %d for %s opens to another file key than an earlier stanza for this reader", ErrAuthentication, st.Index, ident.suite)
 			}
