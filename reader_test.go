@@ -489,4 +489,3 @@ func TestAnonymousFloodBounded(t *testing.T) {
 		t.Fatalf("992 trials: %d key agreements and %d stanza opens, want 16 and 992", n, m)
 	}
 }
-
