@@ -7,9 +7,10 @@
 // which the shared-ephemeral and precompute strategies require, so the
 // classical KEMs are implemented here on crypto/ecdh, crypto/hkdf and the
 // secp256k1 module. Curve arithmetic is never done here: every scalar
-// multiplication and point validation is the underlying library's. The
-// batch methods (batch.go) compute up to eight X25519 agreements in one
-// pass with internal/x25519x8 where the CPU has AVX-512 IFMA.
+// multiplication and point validation is the underlying library's or, in
+// the batch methods (batch.go), an IFMA engine's: up to eight agreements
+// in one pass, X25519 with internal/x25519x8 and P-256 and secp256k1 with
+// internal/ecdhx8, where the CPU has AVX-512 IFMA.
 //
 // The output is byte-for-byte RFC 9180: the package reproduces the RFC's test
 // vectors, and a context sealed here opens with crypto/hpke.

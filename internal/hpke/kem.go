@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+
+	"github.com/fanseal/fanseal/internal/ecdhx8"
 )
 
 // KEM identifiers. RFC 9180 assigns 0x0010 and 0x0020; secp256k1 has no
@@ -23,6 +25,7 @@ type KEM struct {
 	id      uint16
 	suiteID []byte // "KEM" || I2OSP(kem_id, 2)
 	group   group
+	curve   ecdhx8.Curve // the batch methods' curve: P-256 and secp256k1
 }
 
 // group is what a DHKEM needs from a Diffie-Hellman group. Implementations
@@ -47,16 +50,20 @@ type dhKey interface {
 	dh(pub any) ([]byte, error)
 	publicBytes() []byte
 	bytes() []byte
+	// scalar sets s to the private scalar, 32 bytes big-endian for
+	// P-256 and secp256k1 (the serialized key) and the raw X25519
+	// scalar, without allocating.
+	scalar(s *[32]byte)
 }
 
 var (
-	p256KEM      = newKEM(KEMP256, ecdhGroup{ecdh.P256(), 32, 65})
-	x25519KEM    = newKEM(KEMX25519, ecdhGroup{ecdh.X25519(), 32, 32})
-	secp256k1KEM = newKEM(KEMSecp256k1, secpGroup{})
+	p256KEM      = newKEM(KEMP256, ecdhGroup{ecdh.P256(), 32, 65}, ecdhx8.P256)
+	x25519KEM    = newKEM(KEMX25519, ecdhGroup{ecdh.X25519(), 32, 32}, 0)
+	secp256k1KEM = newKEM(KEMSecp256k1, secpGroup{}, ecdhx8.Secp256k1)
 )
 
-func newKEM(id uint16, g group) *KEM {
-	return &KEM{id: id, suiteID: binary.BigEndian.AppendUint16([]byte("KEM"), id), group: g}
+func newKEM(id uint16, g group, c ecdhx8.Curve) *KEM {
+	return &KEM{id: id, suiteID: binary.BigEndian.AppendUint16([]byte("KEM"), id), group: g, curve: c}
 }
 
 // P256 returns DHKEM(P-256, HKDF-SHA256).
@@ -275,6 +282,10 @@ func (k ecdhKey) dh(pub any) ([]byte, error) {
 func (k ecdhKey) publicBytes() []byte { return k.k.PublicKey().Bytes() }
 func (k ecdhKey) bytes() []byte       { return k.k.Bytes() }
 
+// scalar copies the key through Bytes, which crypto/ecdh writes into a
+// buffer on the caller's stack once inlined.
+func (k ecdhKey) scalar(s *[32]byte) { copy(s[:], k.k.Bytes()) }
+
 // secpGroup is secp256k1 from github.com/decred/dcrd/dcrec/secp256k1/v4.
 // Public keys are serialized uncompressed (65 bytes), private keys as 32-byte
 // big-endian scalars in [1, n-1], and the DH output is the 32-byte X
@@ -334,6 +345,7 @@ func (k secpKey) dh(pub any) ([]byte, error) {
 
 func (k secpKey) publicBytes() []byte { return k.k.PubKey().SerializeUncompressed() }
 func (k secpKey) bytes() []byte       { return k.k.Serialize() }
+func (k secpKey) scalar(s *[32]byte)  { k.k.Key.PutBytes(s) }
 
 // DH returns the raw Diffie-Hellman shared secret of sk and pk, for
 // protocols built beside the KEM (fanseal's static channel keys). It
