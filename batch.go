@@ -11,14 +11,16 @@ import (
 
 	"github.com/fanseal/fanseal/internal/format"
 	"github.com/fanseal/fanseal/internal/hpke"
-	"github.com/fanseal/fanseal/internal/x25519x8"
 )
 
-// minBatch is the fewest X25519 key agreements that a seal, a Precomputer
-// refill or a Keyring warm-up gathers into passes of internal/x25519x8
-// instead of computing them one at a time with crypto/ecdh. A pass costs
-// about one crypto/ecdh agreement whether it fills one lane or eight
-// (docs/PERFORMANCE.md), so two agreements already take half the time.
+// minBatch is the fewest key agreements of one suite that a seal, a
+// Precomputer refill or a Keyring warm-up gathers into passes of an IFMA
+// engine (internal/x25519x8 for X25519, internal/ecdhx8 for P-256 and
+// secp256k1) instead of computing them one at a time. A pass costs about
+// the same whether it fills one lane or eight, about one agreement of the
+// one-at-a-time path (X25519), half of one (secp256k1) or up to two
+// (P-256: see gathers), so from two agreements on a pass is cheaper than
+// the agreements it replaces.
 const minBatch = 2
 
 // batchedAgreements counts the key agreements computed in batches (seals,
@@ -27,26 +29,47 @@ const minBatch = 2
 var batchedAgreements atomic.Uint64
 
 // batches reports whether cs's key agreements can be gathered into
-// passes of x25519x8: X25519 on an IFMA CPU.
+// passes: a classical suite on an IFMA CPU.
 func (cs *cipherSuite) batches() bool { return cs.kem != nil && cs.kem.Batches() }
 
+// gathers reports whether n key agreements of kem, due at once and
+// computed on at most workers goroutines, are gathered into passes: from
+// minBatch on, where the passes (each costing kem.PassCost() agreements)
+// take no longer on the workers than the agreements one at a time would.
+// Only P-256, whose pass costs more than one agreement, is ever left one
+// at a time: two P-256 agreements on two cores take one agreement's time,
+// less than one pass.
+func gathers(kem *hpke.KEM, n, workers int) bool {
+	if !kem.Batches() || n < minBatch {
+		return false
+	}
+	passes := (n + hpke.MaxBatch - 1) / hpke.MaxBatch
+	return (passes+workers-1)/workers*kem.PassCost() <= (n+workers-1)/workers
+}
+
 // batchable reports whether p's key agreement can join a batch: a fresh
-// or shared HPKE stanza of a suite whose KEM batches (X25519 on an IFMA
-// CPU), not yet computed.
+// or shared HPKE stanza of a suite whose KEM batches, not yet computed.
 func (p *plan) batchable() bool {
 	return p.heavy && p.item == nil && p.cs != nil && p.cs.batches() &&
 		(p.typ == format.StanzaHPKE || p.typ == format.StanzaShared)
 }
 
 // batchAgreements computes the key agreements of the batchable plans, at
-// most x25519x8.Lanes per pass, each pass in the parallel window if
-// parallel is set. Each plan gets a ready sender context as its item
-// (fresh stanzas with their new ephemeral key) and is no longer heavy:
-// filling it is one AEAD seal; n counts them. Fewer than minBatch
-// agreements are left to the stanza fills. Channel stanzas get their
-// channel keys from a Keyring warm-up, which derives those not cached yet.
+// most hpke.MaxBatch per pass, each pass in the parallel window if
+// parallel is set; a pass holds plans of one cipher suite and stanza
+// type (shared stanzas of a suite share their ephemeral key). Each plan
+// gets a ready sender context as its item (fresh stanzas with their new
+// ephemeral key) and is no longer heavy: filling it is one AEAD seal; n
+// counts them. Agreements that gathers leaves alone are left to the
+// stanza fills. Channel stanzas get their channel keys from a Keyring
+// warm-up, which derives those not cached yet.
 func (s *Sealer) batchAgreements(ps []plan, parallel bool) (n int, err error) {
-	var fresh, shared []int
+	type group struct {
+		cs     *cipherSuite
+		shared bool
+		idx    []int
+	}
+	var groups []*group // in the order of their first stanza
 	var channels []*plan // of one epoch and salt, those of the first
 	warm := s.Keyring != nil && s.Keyring.self.dh.KEM().Batches()
 	for i := range ps {
@@ -55,11 +78,19 @@ func (s *Sealer) batchAgreements(ps []plan, parallel bool) (n int, err error) {
 			if warm && (channels == nil || p.epoch == channels[0].epoch && p.salt == channels[0].salt) {
 				channels = append(channels, p)
 			}
-		case !p.batchable():
-		case p.typ == format.StanzaShared:
-			shared = append(shared, i)
-		default:
-			fresh = append(fresh, i)
+		case p.batchable():
+			shared := p.typ == format.StanzaShared
+			var g *group
+			for _, o := range groups {
+				if o.cs == p.cs && o.shared == shared {
+					g = o
+				}
+			}
+			if g == nil {
+				g = &group{cs: p.cs, shared: shared}
+				groups = append(groups, g)
+			}
+			g.idx = append(g.idx, i)
 		}
 	}
 	workers := 1
@@ -79,14 +110,14 @@ func (s *Sealer) batchAgreements(ps []plan, parallel bool) (n int, err error) {
 	}
 	var g errgroup.Group
 	g.SetLimit(workers)
-	for _, idx := range [][]int{fresh, shared} {
-		if len(idx) < minBatch {
+	for _, gr := range groups {
+		if !gathers(gr.cs.kem, len(gr.idx), workers) {
 			continue
 		}
-		n += len(idx)
-		size := x25519x8.BatchSize(len(idx))
-		for start := 0; start < len(idx); start += size {
-			batch := idx[start:min(start+size, len(idx))]
+		n += len(gr.idx)
+		size := hpke.BatchSize(len(gr.idx))
+		for start := 0; start < len(gr.idx); start += size {
+			batch := gr.idx[start:min(start+size, len(gr.idx))]
 			g.Go(func() error { return sealBatch(ps, batch) })
 		}
 	}
@@ -121,7 +152,7 @@ func sealBatch(ps []plan, batch []int) error {
 }
 
 // precomputeBatch does what precompute does for each of rs (at most
-// x25519x8.Lanes recipients of cs's suite) with two passes in all: the
+// hpke.MaxBatch recipients of cs's suite) with two passes in all: the
 // ephemeral keys and the key agreements. errs is nil or holds each
 // recipient's error.
 func (cs *cipherSuite) precomputeBatch(rs []*Recipient) (its []*precomputed, errs []error) {
@@ -173,9 +204,11 @@ func (cs *cipherSuite) contexts(encs, ss [][]byte, errs []error) ([]*precomputed
 // Warm derives and caches the channel keys for sealing to every peer in
 // the current epoch with aead (0 means AES256GCM), so that the first
 // Channel seal to each costs one AEAD seal, like the ones after it. Call
-// it after AddPeer and SetEpoch. On a CPU with AVX-512 IFMA the X25519
-// key agreements run eight to a pass, the passes on GOMAXPROCS
-// goroutines; otherwise one agreement after another on as many. Channel
+// it after AddPeer and SetEpoch. On a CPU with AVX-512 IFMA the key
+// agreements run eight to a pass, the passes on GOMAXPROCS goroutines
+// (unless a few P-256 agreements are done sooner one at a time on those
+// goroutines: see gathers); otherwise one agreement after another on as
+// many. Channel
 // seals warm the peers they need the same way, so Warm only moves that
 // work ahead of time. A peer whose key agreement fails (a low-order
 // X25519 key) is named in the error; the others are warmed.
@@ -211,8 +244,8 @@ func (k *Keyring) warm(peers []*Recipient, epoch uint32, salt [format.SaltSize]b
 	}
 	kem, _ := hpke.NewKEM(uint16(k.self.suite))
 	size := 1
-	if kem.Batches() && len(cold) >= minBatch {
-		size = x25519x8.BatchSize(len(cold))
+	if gathers(kem, len(cold), workers) {
+		size = hpke.BatchSize(len(cold))
 	}
 	errs := make([]error, len(cold))
 	var g errgroup.Group

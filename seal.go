@@ -34,9 +34,9 @@ const (
 	// Parallel computes stanzas concurrently, at most Sealer.Parallelism at
 	// a time in a sliding window: a new stanza starts as soon as any
 	// finishes. It is the default. On a CPU with AVX-512 IFMA, every
-	// strategy but Sequential gathers its X25519 key agreements up to
-	// eight to a pass (internal/x25519x8); the parallel strategies run
-	// the passes in the window.
+	// strategy but Sequential gathers the key agreements of each suite up
+	// to eight to a pass (internal/x25519x8, internal/ecdhx8); the
+	// parallel strategies run the passes in the window.
 	Parallel Strategy = iota
 	// Sequential computes stanzas one after another on the calling
 	// goroutine, each with a fresh ephemeral key and its own key
@@ -351,7 +351,7 @@ func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 	}
 
 	if s.Strategy != Sequential {
-		// Gather the X25519 key agreements into passes of eight.
+		// Gather the key agreements into passes of eight.
 		n, err := s.batchAgreements(ps, s.Strategy != Shared && s.parallelism() > 1)
 		if err != nil {
 			return nil, nil, err

@@ -269,3 +269,8 @@ func inRange(s, n *[32]byte) bool {
 	// exactly where s is not 0.
 	return borrow&((or|-or)>>63) == 1
 }
+
+// BatchSize returns how many lanes to fill per pass when n agreements are
+// cut into consecutive passes of the batch methods: as few passes as
+// possible, spread evenly (the engines' BatchSize).
+func BatchSize(n int) int { return x25519x8.BatchSize(n) }
