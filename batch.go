@@ -69,7 +69,7 @@ func (s *Sealer) batchAgreements(ps []plan, parallel bool) (n int, err error) {
 		shared bool
 		idx    []int
 	}
-	var groups []*group // in the order of their first stanza
+	var groups []*group  // in the order of their first stanza
 	var channels []*plan // of one epoch and salt, those of the first
 	warm := s.Keyring != nil && s.Keyring.self.dh.KEM().Batches()
 	for i := range ps {
