@@ -29,22 +29,51 @@ const minBatch = 2
 var batchedAgreements atomic.Uint64
 
 // batches reports whether cs's key agreements can be gathered into
-// passes: a classical suite on an IFMA CPU.
-func (cs *cipherSuite) batches() bool { return cs.kem != nil && cs.kem.Batches() }
+// passes on this CPU: those of the classical suites, and the X25519
+// halves of the post-quantum suite's encapsulations.
+func (cs *cipherSuite) batches() bool {
+	if cs.kem != nil {
+		return cs.kem.Batches()
+	}
+	return hpke.HybridBatches()
+}
 
-// gathers reports whether n key agreements of kem, due at once and
+// gathers reports whether n key agreements of cs, due at once and
 // computed on at most workers goroutines, are gathered into passes: from
-// minBatch on, where the passes (each costing kem.PassCost() agreements)
-// take no longer on the workers than the agreements one at a time would.
+// minBatch on, where the passes (each costing kem.PassCost() agreements;
+// for the hybrid, an X25519 pass costs one of its X25519 agreements) take
+// no longer on the workers than the agreements one at a time would.
 // Only P-256, whose pass costs more than one agreement, is ever left one
 // at a time: two P-256 agreements on two cores take one agreement's time,
 // less than one pass.
-func gathers(kem *hpke.KEM, n, workers int) bool {
-	if !kem.Batches() || n < minBatch {
+func (cs *cipherSuite) gathers(n, workers int) bool {
+	if !cs.batches() || n < minBatch {
 		return false
 	}
-	passes := (n + hpke.MaxBatch - 1) / hpke.MaxBatch
-	return (passes+workers-1)/workers*kem.PassCost() <= (n+workers-1)/workers
+	cost := 1
+	if cs.kem != nil {
+		cost = cs.kem.PassCost()
+	}
+	return ceilDiv(ceilDiv(n, hpke.MaxBatch), workers)*cost <= ceilDiv(n, workers)
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// batchSize returns how many stanzas of cs go into each of the batches of
+// n on workers goroutines. A classical batch is one pass and little else
+// (a key schedule per stanza), so its passes are as few as possible
+// (hpke.BatchSize). A post-quantum batch also runs an ML-KEM-768
+// encapsulation per stanza, about as long as the pass: its batches are
+// cut so that every worker gets the same number of stanzas, in as many
+// rounds of batches as the passes need (20 stanzas on two workers: four
+// batches of five, not 7, 7 and 6, which would leave one worker with
+// 13).
+func (cs *cipherSuite) batchSize(n, workers int) int {
+	if cs.kem != nil {
+		return hpke.BatchSize(n)
+	}
+	batches := min(n, workers*ceilDiv(ceilDiv(n, hpke.MaxBatch), workers))
+	return ceilDiv(n, batches)
 }
 
 // batchable reports whether p's key agreement can join a batch: a fresh
@@ -111,11 +140,11 @@ func (s *Sealer) batchAgreements(ps []plan, parallel bool) (n int, err error) {
 	var g errgroup.Group
 	g.SetLimit(workers)
 	for _, gr := range groups {
-		if !gathers(gr.cs.kem, len(gr.idx), workers) {
+		if !gr.cs.gathers(len(gr.idx), workers) {
 			continue
 		}
 		n += len(gr.idx)
-		size := hpke.BatchSize(len(gr.idx))
+		size := gr.cs.batchSize(len(gr.idx), workers)
 		for start := 0; start < len(gr.idx); start += size {
 			batch := gr.idx[start:min(start+size, len(gr.idx))]
 			g.Go(func() error { return sealBatch(ps, batch) })
@@ -157,7 +186,16 @@ func sealBatch(ps []plan, batch []int) error {
 // recipient's error.
 func (cs *cipherSuite) precomputeBatch(rs []*Recipient) (its []*precomputed, errs []error) {
 	batchedAgreements.Add(uint64(len(rs)))
-	encs, ss, errs := cs.kem.EncapFresh(publicKeys(rs))
+	var encs, ss [][]byte
+	if cs.kem == nil {
+		pks := make([]*hpke.HybridPublicKey, len(rs))
+		for i, r := range rs {
+			pks[i] = r.pq
+		}
+		encs, ss, errs = hpke.HybridEncapFresh(pks)
+	} else {
+		encs, ss, errs = cs.kem.EncapFresh(publicKeys(rs))
+	}
 	return cs.contexts(encs, ss, errs)
 }
 
@@ -243,8 +281,9 @@ func (k *Keyring) warm(peers []*Recipient, epoch uint32, salt [format.SaltSize]b
 		}
 	}
 	kem, _ := hpke.NewKEM(uint16(k.self.suite))
+	cs, _ := lookupSuite(k.self.suite, aead) // aead is one of the suites'
 	size := 1
-	if gathers(kem, len(cold), workers) {
+	if cs.gathers(len(cold), workers) {
 		size = hpke.BatchSize(len(cold))
 	}
 	errs := make([]error, len(cold))

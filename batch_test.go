@@ -19,12 +19,13 @@ import (
 
 // openWithStdlib opens every HPKE and shared stanza of env with Go's
 // crypto/hpke and the identity it names, and returns the file key they
-// all hold. The identities are of one suite, X25519 or P-256 (crypto/hpke
-// has no secp256k1: for those it returns nil).
+// all hold. The identities are of one suite, X25519, P-256 or
+// ML-KEM-768+X25519 (crypto/hpke has no secp256k1: for those it returns
+// nil).
 func openWithStdlib(t *testing.T, env []byte, ids []*Identity) []byte {
 	t.Helper()
 	curve := map[Suite]ecdh.Curve{X25519: ecdh.X25519(), P256: ecdh.P256()}[ids[0].suite]
-	if curve == nil {
+	if curve == nil && !ids[0].suite.PostQuantum() {
 		return nil
 	}
 	preamble := env[:format.PreambleSize]
@@ -57,11 +58,14 @@ func openWithStdlib(t *testing.T, env []byte, ids []*Identity) []byte {
 				id = i
 			}
 		}
-		priv, err := curve.NewPrivateKey(id.priv)
-		if err != nil {
-			t.Fatal(err)
+		sk := id.pq
+		if curve != nil {
+			priv, err := curve.NewPrivateKey(id.priv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sk, _ = stdhpke.NewDHKEMPrivateKey(priv)
 		}
-		sk, _ := stdhpke.NewDHKEMPrivateKey(priv)
 		r, err := stdhpke.NewRecipient(enc, sk, stdhpke.HKDFSHA256(), stdhpke.AES256GCM(), []byte("fanseal/v1 file key"))
 		if err != nil {
 			t.Fatal(err)
@@ -78,24 +82,29 @@ func openWithStdlib(t *testing.T, env []byte, ids []*Identity) []byte {
 	return fileKey
 }
 
-// batchingSuites are the suites whose key agreements seals gather into
-// passes on an IFMA CPU.
+// batchingSuites are the classical suites, whose key agreements seals
+// gather into passes on an IFMA CPU (the post-quantum suite's X25519
+// halves too).
 var batchingSuites = []Suite{X25519, P256, Secp256k1}
 
 // batches reports whether suite s's agreements run in passes here.
 func batches(s Suite) bool {
-	kem, err := hpke.NewKEM(uint16(s))
-	return err == nil && kem.Batches()
+	cs, err := lookupSuite(s, AES256GCM)
+	return err == nil && cs.batches()
 }
 
 // TestBatchedStanzas seals for 19 recipients of each suite (passes of 7,
-// 6 and 6 lanes) with every strategy that batches, on two goroutines,
-// and opens every stanza with crypto/hpke (X25519, P-256) and OpenBytes.
-// On an IFMA CPU the agreements must have run in batches.
+// 6 and 6 lanes; post-quantum batches of 5, 5, 5 and 4) with every
+// strategy that batches, on two goroutines, and opens every stanza with
+// crypto/hpke (X25519, P-256) and OpenBytes (whose post-quantum open is
+// crypto/hpke's). On an IFMA CPU the agreements must have run in batches.
 func TestBatchedStanzas(t *testing.T) {
-	for _, suite := range batchingSuites {
+	for _, suite := range append(batchingSuites, MLKEM768X25519) {
 		ids, rs := identities(t, suite, 19)
 		for _, st := range []Strategy{Parallel, Shared, SharedParallel, Precomputed, Channel} {
+			if st == Channel && suite.PostQuantum() {
+				continue // no Diffie-Hellman to cache
+			}
 			t.Run(fmt.Sprintf("suite=%s/strategy=%s", suite, st), func(t *testing.T) {
 				s := &Sealer{Strategy: st, Parallelism: 2}
 				switch st {
@@ -187,9 +196,10 @@ func TestBatchedMixedSuites(t *testing.T) {
 // it would otherwise compute them one after the other (one goroutine),
 // not where two goroutines compute them in the time of one agreement, less
 // than a pass; X25519 and secp256k1 agreements, whose pass costs one
-// agreement or less, are gathered from two on.
+// agreement or less, and the post-quantum suite's X25519 halves are
+// gathered from two on.
 func TestGathers(t *testing.T) {
-	for _, suite := range batchingSuites {
+	for _, suite := range append(batchingSuites, MLKEM768X25519) {
 		_, rs := identities(t, suite, 3)
 		for _, c := range []struct {
 			st          Strategy
@@ -249,6 +259,43 @@ func TestBatchedLowOrder(t *testing.T) {
 	}
 }
 
+// TestBatchedLowOrderHybrid: a post-quantum recipient whose X25519 half is
+// the low-order point 0 among good ones makes every strategy refuse to
+// seal with ErrInvalidKey, naming its stanza, batched or not, where
+// crypto/hpke's NewSender fails too.
+func TestBatchedLowOrderHybrid(t *testing.T) {
+	_, rs := identities(t, MLKEM768X25519, 5)
+	raw := bytes.Clone(rs[0].raw)
+	clear(raw[len(raw)-32:])
+	bad, err := NewRecipient(MLKEM768X25519, raw)
+	if err != nil {
+		t.Skipf("NewRecipient refuses the low-order X25519 half already: %v", err)
+	}
+	if _, _, err := stdhpke.NewSender(mustStdPQ(t, raw), stdhpke.HKDFSHA256(), stdhpke.AES256GCM(), nil); err == nil {
+		t.Fatal("crypto/hpke seals to a low-order X25519 half")
+	}
+	rs = append(append(append([]*Recipient{}, rs[:2]...), bad), rs[2:]...)
+	for _, st := range []Strategy{Sequential, Parallel, Shared, SharedParallel} {
+		before := batchedAgreements.Load()
+		_, err := (&Sealer{Strategy: st}).SealBytes([]byte("x"), rs...)
+		if !errors.Is(err, ErrInvalidKey) || !strings.Contains(err.Error(), "sealing stanza 2:") {
+			t.Errorf("%s: error %v, want an invalid key at stanza 2", st, err)
+		}
+		if batched := batchedAgreements.Load() - before; st != Sequential && batches(MLKEM768X25519) && batched == 0 {
+			t.Errorf("%s: the agreements did not run in a batch", st)
+		}
+	}
+}
+
+func mustStdPQ(t *testing.T, raw []byte) stdhpke.PublicKey {
+	t.Helper()
+	pk, err := stdhpke.MLKEM768X25519().NewPublicKey(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pk
+}
+
 // TestKeyringWarm warms a keyring's channel keys in batches: sealing to
 // its peers afterwards does no key agreement, every peer opens, and a
 // low-order peer is named in Warm's error without stopping the others.
@@ -266,8 +313,8 @@ func TestKeyringWarm(t *testing.T) {
 			if got := kr.agreements.Load(); got != 10 {
 				t.Fatalf("Warm did %d key agreements, want 10", got)
 			}
-			kem, _ := hpke.NewKEM(uint16(s))
-			if batched := batchedAgreements.Load() - before; gathers(kem, 10, runtime.GOMAXPROCS(0)) && batched != 10 {
+			cs, _ := lookupSuite(s, AES256GCM)
+			if batched := batchedAgreements.Load() - before; cs.gathers(10, runtime.GOMAXPROCS(0)) && batched != 10 {
 				t.Fatalf("%d agreements in batches, want 10", batched)
 			}
 			if err := kr.Warm(AES256GCM); err != nil || kr.agreements.Load() != 10 {

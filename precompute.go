@@ -2,7 +2,6 @@ package fanseal
 
 import (
 	"context"
-	stdhpke "crypto/hpke"
 	"errors"
 	"fmt"
 	"sync"
@@ -70,8 +69,7 @@ type hotRecipient struct {
 // with, sequence number 0, used once.
 type precomputed struct {
 	enc []byte
-	ctx *hpke.Context   // classical suites
-	pq  *stdhpke.Sender // post-quantum suite
+	ctx *hpke.Context
 }
 
 // ErrClosed is returned by a closed Precomputer.
@@ -371,15 +369,19 @@ func (p *Precomputer) pace() bool {
 }
 
 // precompute does everything of a fresh stanza but the AEAD seal: a new
-// ephemeral key, Encap and the key schedule (for the hybrid, crypto/hpke's
-// sender setup).
+// ephemeral key, Encap and the key schedule.
 func (cs *cipherSuite) precompute(r *Recipient) (*precomputed, error) {
 	if cs.pqKEM != nil {
-		enc, s, err := stdhpke.NewSender(r.pq, stdhpke.HKDFSHA256(), cs.pqAD, []byte(stanzaInfo))
+		enc, ss, err := hpke.HybridEncap(r.pq)
 		if err != nil {
 			return nil, err
 		}
-		return &precomputed{enc: enc, pq: s}, nil
+		defer clear(ss)
+		ctx, err := cs.hs.NewContext(ss, cs.sched)
+		if err != nil {
+			return nil, err
+		}
+		return &precomputed{enc: enc, ctx: ctx}, nil
 	}
 	eph, err := cs.kem.GenerateKey()
 	if err != nil {
