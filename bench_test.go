@@ -301,7 +301,7 @@ func BenchmarkStream(b *testing.B) {
 // BenchmarkKeyringWarm derives the sending channel keys of a keyring's n
 // peers for a new epoch: n key agreements, eight to a pass on IFMA CPUs.
 func BenchmarkKeyringWarm(b *testing.B) {
-	for _, s := range []Suite{X25519, P256} {
+	for _, s := range []Suite{X25519, P256, Secp256k1} {
 		_, rs := identities(b, s, 100)
 		me, _ := GenerateIdentity(s)
 		kr, _ := NewKeyring(me, 0)
@@ -314,6 +314,38 @@ func BenchmarkKeyringWarm(b *testing.B) {
 				kr.SetEpoch(epoch)
 				if err := kr.Warm(0); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkPrecomputeBatch is one Precomputer refill of eight items, what
+// a worker computes for eight places of one suite's pools: one batch
+// (impl=batch: passes of the IFMA engines, for the post-quantum suite
+// its X25519 halves) against eight items one at a time (impl=single).
+func BenchmarkPrecomputeBatch(b *testing.B) {
+	for _, s := range benchSuites {
+		_, rs := identities(b, s, 8)
+		cs, _ := lookupSuite(s, AES256GCM)
+		b.Run(fmt.Sprintf("suite=%s/impl=batch/n=8", s), func(b *testing.B) {
+			if !cs.batches() {
+				b.Skip("no AVX-512 IFMA")
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, errs := cs.precomputeBatch(rs); errs != nil {
+					b.Fatal(errs)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("suite=%s/impl=single/n=8", s), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, r := range rs {
+					if _, err := cs.precompute(r); err != nil {
+						b.Fatal(err)
+					}
 				}
 			}
 		})
