@@ -74,11 +74,13 @@ func (s *Suite) NewContext(sharedSecret, scheduleContext []byte) (*Context, erro
 		return c, nil
 	}
 	e := newExpander(s.id, secret)
-	key, err := e.expand("key", scheduleContext, s.keySize)
+	defer e.release()
+	key, err := e.expand("key", s.keySize, scheduleContext)
 	if err != nil {
 		return nil, err
 	}
-	nonce, err := e.expand("base_nonce", scheduleContext, 12)
+	defer clear(key) // the AEAD keeps its own expanded key
+	nonce, err := e.expand("base_nonce", 12, scheduleContext)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,9 @@ package hpke
 import (
 	"bytes"
 	"crypto/ecdh"
+	"crypto/hmac"
 	stdhpke "crypto/hpke"
+	"crypto/sha256"
 	"crypto/sha3"
 	"encoding/hex"
 	"encoding/json"
@@ -333,5 +335,27 @@ func TestOpenFailure(t *testing.T) {
 	}
 	if _, err := NewKEM(0x0042); err == nil {
 		t.Fatal("NewKEM accepted an unknown KEM")
+	}
+}
+
+// TestMAC compares the pooled HMAC-SHA256 with crypto/hmac for keys of 0
+// to 130 bytes (below, at and above the block size) and messages of 0 to
+// 200 bytes, reusing each mac for several messages and the pool for
+// every key.
+func TestMAC(t *testing.T) {
+	for kl := 0; kl <= 130; kl += 5 {
+		key := bytes.Repeat([]byte{byte(kl)}, kl)
+		m := getMAC(key)
+		for ml := 0; ml <= 200; ml += 13 {
+			msg := bytes.Repeat([]byte{byte(ml + 1)}, ml)
+			want := hmac.New(sha256.New, key)
+			want.Write(msg)
+			m.start()
+			m.write(append(m.buf[:0], msg...))
+			if got := m.finish(nil); !bytes.Equal(got, want.Sum(nil)) {
+				t.Fatalf("key of %d bytes, message of %d: %x, crypto/hmac says %x", kl, ml, got, want.Sum(nil))
+			}
+		}
+		m.release()
 	}
 }

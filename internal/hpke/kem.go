@@ -199,10 +199,10 @@ func (k *KEM) Decap(enc []byte, skR *PrivateKey) (sharedSecret []byte, err error
 
 func (k *KEM) extractAndExpand(dh, enc, pkR []byte) ([]byte, error) {
 	prk := labeledExtract(k.suiteID, nil, "eae_prk", dh)
-	kemContext := make([]byte, 0, len(enc)+len(pkR))
-	kemContext = append(kemContext, enc...)
-	kemContext = append(kemContext, pkR...)
-	return labeledExpand(k.suiteID, prk, "shared_secret", kemContext, 32)
+	defer clear(prk)
+	e := newExpander(k.suiteID, prk)
+	defer e.release()
+	return e.expand("shared_secret", 32, enc, pkR) // kem_context = enc || pkR
 }
 
 // ecdhGroup is a crypto/ecdh curve.
