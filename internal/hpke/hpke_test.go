@@ -359,3 +359,31 @@ func TestMAC(t *testing.T) {
 		m.release()
 	}
 }
+
+// TestX25519Public compares the X25519 public keys of GenerateKey and
+// NewPrivateKey (edwards25519's fixed base) with crypto/ecdh's, for random
+// keys and keys whose clamped bits are all set or all clear.
+func TestX25519Public(t *testing.T) {
+	keys := [][]byte{make([]byte, 32), bytes.Repeat([]byte{0xff}, 32)}
+	for range 200 {
+		sk, err := X25519().GenerateKey()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, sk.Bytes())
+		priv, _ := ecdh.X25519().NewPrivateKey(sk.Bytes())
+		if !bytes.Equal(sk.PublicKey(), priv.PublicKey().Bytes()) {
+			t.Fatalf("GenerateKey: public key %x, crypto/ecdh says %x", sk.PublicKey(), priv.PublicKey().Bytes())
+		}
+	}
+	for _, k := range keys {
+		sk, err := X25519().NewPrivateKey(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		priv, _ := ecdh.X25519().NewPrivateKey(k)
+		if !bytes.Equal(sk.PublicKey(), priv.PublicKey().Bytes()) {
+			t.Fatalf("key %x: public key %x, crypto/ecdh says %x", k, sk.PublicKey(), priv.PublicKey().Bytes())
+		}
+	}
+}

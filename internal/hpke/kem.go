@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"filippo.io/edwards25519"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 
 	"github.com/fanseal/fanseal/internal/ecdhx8"
@@ -211,14 +212,25 @@ type ecdhGroup struct {
 	nsk, npk int
 }
 
-type ecdhKey struct{ k *ecdh.PrivateKey }
+// ecdhKey is a crypto/ecdh private key and its serialized public key.
+type ecdhKey struct {
+	k   *ecdh.PrivateKey
+	pub []byte
+}
 
 func (g ecdhGroup) generate() (dhKey, error) {
+	if g.c == ecdh.X25519() {
+		// A random 32-byte string, as crypto/ecdh's GenerateKey draws.
+		var b [32]byte
+		rand.Read(b[:])
+		defer clear(b[:])
+		return g.newPrivate(b[:])
+	}
 	k, err := g.c.GenerateKey(rand.Reader)
 	if err != nil {
 		return nil, err
 	}
-	return ecdhKey{k}, nil
+	return ecdhKey{k, k.PublicKey().Bytes()}, nil
 }
 
 func (g ecdhGroup) newPrivate(b []byte) (dhKey, error) {
@@ -226,7 +238,26 @@ func (g ecdhGroup) newPrivate(b []byte) (dhKey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
 	}
-	return ecdhKey{k}, nil
+	if g.c == ecdh.X25519() {
+		return ecdhKey{k, x25519Public(b)}, nil
+	}
+	return ecdhKey{k, k.PublicKey().Bytes()}, nil
+}
+
+// x25519Public returns X25519(k, 9), the public key of the X25519 private
+// key k, as the u-coordinate of [k]B on edwards25519 (B the base point,
+// the birational image of u = 9; RFC 7748 section 4.1): the scalar is
+// clamped as X25519 clamps it, and edwards25519's fixed-base
+// multiplication (a precomputed table, constant time) costs about a third
+// of crypto/ecdh's Montgomery ladder, which computes X25519 public keys
+// from the variable base 9. B has prime order, so reducing the clamped
+// scalar modulo it, as SetBytesWithClamping does, gives the same point.
+func x25519Public(k []byte) []byte {
+	s, err := edwards25519.NewScalar().SetBytesWithClamping(k)
+	if err != nil {
+		panic(err) // unreachable: k is 32 bytes, as NewPrivateKey checked
+	}
+	return new(edwards25519.Point).ScalarBaseMult(s).BytesMontgomery()
 }
 
 func (g ecdhGroup) derive(k *KEM, prk []byte) (dhKey, error) {
@@ -279,7 +310,7 @@ func (k ecdhKey) dh(pub any) ([]byte, error) {
 	return s, nil
 }
 
-func (k ecdhKey) publicBytes() []byte { return k.k.PublicKey().Bytes() }
+func (k ecdhKey) publicBytes() []byte { return k.pub }
 func (k ecdhKey) bytes() []byte       { return k.k.Bytes() }
 
 // scalar copies the key through Bytes, which crypto/ecdh writes into a
