@@ -2,10 +2,7 @@ package fanseal
 
 import (
 	"crypto/cipher"
-	"crypto/hkdf"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -282,10 +279,13 @@ func (s *Sealer) plans(recipients []*Recipient) ([]plan, error) {
 	}
 	ps := make([]plan, 0, len(recipients)+1)
 	var ephemerals map[Suite]*hpke.PrivateKey
+	var cs *cipherSuite
 	for _, r := range recipients {
-		cs, err := lookupSuite(r.suite, aead)
-		if err != nil {
-			return nil, err
+		if cs == nil || cs.suite != r.suite {
+			var err error
+			if cs, err = lookupSuite(r.suite, aead); err != nil {
+				return nil, err
+			}
 		}
 		encSize, _ := format.EncSize(uint16(r.suite))
 		fresh := plan{typ: format.StanzaHPKE, size: format.HPKESize(encSize, anon), heavy: true, r: r, cs: cs}
@@ -293,6 +293,7 @@ func (s *Sealer) plans(recipients []*Recipient) ([]plan, error) {
 		case (s.Strategy == Shared || s.Strategy == SharedParallel) && cs.kem != nil:
 			eph := ephemerals[r.suite]
 			if eph == nil {
+				var err error
 				if eph, err = cs.kem.GenerateKey(); err != nil {
 					return nil, err
 				}
@@ -423,18 +424,8 @@ func stanzaError(i int, err error) error {
 // nonce: one HKDF-Extract and two HKDF-Expand with different info, the
 // same as two HKDF calls. Sealing and opening both start here.
 func envelopeKeys(fileKey, nonce []byte, aeadID uint16) (macKey []byte, payload cipher.AEAD, err error) {
-	prk, err := hkdf.Extract(sha256.New, fileKey, nonce)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer clear(prk)
-	if macKey, err = hkdf.Expand(sha256.New, prk, headerKeyInfo, 32); err != nil {
-		return nil, nil, err
-	}
-	payloadKey, err := hkdf.Expand(sha256.New, prk, payloadKeyInfo, 32)
-	if err != nil {
-		return nil, nil, err
-	}
+	keys := hpke.HKDF32(fileKey, nonce, headerKeyInfo, payloadKeyInfo)
+	macKey, payloadKey := keys[0], keys[1]
 	defer clear(payloadKey) // the AEAD keeps its own copy
 	if payload, err = hpke.NewAEAD(aeadID, payloadKey); err != nil {
 		return nil, nil, err
@@ -443,8 +434,4 @@ func envelopeKeys(fileKey, nonce []byte, aeadID uint16) (macKey []byte, payload 
 }
 
 // appendMAC appends HMAC-SHA256(macKey, hdr) to dst: the header MAC.
-func appendMAC(dst, hdr, macKey []byte) []byte {
-	m := hmac.New(sha256.New, macKey)
-	m.Write(hdr)
-	return m.Sum(dst)
-}
+func appendMAC(dst, hdr, macKey []byte) []byte { return hpke.AppendHMAC(dst, macKey, hdr) }

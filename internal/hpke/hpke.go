@@ -168,3 +168,37 @@ func (m *mac) finish(dst []byte) []byte {
 	m.outer.Write(sum)
 	return m.outer.Sum(dst)
 }
+
+// HKDF32 is HKDF-SHA256 (RFC 5869) with 32-byte outputs: the PRK
+// Extract(salt, secret), then out[i] = Expand(PRK, infos[i], 32), one
+// HMAC each. It is crypto/hkdf's Extract and Expand, on the pooled HMAC
+// states of the key schedule.
+func HKDF32(secret, salt []byte, infos ...string) (out [][]byte) {
+	m := getMAC(salt)
+	m.start()
+	m.write(append(m.buf[:0], secret...))
+	var prk [sha256.Size]byte
+	m.finish(prk[:0])
+	m.release()
+	m = getMAC(prk[:])
+	defer m.release()
+	clear(prk[:])
+	out = make([][]byte, len(infos))
+	for i, info := range infos {
+		m.start()
+		b := append(m.buf[:0], info...)
+		m.write(append(b, 1))
+		out[i] = m.finish(make([]byte, 0, sha256.Size))
+	}
+	return out
+}
+
+// AppendHMAC appends HMAC-SHA256(key, msg) to dst, as crypto/hmac
+// computes it.
+func AppendHMAC(dst, key, msg []byte) []byte {
+	m := getMAC(key)
+	defer m.release()
+	m.start()
+	m.inner.Write(msg)
+	return m.finish(dst)
+}

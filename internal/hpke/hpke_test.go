@@ -3,6 +3,7 @@ package hpke
 import (
 	"bytes"
 	"crypto/ecdh"
+	"crypto/hkdf"
 	"crypto/hmac"
 	stdhpke "crypto/hpke"
 	"crypto/sha256"
@@ -385,5 +386,33 @@ func TestX25519Public(t *testing.T) {
 		if !bytes.Equal(sk.PublicKey(), priv.PublicKey().Bytes()) {
 			t.Fatalf("key %x: public key %x, crypto/ecdh says %x", k, sk.PublicKey(), priv.PublicKey().Bytes())
 		}
+	}
+}
+
+// TestHKDF32 compares HKDF32 and AppendHMAC with crypto/hkdf and
+// crypto/hmac, and HKDF32 with RFC 5869's test case 3 (empty salt and
+// info, truncated to 32 bytes).
+func TestHKDF32(t *testing.T) {
+	for _, c := range []struct{ secret, salt []byte }{
+		{make([]byte, 32), make([]byte, 16)}, {[]byte("file key"), nil}, {bytes.Repeat([]byte{7}, 100), bytes.Repeat([]byte{9}, 70)},
+	} {
+		infos := []string{"fanseal/v1 header", "fanseal/v1 payload", ""}
+		got := HKDF32(c.secret, c.salt, infos...)
+		prk, _ := hkdf.Extract(sha256.New, c.secret, c.salt)
+		for i, info := range infos {
+			want, _ := hkdf.Expand(sha256.New, prk, info, 32)
+			if !bytes.Equal(got[i], want) {
+				t.Fatalf("HKDF32(%x, %x, %q) = %x, crypto/hkdf says %x", c.secret, c.salt, info, got[i], want)
+			}
+		}
+		m := hmac.New(sha256.New, c.salt)
+		m.Write(c.secret)
+		if got := AppendHMAC([]byte("x"), c.salt, c.secret); !bytes.Equal(got, m.Sum([]byte("x"))) {
+			t.Fatalf("AppendHMAC = %x, crypto/hmac says %x", got, m.Sum([]byte("x")))
+		}
+	}
+	okm := HKDF32(bytes.Repeat([]byte{0x0b}, 22), nil, "")[0]
+	if want := "8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d"; hex.EncodeToString(okm) != want {
+		t.Fatalf("RFC 5869 test case 3: %x, want %s", okm, want)
 	}
 }
