@@ -104,7 +104,7 @@ func (s *Sealer) batchAgreements(ps []plan, parallel bool) (n int, err error) {
 	for i := range ps {
 		switch p := &ps[i]; {
 		case p.typ == format.StanzaChannel:
-			if warm && (channels == nil || p.epoch == channels[0].epoch && p.salt == channels[0].salt) {
+			if warm && p.channel == nil && (channels == nil || p.epoch == channels[0].epoch && p.salt == channels[0].salt) {
 				channels = append(channels, p)
 			}
 		case p.batchable():

@@ -240,8 +240,8 @@ type plan struct {
 	item  *precomputed     // a precomputed StanzaHPKE
 	epoch uint32           // StanzaChannel
 	salt  [format.SaltSize]byte
-	// channel is the cached channel key of a StanzaChannel, if
-	// batchAgreements looked it up.
+	// channel is the cached channel key of a StanzaChannel, if plans
+	// found it or batchAgreements looked it up.
 	channel cipher.AEAD
 }
 
@@ -312,8 +312,8 @@ func (s *Sealer) plans(recipients []*Recipient) ([]plan, error) {
 				ps = append(ps, fresh)
 			}
 		case s.Strategy == Channel && r.suite == s.Keyring.self.suite:
-			if peer, epoch, salt := s.Keyring.sender(r); peer != nil {
-				ps = append(ps, plan{typ: format.StanzaChannel, size: format.ChannelSize, r: peer, epoch: epoch, salt: salt})
+			if peer, epoch, salt, a := s.Keyring.sender(r, aead); peer != nil {
+				ps = append(ps, plan{typ: format.StanzaChannel, size: format.ChannelSize, r: peer, epoch: epoch, salt: salt, channel: a})
 			} else {
 				ps = append(ps, fresh)
 			}
