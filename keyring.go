@@ -317,23 +317,35 @@ func (k *Keyring) derive(id channelID, sender, recipient *Recipient, dh []byte) 
 	return hpke.NewAEAD(uint16(id.aead), ck)
 }
 
-// sender returns the channel plan for recipient r and AEAD aead: the
-// Keyring's own Recipient for r, the epoch, the salt and, if derived
-// already, the channel key; peer is nil if r is not a peer.
-func (k *Keyring) sender(r *Recipient, aead AEAD) (peer *Recipient, epoch uint32, salt [format.SaltSize]byte, a cipher.AEAD) {
+// A sendingPeer is the channel plan for one recipient: the Keyring's own
+// Recipient for it (nil if it is not a peer) and, if derived already, the
+// sending channel key.
+type sendingPeer struct {
+	peer *Recipient
+	aead cipher.AEAD
+}
+
+// senders returns the channel plans for recipients with AEAD aead, under
+// one lock, with the current epoch and salt.
+func (k *Keyring) senders(recipients []*Recipient, aead AEAD) (peers []sendingPeer, epoch uint32, salt [format.SaltSize]byte) {
+	peers = make([]sendingPeer, len(recipients))
 	k.mu.RLock()
 	defer k.mu.RUnlock()
-	peer = k.findLocked(r)
-	if peer != nil {
-		k.sendMu.Lock()
-		a = k.sending[sendKey{peer, aead}]
-		k.sendMu.Unlock()
+	k.sendMu.Lock()
+	defer k.sendMu.Unlock()
+	for i, r := range recipients {
+		if r.suite != k.self.suite {
+			continue
+		}
+		if p := k.findLocked(r); p != nil {
+			peers[i] = sendingPeer{p, k.sending[sendKey{p, aead}]}
+		}
 	}
-	return peer, k.epoch, k.salt, a
+	return peers, k.epoch, k.salt
 }
 
 // sealChannel appends a channel stanza body for peer r, a Recipient of the
-// Keyring's (from sender), to dst, under the channel key a if the caller
+// Keyring's (from senders), to dst, under the channel key a if the caller
 // has it, else the one channel returns.
 //
 // Nonce: the channel key is derived from the static key agreement, the

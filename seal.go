@@ -280,7 +280,13 @@ func (s *Sealer) plans(recipients []*Recipient) ([]plan, error) {
 	ps := make([]plan, 0, len(recipients)+1)
 	var ephemerals map[Suite]*hpke.PrivateKey
 	var cs *cipherSuite
-	for _, r := range recipients {
+	var peers []sendingPeer
+	var epoch uint32
+	var salt [format.SaltSize]byte
+	if s.Strategy == Channel {
+		peers, epoch, salt = s.Keyring.senders(recipients, aead)
+	}
+	for i, r := range recipients {
 		if cs == nil || cs.suite != r.suite {
 			var err error
 			if cs, err = lookupSuite(r.suite, aead); err != nil {
@@ -311,12 +317,8 @@ func (s *Sealer) plans(recipients []*Recipient) ([]plan, error) {
 			} else {
 				ps = append(ps, fresh)
 			}
-		case s.Strategy == Channel && r.suite == s.Keyring.self.suite:
-			if peer, epoch, salt, a := s.Keyring.sender(r, aead); peer != nil {
-				ps = append(ps, plan{typ: format.StanzaChannel, size: format.ChannelSize, r: peer, epoch: epoch, salt: salt, channel: a})
-			} else {
-				ps = append(ps, fresh)
-			}
+		case peers != nil && peers[i].peer != nil:
+			ps = append(ps, plan{typ: format.StanzaChannel, size: format.ChannelSize, r: peers[i].peer, epoch: epoch, salt: salt, channel: peers[i].aead})
 		default:
 			ps = append(ps, fresh)
 		}

@@ -3,6 +3,7 @@ package fanseal
 import (
 	"bytes"
 	"context"
+	"crypto/cipher"
 	"crypto/ecdh"
 	stdhpke "crypto/hpke"
 	"encoding/binary"
@@ -621,34 +622,38 @@ func checkSendingIndex(t *testing.T, kr *Keyring) {
 }
 
 // TestKeyringSendingIndex: once a peer's sending key is cached, a Channel
-// seal finds it beside the peer (Keyring.sender), for the AEAD it was
+// seal finds it beside the peer (Keyring.senders), for the AEAD it was
 // derived for only, until the epoch changes or the peer is removed.
 func TestKeyringSendingIndex(t *testing.T) {
 	_, rs := identities(t, P256, 3)
 	me, _ := GenerateIdentity(P256)
 	kr, _ := NewKeyring(me, 0)
 	kr.AddPeer(rs...)
-	if _, _, _, a := kr.sender(rs[0], AES256GCM); a != nil {
+	sending := func(r *Recipient, aead AEAD) (*Recipient, cipher.AEAD) {
+		ps, _, _ := kr.senders([]*Recipient{r}, aead)
+		return ps[0].peer, ps[0].aead
+	}
+	if _, a := sending(rs[0], AES256GCM); a != nil {
 		t.Fatal("a key before any was derived")
 	}
 	if err := kr.Warm(AES256GCM); err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range rs {
-		if _, _, _, a := kr.sender(r, AES256GCM); a == nil {
+		if _, a := sending(r, AES256GCM); a == nil {
 			t.Fatalf("no sending key for %x after Warm", r.id)
 		}
-		if _, _, _, a := kr.sender(r, ChaCha20Poly1305); a != nil {
+		if _, a := sending(r, ChaCha20Poly1305); a != nil {
 			t.Fatal("a ChaCha20-Poly1305 key after warming AES-256-GCM")
 		}
 	}
 	checkSendingIndex(t, kr)
 	kr.RemovePeer(rs[0])
-	if peer, _, _, _ := kr.sender(rs[0], AES256GCM); peer != nil || len(kr.sending) != 2 {
+	if peer, _ := sending(rs[0], AES256GCM); peer != nil || len(kr.sending) != 2 {
 		t.Fatalf("after RemovePeer: peer %v, %d indexed keys", peer, len(kr.sending))
 	}
 	kr.SetEpoch(1)
-	if _, _, _, a := kr.sender(rs[1], AES256GCM); a != nil {
+	if _, a := sending(rs[1], AES256GCM); a != nil {
 		t.Fatal("a key of the epoch before")
 	}
 	before := kr.agreements.Load()
