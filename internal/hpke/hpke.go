@@ -1,19 +1,26 @@
 // Package hpke implements the parts of RFC 9180 (Hybrid Public Key
 // Encryption) that fanseal needs with full control over the ephemeral key:
 // DHKEM over P-256, X25519 and secp256k1 with HKDF-SHA256, the base-mode key
-// schedule, and the sealing/opening context with its exporter.
+// schedule, and the sealing/opening context with its exporter; and the
+// encapsulation of the post-quantum hybrid MLKEM768-X25519 (hybrid.go),
+// composed here of crypto/mlkem and X25519 so that its X25519 halves can
+// run in batches.
 //
 // Go's crypto/hpke does not let a sender choose or reuse its ephemeral key,
 // which the shared-ephemeral and precompute strategies require, so the
-// classical KEMs are implemented here on crypto/ecdh, crypto/hkdf and the
+// classical KEMs are implemented here on crypto/ecdh, crypto/sha256 and the
 // secp256k1 module. Curve arithmetic is never done here: every scalar
-// multiplication and point validation is the underlying library's or, in
-// the batch methods (batch.go), an IFMA engine's: up to eight agreements
-// in one pass, X25519 with internal/x25519x8 and P-256 and secp256k1 with
-// internal/ecdhx8, where the CPU has AVX-512 IFMA.
+// multiplication and point validation is a library's (crypto/ecdh, decred's
+// secp256k1, filippo.io/edwards25519's fixed base for X25519 public keys)
+// or, in the batch methods (batch.go), an IFMA engine's: up to eight
+// agreements in one pass, X25519 with internal/x25519x8 and P-256 and
+// secp256k1 with internal/ecdhx8, where the CPU has AVX-512 IFMA. HMAC,
+// HKDF's building block, runs on pooled SHA-256 states (mac), the same
+// function as crypto/hmac's without its allocations.
 //
 // The output is byte-for-byte RFC 9180: the package reproduces the RFC's test
-// vectors, and a context sealed here opens with crypto/hpke.
+// vectors and draft-ietf-hpke-pq's MLKEM768-X25519 vectors, and a context
+// sealed here opens with crypto/hpke.
 package hpke
 
 import (
