@@ -1,10 +1,12 @@
 package hpke
 
 import (
+	"bytes"
 	"crypto/ecdh"
 	"crypto/rand"
 	"encoding/binary"
 	"fmt"
+	"sync"
 
 	"filippo.io/edwards25519"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
@@ -234,15 +236,45 @@ func (g ecdhGroup) generate() (dhKey, error) {
 }
 
 func (g ecdhGroup) newPrivate(b []byte) (dhKey, error) {
+	if g.c == ecdh.X25519() {
+		if len(b) != 32 {
+			return nil, fmt.Errorf("%w: crypto/ecdh: invalid private key size", ErrInvalidKey)
+		}
+		return &x25519Key{raw: [32]byte(b), pub: x25519Public(b)}, nil
+	}
 	k, err := g.c.NewPrivateKey(b)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
 	}
-	if g.c == ecdh.X25519() {
-		return ecdhKey{k, x25519Public(b)}, nil
-	}
 	return ecdhKey{k, k.PublicKey().Bytes()}, nil
 }
+
+// x25519Key is an X25519 private key: its 32 bytes, its public key, and
+// the crypto/ecdh key of its one-at-a-time agreements, made at the first
+// of them. crypto/ecdh's NewPrivateKey computes the public key again, a
+// whole Montgomery ladder, which a key whose agreements all run in
+// batches (a seal's shared ephemeral key) never needs.
+type x25519Key struct {
+	raw  [32]byte
+	pub  []byte
+	once sync.Once
+	k    *ecdh.PrivateKey
+}
+
+func (k *x25519Key) ecdhKey() *ecdh.PrivateKey {
+	k.once.Do(func() {
+		var err error
+		if k.k, err = ecdh.X25519().NewPrivateKey(k.raw[:]); err != nil {
+			panic(err) // unreachable: 32 bytes
+		}
+	})
+	return k.k
+}
+
+func (k *x25519Key) dh(pub any) ([]byte, error) { return ecdhKey{k: k.ecdhKey()}.dh(pub) }
+func (k *x25519Key) publicBytes() []byte        { return k.pub }
+func (k *x25519Key) bytes() []byte              { return bytes.Clone(k.raw[:]) }
+func (k *x25519Key) scalar(s *[32]byte)         { *s = k.raw }
 
 // x25519Public returns X25519(k, 9), the public key of the X25519 private
 // key k, as the u-coordinate of [k]B on edwards25519 (B the base point,
