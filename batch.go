@@ -137,18 +137,41 @@ func (s *Sealer) batchAgreements(ps []plan, parallel bool) (n int, err error) {
 			p.channel = aeads[j]
 		}
 	}
+	// The tasks start in the order they are given, at most workers at a
+	// time: a shared ephemeral key's public key, which only the key
+	// schedules need, beside the first passes; every pass; then the key
+	// schedules, each after its own pass, so that a worker without a pass
+	// left schedules those done while another runs the last pass. A
+	// schedule only ever waits for a pass that has started.
 	var g errgroup.Group
 	g.SetLimit(workers)
+	var schedules []func() error
 	for _, gr := range groups {
 		if !gr.cs.gathers(len(gr.idx), workers) {
 			continue
 		}
 		n += len(gr.idx)
+		if gr.shared {
+			eph := ps[gr.idx[0]].eph
+			g.Go(func() error { eph.PublicKey(); return nil })
+		}
 		size := gr.cs.batchSize(len(gr.idx), workers)
 		for start := 0; start < len(gr.idx); start += size {
 			batch := gr.idx[start:min(start+size, len(gr.idx))]
-			g.Go(func() error { return sealBatch(ps, batch) })
+			if gr.cs.kem == nil {
+				// The post-quantum suite's batches are spread over the
+				// workers already (batchSize): pass and encapsulations
+				// in one task.
+				g.Go(func() error { return hybridBatch(ps, batch) })
+				continue
+			}
+			a := &agreed{done: make(chan struct{})}
+			g.Go(func() error { a.pass(ps, batch); return nil })
+			schedules = append(schedules, func() error { return a.schedule(ps, batch) })
 		}
+	}
+	for _, f := range schedules {
+		g.Go(f)
 	}
 	if err := g.Wait(); err != nil {
 		return 0, err
@@ -156,21 +179,77 @@ func (s *Sealer) batchAgreements(ps []plan, parallel bool) (n int, err error) {
 	return n, nil
 }
 
-// sealBatch runs one pass for the plans ps[i], i in batch, which share
-// their cipher suite (and, for shared stanzas, the ephemeral key).
-func sealBatch(ps []plan, batch []int) error {
+// agreed holds the key agreements of one pass until their key schedules.
+type agreed struct {
+	done chan struct{} // closed when the pass is done
+	encs [][]byte      // the ephemeral public keys of fresh stanzas
+	dh   [][]byte
+	errs []error
+}
+
+// pass computes, in one pass, the key agreements of the plans ps[i], i in
+// batch, which share their cipher suite and stanza type (and, for shared
+// stanzas, the ephemeral key).
+func (a *agreed) pass(ps []plan, batch []int) {
+	defer close(a.done)
 	first := &ps[batch[0]]
+	pks := make([]*hpke.PublicKey, len(batch))
+	for j, i := range batch {
+		pks[j] = ps[i].r.dh
+	}
+	batchedAgreements.Add(uint64(len(batch)))
+	if first.typ == format.StanzaShared {
+		a.dh, a.errs = first.cs.kem.DHBatch(first.eph, pks)
+	} else {
+		a.encs, a.dh, a.errs = first.cs.kem.DHFresh(pks)
+	}
+}
+
+// schedule waits for the pass, then gives each plan of batch a ready
+// sender context: the key schedule of its agreement. The first stanza
+// that failed is reported.
+func (a *agreed) schedule(ps []plan, batch []int) error {
+	<-a.done
+	defer func() {
+		for _, d := range a.dh {
+			clear(d)
+		}
+	}()
+	first := &ps[batch[0]]
+	cs := first.cs
+	for j, i := range batch {
+		if a.errs != nil && a.errs[j] != nil {
+			return stanzaError(i, a.errs[j])
+		}
+		it := &precomputed{}
+		var enc []byte
+		if a.encs != nil {
+			enc, it.enc = a.encs[j], a.encs[j]
+		} else {
+			enc = first.eph.PublicKey() // a shared stanza
+		}
+		ss, err := cs.kem.ExtractAndExpand(a.dh[j], enc, ps[i].r.dh)
+		if err == nil {
+			it.ctx, err = cs.hs.NewContext(ss, cs.sched)
+			clear(ss)
+		}
+		if err != nil {
+			return stanzaError(i, err)
+		}
+		ps[i].item, ps[i].heavy = it, false
+	}
+	return nil
+}
+
+// hybridBatch computes the post-quantum stanzas ps[i], i in batch, in one
+// batch: their X25519 halves in passes, their encapsulations and key
+// schedules after.
+func hybridBatch(ps []plan, batch []int) error {
 	rs := make([]*Recipient, len(batch))
 	for j, i := range batch {
 		rs[j] = ps[i].r
 	}
-	var its []*precomputed
-	var errs []error
-	if first.typ == format.StanzaShared {
-		its, errs = first.cs.sharedBatch(first.eph, rs)
-	} else {
-		its, errs = first.cs.precomputeBatch(rs)
-	}
+	its, errs := ps[batch[0]].cs.precomputeBatch(rs)
 	for j, i := range batch {
 		if errs != nil && errs[j] != nil {
 			return stanzaError(i, errs[j])
@@ -197,15 +276,6 @@ func (cs *cipherSuite) precomputeBatch(rs []*Recipient) (its []*precomputed, err
 		encs, ss, errs = cs.kem.EncapFresh(publicKeys(rs))
 	}
 	return cs.contexts(encs, ss, errs)
-}
-
-// sharedBatch returns the sender contexts of shared stanzas for rs under
-// the ephemeral key eph, in one pass, as items without an encapsulated
-// key. errs is as for precomputeBatch.
-func (cs *cipherSuite) sharedBatch(eph *hpke.PrivateKey, rs []*Recipient) (its []*precomputed, errs []error) {
-	batchedAgreements.Add(uint64(len(rs)))
-	ss, errs := cs.kem.EncapShared(eph, publicKeys(rs))
-	return cs.contexts(nil, ss, errs)
 }
 
 func publicKeys(rs []*Recipient) []*hpke.PublicKey {

@@ -299,16 +299,15 @@ func (s *Sealer) plans(recipients []*Recipient) ([]plan, error) {
 		case (s.Strategy == Shared || s.Strategy == SharedParallel) && cs.kem != nil:
 			eph := ephemerals[r.suite]
 			if eph == nil {
-				var err error
-				if eph, err = cs.kem.GenerateKey(); err != nil {
-					return nil, err
-				}
+				// Its public key is computed when first needed, beside
+				// the agreements if they are batched.
+				eph = cs.kem.NewEphemeral()
 				if ephemerals == nil {
 					ephemerals = map[Suite]*hpke.PrivateKey{}
 				}
 				ephemerals[r.suite] = eph
 				// The ephemeral stanza precedes the stanzas that use it.
-				ps = append(ps, plan{typ: format.StanzaEphemeral, size: 2 + len(eph.PublicKey()), r: r, eph: eph})
+				ps = append(ps, plan{typ: format.StanzaEphemeral, size: 2 + cs.kem.EncSize(), r: r, eph: eph})
 			}
 			ps = append(ps, plan{typ: format.StanzaShared, size: format.SharedSize(anon), heavy: true, r: r, cs: cs, eph: eph})
 		case s.Strategy == Precomputed:

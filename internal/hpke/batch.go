@@ -66,7 +66,7 @@ func (k *KEM) EncapShared(eph *PrivateKey, pks []*PublicKey) (ss [][]byte, errs 
 	}
 	dh, failed := k.agreeBatch(eph, pks)
 	return k.finishBatch(&dh, &failed, pks, func(i int, secret []byte) ([]byte, error) {
-		return k.extractAndExpand(secret, eph.pub, pks[i].raw)
+		return k.extractAndExpand(secret, eph.PublicKey(), pks[i].raw)
 	})
 }
 
@@ -101,56 +101,85 @@ func (k *KEM) agreeBatch(sk *PrivateKey, pks []*PublicKey) (out [MaxBatch][32]by
 // returns the encapsulated keys and the shared secrets. The ephemeral
 // private keys are forgotten. errs is as for EncapShared.
 func (k *KEM) EncapFresh(pks []*PublicKey) (encs, ss [][]byte, errs []error) {
+	encs, dh, errs := k.DHFresh(pks)
+	ss = make([][]byte, len(pks))
+	for i := range pks {
+		if errs != nil && errs[i] != nil {
+			continue
+		}
+		var err error
+		if ss[i], err = k.extractAndExpand(dh[i], encs[i], pks[i].raw); err != nil {
+			if errs == nil {
+				errs = make([]error, len(pks))
+			}
+			errs[i] = err
+		}
+		clear(dh[i])
+	}
+	return encs, ss, errs
+}
+
+// DHFresh is EncapFresh up to the agreements: the public keys of fresh
+// random ephemeral keys, one for each of at most MaxBatch public keys, and
+// their raw Diffie-Hellman shared secrets with them, which
+// ExtractAndExpand turns into EncapFresh's shared secrets. errs is as for
+// EncapShared; encs[i] and dh[i] are nil where pks[i] failed.
+func (k *KEM) DHFresh(pks []*PublicKey) (encs, dh [][]byte, errs []error) {
 	k.checkBatch(pks, nil)
 	encs = make([][]byte, len(pks))
 	if !k.Batches() {
-		ss, errs = k.each(pks, func(i int, pk *PublicKey) ([]byte, error) {
+		dh, errs = k.each(pks, func(i int, pk *PublicKey) ([]byte, error) {
 			eph, err := k.GenerateKey()
 			if err != nil {
 				return nil, err
 			}
-			encs[i] = eph.pub
-			return k.Encap(eph, pk)
+			s, err := k.DH(eph, pk)
+			if err == nil {
+				encs[i] = eph.PublicKey()
+			}
+			return s, err
 		})
-		return encs, ss, errs
+		return encs, dh, errs
 	}
 	n, size := len(pks), k.group.publicSize()
 	buf := make([]byte, n*size)
-	for i := range encs {
-		encs[i] = buf[i*size : (i+1)*size : (i+1)*size]
-	}
-	var scalars, dh [MaxBatch][32]byte
+	var scalars, out [MaxBatch][32]byte
 	var failed [MaxBatch]error
+	pubs := make([][]byte, n)
+	for i := range pubs {
+		pubs[i] = buf[i*size : (i+1)*size : (i+1)*size]
+	}
 	if k.id == KEMX25519 {
-		var points, pubs [MaxBatch][32]byte
+		var points, pub [MaxBatch][32]byte
 		for i, pk := range pks {
 			rand.Read(scalars[i][:])
 			points[i] = [32]byte(pk.raw)
 		}
-		x25519x8.ScalarBaseMult(&pubs, &scalars, n)
-		x25519x8.ScalarMult(&dh, &scalars, &points, n)
+		x25519x8.ScalarBaseMult(&pub, &scalars, n)
+		x25519x8.ScalarMult(&out, &scalars, &points, n)
 		for i := range n {
-			copy(encs[i], pubs[i][:])
+			copy(pubs[i], pub[i][:])
 		}
 	} else {
 		var points [MaxBatch][]byte
-		var pubs [MaxBatch][65]byte
+		var pub [MaxBatch][65]byte
 		for i, pk := range pks {
 			k.randomScalar(&scalars[i])
 			points[i] = pk.raw
 		}
 		// No scalar is 0 mod the order: PublicKeys cannot fail.
-		ecdhx8.PublicKeys(k.curve, &pubs, &scalars, n)
-		failed = ecdhx8.ECDH(k.curve, &dh, &scalars, &points, n)
+		ecdhx8.PublicKeys(k.curve, &pub, &scalars, n)
+		failed = ecdhx8.ECDH(k.curve, &out, &scalars, &points, n)
 		for i := range n {
-			copy(encs[i], pubs[i][:])
+			copy(pubs[i], pub[i][:])
 		}
 	}
 	clear(scalars[:])
-	ss, errs = k.finishBatch(&dh, &failed, pks, func(i int, secret []byte) ([]byte, error) {
-		return k.extractAndExpand(secret, encs[i], pks[i].raw)
+	dh, errs = k.finishBatch(&out, &failed, pks, func(i int, secret []byte) ([]byte, error) {
+		encs[i] = pubs[i]
+		return append([]byte(nil), secret...), nil
 	})
-	return encs, ss, errs
+	return encs, dh, errs
 }
 
 // DHBatch returns the raw Diffie-Hellman shared secrets of sk with each of

@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -361,13 +362,17 @@ func TestMAC(t *testing.T) {
 	}
 }
 
-// TestX25519Public compares the X25519 public keys of GenerateKey and
-// NewPrivateKey (edwards25519's fixed base) with crypto/ecdh's, for random
-// keys and keys whose clamped bits are all set or all clear.
+// TestX25519Public compares the X25519 public keys of NewEphemeral and
+// NewPrivateKey (edwards25519's fixed base) and GenerateKey with
+// crypto/ecdh's, for random keys and keys whose clamped bits are all set
+// or all clear.
 func TestX25519Public(t *testing.T) {
 	keys := [][]byte{make([]byte, 32), bytes.Repeat([]byte{0xff}, 32)}
-	for range 200 {
+	for i := range 200 {
 		sk, err := X25519().GenerateKey()
+		if i%2 == 0 {
+			sk = X25519().NewEphemeral()
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -414,5 +419,38 @@ func TestHKDF32(t *testing.T) {
 	okm := HKDF32(bytes.Repeat([]byte{0x0b}, 22), nil, "")[0]
 	if want := "8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d"; hex.EncodeToString(okm) != want {
 		t.Fatalf("RFC 5869 test case 3: %x, want %s", okm, want)
+	}
+}
+
+// TestNewEphemeral: a key of NewEphemeral joins a batch before its public
+// key is known, its public key is the one NewPrivateKey computes from its
+// bytes, and its one-at-a-time agreements and PublicKey calls, from many
+// goroutines at once, agree with the batch and with Decap.
+func TestNewEphemeral(t *testing.T) {
+	for _, kem := range batchKEMs {
+		sks, pks := batchKeys(t, kem, MaxBatch, -1)
+		eph := kem.NewEphemeral()
+		ss, errs := kem.EncapShared(eph, pks)
+		if errs != nil {
+			t.Fatal(errs)
+		}
+		same, err := kem.NewPrivateKey(eph.Bytes())
+		if err != nil {
+			t.Fatalf("KEM %04x: NewEphemeral's key %x: %v", kem.ID(), eph.Bytes(), err)
+		}
+		var wg sync.WaitGroup
+		for i := range pks {
+			wg.Go(func() {
+				if !bytes.Equal(eph.PublicKey(), same.PublicKey()) {
+					t.Errorf("KEM %04x: public key %x, NewPrivateKey says %x", kem.ID(), eph.PublicKey(), same.PublicKey())
+				}
+				one, err := kem.Encap(eph, pks[i])
+				want, err2 := kem.Decap(eph.PublicKey(), sks[i])
+				if err != nil || err2 != nil || !bytes.Equal(one, ss[i]) || !bytes.Equal(want, ss[i]) {
+					t.Errorf("KEM %04x, key %d: Encap %x, EncapShared %x, Decap %x (%v, %v)", kem.ID(), i, one, ss[i], want, err, err2)
+				}
+			})
+		}
+		wg.Wait()
 	}
 }

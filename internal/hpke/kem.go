@@ -101,7 +101,8 @@ func (k *KEM) EncSize() int { return k.group.publicSize() }
 // PrivateKeySize is Nsk.
 func (k *KEM) PrivateKeySize() int { return k.group.privateSize() }
 
-// A PrivateKey is a DHKEM private key with its serialized public key.
+// A PrivateKey is a DHKEM private key with its serialized public key (nil
+// for a key of NewEphemeral, whose lazyKey computes it).
 type PrivateKey struct {
 	kem *KEM
 	k   dhKey
@@ -120,6 +121,49 @@ func (k *KEM) GenerateKey() (*PrivateKey, error) {
 	}
 	return k.wrap(d), nil
 }
+
+// NewEphemeral returns a fresh random key pair, as GenerateKey does, whose
+// public key is computed at its first use: PublicKey, or an agreement one
+// at a time (once, on whichever goroutine comes first). The batch methods
+// need only its private scalar, so their passes can start before the
+// public key is known, and a caller can compute it meanwhile. The private
+// key is drawn as GenerateKey draws it: 32 random bytes for X25519, a
+// uniform integer in [1, n-1] for P-256 and secp256k1.
+func (k *KEM) NewEphemeral() *PrivateKey {
+	l := &lazyKey{g: k.group}
+	if k.id == KEMX25519 {
+		rand.Read(l.raw[:])
+	} else {
+		k.randomScalar(&l.raw)
+	}
+	return &PrivateKey{kem: k, k: l}
+}
+
+// lazyKey is a private key of NewEphemeral: its scalar, and the group's
+// key and public key, made at the first use that needs them.
+type lazyKey struct {
+	g    group
+	raw  [32]byte
+	once sync.Once
+	d    dhKey
+	pub  []byte
+}
+
+func (l *lazyKey) get() dhKey {
+	l.once.Do(func() {
+		var err error
+		if l.d, err = l.g.newPrivate(l.raw[:]); err != nil {
+			panic(err) // unreachable: a scalar every group accepts
+		}
+		l.pub = l.d.publicBytes()
+	})
+	return l.d
+}
+
+func (l *lazyKey) dh(pub any) ([]byte, error) { return l.get().dh(pub) }
+func (l *lazyKey) publicBytes() []byte        { l.get(); return l.pub }
+func (l *lazyKey) bytes() []byte              { return bytes.Clone(l.raw[:]) }
+func (l *lazyKey) scalar(s *[32]byte)         { *s = l.raw }
 
 // NewPrivateKey implements DeserializePrivateKey.
 func (k *KEM) NewPrivateKey(b []byte) (*PrivateKey, error) {
@@ -164,7 +208,12 @@ func (sk *PrivateKey) KEM() *KEM { return sk.kem }
 
 // PublicKey returns the serialized public key (SerializePublicKey). The
 // caller must not modify it.
-func (sk *PrivateKey) PublicKey() []byte { return sk.pub }
+func (sk *PrivateKey) PublicKey() []byte {
+	if sk.pub != nil {
+		return sk.pub
+	}
+	return sk.k.publicBytes()
+}
 
 // Bytes returns the serialized private key (SerializePrivateKey).
 func (sk *PrivateKey) Bytes() []byte { return sk.k.bytes() }
@@ -181,7 +230,7 @@ func (k *KEM) Encap(eph *PrivateKey, pkR *PublicKey) (sharedSecret []byte, err e
 	if err != nil {
 		return nil, err
 	}
-	return k.extractAndExpand(dh, eph.pub, pkR.raw)
+	return k.extractAndExpand(dh, eph.PublicKey(), pkR.raw)
 }
 
 // Decap runs Decap of the encapsulated key enc with the recipient key skR.
@@ -197,7 +246,15 @@ func (k *KEM) Decap(enc []byte, skR *PrivateKey) (sharedSecret []byte, err error
 	if err != nil {
 		return nil, err
 	}
-	return k.extractAndExpand(dh, enc, skR.pub)
+	return k.extractAndExpand(dh, enc, skR.PublicKey())
+}
+
+// ExtractAndExpand is RFC 9180's ExtractAndExpand: the KEM shared secret
+// of the Diffie-Hellman shared secret dh, the encapsulated key enc and the
+// recipient pkR, what Encap computes after its agreement (for agreements
+// computed by DHBatch or DHFresh).
+func (k *KEM) ExtractAndExpand(dh, enc []byte, pkR *PublicKey) ([]byte, error) {
+	return k.extractAndExpand(dh, enc, pkR.raw)
 }
 
 func (k *KEM) extractAndExpand(dh, enc, pkR []byte) ([]byte, error) {
@@ -220,17 +277,19 @@ type ecdhKey struct {
 	pub []byte
 }
 
+// generate makes a key for one agreement at a time (a fresh stanza's
+// ephemeral key): crypto/ecdh's, whose public key costs what one
+// agreement does. For X25519 it is made at once, as a key of newPrivate
+// would make it for its first agreement.
 func (g ecdhGroup) generate() (dhKey, error) {
-	if g.c == ecdh.X25519() {
-		// A random 32-byte string, as crypto/ecdh's GenerateKey draws.
-		var b [32]byte
-		rand.Read(b[:])
-		defer clear(b[:])
-		return g.newPrivate(b[:])
-	}
 	k, err := g.c.GenerateKey(rand.Reader)
 	if err != nil {
 		return nil, err
+	}
+	if g.c == ecdh.X25519() {
+		x := &x25519Key{raw: [32]byte(k.Bytes()), pub: k.PublicKey().Bytes(), k: k}
+		x.once.Do(func() {})
+		return x, nil
 	}
 	return ecdhKey{k, k.PublicKey().Bytes()}, nil
 }
@@ -253,7 +312,9 @@ func (g ecdhGroup) newPrivate(b []byte) (dhKey, error) {
 // the crypto/ecdh key of its one-at-a-time agreements, made at the first
 // of them. crypto/ecdh's NewPrivateKey computes the public key again, a
 // whole Montgomery ladder, which a key whose agreements all run in
-// batches (a seal's shared ephemeral key) never needs.
+// batches (a seal's shared ephemeral key, from NewEphemeral) never needs,
+// and which NewPrivateKey's keys (identities) pay at their first open
+// rather than when they are made.
 type x25519Key struct {
 	raw  [32]byte
 	pub  []byte
