@@ -11,14 +11,16 @@ import (
 
 	"github.com/fanseal/fanseal/internal/format"
 	"github.com/fanseal/fanseal/internal/hpke"
-	"github.com/fanseal/fanseal/internal/x25519x8"
 )
 
-// minBatch is the fewest X25519 key agreements that a seal, a Precomputer
-// refill or a Keyring warm-up gathers into passes of internal/x25519x8
-// instead of computing them one at a time with crypto/ecdh. A pass costs
-// about one crypto/ecdh agreement whether it fills one lane or eight
-// (docs/PERFORMANCE.md), so two agreements already take half the time.
+// minBatch is the fewest key agreements of one suite that a seal, a
+// Precomputer refill or a Keyring warm-up gathers into passes of an IFMA
+// engine (internal/x25519x8 for X25519, internal/ecdhx8 for P-256 and
+// secp256k1) instead of computing them one at a time. A pass costs about
+// the same whether it fills one lane or eight, about one agreement of the
+// one-at-a-time path (X25519), half of one (secp256k1) or up to two
+// (P-256: see gathers), so from two agreements on a pass is cheaper than
+// the agreements it replaces.
 const minBatch = 2
 
 // batchedAgreements counts the key agreements computed in batches (seals,
@@ -27,39 +29,97 @@ const minBatch = 2
 var batchedAgreements atomic.Uint64
 
 // batches reports whether cs's key agreements can be gathered into
-// passes of x25519x8: X25519 on an IFMA CPU.
-func (cs *cipherSuite) batches() bool { return cs.kem != nil && cs.kem.Batches() }
+// passes on this CPU: those of the classical suites, and the X25519
+// halves of the post-quantum suite's encapsulations.
+func (cs *cipherSuite) batches() bool {
+	if cs.kem != nil {
+		return cs.kem.Batches()
+	}
+	return hpke.HybridBatches()
+}
+
+// gathers reports whether n key agreements of cs, due at once and
+// computed on at most workers goroutines, are gathered into passes: from
+// minBatch on, where the passes (each costing kem.PassCost() agreements;
+// for the hybrid, an X25519 pass costs one of its X25519 agreements) take
+// no longer on the workers than the agreements one at a time would.
+// Only P-256, whose pass costs more than one agreement, is ever left one
+// at a time: two P-256 agreements on two cores take one agreement's time,
+// less than one pass.
+func (cs *cipherSuite) gathers(n, workers int) bool {
+	if !cs.batches() || n < minBatch {
+		return false
+	}
+	cost := 1
+	if cs.kem != nil {
+		cost = cs.kem.PassCost()
+	}
+	return ceilDiv(ceilDiv(n, hpke.MaxBatch), workers)*cost <= ceilDiv(n, workers)
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// batchSize returns how many stanzas of cs go into each of the batches of
+// n on workers goroutines. A classical batch is one pass and little else
+// (a key schedule per stanza), so its passes are as few as possible
+// (hpke.BatchSize). A post-quantum batch also runs an ML-KEM-768
+// encapsulation per stanza, about as long as the pass: its batches are
+// cut so that every worker gets the same number of stanzas, in as many
+// rounds of batches as the passes need (20 stanzas on two workers: four
+// batches of five, not 7, 7 and 6, which would leave one worker with
+// 13).
+func (cs *cipherSuite) batchSize(n, workers int) int {
+	if cs.kem != nil {
+		return hpke.BatchSize(n)
+	}
+	batches := min(n, workers*ceilDiv(ceilDiv(n, hpke.MaxBatch), workers))
+	return ceilDiv(n, batches)
+}
 
 // batchable reports whether p's key agreement can join a batch: a fresh
-// or shared HPKE stanza of a suite whose KEM batches (X25519 on an IFMA
-// CPU), not yet computed.
+// or shared HPKE stanza of a suite whose KEM batches, not yet computed.
 func (p *plan) batchable() bool {
 	return p.heavy && p.item == nil && p.cs != nil && p.cs.batches() &&
 		(p.typ == format.StanzaHPKE || p.typ == format.StanzaShared)
 }
 
 // batchAgreements computes the key agreements of the batchable plans, at
-// most x25519x8.Lanes per pass, each pass in the parallel window if
-// parallel is set. Each plan gets a ready sender context as its item
-// (fresh stanzas with their new ephemeral key) and is no longer heavy:
-// filling it is one AEAD seal; n counts them. Fewer than minBatch
-// agreements are left to the stanza fills. Channel stanzas get their
-// channel keys from a Keyring warm-up, which derives those not cached yet.
+// most hpke.MaxBatch per pass, each pass in the parallel window if
+// parallel is set; a pass holds plans of one cipher suite and stanza
+// type (shared stanzas of a suite share their ephemeral key). Each plan
+// gets a ready sender context as its item (fresh stanzas with their new
+// ephemeral key) and is no longer heavy: filling it is one AEAD seal; n
+// counts them. Agreements that gathers leaves alone are left to the
+// stanza fills. Channel stanzas get their channel keys from a Keyring
+// warm-up, which derives those not cached yet.
 func (s *Sealer) batchAgreements(ps []plan, parallel bool) (n int, err error) {
-	var fresh, shared []int
+	type group struct {
+		cs     *cipherSuite
+		shared bool
+		idx    []int
+	}
+	var groups []*group  // in the order of their first stanza
 	var channels []*plan // of one epoch and salt, those of the first
 	warm := s.Keyring != nil && s.Keyring.self.dh.KEM().Batches()
 	for i := range ps {
 		switch p := &ps[i]; {
 		case p.typ == format.StanzaChannel:
-			if warm && (channels == nil || p.epoch == channels[0].epoch && p.salt == channels[0].salt) {
+			if warm && p.channel == nil && (channels == nil || p.epoch == channels[0].epoch && p.salt == channels[0].salt) {
 				channels = append(channels, p)
 			}
-		case !p.batchable():
-		case p.typ == format.StanzaShared:
-			shared = append(shared, i)
-		default:
-			fresh = append(fresh, i)
+		case p.batchable():
+			shared := p.typ == format.StanzaShared
+			var g *group
+			for _, o := range groups {
+				if o.cs == p.cs && o.shared == shared {
+					g = o
+				}
+			}
+			if g == nil {
+				g = &group{cs: p.cs, shared: shared}
+				groups = append(groups, g)
+			}
+			g.idx = append(g.idx, i)
 		}
 	}
 	workers := 1
@@ -77,18 +137,41 @@ func (s *Sealer) batchAgreements(ps []plan, parallel bool) (n int, err error) {
 			p.channel = aeads[j]
 		}
 	}
+	// The tasks start in the order they are given, at most workers at a
+	// time: a shared ephemeral key's public key, which only the key
+	// schedules need, beside the first passes; every pass; then the key
+	// schedules, each after its own pass, so that a worker without a pass
+	// left schedules those done while another runs the last pass. A
+	// schedule only ever waits for a pass that has started.
 	var g errgroup.Group
 	g.SetLimit(workers)
-	for _, idx := range [][]int{fresh, shared} {
-		if len(idx) < minBatch {
+	var schedules []func() error
+	for _, gr := range groups {
+		if !gr.cs.gathers(len(gr.idx), workers) {
 			continue
 		}
-		n += len(idx)
-		size := x25519x8.BatchSize(len(idx))
-		for start := 0; start < len(idx); start += size {
-			batch := idx[start:min(start+size, len(idx))]
-			g.Go(func() error { return sealBatch(ps, batch) })
+		n += len(gr.idx)
+		if gr.shared {
+			eph := ps[gr.idx[0]].eph
+			g.Go(func() error { eph.PublicKey(); return nil })
 		}
+		size := gr.cs.batchSize(len(gr.idx), workers)
+		for start := 0; start < len(gr.idx); start += size {
+			batch := gr.idx[start:min(start+size, len(gr.idx))]
+			if gr.cs.kem == nil {
+				// The post-quantum suite's batches are spread over the
+				// workers already (batchSize): pass and encapsulations
+				// in one task.
+				g.Go(func() error { return hybridBatch(ps, batch) })
+				continue
+			}
+			a := &agreed{done: make(chan struct{})}
+			g.Go(func() error { a.pass(ps, batch); return nil })
+			schedules = append(schedules, func() error { return a.schedule(ps, batch) })
+		}
+	}
+	for _, f := range schedules {
+		g.Go(f)
 	}
 	if err := g.Wait(); err != nil {
 		return 0, err
@@ -96,21 +179,77 @@ func (s *Sealer) batchAgreements(ps []plan, parallel bool) (n int, err error) {
 	return n, nil
 }
 
-// sealBatch runs one pass for the plans ps[i], i in batch, which share
-// their cipher suite (and, for shared stanzas, the ephemeral key).
-func sealBatch(ps []plan, batch []int) error {
+// agreed holds the key agreements of one pass until their key schedules.
+type agreed struct {
+	done chan struct{} // closed when the pass is done
+	encs [][]byte      // the ephemeral public keys of fresh stanzas
+	dh   [][]byte
+	errs []error
+}
+
+// pass computes, in one pass, the key agreements of the plans ps[i], i in
+// batch, which share their cipher suite and stanza type (and, for shared
+// stanzas, the ephemeral key).
+func (a *agreed) pass(ps []plan, batch []int) {
+	defer close(a.done)
 	first := &ps[batch[0]]
+	pks := make([]*hpke.PublicKey, len(batch))
+	for j, i := range batch {
+		pks[j] = ps[i].r.dh
+	}
+	batchedAgreements.Add(uint64(len(batch)))
+	if first.typ == format.StanzaShared {
+		a.dh, a.errs = first.cs.kem.DHBatch(first.eph, pks)
+	} else {
+		a.encs, a.dh, a.errs = first.cs.kem.DHFresh(pks)
+	}
+}
+
+// schedule waits for the pass, then gives each plan of batch a ready
+// sender context: the key schedule of its agreement. The first stanza
+// that failed is reported.
+func (a *agreed) schedule(ps []plan, batch []int) error {
+	<-a.done
+	defer func() {
+		for _, d := range a.dh {
+			clear(d)
+		}
+	}()
+	first := &ps[batch[0]]
+	cs := first.cs
+	for j, i := range batch {
+		if a.errs != nil && a.errs[j] != nil {
+			return stanzaError(i, a.errs[j])
+		}
+		it := &precomputed{}
+		var enc []byte
+		if a.encs != nil {
+			enc, it.enc = a.encs[j], a.encs[j]
+		} else {
+			enc = first.eph.PublicKey() // a shared stanza
+		}
+		ss, err := cs.kem.ExtractAndExpand(a.dh[j], enc, ps[i].r.dh)
+		if err == nil {
+			it.ctx, err = cs.hs.NewContext(ss, cs.sched)
+			clear(ss)
+		}
+		if err != nil {
+			return stanzaError(i, err)
+		}
+		ps[i].item, ps[i].heavy = it, false
+	}
+	return nil
+}
+
+// hybridBatch computes the post-quantum stanzas ps[i], i in batch, in one
+// batch: their X25519 halves in passes, their encapsulations and key
+// schedules after.
+func hybridBatch(ps []plan, batch []int) error {
 	rs := make([]*Recipient, len(batch))
 	for j, i := range batch {
 		rs[j] = ps[i].r
 	}
-	var its []*precomputed
-	var errs []error
-	if first.typ == format.StanzaShared {
-		its, errs = first.cs.sharedBatch(first.eph, rs)
-	} else {
-		its, errs = first.cs.precomputeBatch(rs)
-	}
+	its, errs := ps[batch[0]].cs.precomputeBatch(rs)
 	for j, i := range batch {
 		if errs != nil && errs[j] != nil {
 			return stanzaError(i, errs[j])
@@ -121,22 +260,22 @@ func sealBatch(ps []plan, batch []int) error {
 }
 
 // precomputeBatch does what precompute does for each of rs (at most
-// x25519x8.Lanes recipients of cs's suite) with two passes in all: the
+// hpke.MaxBatch recipients of cs's suite) with two passes in all: the
 // ephemeral keys and the key agreements. errs is nil or holds each
 // recipient's error.
 func (cs *cipherSuite) precomputeBatch(rs []*Recipient) (its []*precomputed, errs []error) {
 	batchedAgreements.Add(uint64(len(rs)))
-	encs, ss, errs := cs.kem.EncapFresh(publicKeys(rs))
+	var encs, ss [][]byte
+	if cs.kem == nil {
+		pks := make([]*hpke.HybridPublicKey, len(rs))
+		for i, r := range rs {
+			pks[i] = r.pq
+		}
+		encs, ss, errs = hpke.HybridEncapFresh(pks)
+	} else {
+		encs, ss, errs = cs.kem.EncapFresh(publicKeys(rs))
+	}
 	return cs.contexts(encs, ss, errs)
-}
-
-// sharedBatch returns the sender contexts of shared stanzas for rs under
-// the ephemeral key eph, in one pass, as items without an encapsulated
-// key. errs is as for precomputeBatch.
-func (cs *cipherSuite) sharedBatch(eph *hpke.PrivateKey, rs []*Recipient) (its []*precomputed, errs []error) {
-	batchedAgreements.Add(uint64(len(rs)))
-	ss, errs := cs.kem.EncapShared(eph, publicKeys(rs))
-	return cs.contexts(nil, ss, errs)
 }
 
 func publicKeys(rs []*Recipient) []*hpke.PublicKey {
@@ -173,9 +312,11 @@ func (cs *cipherSuite) contexts(encs, ss [][]byte, errs []error) ([]*precomputed
 // Warm derives and caches the channel keys for sealing to every peer in
 // the current epoch with aead (0 means AES256GCM), so that the first
 // Channel seal to each costs one AEAD seal, like the ones after it. Call
-// it after AddPeer and SetEpoch. On a CPU with AVX-512 IFMA the X25519
-// key agreements run eight to a pass, the passes on GOMAXPROCS
-// goroutines; otherwise one agreement after another on as many. Channel
+// it after AddPeer and SetEpoch. On a CPU with AVX-512 IFMA the key
+// agreements run eight to a pass, the passes on GOMAXPROCS goroutines
+// (unless a few P-256 agreements are done sooner one at a time on those
+// goroutines: see gathers); otherwise one agreement after another on as
+// many. Channel
 // seals warm the peers they need the same way, so Warm only moves that
 // work ahead of time. A peer whose key agreement fails (a low-order
 // X25519 key) is named in the error; the others are warmed.
@@ -210,9 +351,10 @@ func (k *Keyring) warm(peers []*Recipient, epoch uint32, salt [format.SaltSize]b
 		}
 	}
 	kem, _ := hpke.NewKEM(uint16(k.self.suite))
+	cs, _ := lookupSuite(k.self.suite, aead) // aead is one of the suites'
 	size := 1
-	if kem.Batches() && len(cold) >= minBatch {
-		size = x25519x8.BatchSize(len(cold))
+	if cs.gathers(len(cold), workers) {
+		size = hpke.BatchSize(len(cold))
 	}
 	errs := make([]error, len(cold))
 	var g errgroup.Group

@@ -7,6 +7,7 @@ import (
 	stdhpke "crypto/hpke"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -18,9 +19,15 @@ import (
 
 // openWithStdlib opens every HPKE and shared stanza of env with Go's
 // crypto/hpke and the identity it names, and returns the file key they
-// all hold.
+// all hold. The identities are of one suite, X25519, P-256 or
+// ML-KEM-768+X25519 (crypto/hpke has no secp256k1: for those it returns
+// nil).
 func openWithStdlib(t *testing.T, env []byte, ids []*Identity) []byte {
 	t.Helper()
+	curve := map[Suite]ecdh.Curve{X25519: ecdh.X25519(), P256: ecdh.P256()}[ids[0].suite]
+	if curve == nil && !ids[0].suite.PostQuantum() {
+		return nil
+	}
 	preamble := env[:format.PreambleSize]
 	var eph []byte
 	var fileKey []byte
@@ -51,11 +58,14 @@ func openWithStdlib(t *testing.T, env []byte, ids []*Identity) []byte {
 				id = i
 			}
 		}
-		priv, err := ecdh.X25519().NewPrivateKey(id.priv)
-		if err != nil {
-			t.Fatal(err)
+		sk := id.pq
+		if curve != nil {
+			priv, err := curve.NewPrivateKey(id.priv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sk, _ = stdhpke.NewDHKEMPrivateKey(priv)
 		}
-		sk, _ := stdhpke.NewDHKEMPrivateKey(priv)
 		r, err := stdhpke.NewRecipient(enc, sk, stdhpke.HKDFSHA256(), stdhpke.AES256GCM(), []byte("fanseal/v1 file key"))
 		if err != nil {
 			t.Fatal(err)
@@ -72,63 +82,148 @@ func openWithStdlib(t *testing.T, env []byte, ids []*Identity) []byte {
 	return fileKey
 }
 
-// TestBatchedStanzas seals for 19 X25519 recipients (passes of 7, 6 and
-// 6 lanes) with every strategy that batches, and opens every stanza with
-// crypto/hpke. On an IFMA CPU the agreements must have run in batches.
+// batchingSuites are the classical suites, whose key agreements seals
+// gather into passes on an IFMA CPU (the post-quantum suite's X25519
+// halves too).
+var batchingSuites = []Suite{X25519, P256, Secp256k1}
+
+// batches reports whether suite s's agreements run in passes here.
+func batches(s Suite) bool {
+	cs, err := lookupSuite(s, AES256GCM)
+	return err == nil && cs.batches()
+}
+
+// TestBatchedStanzas seals for 19 recipients of each suite (passes of 7,
+// 6 and 6 lanes; post-quantum batches of 5, 5, 5 and 4) with every
+// strategy that batches, on two goroutines, and opens every stanza with
+// crypto/hpke (X25519, P-256) and OpenBytes (whose post-quantum open is
+// crypto/hpke's). On an IFMA CPU the agreements must have run in batches.
 func TestBatchedStanzas(t *testing.T) {
-	ids, rs := identities(t, X25519, 19)
-	for _, st := range []Strategy{Parallel, Shared, SharedParallel, Precomputed, Channel} {
-		t.Run("strategy="+st.String(), func(t *testing.T) {
-			s := &Sealer{Strategy: st}
-			switch st {
-			case Precomputed:
-				// Counted from before the workers start: they may refill
-				// before NewPrecomputer returns.
+	for _, suite := range append(batchingSuites, MLKEM768X25519) {
+		ids, rs := identities(t, suite, 19)
+		for _, st := range []Strategy{Parallel, Shared, SharedParallel, Precomputed, Channel} {
+			if st == Channel && suite.PostQuantum() {
+				continue // no Diffie-Hellman to cache
+			}
+			t.Run(fmt.Sprintf("suite=%s/strategy=%s", suite, st), func(t *testing.T) {
+				s := &Sealer{Strategy: st, Parallelism: 2}
+				switch st {
+				case Precomputed:
+					// Counted from before the workers start: they may refill
+					// before NewPrecomputer returns.
+					before := batchedAgreements.Load()
+					p, err := NewPrecomputer(PrecomputeOptions{PoolSize: 2, Workers: 2}, rs[:10]...)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer p.Close()
+					if err := p.WaitFull(context.Background()); err != nil {
+						t.Fatal(err)
+					}
+					if batches(suite) && batchedAgreements.Load()-before < 20 {
+						t.Fatalf("refills computed %d agreements in batches, want 20", batchedAgreements.Load()-before)
+					}
+					s.Precomputer = p
+				case Channel:
+					me, _ := GenerateIdentity(suite)
+					s.Keyring, _ = NewKeyring(me, 0)
+					s.Keyring.AddPeer(rs[:4]...) // the other 15 get HPKE stanzas
+				}
 				before := batchedAgreements.Load()
-				p, err := NewPrecomputer(PrecomputeOptions{PoolSize: 2, Workers: 2}, rs[:10]...)
-				if err != nil {
-					t.Fatal(err)
+				env := mustSeal(t, s, []byte("payload"), rs...)
+				batched := batchedAgreements.Load() - before
+				want := uint64(19)
+				switch st {
+				case Precomputed:
+					want = 9 // the ten hot recipients are served from their pools
+				case Channel:
+					want = 15 + 4 // the HPKE stanzas, and the channel keys' warm-up
 				}
-				defer p.Close()
-				if err := p.WaitFull(context.Background()); err != nil {
-					t.Fatal(err)
+				if st == Precomputed {
+					// The pools refill in the background meanwhile.
+					batched = min(batched, want)
 				}
-				if x25519x8.Accelerated() && batchedAgreements.Load()-before < 20 {
-					t.Fatalf("refills computed %d agreements in batches, want 20", batchedAgreements.Load()-before)
+				if batches(suite) && batched != want {
+					t.Fatalf("%d agreements in batches, want %d", batched, want)
 				}
-				s.Precomputer = p
-			case Channel:
-				me, _ := GenerateIdentity(X25519)
-				s.Keyring, _ = NewKeyring(me, 0)
-				s.Keyring.AddPeer(rs[:4]...) // the other 15 get HPKE stanzas
-			}
+				if !batches(suite) && batched != 0 {
+					t.Fatalf("%d agreements in batches without IFMA", batched)
+				}
+				if key := openWithStdlib(t, env, ids); suite != Secp256k1 && st != Channel && key == nil {
+					t.Fatal("no stanza opened")
+				}
+				for _, id := range ids[4:] {
+					mustOpen(t, env, []byte("payload"), id)
+				}
+			})
+		}
+	}
+}
+
+// TestBatchedMixedSuites seals for recipients of the three classical
+// suites interleaved: each suite's agreements are gathered into passes of
+// their own, and every recipient opens.
+func TestBatchedMixedSuites(t *testing.T) {
+	var ids []*Identity
+	var rs []*Recipient
+	for i := range 9 {
+		for _, s := range batchingSuites {
+			id, r := identities(t, s, i+1)
+			ids, rs = append(ids, id[i]), append(rs, r[i])
+		}
+	}
+	for _, st := range []Strategy{Parallel, Shared, SharedParallel} {
+		t.Run("strategy="+st.String(), func(t *testing.T) {
 			before := batchedAgreements.Load()
-			env := mustSeal(t, s, []byte("payload"), rs...)
-			batched := batchedAgreements.Load() - before
-			want := uint64(19)
-			switch st {
-			case Precomputed:
-				want = 9 // the ten hot recipients are served from their pools
-			case Channel:
-				want = 15 + 4 // the HPKE stanzas, and the channel keys' warm-up
+			env := mustSeal(t, &Sealer{Strategy: st, Parallelism: 2}, []byte("mixed"), rs...)
+			want := uint64(0)
+			for _, s := range batchingSuites {
+				if batches(s) {
+					want += 9
+				}
 			}
-			if st == Precomputed {
-				// The pools refill in the background meanwhile.
-				batched = min(batched, want)
+			if got := batchedAgreements.Load() - before; got != want {
+				t.Fatalf("%d agreements in batches, want %d", got, want)
 			}
-			if x25519x8.Accelerated() && batched != want {
-				t.Fatalf("%d agreements in batches, want %d", batched, want)
-			}
-			if !x25519x8.Accelerated() && batched != 0 {
-				t.Fatalf("%d agreements in batches without IFMA", batched)
-			}
-			if key := openWithStdlib(t, env, ids); st != Channel && key == nil {
-				t.Fatal("no stanza opened")
-			}
-			for _, id := range ids[4:] {
-				mustOpen(t, env, []byte("payload"), id)
+			for _, id := range ids {
+				mustOpen(t, env, []byte("mixed"), id)
 			}
 		})
+	}
+}
+
+// TestGathers: a seal gathers two P-256 agreements into a pass only where
+// it would otherwise compute them one after the other (one goroutine),
+// not where two goroutines compute them in the time of one agreement, less
+// than a pass; X25519 and secp256k1 agreements, whose pass costs one
+// agreement or less, and the post-quantum suite's X25519 halves are
+// gathered from two on.
+func TestGathers(t *testing.T) {
+	for _, suite := range append(batchingSuites, MLKEM768X25519) {
+		_, rs := identities(t, suite, 3)
+		for _, c := range []struct {
+			st          Strategy
+			parallelism int
+			n           int
+			gathered    bool
+		}{
+			{Shared, 2, 2, true},
+			{SharedParallel, 1, 2, true},
+			{SharedParallel, 2, 2, suite != P256},
+			{Parallel, 2, 2, suite != P256},
+			{Parallel, 2, 3, true},
+			{Parallel, 3, 3, suite != P256},
+		} {
+			before := batchedAgreements.Load()
+			mustSeal(t, &Sealer{Strategy: c.st, Parallelism: c.parallelism}, nil, rs[:c.n]...)
+			want := uint64(0)
+			if c.gathered && batches(suite) {
+				want = uint64(c.n)
+			}
+			if got := batchedAgreements.Load() - before; got != want {
+				t.Errorf("%s, %s on %d goroutines, %d recipients: %d agreements in batches, want %d", suite, c.st, c.parallelism, c.n, got, want)
+			}
+		}
 	}
 }
 
@@ -171,11 +266,48 @@ func TestBatchedLowOrder(t *testing.T) {
 	}
 }
 
+// TestBatchedLowOrderHybrid: a post-quantum recipient whose X25519 half is
+// the low-order point 0 among good ones makes every strategy refuse to
+// seal with ErrInvalidKey, naming its stanza, batched or not, where
+// crypto/hpke's NewSender fails too.
+func TestBatchedLowOrderHybrid(t *testing.T) {
+	_, rs := identities(t, MLKEM768X25519, 5)
+	raw := bytes.Clone(rs[0].raw)
+	clear(raw[len(raw)-32:])
+	bad, err := NewRecipient(MLKEM768X25519, raw)
+	if err != nil {
+		t.Skipf("NewRecipient refuses the low-order X25519 half already: %v", err)
+	}
+	if _, _, err := stdhpke.NewSender(mustStdPQ(t, raw), stdhpke.HKDFSHA256(), stdhpke.AES256GCM(), nil); err == nil {
+		t.Fatal("crypto/hpke seals to a low-order X25519 half")
+	}
+	rs = append(append(append([]*Recipient{}, rs[:2]...), bad), rs[2:]...)
+	for _, st := range []Strategy{Sequential, Parallel, Shared, SharedParallel} {
+		before := batchedAgreements.Load()
+		_, err := (&Sealer{Strategy: st}).SealBytes([]byte("x"), rs...)
+		if !errors.Is(err, ErrInvalidKey) || !strings.Contains(err.Error(), "sealing stanza 2:") {
+			t.Errorf("%s: error %v, want an invalid key at stanza 2", st, err)
+		}
+		if batched := batchedAgreements.Load() - before; st != Sequential && batches(MLKEM768X25519) && batched == 0 {
+			t.Errorf("%s: the agreements did not run in a batch", st)
+		}
+	}
+}
+
+func mustStdPQ(t *testing.T, raw []byte) stdhpke.PublicKey {
+	t.Helper()
+	pk, err := stdhpke.MLKEM768X25519().NewPublicKey(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pk
+}
+
 // TestKeyringWarm warms a keyring's channel keys in batches: sealing to
 // its peers afterwards does no key agreement, every peer opens, and a
 // low-order peer is named in Warm's error without stopping the others.
 func TestKeyringWarm(t *testing.T) {
-	for _, s := range []Suite{X25519, P256} {
+	for _, s := range batchingSuites {
 		t.Run("suite="+s.String(), func(t *testing.T) {
 			ids, rs := identities(t, s, 10)
 			me, _ := GenerateIdentity(s)
@@ -188,7 +320,8 @@ func TestKeyringWarm(t *testing.T) {
 			if got := kr.agreements.Load(); got != 10 {
 				t.Fatalf("Warm did %d key agreements, want 10", got)
 			}
-			if batched := batchedAgreements.Load() - before; s == X25519 && x25519x8.Accelerated() && batched != 10 {
+			cs, _ := lookupSuite(s, AES256GCM)
+			if batched := batchedAgreements.Load() - before; cs.gathers(10, runtime.GOMAXPROCS(0)) && batched != 10 {
 				t.Fatalf("%d agreements in batches, want 10", batched)
 			}
 			if err := kr.Warm(AES256GCM); err != nil || kr.agreements.Load() != 10 {

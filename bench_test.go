@@ -96,16 +96,15 @@ func benchPrecomputed(b *testing.B, key []byte, rs []*Recipient) {
 // precomputed items, no channel keys), beside what a competent user writes
 // with Go's crypto/hpke: one crypto/hpke Seal per recipient in an errgroup
 // over GOMAXPROCS goroutines (impl=hpke-errgroup), with AES-256-GCM as
-// fanseal's default.
+// fanseal's default. The post-quantum suite has no shared strategy (its
+// stanzas are fresh under every strategy).
 func BenchmarkColdSeal(b *testing.B) {
 	key := make([]byte, 32)
-	for _, s := range []Suite{X25519, P256} {
+	for _, s := range []Suite{X25519, P256, MLKEM768X25519} {
 		_, rs := identities(b, s, 20)
-		curve := ecdh.X25519()
-		if s == P256 {
-			curve = ecdh.P256()
-		}
-		kem := stdhpke.DHKEM(curve)
+		kem := map[Suite]stdhpke.KEM{
+			X25519: stdhpke.DHKEM(ecdh.X25519()), P256: stdhpke.DHKEM(ecdh.P256()), MLKEM768X25519: stdhpke.MLKEM768X25519(),
+		}[s]
 		for _, n := range []int{5, 20} {
 			b.Run(fmt.Sprintf("suite=%s/impl=hpke-errgroup/n=%d", s, n), func(b *testing.B) {
 				pks := make([]stdhpke.PublicKey, n)
@@ -132,6 +131,9 @@ func BenchmarkColdSeal(b *testing.B) {
 				}
 			})
 			for _, st := range []Strategy{Parallel, SharedParallel} {
+				if st == SharedParallel && s.PostQuantum() {
+					continue
+				}
 				b.Run(fmt.Sprintf("suite=%s/impl=fanseal-%s/n=%d", s, st, n), func(b *testing.B) {
 					benchSeal(b, &Sealer{Strategy: st}, key, rs[:n])
 				})
@@ -299,7 +301,7 @@ func BenchmarkStream(b *testing.B) {
 // BenchmarkKeyringWarm derives the sending channel keys of a keyring's n
 // peers for a new epoch: n key agreements, eight to a pass on IFMA CPUs.
 func BenchmarkKeyringWarm(b *testing.B) {
-	for _, s := range []Suite{X25519, P256} {
+	for _, s := range []Suite{X25519, P256, Secp256k1} {
 		_, rs := identities(b, s, 100)
 		me, _ := GenerateIdentity(s)
 		kr, _ := NewKeyring(me, 0)
@@ -312,6 +314,38 @@ func BenchmarkKeyringWarm(b *testing.B) {
 				kr.SetEpoch(epoch)
 				if err := kr.Warm(0); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkPrecomputeBatch is one Precomputer refill of eight items, what
+// a worker computes for eight places of one suite's pools: one batch
+// (impl=batch: passes of the IFMA engines, for the post-quantum suite
+// its X25519 halves) against eight items one at a time (impl=single).
+func BenchmarkPrecomputeBatch(b *testing.B) {
+	for _, s := range benchSuites {
+		_, rs := identities(b, s, 8)
+		cs, _ := lookupSuite(s, AES256GCM)
+		b.Run(fmt.Sprintf("suite=%s/impl=batch/n=8", s), func(b *testing.B) {
+			if !cs.batches() {
+				b.Skip("no AVX-512 IFMA")
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, errs := cs.precomputeBatch(rs); errs != nil {
+					b.Fatal(errs)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("suite=%s/impl=single/n=8", s), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, r := range rs {
+					if _, err := cs.precompute(r); err != nil {
+						b.Fatal(err)
+					}
 				}
 			}
 		})

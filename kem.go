@@ -31,11 +31,14 @@ var keyAgreements, stanzaOpens atomic.Uint64
 type cipherSuite struct {
 	suite Suite
 	aead  AEAD
-	kem   *hpke.KEM    // classical suites
-	hs    *hpke.Suite  // classical suites
-	sched []byte       // classical suites
-	pqKEM stdhpke.KEM  // post-quantum suite
-	pqAD  stdhpke.AEAD // post-quantum suite
+	kem   *hpke.KEM // classical suites
+	hs    *hpke.Suite
+	sched []byte
+	// The post-quantum suite opens with crypto/hpke; it seals with
+	// internal/hpke's composition of the hybrid (HybridEncap), whose
+	// X25519 halves batch.
+	pqKEM stdhpke.KEM
+	pqAD  stdhpke.AEAD
 }
 
 var cipherSuites = func() map[[2]uint16]*cipherSuite {
@@ -49,6 +52,10 @@ var cipherSuites = func() map[[2]uint16]*cipherSuite {
 				if cs.pqAD, err = stdhpke.NewAEAD(uint16(a)); err != nil {
 					panic(err)
 				}
+				if cs.hs, err = hpke.NewHybridSuite(uint16(a)); err != nil {
+					panic(err)
+				}
+				cs.sched = cs.hs.ScheduleContext([]byte(stanzaInfo))
 			} else {
 				kem, err := hpke.NewKEM(uint16(s))
 				if err != nil {
@@ -138,10 +145,6 @@ func (cs *cipherSuite) wrapShared(dst []byte, r *Recipient, eph *hpke.PrivateKey
 // seal appends the precomputed encapsulated key and the sealed file key.
 func (it *precomputed) seal(dst, preamble, fileKey []byte) ([]byte, error) {
 	dst = append(dst, it.enc...)
-	if it.pq != nil {
-		ct, err := it.pq.Seal(preamble, fileKey)
-		return append(dst, ct...), err
-	}
 	return it.ctx.Seal(dst, preamble, fileKey)
 }
 

@@ -51,6 +51,14 @@ type Keyring struct {
 	// separate from channels, so forged stanzas that fill it never evict
 	// a good key.
 	pending *lru.Cache[channelID, cipher.AEAD]
+	// sending indexes the sending channel keys of the current epoch and
+	// salt that channels holds, by peer and AEAD, guarded by sendMu: a
+	// Channel seal finds each beside its peer, without a lookup in
+	// channels. Keys leave it when channels evicts them, at SetEpoch and
+	// at RemovePeer, so it holds no key that channels does not. Locks
+	// are taken in the order mu, channels' own, sendMu.
+	sendMu  sync.Mutex
+	sending map[sendKey]cipher.AEAD
 	flight  singleflight.Group
 	// agreements counts static key agreements, for tests.
 	agreements atomic.Uint64
@@ -65,6 +73,12 @@ type channelID struct {
 	epoch uint32
 	salt  [format.SaltSize]byte
 	aead  AEAD
+}
+
+// sendKey names a sending channel key of the current epoch and salt.
+type sendKey struct {
+	peer *Recipient
+	aead AEAD
 }
 
 // DefaultKeyringCacheSize bounds a Keyring's cached channel keys.
@@ -87,7 +101,8 @@ func NewKeyring(self *Identity, cacheSize int) (*Keyring, error) {
 	if cacheSize <= 0 {
 		cacheSize = DefaultKeyringCacheSize
 	}
-	c, err := lru.New[channelID, cipher.AEAD](cacheSize)
+	k := &Keyring{self: self, peers: map[[format.KeyIDSize]byte][]*Recipient{}, sending: map[sendKey]cipher.AEAD{}}
+	c, err := lru.NewWithEvict(cacheSize, k.unindex)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +110,7 @@ func NewKeyring(self *Identity, cacheSize int) (*Keyring, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &Keyring{self: self, peers: map[[format.KeyIDSize]byte][]*Recipient{}, channels: c, pending: pending}
+	k.channels, k.pending = c, pending
 	rand.Read(k.salt[:])
 	return k, nil
 }
@@ -169,6 +184,9 @@ func (k *Keyring) SetEpoch(epoch uint32) {
 	defer k.mu.Unlock()
 	k.epoch = epoch
 	rand.Read(k.salt[:])
+	k.sendMu.Lock()
+	clear(k.sending)
+	k.sendMu.Unlock()
 }
 
 // Epoch returns the current epoch.
@@ -199,6 +217,7 @@ func (k *Keyring) findLocked(r *Recipient) *Recipient {
 // caches it with Keyring.remember once it has authenticated something.
 func (k *Keyring) channel(id channelID, remember bool, dh []byte) (a cipher.AEAD, cached bool, err error) {
 	if a, ok := k.channels.Get(id); ok {
+		k.noteSending(id, a)
 		return a, true, nil
 	}
 	if !remember {
@@ -225,6 +244,7 @@ func (k *Keyring) channel(id channelID, remember bool, dh []byte) (a cipher.AEAD
 		case err != nil:
 		case remember:
 			k.channels.Add(id, a)
+			k.noteSending(id, a)
 		default:
 			k.pending.Add(id, a)
 		}
@@ -234,6 +254,40 @@ func (k *Keyring) channel(id channelID, remember bool, dh []byte) (a cipher.AEAD
 		return nil, false, err
 	}
 	return v.(cipher.AEAD), false, nil
+}
+
+// noteSending indexes a, the channel key id that channels holds, in
+// k.sending if it is a sending key of the current epoch and salt for a
+// peer the Keyring holds. If channels evicted it meanwhile, it is taken
+// out again.
+func (k *Keyring) noteSending(id channelID, a cipher.AEAD) {
+	if !id.send {
+		return
+	}
+	k.mu.RLock()
+	current := id.epoch == k.epoch && id.salt == k.salt && k.findLocked(id.peer) == id.peer
+	if current {
+		k.sendMu.Lock()
+		k.sending[sendKey{id.peer, id.aead}] = a
+		k.sendMu.Unlock()
+	}
+	k.mu.RUnlock()
+	if current && !k.channels.Contains(id) {
+		k.unindex(id, a)
+	}
+}
+
+// unindex takes the channel key a, which channels no longer holds, out of
+// k.sending (channels calls it on every eviction and removal).
+func (k *Keyring) unindex(id channelID, a cipher.AEAD) {
+	if !id.send {
+		return
+	}
+	k.sendMu.Lock()
+	defer k.sendMu.Unlock()
+	if s := (sendKey{id.peer, id.aead}); k.sending[s] == a {
+		delete(k.sending, s)
+	}
 }
 
 // derive computes a channel key (docs/FORMAT.md, type 0x04):
@@ -263,16 +317,35 @@ func (k *Keyring) derive(id channelID, sender, recipient *Recipient, dh []byte) 
 	return hpke.NewAEAD(uint16(id.aead), ck)
 }
 
-// sender returns the channel plan for recipient r: the Keyring's own
-// Recipient for r, the epoch and the salt; peer is nil if r is not a peer.
-func (k *Keyring) sender(r *Recipient) (peer *Recipient, epoch uint32, salt [format.SaltSize]byte) {
+// A sendingPeer is the channel plan for one recipient: the Keyring's own
+// Recipient for it (nil if it is not a peer) and, if derived already, the
+// sending channel key.
+type sendingPeer struct {
+	peer *Recipient
+	aead cipher.AEAD
+}
+
+// senders returns the channel plans for recipients with AEAD aead, under
+// one lock, with the current epoch and salt.
+func (k *Keyring) senders(recipients []*Recipient, aead AEAD) (peers []sendingPeer, epoch uint32, salt [format.SaltSize]byte) {
+	peers = make([]sendingPeer, len(recipients))
 	k.mu.RLock()
 	defer k.mu.RUnlock()
-	return k.findLocked(r), k.epoch, k.salt
+	k.sendMu.Lock()
+	defer k.sendMu.Unlock()
+	for i, r := range recipients {
+		if r.suite != k.self.suite {
+			continue
+		}
+		if p := k.findLocked(r); p != nil {
+			peers[i] = sendingPeer{p, k.sending[sendKey{p, aead}]}
+		}
+	}
+	return peers, k.epoch, k.salt
 }
 
 // sealChannel appends a channel stanza body for peer r, a Recipient of the
-// Keyring's (from sender), to dst, under the channel key a if the caller
+// Keyring's (from senders), to dst, under the channel key a if the caller
 // has it, else the one channel returns.
 //
 // Nonce: the channel key is derived from the static key agreement, the

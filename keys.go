@@ -116,8 +116,8 @@ type Recipient struct {
 	raw   []byte
 	id    [format.KeyIDSize]byte
 	fp    fingerprint
-	dh    *hpke.PublicKey   // classical suites
-	pq    stdhpke.PublicKey // post-quantum suite
+	dh    *hpke.PublicKey       // classical suites
+	pq    *hpke.HybridPublicKey // post-quantum suite
 }
 
 // NewRecipient returns the recipient of suite s with the serialized public
@@ -133,7 +133,7 @@ func NewRecipient(s Suite, pub []byte) (*Recipient, error) {
 	var err error
 	switch {
 	case s.PostQuantum():
-		r.pq, err = stdhpke.MLKEM768X25519().NewPublicKey(pub)
+		r.pq, err = hpke.NewHybridPublicKey(pub)
 	case s == P256 || s == X25519 || s == Secp256k1:
 		var kem *hpke.KEM
 		kem, err = hpke.NewKEM(uint16(s))

@@ -2,7 +2,6 @@ package fanseal
 
 import (
 	"context"
-	stdhpke "crypto/hpke"
 	"errors"
 	"fmt"
 	"sync"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"github.com/fanseal/fanseal/internal/hpke"
-	"github.com/fanseal/fanseal/internal/x25519x8"
 )
 
 // PrecomputeOptions configure a Precomputer.
@@ -38,8 +36,9 @@ type PrecomputeOptions struct {
 // strategy wraps the file key for a hot recipient with one AEAD seal.
 // Each item is used at most once. A recipient whose pool is empty is
 // sealed the ordinary way. On a CPU with AVX-512 IFMA, a worker fills up
-// to eight places of X25519 pools in one pass (internal/x25519x8). Close
-// stops every goroutine.
+// to eight places of the pools of one suite in one pass (internal/x25519x8
+// for X25519, internal/ecdhx8 for P-256 and secp256k1). Close stops every
+// goroutine.
 type Precomputer struct {
 	opts PrecomputeOptions
 	mu   sync.Mutex
@@ -70,8 +69,7 @@ type hotRecipient struct {
 // with, sequence number 0, used once.
 type precomputed struct {
 	enc []byte
-	ctx *hpke.Context   // classical suites
-	pq  *stdhpke.Sender // post-quantum suite
+	ctx *hpke.Context
 }
 
 // ErrClosed is returned by a closed Precomputer.
@@ -242,9 +240,9 @@ func (p *Precomputer) take(r *Recipient, aead AEAD) *precomputed {
 
 // needy returns the work of one refill, round robin, reserving it: the
 // next hot recipient whose pool has room for an item nobody computes yet,
-// and, if its KEM batches (X25519 on an IFMA CPU), more such places of
-// recipients of the same suite up to one pass of x25519x8, a recipient
-// once per place. It returns nil if every pool is full or being filled.
+// and, if its KEM batches (on an IFMA CPU), more such places of
+// recipients of the same suite up to one pass, a recipient once per
+// place. It returns nil if every pool is full or being filled.
 func (p *Precomputer) needy() []*hotRecipient {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -263,11 +261,11 @@ func (p *Precomputer) needy() []*hotRecipient {
 			h.pending++
 			return []*hotRecipient{h}
 		}
-		for range min(free, x25519x8.Lanes-len(out)) {
+		for range min(free, hpke.MaxBatch-len(out)) {
 			out = append(out, h)
 			h.pending++
 		}
-		if len(out) == x25519x8.Lanes {
+		if len(out) == hpke.MaxBatch {
 			break
 		}
 	}
@@ -328,7 +326,7 @@ func (p *Precomputer) work() {
 }
 
 // compute returns an item for each of hs (nil where it failed): one
-// pass of x25519x8 for several X25519 items, precompute otherwise.
+// pass for several items of a suite that batches, precompute otherwise.
 func (p *Precomputer) compute(hs []*hotRecipient) []*precomputed {
 	if len(hs) >= minBatch {
 		rs := make([]*Recipient, len(hs))
@@ -371,15 +369,19 @@ func (p *Precomputer) pace() bool {
 }
 
 // precompute does everything of a fresh stanza but the AEAD seal: a new
-// ephemeral key, Encap and the key schedule (for the hybrid, crypto/hpke's
-// sender setup).
+// ephemeral key, Encap and the key schedule.
 func (cs *cipherSuite) precompute(r *Recipient) (*precomputed, error) {
 	if cs.pqKEM != nil {
-		enc, s, err := stdhpke.NewSender(r.pq, stdhpke.HKDFSHA256(), cs.pqAD, []byte(stanzaInfo))
+		enc, ss, err := hpke.HybridEncap(r.pq)
 		if err != nil {
 			return nil, err
 		}
-		return &precomputed{enc: enc, pq: s}, nil
+		defer clear(ss)
+		ctx, err := cs.hs.NewContext(ss, cs.sched)
+		if err != nil {
+			return nil, err
+		}
+		return &precomputed{enc: enc, ctx: ctx}, nil
 	}
 	eph, err := cs.kem.GenerateKey()
 	if err != nil {

@@ -2,10 +2,7 @@ package fanseal
 
 import (
 	"crypto/cipher"
-	"crypto/hkdf"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -34,9 +31,9 @@ const (
 	// Parallel computes stanzas concurrently, at most Sealer.Parallelism at
 	// a time in a sliding window: a new stanza starts as soon as any
 	// finishes. It is the default. On a CPU with AVX-512 IFMA, every
-	// strategy but Sequential gathers its X25519 key agreements up to
-	// eight to a pass (internal/x25519x8); the parallel strategies run
-	// the passes in the window.
+	// strategy but Sequential gathers the key agreements of each suite up
+	// to eight to a pass (internal/x25519x8, internal/ecdhx8); the
+	// parallel strategies run the passes in the window.
 	Parallel Strategy = iota
 	// Sequential computes stanzas one after another on the calling
 	// goroutine, each with a fresh ephemeral key and its own key
@@ -265,8 +262,8 @@ type plan struct {
 	item  *precomputed     // a precomputed StanzaHPKE
 	epoch uint32           // StanzaChannel
 	salt  [format.SaltSize]byte
-	// channel is the cached channel key of a StanzaChannel, if
-	// batchAgreements looked it up.
+	// channel is the cached channel key of a StanzaChannel, if plans
+	// found it or batchAgreements looked it up.
 	channel cipher.AEAD
 }
 
@@ -304,10 +301,19 @@ func (s *Sealer) plans(recipients []*Recipient) ([]plan, error) {
 	}
 	ps := make([]plan, 0, len(recipients)+1)
 	var ephemerals map[Suite]*hpke.PrivateKey
-	for _, r := range recipients {
-		cs, err := lookupSuite(r.suite, aead)
-		if err != nil {
-			return nil, err
+	var cs *cipherSuite
+	var peers []sendingPeer
+	var epoch uint32
+	var salt [format.SaltSize]byte
+	if s.Strategy == Channel {
+		peers, epoch, salt = s.Keyring.senders(recipients, aead)
+	}
+	for i, r := range recipients {
+		if cs == nil || cs.suite != r.suite {
+			var err error
+			if cs, err = lookupSuite(r.suite, aead); err != nil {
+				return nil, err
+			}
 		}
 		encSize, _ := format.EncSize(uint16(r.suite))
 		fresh := plan{typ: format.StanzaHPKE, size: format.HPKESize(encSize, anon), heavy: true, r: r, cs: cs}
@@ -315,15 +321,15 @@ func (s *Sealer) plans(recipients []*Recipient) ([]plan, error) {
 		case (s.Strategy == Shared || s.Strategy == SharedParallel) && cs.kem != nil:
 			eph := ephemerals[r.suite]
 			if eph == nil {
-				if eph, err = cs.kem.GenerateKey(); err != nil {
-					return nil, err
-				}
+				// Its public key is computed when first needed, beside
+				// the agreements if they are batched.
+				eph = cs.kem.NewEphemeral()
 				if ephemerals == nil {
 					ephemerals = map[Suite]*hpke.PrivateKey{}
 				}
 				ephemerals[r.suite] = eph
 				// The ephemeral stanza precedes the stanzas that use it.
-				ps = append(ps, plan{typ: format.StanzaEphemeral, size: 2 + len(eph.PublicKey()), r: r, eph: eph})
+				ps = append(ps, plan{typ: format.StanzaEphemeral, size: 2 + cs.kem.EncSize(), r: r, eph: eph})
 			}
 			ps = append(ps, plan{typ: format.StanzaShared, size: format.SharedSize(anon), heavy: true, r: r, cs: cs, eph: eph})
 		case s.Strategy == Precomputed:
@@ -332,12 +338,8 @@ func (s *Sealer) plans(recipients []*Recipient) ([]plan, error) {
 			} else {
 				ps = append(ps, fresh)
 			}
-		case s.Strategy == Channel && r.suite == s.Keyring.self.suite:
-			if peer, epoch, salt := s.Keyring.sender(r); peer != nil {
-				ps = append(ps, plan{typ: format.StanzaChannel, size: format.ChannelSize, r: peer, epoch: epoch, salt: salt})
-			} else {
-				ps = append(ps, fresh)
-			}
+		case peers != nil && peers[i].peer != nil:
+			ps = append(ps, plan{typ: format.StanzaChannel, size: format.ChannelSize, r: peers[i].peer, epoch: epoch, salt: salt, channel: peers[i].aead})
 		default:
 			ps = append(ps, fresh)
 		}
@@ -373,7 +375,7 @@ func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 	}
 
 	if s.Strategy != Sequential {
-		// Gather the X25519 key agreements into passes of eight.
+		// Gather the key agreements into passes of eight.
 		n, err := s.batchAgreements(ps, s.Strategy != Shared && s.parallelism() > 1)
 		if err != nil {
 			return nil, nil, err
@@ -445,18 +447,8 @@ func stanzaError(i int, err error) error {
 // nonce: one HKDF-Extract and two HKDF-Expand with different info, the
 // same as two HKDF calls. Sealing and opening both start here.
 func envelopeKeys(fileKey, nonce []byte, aeadID uint16) (macKey []byte, payload cipher.AEAD, err error) {
-	prk, err := hkdf.Extract(sha256.New, fileKey, nonce)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer clear(prk)
-	if macKey, err = hkdf.Expand(sha256.New, prk, headerKeyInfo, 32); err != nil {
-		return nil, nil, err
-	}
-	payloadKey, err := hkdf.Expand(sha256.New, prk, payloadKeyInfo, 32)
-	if err != nil {
-		return nil, nil, err
-	}
+	keys := hpke.HKDF32(fileKey, nonce, headerKeyInfo, payloadKeyInfo)
+	macKey, payloadKey := keys[0], keys[1]
 	defer clear(payloadKey) // the AEAD keeps its own copy
 	if payload, err = hpke.NewAEAD(aeadID, payloadKey); err != nil {
 		return nil, nil, err
@@ -465,8 +457,4 @@ func envelopeKeys(fileKey, nonce []byte, aeadID uint16) (macKey []byte, payload 
 }
 
 // appendMAC appends HMAC-SHA256(macKey, hdr) to dst: the header MAC.
-func appendMAC(dst, hdr, macKey []byte) []byte {
-	m := hmac.New(sha256.New, macKey)
-	m.Write(hdr)
-	return m.Sum(dst)
-}
+func appendMAC(dst, hdr, macKey []byte) []byte { return hpke.AppendHMAC(dst, macKey, hdr) }

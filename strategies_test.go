@@ -3,6 +3,7 @@ package fanseal
 import (
 	"bytes"
 	"context"
+	"crypto/cipher"
 	"crypto/ecdh"
 	stdhpke "crypto/hpke"
 	"encoding/binary"
@@ -599,11 +600,68 @@ func TestKeyringCacheBounded(t *testing.T) {
 			if n := kr.channels.Len(); n > 4 {
 				t.Fatalf("round %d: %d cached channel keys, bound 4", round, n)
 			}
+			checkSendingIndex(t, kr)
 		}
 	}
 	if got := kr.agreements.Load(); got != 24 {
 		t.Fatalf("%d key agreements for 12 peers twice through a cache of 4, want 24", got)
 	}
+}
+
+// checkSendingIndex: the Keyring's index of sending keys holds only keys
+// of the current epoch and salt that its cache holds.
+func checkSendingIndex(t *testing.T, kr *Keyring) {
+	t.Helper()
+	kr.sendMu.Lock()
+	defer kr.sendMu.Unlock()
+	for s, a := range kr.sending {
+		if c, ok := kr.channels.Peek(channelID{peer: s.peer, send: true, epoch: kr.Epoch(), salt: kr.salt, aead: s.aead}); !ok || c != a {
+			t.Fatalf("the sending index holds a key for %x that the cache does not", s.peer.id)
+		}
+	}
+}
+
+// TestKeyringSendingIndex: once a peer's sending key is cached, a Channel
+// seal finds it beside the peer (Keyring.senders), for the AEAD it was
+// derived for only, until the epoch changes or the peer is removed.
+func TestKeyringSendingIndex(t *testing.T) {
+	_, rs := identities(t, P256, 3)
+	me, _ := GenerateIdentity(P256)
+	kr, _ := NewKeyring(me, 0)
+	kr.AddPeer(rs...)
+	sending := func(r *Recipient, aead AEAD) (*Recipient, cipher.AEAD) {
+		ps, _, _ := kr.senders([]*Recipient{r}, aead)
+		return ps[0].peer, ps[0].aead
+	}
+	if _, a := sending(rs[0], AES256GCM); a != nil {
+		t.Fatal("a key before any was derived")
+	}
+	if err := kr.Warm(AES256GCM); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		if _, a := sending(r, AES256GCM); a == nil {
+			t.Fatalf("no sending key for %x after Warm", r.id)
+		}
+		if _, a := sending(r, ChaCha20Poly1305); a != nil {
+			t.Fatal("a ChaCha20-Poly1305 key after warming AES-256-GCM")
+		}
+	}
+	checkSendingIndex(t, kr)
+	kr.RemovePeer(rs[0])
+	if peer, _ := sending(rs[0], AES256GCM); peer != nil || len(kr.sending) != 2 {
+		t.Fatalf("after RemovePeer: peer %v, %d indexed keys", peer, len(kr.sending))
+	}
+	kr.SetEpoch(1)
+	if _, a := sending(rs[1], AES256GCM); a != nil {
+		t.Fatal("a key of the epoch before")
+	}
+	before := kr.agreements.Load()
+	mustSeal(t, &Sealer{Strategy: Channel, Keyring: kr}, nil, rs[1:]...)
+	if kr.agreements.Load() != before+2 {
+		t.Fatalf("%d key agreements for two peers in a new epoch", kr.agreements.Load()-before)
+	}
+	checkSendingIndex(t, kr)
 }
 
 // TestPrecomputeKeepsEveryItem: every item a worker computes reaches a

@@ -8,16 +8,31 @@ import (
 	"errors"
 	"runtime"
 
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/fanseal/fanseal/internal/ecdhx8"
 	"github.com/fanseal/fanseal/internal/x25519x8"
 )
 
-// batchX25519 says whether X25519 rounds gather their key generations and
-// key agreements into passes of eight (internal/x25519x8): on CPUs with
-// AVX-512 IFMA, where a pass costs about one crypto/ecdh agreement. Tests
-// and benchmarks turn it off to run the one-at-a-time path.
-var batchX25519 = x25519x8.Accelerated()
+// batchX25519 and batchSecp256k1 say whether rounds of the suite gather
+// their key generations and key agreements into passes of eight
+// (internal/x25519x8, internal/ecdhx8): on CPUs with AVX-512 IFMA, where
+// an X25519 pass costs about one crypto/ecdh agreement and a secp256k1
+// pass less than one of decred's. Tests and benchmarks turn them off to
+// run the one-at-a-time path.
+var (
+	batchX25519    = x25519x8.Accelerated()
+	batchSecp256k1 = ecdhx8.Accelerated()
+)
+
+// batches reports whether rounds of s run in passes.
+func (s Suite) batches() bool {
+	if s == Secp256k1 {
+		return batchSecp256k1
+	}
+	return batchX25519
+}
 
 // errLowOrder is the all-zero shared secret of a low-order X25519 key,
 // refused as crypto/ecdh refuses it.
@@ -55,6 +70,49 @@ func checked(s *[32]byte) ([]byte, error) {
 	return bytes.Clone(s[:]), nil
 }
 
+// kScalar is a secp256k1 key pair made in a pass of ecdhx8: the private
+// key and its compressed public key, which decred would compute again (a
+// whole scalar multiplication) at every PubKey call. Its agreement, one
+// at a time, is decred's, as secpKey's.
+type kScalar struct {
+	k   *secp256k1.PrivateKey
+	pub [secp256k1.PubKeyBytesLenCompressed]byte
+}
+
+func (x *kScalar) public() []byte                   { return bytes.Clone(x.pub[:]) }
+func (x *kScalar) bytes() []byte                    { return x.k.Serialize() }
+func (x *kScalar) agree(pub []byte) ([]byte, error) { return secpKey{x.k}.agree(pub) }
+
+// generateSecp256k1 sets keys[i] to a new key pair for each i in peers:
+// decred's random private keys, their public keys in passes of ecdhx8,
+// compressed.
+func generateSecp256k1(keys []privateKey, peers []int) error {
+	errs := make([]error, len(peers))
+	inBatches(len(peers), func(start, end int) {
+		var scalars [ecdhx8.Lanes][32]byte
+		var pubs [ecdhx8.Lanes][65]byte
+		ks := make([]*secp256k1.PrivateKey, end-start)
+		for j := range ks {
+			var err error
+			if ks[j], err = secp256k1.GeneratePrivateKeyFromRand(rand.Reader); err != nil {
+				errs[start+j] = err
+				return
+			}
+			ks[j].Key.PutBytes(&scalars[j])
+		}
+		// The scalars are in [1, n-1]: PublicKeys cannot fail.
+		ecdhx8.PublicKeys(ecdhx8.Secp256k1, &pubs, &scalars, end-start)
+		clear(scalars[:])
+		for j, i := range peers[start:end] {
+			x := &kScalar{k: ks[j]}
+			x.pub[0] = 2 | pubs[j][64]&1 // the parity of y
+			copy(x.pub[1:], pubs[j][1:33])
+			keys[i] = x
+		}
+	})
+	return errors.Join(errs...)
+}
+
 // inBatches runs f on consecutive parts of [0, n) of at most
 // x25519x8.Lanes, the parts spread evenly, on GOMAXPROCS goroutines.
 func inBatches(n int, f func(start, end int)) {
@@ -88,14 +146,17 @@ func generateX25519(keys []privateKey, peers []int) {
 
 // Channels derives the channels with the senders of msgs, as Channel does
 // for each of them: channels[i] goes with msgs[i]. On a CPU with AVX-512
-// IFMA the X25519 key agreements run eight to a pass, the passes on
-// GOMAXPROCS goroutines. Where a derivation fails, channels[i] is nil and
-// err joins the error Channel would have returned (a *KeyError for a
-// corrupt key); the other channels are still derived.
+// IFMA the key agreements run eight to a pass (X25519 with
+// internal/x25519x8; secp256k1 with internal/ecdhx8, which decompresses
+// the peers' keys in the pass), the passes on GOMAXPROCS goroutines.
+// Where a derivation fails, channels[i] is nil and err joins the error
+// Channel would have returned (a *KeyError for a corrupt key, with
+// Channel's words); the other channels are still derived.
 func (r *Round) Channels(msgs []*Message) (channels []*Channel, err error) {
 	channels = make([]*Channel, len(msgs))
 	errs := make([]error, len(msgs))
-	if r.group.Suite != X25519 || !batchX25519 || len(msgs) < 2 {
+	suite := r.group.Suite
+	if !suite.batches() || len(msgs) < 2 {
 		for i, m := range msgs {
 			channels[i], errs[i] = r.Channel(m)
 		}
@@ -115,28 +176,55 @@ func (r *Round) Channels(msgs []*Message) (channels []*Channel, err error) {
 			errs[i] = err
 			continue
 		}
-		if _, err := ecdh.X25519().NewPublicKey(pub); err != nil {
+		if err := suite.checkLength(pub); err != nil {
 			errs[i] = &KeyError{Sender: m.SenderID, Receiver: r.self, Err: err} // as derive
 			continue
 		}
 		jobs = append(jobs, job{i: i, peer: m.SenderID, k: [32]byte(r.keys[m.SenderID].bytes()), pub: pub})
 	}
 	inBatches(len(jobs), func(start, end int) {
-		var scalars, points, out [x25519x8.Lanes][32]byte
+		var scalars, out [ecdhx8.Lanes][32]byte
+		var failed [ecdhx8.Lanes]error
 		part := jobs[start:end]
 		for j := range part {
-			scalars[j], points[j] = part[j].k, [32]byte(part[j].pub)
+			scalars[j] = part[j].k
 			clear(part[j].k[:])
 		}
-		x25519x8.ScalarMult(&out, &scalars, &points, len(part))
+		if suite == X25519 {
+			var points [x25519x8.Lanes][32]byte
+			for j := range part {
+				points[j] = [32]byte(part[j].pub)
+			}
+			x25519x8.ScalarMult(&out, &scalars, &points, len(part))
+		} else {
+			var points [ecdhx8.Lanes][]byte
+			for j := range part {
+				points[j] = part[j].pub
+			}
+			failed = ecdhx8.ECDH(ecdhx8.Secp256k1, &out, &scalars, &points, len(part))
+		}
 		clear(scalars[:])
 		for j, jb := range part {
-			shared, err := checked(&out[j])
+			var shared []byte
+			var err error
+			switch {
+			case failed[j] != nil:
+				// decred's words for the corrupt key, as Channel reports
+				// it (one parse, for a key that is refused anyway).
+				if _, err = parseSecp(jb.pub); err == nil {
+					err = failed[j]
+				}
+			case suite == X25519:
+				shared, err = checked(&out[j])
+			default:
+				shared = bytes.Clone(out[j][:])
+				clear(out[j][:])
+			}
 			if err != nil {
 				errs[jb.i] = &KeyError{Sender: jb.peer, Receiver: r.self, Err: err}
 				continue
 			}
-			channels[jb.i], errs[jb.i] = newChannel(r.group.Suite, r.group.Suite.pairwiseKey(shared, r.group.SessionID, r.self, jb.peer), r.self, jb.peer)
+			channels[jb.i], errs[jb.i] = newChannel(suite, suite.pairwiseKey(shared, r.group.SessionID, r.self, jb.peer), r.self, jb.peer)
 			clear(shared)
 		}
 	})

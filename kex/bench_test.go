@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/fanseal/fanseal/internal/ecdhx8"
 	"github.com/fanseal/fanseal/internal/x25519x8"
 )
 
@@ -103,48 +104,55 @@ func BenchmarkGenerate(b *testing.B) {
 	})
 }
 
-// BenchmarkMemberRound is one X25519 member's whole round: its n−1 key
-// pairs and message (NewRound), then the n−1 peers' messages decoded and
-// the n−1 channels derived. path=ecdh is the one-at-a-time code (keys
-// from crypto/ecdh, Round.Channel per message), path=ifma gathers the key
-// generations and agreements into passes of eight (Round.Channels).
+// BenchmarkMemberRound is one member's whole round: its n−1 key pairs and
+// message (NewRound), then the n−1 peers' messages decoded and the n−1
+// channels derived. path=ecdh (X25519) and path=decred (secp256k1) are
+// the one-at-a-time code (keys from crypto/ecdh or decred, Round.Channel
+// per message); path=ifma gathers the key generations and agreements into
+// passes of eight (internal/x25519x8, internal/ecdhx8; Round.Channels).
 func BenchmarkMemberRound(b *testing.B) {
-	for _, n := range []int{10, 100} {
-		g := Group{Suite: X25519, Size: n, SessionID: "bench"}
-		_, wires := wireRound(b, g)
-		for _, path := range []string{"ecdh", "ifma"} {
-			b.Run(fmt.Sprintf("suite=x25519/path=%s/n=%d", path, n), func(b *testing.B) {
-				if path == "ifma" && !x25519x8.Accelerated() {
-					b.Skip("no AVX-512 IFMA")
-				}
-				saved := batchX25519
-				defer func() { batchX25519 = saved }()
-				batchX25519 = path == "ifma"
-				msgs := make([]*Message, len(wires))
-				b.ReportAllocs()
-				for b.Loop() {
-					self, err := NewRound(g, 1)
-					if err != nil {
-						b.Fatal(err)
+	for _, suite := range []Suite{X25519, Secp256k1} {
+		single, accelerated := "ecdh", x25519x8.Accelerated()
+		if suite == Secp256k1 {
+			single, accelerated = "decred", ecdhx8.Accelerated()
+		}
+		for _, n := range []int{10, 100} {
+			g := Group{Suite: suite, Size: n, SessionID: "bench"}
+			_, wires := wireRound(b, g)
+			for _, path := range []string{single, "ifma"} {
+				b.Run(fmt.Sprintf("suite=%s/path=%s/n=%d", suite, path, n), func(b *testing.B) {
+					if path == "ifma" && !accelerated {
+						b.Skip("no AVX-512 IFMA")
 					}
-					for i, w := range wires {
-						if msgs[i], err = Unmarshal(w, g); err != nil {
+					savedX, savedK := batchX25519, batchSecp256k1
+					defer func() { batchX25519, batchSecp256k1 = savedX, savedK }()
+					batchX25519, batchSecp256k1 = path == "ifma", path == "ifma"
+					msgs := make([]*Message, len(wires))
+					b.ReportAllocs()
+					for b.Loop() {
+						self, err := NewRound(g, 1)
+						if err != nil {
 							b.Fatal(err)
 						}
-					}
-					if path == "ifma" {
-						if _, err := self.Channels(msgs); err != nil {
-							b.Fatal(err)
+						for i, w := range wires {
+							if msgs[i], err = Unmarshal(w, g); err != nil {
+								b.Fatal(err)
+							}
 						}
-						continue
-					}
-					for _, m := range msgs {
-						if _, err := self.Channel(m); err != nil {
-							b.Fatal(err)
+						if path == "ifma" {
+							if _, err := self.Channels(msgs); err != nil {
+								b.Fatal(err)
+							}
+							continue
+						}
+						for _, m := range msgs {
+							if _, err := self.Channel(m); err != nil {
+								b.Fatal(err)
+							}
 						}
 					}
-				}
-			})
+				})
+			}
 		}
 	}
 }

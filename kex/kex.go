@@ -14,9 +14,12 @@
 // The other members are not affected.
 //
 // Round.Channels derives a member's channels with all its peers at once;
-// on a CPU with AVX-512 IFMA an X25519 round then computes its key
-// agreements, like its key generations in NewRound, eight to a pass
-// (internal/x25519x8), several times faster than one at a time.
+// on a CPU with AVX-512 IFMA a round then computes its key agreements,
+// like the public keys of its key generations in NewRound, eight to a
+// pass (internal/x25519x8 for X25519, internal/ecdhx8 for secp256k1, which
+// decompresses the peers' keys in the pass), several times faster than one
+// at a time. Round.Channel, one peer at a time, keeps decred's secp256k1
+// (and x25519x8's single lane for X25519 keys made in a pass).
 //
 // Two suites share the message shape:
 //

@@ -18,8 +18,8 @@ type Round struct {
 }
 
 // NewRound generates member self's ephemeral key pairs for every peer of
-// group g (at most GOMAXPROCS at a time; X25519 keys eight to a pass on a
-// CPU with AVX-512 IFMA) and its broadcast message.
+// group g (at most GOMAXPROCS at a time; on a CPU with AVX-512 IFMA, the
+// public keys eight to a pass) and its broadcast message.
 func NewRound(g Group, self uint32) (*Round, error) {
 	if err := g.check(); err != nil {
 		return nil, err
@@ -29,14 +29,18 @@ func NewRound(g Group, self uint32) (*Round, error) {
 	}
 	r := &Round{group: g, self: self, keys: make([]privateKey, g.Size+1)}
 	pubs := make([][]byte, g.Size+1)
-	if g.Suite == X25519 && batchX25519 {
+	if g.Suite.batches() {
 		peers := make([]int, 0, g.Size-1)
 		for i := 1; i <= g.Size; i++ {
 			if uint32(i) != self {
 				peers = append(peers, i)
 			}
 		}
-		generateX25519(r.keys, peers)
+		if g.Suite == X25519 {
+			generateX25519(r.keys, peers)
+		} else if err := generateSecp256k1(r.keys, peers); err != nil {
+			return nil, err
+		}
 		for _, i := range peers {
 			pubs[i] = r.keys[i].public()
 		}

@@ -108,10 +108,23 @@ func (s Suite) pairwiseKey(shared []byte, session string, a, b uint32) [32]byte 
 type secpKey struct{ k *secp256k1.PrivateKey }
 
 func parseSecp(b []byte) (*secp256k1.PublicKey, error) {
-	if len(b) != secp256k1.PubKeyBytesLenCompressed {
-		return nil, fmt.Errorf("compressed secp256k1 key must be %d bytes, got %d", secp256k1.PubKeyBytesLenCompressed, len(b))
+	if err := Secp256k1.checkLength(b); err != nil {
+		return nil, err
 	}
 	return secp256k1.ParsePubKey(b) // decompresses and checks the point is on the curve
+}
+
+// checkLength refuses a public key of the wrong length for s, with the
+// words of the one-at-a-time parse.
+func (s Suite) checkLength(b []byte) error {
+	if s == Secp256k1 {
+		if len(b) != secp256k1.PubKeyBytesLenCompressed {
+			return fmt.Errorf("compressed secp256k1 key must be %d bytes, got %d", secp256k1.PubKeyBytesLenCompressed, len(b))
+		}
+		return nil
+	}
+	_, err := ecdh.X25519().NewPublicKey(b) // its length check and error
+	return err
 }
 
 func (k secpKey) public() []byte { return k.k.PubKey().SerializeCompressed() }

@@ -1,23 +1,58 @@
 package hpke
 
 import (
+	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/subtle"
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+
+	"github.com/fanseal/fanseal/internal/ecdhx8"
 	"github.com/fanseal/fanseal/internal/x25519x8"
 )
 
 // MaxBatch is the most key agreements one call of a batch method takes:
-// one pass of the eight-lane X25519 code.
+// one pass of the eight-lane code (internal/x25519x8 for X25519,
+// internal/ecdhx8 for P-256 and secp256k1).
 const MaxBatch = x25519x8.Lanes
 
+// The two engines take as many lanes per pass.
+var _ [x25519x8.Lanes - ecdhx8.Lanes]struct{}
+var _ [ecdhx8.Lanes - x25519x8.Lanes]struct{}
+
 // Batches reports whether the batch methods of k (EncapShared, EncapFresh,
-// DHBatch) compute their key agreements together, in one pass that costs
-// about as much as one agreement: X25519 on a CPU with AVX-512 IFMA.
-// Otherwise they compute one agreement after another, as a loop of Encap
-// would, and a caller gains nothing from gathering agreements.
-func (k *KEM) Batches() bool { return k.id == KEMX25519 && x25519x8.Accelerated() }
+// DHBatch) compute their key agreements together, in one pass of eight
+// lanes: on a CPU with AVX-512 IFMA, X25519 through internal/x25519x8 and
+// P-256 and secp256k1 through internal/ecdhx8. Otherwise they compute one
+// agreement after another, as a loop of Encap would, and a caller gains
+// nothing from gathering agreements.
+func (k *KEM) Batches() bool {
+	switch k.id {
+	case KEMX25519:
+		return x25519x8.Accelerated()
+	case KEMP256, KEMSecp256k1:
+		return ecdhx8.Accelerated()
+	}
+	return false
+}
+
+// PassCost is what one pass of the batch methods costs, in key agreements
+// of the one-at-a-time path rounded up: 1 for X25519 and secp256k1, whose
+// pass costs about one crypto/ecdh X25519 agreement and half a decred
+// secp256k1 one, and 2 for P-256, whose pass costs between one and two
+// crypto/ecdh P-256 agreements on the CPUs of docs/PERFORMANCE.md (1.4×
+// to 1.8×). A caller that could run the agreements one at a time on
+// several cores instead compares the two with it. It is 1 where k does
+// not batch.
+func (k *KEM) PassCost() int {
+	if k.id == KEMP256 && k.Batches() {
+		return 2
+	}
+	return 1
+}
 
 // EncapShared runs Encap(eph, pks[i]) for each of at most MaxBatch public
 // keys: the shared secrets of one ephemeral key with many recipients.
@@ -29,23 +64,36 @@ func (k *KEM) EncapShared(eph *PrivateKey, pks []*PublicKey) (ss [][]byte, errs 
 	if !k.Batches() {
 		return k.each(pks, func(_ int, pk *PublicKey) ([]byte, error) { return k.Encap(eph, pk) })
 	}
-	dh := agreeBatch(eph, pks)
-	return k.finishBatch(&dh, pks, func(i int, secret []byte) ([]byte, error) {
-		return k.extractAndExpand(secret, eph.pub, pks[i].raw)
+	dh, failed := k.agreeBatch(eph, pks)
+	return k.finishBatch(&dh, &failed, pks, func(i int, secret []byte) ([]byte, error) {
+		return k.extractAndExpand(secret, eph.PublicKey(), pks[i].raw)
 	})
 }
 
-// agreeBatch returns X25519(sk, pks[i]) in lane i: one pass.
-func agreeBatch(sk *PrivateKey, pks []*PublicKey) (out [x25519x8.Lanes][32]byte) {
-	var scalars, points [x25519x8.Lanes][32]byte
-	scalar := sk.k.bytes()
-	for i, pk := range pks {
-		scalars[i], points[i] = [32]byte(scalar), [32]byte(pk.raw)
+// agreeBatch returns the Diffie-Hellman shared secret of sk with pks[i]
+// in lane i, in one pass, and the engine's error of each lane (X25519
+// has none: its all-zero outputs are refused by finishBatch).
+func (k *KEM) agreeBatch(sk *PrivateKey, pks []*PublicKey) (out [MaxBatch][32]byte, errs [MaxBatch]error) {
+	var scalars [MaxBatch][32]byte
+	sk.k.scalar(&scalars[0])
+	for i := 1; i < len(pks); i++ {
+		scalars[i] = scalars[0]
 	}
-	clear(scalar)
-	x25519x8.ScalarMult(&out, &scalars, &points, len(pks))
+	if k.id == KEMX25519 {
+		var points [MaxBatch][32]byte
+		for i, pk := range pks {
+			points[i] = [32]byte(pk.raw)
+		}
+		x25519x8.ScalarMult(&out, &scalars, &points, len(pks))
+	} else {
+		var points [MaxBatch][]byte
+		for i, pk := range pks {
+			points[i] = pk.raw
+		}
+		errs = ecdhx8.ECDH(k.curve, &out, &scalars, &points, len(pks))
+	}
 	clear(scalars[:])
-	return out
+	return out, errs
 }
 
 // EncapFresh runs Encap for each of at most MaxBatch public keys, each
@@ -53,34 +101,85 @@ func agreeBatch(sk *PrivateKey, pks []*PublicKey) (out [x25519x8.Lanes][32]byte)
 // returns the encapsulated keys and the shared secrets. The ephemeral
 // private keys are forgotten. errs is as for EncapShared.
 func (k *KEM) EncapFresh(pks []*PublicKey) (encs, ss [][]byte, errs []error) {
+	encs, dh, errs := k.DHFresh(pks)
+	ss = make([][]byte, len(pks))
+	for i := range pks {
+		if errs != nil && errs[i] != nil {
+			continue
+		}
+		var err error
+		if ss[i], err = k.extractAndExpand(dh[i], encs[i], pks[i].raw); err != nil {
+			if errs == nil {
+				errs = make([]error, len(pks))
+			}
+			errs[i] = err
+		}
+		clear(dh[i])
+	}
+	return encs, ss, errs
+}
+
+// DHFresh is EncapFresh up to the agreements: the public keys of fresh
+// random ephemeral keys, one for each of at most MaxBatch public keys, and
+// their raw Diffie-Hellman shared secrets with them, which
+// ExtractAndExpand turns into EncapFresh's shared secrets. errs is as for
+// EncapShared; encs[i] and dh[i] are nil where pks[i] failed.
+func (k *KEM) DHFresh(pks []*PublicKey) (encs, dh [][]byte, errs []error) {
 	k.checkBatch(pks, nil)
 	encs = make([][]byte, len(pks))
 	if !k.Batches() {
-		ss, errs = k.each(pks, func(i int, pk *PublicKey) ([]byte, error) {
+		dh, errs = k.each(pks, func(i int, pk *PublicKey) ([]byte, error) {
 			eph, err := k.GenerateKey()
 			if err != nil {
 				return nil, err
 			}
-			encs[i] = eph.pub
-			return k.Encap(eph, pk)
+			s, err := k.DH(eph, pk)
+			if err == nil {
+				encs[i] = eph.PublicKey()
+			}
+			return s, err
 		})
-		return encs, ss, errs
+		return encs, dh, errs
 	}
-	var scalars, points, pubs, dh [x25519x8.Lanes][32]byte
-	for i, pk := range pks {
-		rand.Read(scalars[i][:])
-		points[i] = [32]byte(pk.raw)
+	n, size := len(pks), k.group.publicSize()
+	buf := make([]byte, n*size)
+	var scalars, out [MaxBatch][32]byte
+	var failed [MaxBatch]error
+	pubs := make([][]byte, n)
+	for i := range pubs {
+		pubs[i] = buf[i*size : (i+1)*size : (i+1)*size]
 	}
-	x25519x8.ScalarBaseMult(&pubs, &scalars, len(pks))
-	x25519x8.ScalarMult(&dh, &scalars, &points, len(pks))
+	if k.id == KEMX25519 {
+		var points, pub [MaxBatch][32]byte
+		for i, pk := range pks {
+			rand.Read(scalars[i][:])
+			points[i] = [32]byte(pk.raw)
+		}
+		x25519x8.ScalarBaseMult(&pub, &scalars, n)
+		x25519x8.ScalarMult(&out, &scalars, &points, n)
+		for i := range n {
+			copy(pubs[i], pub[i][:])
+		}
+	} else {
+		var points [MaxBatch][]byte
+		var pub [MaxBatch][65]byte
+		for i, pk := range pks {
+			k.randomScalar(&scalars[i])
+			points[i] = pk.raw
+		}
+		// No scalar is 0 mod the order: PublicKeys cannot fail.
+		ecdhx8.PublicKeys(k.curve, &pub, &scalars, n)
+		failed = ecdhx8.ECDH(k.curve, &out, &scalars, &points, n)
+		for i := range n {
+			copy(pubs[i], pub[i][:])
+		}
+	}
 	clear(scalars[:])
-	for i := range pks {
-		encs[i] = append([]byte(nil), pubs[i][:]...)
-	}
-	ss, errs = k.finishBatch(&dh, pks, func(i int, secret []byte) ([]byte, error) {
-		return k.extractAndExpand(secret, encs[i], pks[i].raw)
+	dh, errs = k.finishBatch(&out, &failed, pks, func(i int, secret []byte) ([]byte, error) {
+		encs[i] = pubs[i]
+		return append([]byte(nil), secret...), nil
 	})
-	return encs, ss, errs
+	return encs, dh, errs
 }
 
 // DHBatch returns the raw Diffie-Hellman shared secrets of sk with each of
@@ -91,8 +190,8 @@ func (k *KEM) DHBatch(sk *PrivateKey, pks []*PublicKey) (dh [][]byte, errs []err
 	if !k.Batches() {
 		return k.each(pks, func(_ int, pk *PublicKey) ([]byte, error) { return k.DH(sk, pk) })
 	}
-	out := agreeBatch(sk, pks)
-	return k.finishBatch(&out, pks, func(_ int, secret []byte) ([]byte, error) {
+	out, failed := k.agreeBatch(sk, pks)
+	return k.finishBatch(&out, &failed, pks, func(_ int, secret []byte) ([]byte, error) {
 		return append([]byte(nil), secret...), nil
 	})
 }
@@ -131,12 +230,17 @@ func (k *KEM) each(pks []*PublicKey, f func(int, *PublicKey) ([]byte, error)) (o
 	return out, errs
 }
 
-// finishBatch refuses the all-zero agreements in dh and runs f on the
-// others (dh[i] for pks[i]), as each does; it clears dh.
-func (k *KEM) finishBatch(dh *[x25519x8.Lanes][32]byte, pks []*PublicKey, f func(i int, secret []byte) ([]byte, error)) (out [][]byte, errs []error) {
+// finishBatch refuses the lanes the engine failed (failed[i], which only
+// a public key that NewPublicKey did not validate can cause) and the
+// all-zero X25519 agreements in dh, and runs f on the others (dh[i] for
+// pks[i]), as each does; it clears dh.
+func (k *KEM) finishBatch(dh *[MaxBatch][32]byte, failed *[MaxBatch]error, pks []*PublicKey, f func(i int, secret []byte) ([]byte, error)) (out [][]byte, errs []error) {
 	defer clear(dh[:])
 	return k.each(pks, func(i int, _ *PublicKey) ([]byte, error) {
-		if isZero(&dh[i]) {
+		switch {
+		case failed[i] != nil:
+			return nil, fmt.Errorf("%w: %v", ErrInvalidKey, failed[i])
+		case k.id == KEMX25519 && isZero(&dh[i]):
 			return nil, errLowOrder
 		}
 		return f(i, dh[i][:])
@@ -149,3 +253,53 @@ func isZero(b *[32]byte) bool {
 	var zero [32]byte
 	return subtle.ConstantTimeCompare(b[:], zero[:]) == 1
 }
+
+// Group orders, big-endian: from crypto/elliptic and the secp256k1
+// module, not written here.
+var (
+	p256Order = orderBytes(elliptic.P256().Params().N.FillBytes)
+	k256Order = orderBytes(secp256k1.Params().N.FillBytes)
+)
+
+func orderBytes(fill func([]byte) []byte) (b [32]byte) {
+	fill(b[:])
+	return b
+}
+
+// randomScalar sets s to a uniformly random private key of k's group, a
+// big-endian integer in [1, n-1] for the group order n, by rejection
+// sampling as crypto/ecdh's and decred's key generation do: a candidate
+// outside the range (probability below 2^-32 for P-256, 2^-127 for
+// secp256k1) is drawn again. The range check has no branch on the
+// candidate's bits; only its verdict, which says nothing about the key
+// that is kept, decides whether to draw again.
+func (k *KEM) randomScalar(s *[32]byte) {
+	order := &p256Order
+	if k.id == KEMSecp256k1 {
+		order = &k256Order
+	}
+	for {
+		rand.Read(s[:])
+		if inRange(s, order) {
+			return
+		}
+	}
+}
+
+// inRange reports whether 0 < s < n, both big-endian, in constant time.
+func inRange(s, n *[32]byte) bool {
+	var borrow, or uint64
+	for i := 3; i >= 0; i-- { // the least significant word first
+		a := binary.BigEndian.Uint64(s[8*i:])
+		_, borrow = bits.Sub64(a, binary.BigEndian.Uint64(n[8*i:]), borrow)
+		or |= a
+	}
+	// borrow is 1 exactly where s < n; the top bit of or|-or is 1
+	// exactly where s is not 0.
+	return borrow&((or|-or)>>63) == 1
+}
+
+// BatchSize returns how many lanes to fill per pass when n agreements are
+// cut into consecutive passes of the batch methods: as few passes as
+// possible, spread evenly (the engines' BatchSize).
+func BatchSize(n int) int { return x25519x8.BatchSize(n) }

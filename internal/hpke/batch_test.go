@@ -6,7 +6,11 @@ import (
 	stdhpke "crypto/hpke"
 	"errors"
 	"fmt"
+	"math/big"
 	"testing"
+
+	"github.com/fanseal/fanseal/internal/ecdhx8"
+	"github.com/fanseal/fanseal/internal/x25519x8"
 )
 
 // batchKeys returns n recipient key pairs of kem, the key at position bad
@@ -66,9 +70,10 @@ func TestEncapShared(t *testing.T) {
 }
 
 // TestEncapFresh opens a context made from each batched secret with
-// crypto/hpke, from the encapsulated key alone.
+// crypto/hpke (X25519, P-256) or with Decap, whose agreement is decred's
+// (secp256k1), from the encapsulated key alone.
 func TestEncapFresh(t *testing.T) {
-	curves := map[*KEM]ecdh.Curve{X25519(): ecdh.X25519(), P256(): ecdh.P256()}
+	curves := map[*KEM]ecdh.Curve{X25519(): ecdh.X25519(), P256(): ecdh.P256(), Secp256k1(): nil}
 	for kem, curve := range curves {
 		for n := 1; n <= MaxBatch; n++ {
 			t.Run(fmt.Sprintf("kem=%04x/n=%d/batches=%v", kem.ID(), n, kem.Batches()), func(t *testing.T) {
@@ -95,6 +100,13 @@ func TestEncapFresh(t *testing.T) {
 						t.Fatalf("ephemeral key %x used twice", encs[i])
 					}
 					seen[string(encs[i])] = true
+					if curve == nil {
+						want, err := kem.Decap(encs[i], sks[i])
+						if err != nil || !bytes.Equal(ss[i], want) {
+							t.Fatalf("key %d: shared secret %x, Decap says %x (%v)", i, ss[i], want, err)
+						}
+						continue
+					}
 					ctx, _ := suite.NewContext(ss[i], suite.ScheduleContext(info))
 					ct, _ := ctx.Seal(nil, []byte("aad"), []byte("file key"))
 					priv, _ := curve.NewPrivateKey(sks[i].Bytes())
@@ -109,6 +121,121 @@ func TestEncapFresh(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestBatches: the batch methods run in passes for every KEM on a CPU
+// with AVX-512 IFMA, and one at a time elsewhere.
+func TestBatches(t *testing.T) {
+	for kem, want := range map[*KEM]bool{X25519(): x25519x8.Accelerated(), P256(): ecdhx8.Accelerated(), Secp256k1(): ecdhx8.Accelerated()} {
+		if kem.Batches() != want {
+			t.Errorf("KEM %04x: Batches() = %v, want %v", kem.ID(), kem.Batches(), want)
+		}
+	}
+	if P256().PassCost() != map[bool]int{true: 2, false: 1}[P256().Batches()] || X25519().PassCost() != 1 || Secp256k1().PassCost() != 1 {
+		t.Errorf("pass costs %d, %d, %d", P256().PassCost(), X25519().PassCost(), Secp256k1().PassCost())
+	}
+}
+
+// TestBatchBadLane puts a public key that NewPublicKey would have refused
+// (built past it) in the middle of a batch of every method: that lane
+// alone fails, with ErrInvalidKey, and the others get what the
+// one-at-a-time path computes.
+func TestBatchBadLane(t *testing.T) {
+	bad := map[*KEM][]byte{
+		P256():      append([]byte{4}, make([]byte, 64)...), // (0, 0) is not on the curve
+		Secp256k1(): append([]byte{4}, bytes.Repeat([]byte{0xff}, 64)...),
+	}
+	for kem, raw := range bad {
+		t.Run(fmt.Sprintf("kem=%04x/batches=%v", kem.ID(), kem.Batches()), func(t *testing.T) {
+			sks, pks := batchKeys(t, kem, MaxBatch, -1)
+			const lane = 3
+			pks[lane] = &PublicKey{kem: kem, raw: raw}
+			sk, _ := kem.GenerateKey()
+			check := func(method string, out [][]byte, errs []error, want func(i int) []byte) {
+				t.Helper()
+				for i := range out {
+					switch {
+					case i == lane:
+						if errs == nil || !errors.Is(errs[i], ErrInvalidKey) || out[i] != nil {
+							t.Fatalf("%s: bad lane: %x, %v", method, out[i], errs)
+						}
+					case errs != nil && errs[i] != nil:
+						t.Fatalf("%s: lane %d failed beside the bad one: %v", method, i, errs[i])
+					case !bytes.Equal(out[i], want(i)):
+						t.Fatalf("%s: lane %d: %x, want %x", method, i, out[i], want(i))
+					}
+				}
+			}
+			dh, errs := kem.DHBatch(sk, pks)
+			check("DHBatch", dh, errs, func(i int) []byte { w, _ := kem.DH(sk, pks[i]); return w })
+			ss, errs := kem.EncapShared(sk, pks)
+			check("EncapShared", ss, errs, func(i int) []byte { w, _ := kem.Decap(sk.PublicKey(), sks[i]); return w })
+			encs, ss, errs := kem.EncapFresh(pks)
+			check("EncapFresh", ss, errs, func(i int) []byte { w, _ := kem.Decap(encs[i], sks[i]); return w })
+		})
+	}
+}
+
+// TestScalar: the batch methods read the private scalar that Bytes
+// serializes, without allocating.
+func TestScalar(t *testing.T) {
+	for _, kem := range batchKEMs {
+		sk, _ := kem.GenerateKey()
+		var s [32]byte
+		if allocs := testing.AllocsPerRun(10, func() { sk.k.scalar(&s) }); allocs != 0 {
+			t.Errorf("KEM %04x: scalar allocates %v times", kem.ID(), allocs)
+		}
+		if !bytes.Equal(s[:], sk.Bytes()) {
+			t.Errorf("KEM %04x: scalar %x, Bytes %x", kem.ID(), s, sk.Bytes())
+		}
+	}
+}
+
+// TestRandomScalar checks the range test of fresh batched ephemeral keys
+// at the edges of [1, n-1], the orders written here from SEC 2, and that
+// the keys it draws are private keys NewPrivateKey accepts.
+func TestRandomScalar(t *testing.T) {
+	for kem, order := range map[*KEM]string{
+		P256():      "ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551",
+		Secp256k1(): "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141",
+	} {
+		n := new(big.Int)
+		n.SetString(order, 16)
+		at := func(delta int64) (b [32]byte) {
+			new(big.Int).Add(n, big.NewInt(delta)).FillBytes(b[:])
+			return b
+		}
+		var zero, one, all [32]byte
+		one[31] = 1
+		for i := range all {
+			all[i] = 0xff
+		}
+		nb, below := at(0), at(-1)
+		var high [32]byte // n with its lowest word cleared: below n
+		copy(high[:24], nb[:24])
+		for _, c := range []struct {
+			s    [32]byte
+			want bool
+		}{{zero, false}, {one, true}, {at(-1), true}, {at(0), false}, {at(1), false}, {all, false}, {high, true}} {
+			if got := inRange(&c.s, &nb); got != c.want {
+				t.Errorf("KEM %04x: inRange(%x) = %v, want %v", kem.ID(), c.s, got, c.want)
+			}
+		}
+		if kem == P256() {
+			if !inRange(&below, &p256Order) || p256Order != nb {
+				t.Errorf("P-256: the order is %x", p256Order)
+			}
+		} else if k256Order != nb {
+			t.Errorf("secp256k1: the order is %x", k256Order)
+		}
+		for range 100 {
+			var s [32]byte
+			kem.randomScalar(&s)
+			if _, err := kem.NewPrivateKey(s[:]); err != nil {
+				t.Fatalf("KEM %04x: random scalar %x: %v", kem.ID(), s, err)
+			}
 		}
 	}
 }
@@ -156,5 +283,64 @@ func TestBatchMisuse(t *testing.T) {
 			}()
 			f()
 		}()
+	}
+}
+
+// BenchmarkBatch is eight key agreements of each batch method (impl=batch)
+// against the loop of one-at-a-time calls it replaces (impl=single:
+// GenerateKey and Encap, Encap, DH), for every KEM.
+func BenchmarkBatch(b *testing.B) {
+	names := map[*KEM]string{X25519(): "x25519", P256(): "p256", Secp256k1(): "secp256k1"}
+	for _, kem := range batchKEMs {
+		pks := make([]*PublicKey, MaxBatch)
+		for i := range pks {
+			sk, _ := kem.GenerateKey()
+			pks[i], _ = kem.NewPublicKey(sk.PublicKey())
+		}
+		sk, _ := kem.GenerateKey()
+		for _, method := range []string{"encap-fresh", "encap-shared", "dh"} {
+			b.Run(fmt.Sprintf("kem=%s/method=%s/impl=batch/n=%d", names[kem], method, MaxBatch), func(b *testing.B) {
+				if !kem.Batches() {
+					b.Skip("no AVX-512 IFMA")
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					var errs []error
+					switch method {
+					case "encap-fresh":
+						_, _, errs = kem.EncapFresh(pks)
+					case "encap-shared":
+						_, errs = kem.EncapShared(sk, pks)
+					default:
+						_, errs = kem.DHBatch(sk, pks)
+					}
+					if errs != nil {
+						b.Fatal(errs)
+					}
+				}
+			})
+			b.Run(fmt.Sprintf("kem=%s/method=%s/impl=single/n=%d", names[kem], method, MaxBatch), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					for _, pk := range pks {
+						var err error
+						switch method {
+						case "encap-fresh":
+							var eph *PrivateKey
+							if eph, err = kem.GenerateKey(); err == nil {
+								_, err = kem.Encap(eph, pk)
+							}
+						case "encap-shared":
+							_, err = kem.Encap(sk, pk)
+						default:
+							_, err = kem.DH(sk, pk)
+						}
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			})
+		}
 	}
 }

@@ -23,7 +23,7 @@ var ErrOpen = errors.New("hpke: message authentication failed")
 
 // A Suite is a KEM, HKDF-SHA256 and an AEAD.
 type Suite struct {
-	KEM      *KEM
+	KEM      *KEM // nil for the hybrid suites of NewHybridSuite
 	aeadID   uint16
 	id       []byte // "HPKE" || kem_id || kdf_id || aead_id
 	keySize  int
@@ -31,7 +31,9 @@ type Suite struct {
 }
 
 // NewSuite returns the suite of kem, HKDF-SHA256 and the AEAD aeadID.
-func NewSuite(kem *KEM, aeadID uint16) (*Suite, error) {
+func NewSuite(kem *KEM, aeadID uint16) (*Suite, error) { return newSuite(kem.id, kem, aeadID) }
+
+func newSuite(kemID uint16, kem *KEM, aeadID uint16) (*Suite, error) {
 	s := &Suite{KEM: kem, aeadID: aeadID}
 	switch aeadID {
 	case AEADAES128GCM:
@@ -43,7 +45,7 @@ func NewSuite(kem *KEM, aeadID uint16) (*Suite, error) {
 		return nil, fmt.Errorf("hpke: unsupported AEAD 0x%04x", aeadID)
 	}
 	s.id = []byte("HPKE")
-	s.id = binary.BigEndian.AppendUint16(s.id, kem.id)
+	s.id = binary.BigEndian.AppendUint16(s.id, kemID)
 	s.id = binary.BigEndian.AppendUint16(s.id, KDFHKDFSHA256)
 	s.id = binary.BigEndian.AppendUint16(s.id, aeadID)
 	s.pskIDHsh = labeledExtract(s.id, nil, "psk_id_hash", nil)
@@ -72,11 +74,13 @@ func (s *Suite) NewContext(sharedSecret, scheduleContext []byte) (*Context, erro
 		return c, nil
 	}
 	e := newExpander(s.id, secret)
-	key, err := e.expand("key", scheduleContext, s.keySize)
+	defer e.release()
+	key, err := e.expand("key", s.keySize, scheduleContext)
 	if err != nil {
 		return nil, err
 	}
-	nonce, err := e.expand("base_nonce", scheduleContext, 12)
+	defer clear(key) // the AEAD keeps its own expanded key
+	nonce, err := e.expand("base_nonce", 12, scheduleContext)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,10 @@ package hpke
 import (
 	"bytes"
 	"crypto/ecdh"
+	"crypto/hkdf"
+	"crypto/hmac"
 	stdhpke "crypto/hpke"
+	"crypto/sha256"
 	"crypto/sha3"
 	"encoding/hex"
 	"encoding/json"
@@ -14,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -333,5 +337,120 @@ func TestOpenFailure(t *testing.T) {
 	}
 	if _, err := NewKEM(0x0042); err == nil {
 		t.Fatal("NewKEM accepted an unknown KEM")
+	}
+}
+
+// TestMAC compares the pooled HMAC-SHA256 with crypto/hmac for keys of 0
+// to 130 bytes (below, at and above the block size) and messages of 0 to
+// 200 bytes, reusing each mac for several messages and the pool for
+// every key.
+func TestMAC(t *testing.T) {
+	for kl := 0; kl <= 130; kl += 5 {
+		key := bytes.Repeat([]byte{byte(kl)}, kl)
+		m := getMAC(key)
+		for ml := 0; ml <= 200; ml += 13 {
+			msg := bytes.Repeat([]byte{byte(ml + 1)}, ml)
+			want := hmac.New(sha256.New, key)
+			want.Write(msg)
+			m.start()
+			m.write(append(m.buf[:0], msg...))
+			if got := m.finish(nil); !bytes.Equal(got, want.Sum(nil)) {
+				t.Fatalf("key of %d bytes, message of %d: %x, crypto/hmac says %x", kl, ml, got, want.Sum(nil))
+			}
+		}
+		m.release()
+	}
+}
+
+// TestX25519Public compares the X25519 public keys of NewEphemeral and
+// NewPrivateKey (edwards25519's fixed base) and GenerateKey with
+// crypto/ecdh's, for random keys and keys whose clamped bits are all set
+// or all clear.
+func TestX25519Public(t *testing.T) {
+	keys := [][]byte{make([]byte, 32), bytes.Repeat([]byte{0xff}, 32)}
+	for i := range 200 {
+		sk, err := X25519().GenerateKey()
+		if i%2 == 0 {
+			sk = X25519().NewEphemeral()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, sk.Bytes())
+		priv, _ := ecdh.X25519().NewPrivateKey(sk.Bytes())
+		if !bytes.Equal(sk.PublicKey(), priv.PublicKey().Bytes()) {
+			t.Fatalf("GenerateKey: public key %x, crypto/ecdh says %x", sk.PublicKey(), priv.PublicKey().Bytes())
+		}
+	}
+	for _, k := range keys {
+		sk, err := X25519().NewPrivateKey(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		priv, _ := ecdh.X25519().NewPrivateKey(k)
+		if !bytes.Equal(sk.PublicKey(), priv.PublicKey().Bytes()) {
+			t.Fatalf("key %x: public key %x, crypto/ecdh says %x", k, sk.PublicKey(), priv.PublicKey().Bytes())
+		}
+	}
+}
+
+// TestHKDF32 compares HKDF32 and AppendHMAC with crypto/hkdf and
+// crypto/hmac, and HKDF32 with RFC 5869's test case 3 (empty salt and
+// info, truncated to 32 bytes).
+func TestHKDF32(t *testing.T) {
+	for _, c := range []struct{ secret, salt []byte }{
+		{make([]byte, 32), make([]byte, 16)}, {[]byte("file key"), nil}, {bytes.Repeat([]byte{7}, 100), bytes.Repeat([]byte{9}, 70)},
+	} {
+		infos := []string{"fanseal/v1 header", "fanseal/v1 payload", ""}
+		got := HKDF32(c.secret, c.salt, infos...)
+		prk, _ := hkdf.Extract(sha256.New, c.secret, c.salt)
+		for i, info := range infos {
+			want, _ := hkdf.Expand(sha256.New, prk, info, 32)
+			if !bytes.Equal(got[i], want) {
+				t.Fatalf("HKDF32(%x, %x, %q) = %x, crypto/hkdf says %x", c.secret, c.salt, info, got[i], want)
+			}
+		}
+		m := hmac.New(sha256.New, c.salt)
+		m.Write(c.secret)
+		if got := AppendHMAC([]byte("x"), c.salt, c.secret); !bytes.Equal(got, m.Sum([]byte("x"))) {
+			t.Fatalf("AppendHMAC = %x, crypto/hmac says %x", got, m.Sum([]byte("x")))
+		}
+	}
+	okm := HKDF32(bytes.Repeat([]byte{0x0b}, 22), nil, "")[0]
+	if want := "8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d"; hex.EncodeToString(okm) != want {
+		t.Fatalf("RFC 5869 test case 3: %x, want %s", okm, want)
+	}
+}
+
+// TestNewEphemeral: a key of NewEphemeral joins a batch before its public
+// key is known, its public key is the one NewPrivateKey computes from its
+// bytes, and its one-at-a-time agreements and PublicKey calls, from many
+// goroutines at once, agree with the batch and with Decap.
+func TestNewEphemeral(t *testing.T) {
+	for _, kem := range batchKEMs {
+		sks, pks := batchKeys(t, kem, MaxBatch, -1)
+		eph := kem.NewEphemeral()
+		ss, errs := kem.EncapShared(eph, pks)
+		if errs != nil {
+			t.Fatal(errs)
+		}
+		same, err := kem.NewPrivateKey(eph.Bytes())
+		if err != nil {
+			t.Fatalf("KEM %04x: NewEphemeral's key %x: %v", kem.ID(), eph.Bytes(), err)
+		}
+		var wg sync.WaitGroup
+		for i := range pks {
+			wg.Go(func() {
+				if !bytes.Equal(eph.PublicKey(), same.PublicKey()) {
+					t.Errorf("KEM %04x: public key %x, NewPrivateKey says %x", kem.ID(), eph.PublicKey(), same.PublicKey())
+				}
+				one, err := kem.Encap(eph, pks[i])
+				want, err2 := kem.Decap(eph.PublicKey(), sks[i])
+				if err != nil || err2 != nil || !bytes.Equal(one, ss[i]) || !bytes.Equal(want, ss[i]) {
+					t.Errorf("KEM %04x, key %d: Encap %x, EncapShared %x, Decap %x (%v, %v)", kem.ID(), i, one, ss[i], want, err, err2)
+				}
+			})
+		}
+		wg.Wait()
 	}
 }

@@ -1,12 +1,17 @@
 package hpke
 
 import (
+	"bytes"
 	"crypto/ecdh"
 	"crypto/rand"
 	"encoding/binary"
 	"fmt"
+	"sync"
 
+	"filippo.io/edwards25519"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+
+	"github.com/fanseal/fanseal/internal/ecdhx8"
 )
 
 // KEM identifiers. RFC 9180 assigns 0x0010 and 0x0020; secp256k1 has no
@@ -23,6 +28,7 @@ type KEM struct {
 	id      uint16
 	suiteID []byte // "KEM" || I2OSP(kem_id, 2)
 	group   group
+	curve   ecdhx8.Curve // the batch methods' curve: P-256 and secp256k1
 }
 
 // group is what a DHKEM needs from a Diffie-Hellman group. Implementations
@@ -47,16 +53,20 @@ type dhKey interface {
 	dh(pub any) ([]byte, error)
 	publicBytes() []byte
 	bytes() []byte
+	// scalar sets s to the private scalar, 32 bytes big-endian for
+	// P-256 and secp256k1 (the serialized key) and the raw X25519
+	// scalar, without allocating.
+	scalar(s *[32]byte)
 }
 
 var (
-	p256KEM      = newKEM(KEMP256, ecdhGroup{ecdh.P256(), 32, 65})
-	x25519KEM    = newKEM(KEMX25519, ecdhGroup{ecdh.X25519(), 32, 32})
-	secp256k1KEM = newKEM(KEMSecp256k1, secpGroup{})
+	p256KEM      = newKEM(KEMP256, ecdhGroup{ecdh.P256(), 32, 65}, ecdhx8.P256)
+	x25519KEM    = newKEM(KEMX25519, ecdhGroup{ecdh.X25519(), 32, 32}, 0)
+	secp256k1KEM = newKEM(KEMSecp256k1, secpGroup{}, ecdhx8.Secp256k1)
 )
 
-func newKEM(id uint16, g group) *KEM {
-	return &KEM{id: id, suiteID: binary.BigEndian.AppendUint16([]byte("KEM"), id), group: g}
+func newKEM(id uint16, g group, c ecdhx8.Curve) *KEM {
+	return &KEM{id: id, suiteID: binary.BigEndian.AppendUint16([]byte("KEM"), id), group: g, curve: c}
 }
 
 // P256 returns DHKEM(P-256, HKDF-SHA256).
@@ -91,7 +101,8 @@ func (k *KEM) EncSize() int { return k.group.publicSize() }
 // PrivateKeySize is Nsk.
 func (k *KEM) PrivateKeySize() int { return k.group.privateSize() }
 
-// A PrivateKey is a DHKEM private key with its serialized public key.
+// A PrivateKey is a DHKEM private key with its serialized public key (nil
+// for a key of NewEphemeral, whose lazyKey computes it).
 type PrivateKey struct {
 	kem *KEM
 	k   dhKey
@@ -110,6 +121,49 @@ func (k *KEM) GenerateKey() (*PrivateKey, error) {
 	}
 	return k.wrap(d), nil
 }
+
+// NewEphemeral returns a fresh random key pair, as GenerateKey does, whose
+// public key is computed at its first use: PublicKey, or an agreement one
+// at a time (once, on whichever goroutine comes first). The batch methods
+// need only its private scalar, so their passes can start before the
+// public key is known, and a caller can compute it meanwhile. The private
+// key is drawn as GenerateKey draws it: 32 random bytes for X25519, a
+// uniform integer in [1, n-1] for P-256 and secp256k1.
+func (k *KEM) NewEphemeral() *PrivateKey {
+	l := &lazyKey{g: k.group}
+	if k.id == KEMX25519 {
+		rand.Read(l.raw[:])
+	} else {
+		k.randomScalar(&l.raw)
+	}
+	return &PrivateKey{kem: k, k: l}
+}
+
+// lazyKey is a private key of NewEphemeral: its scalar, and the group's
+// key and public key, made at the first use that needs them.
+type lazyKey struct {
+	g    group
+	raw  [32]byte
+	once sync.Once
+	d    dhKey
+	pub  []byte
+}
+
+func (l *lazyKey) get() dhKey {
+	l.once.Do(func() {
+		var err error
+		if l.d, err = l.g.newPrivate(l.raw[:]); err != nil {
+			panic(err) // unreachable: a scalar every group accepts
+		}
+		l.pub = l.d.publicBytes()
+	})
+	return l.d
+}
+
+func (l *lazyKey) dh(pub any) ([]byte, error) { return l.get().dh(pub) }
+func (l *lazyKey) publicBytes() []byte        { l.get(); return l.pub }
+func (l *lazyKey) bytes() []byte              { return bytes.Clone(l.raw[:]) }
+func (l *lazyKey) scalar(s *[32]byte)         { *s = l.raw }
 
 // NewPrivateKey implements DeserializePrivateKey.
 func (k *KEM) NewPrivateKey(b []byte) (*PrivateKey, error) {
@@ -154,7 +208,12 @@ func (sk *PrivateKey) KEM() *KEM { return sk.kem }
 
 // PublicKey returns the serialized public key (SerializePublicKey). The
 // caller must not modify it.
-func (sk *PrivateKey) PublicKey() []byte { return sk.pub }
+func (sk *PrivateKey) PublicKey() []byte {
+	if sk.pub != nil {
+		return sk.pub
+	}
+	return sk.k.publicBytes()
+}
 
 // Bytes returns the serialized private key (SerializePrivateKey).
 func (sk *PrivateKey) Bytes() []byte { return sk.k.bytes() }
@@ -171,7 +230,7 @@ func (k *KEM) Encap(eph *PrivateKey, pkR *PublicKey) (sharedSecret []byte, err e
 	if err != nil {
 		return nil, err
 	}
-	return k.extractAndExpand(dh, eph.pub, pkR.raw)
+	return k.extractAndExpand(dh, eph.PublicKey(), pkR.raw)
 }
 
 // Decap runs Decap of the encapsulated key enc with the recipient key skR.
@@ -187,15 +246,23 @@ func (k *KEM) Decap(enc []byte, skR *PrivateKey) (sharedSecret []byte, err error
 	if err != nil {
 		return nil, err
 	}
-	return k.extractAndExpand(dh, enc, skR.pub)
+	return k.extractAndExpand(dh, enc, skR.PublicKey())
+}
+
+// ExtractAndExpand is RFC 9180's ExtractAndExpand: the KEM shared secret
+// of the Diffie-Hellman shared secret dh, the encapsulated key enc and the
+// recipient pkR, what Encap computes after its agreement (for agreements
+// computed by DHBatch or DHFresh).
+func (k *KEM) ExtractAndExpand(dh, enc []byte, pkR *PublicKey) ([]byte, error) {
+	return k.extractAndExpand(dh, enc, pkR.raw)
 }
 
 func (k *KEM) extractAndExpand(dh, enc, pkR []byte) ([]byte, error) {
 	prk := labeledExtract(k.suiteID, nil, "eae_prk", dh)
-	kemContext := make([]byte, 0, len(enc)+len(pkR))
-	kemContext = append(kemContext, enc...)
-	kemContext = append(kemContext, pkR...)
-	return labeledExpand(k.suiteID, prk, "shared_secret", kemContext, 32)
+	defer clear(prk)
+	e := newExpander(k.suiteID, prk)
+	defer e.release()
+	return e.expand("shared_secret", 32, enc, pkR) // kem_context = enc || pkR
 }
 
 // ecdhGroup is a crypto/ecdh curve.
@@ -204,22 +271,86 @@ type ecdhGroup struct {
 	nsk, npk int
 }
 
-type ecdhKey struct{ k *ecdh.PrivateKey }
+// ecdhKey is a crypto/ecdh private key and its serialized public key.
+type ecdhKey struct {
+	k   *ecdh.PrivateKey
+	pub []byte
+}
 
+// generate makes a key for one agreement at a time (a fresh stanza's
+// ephemeral key): crypto/ecdh's, whose public key costs what one
+// agreement does. For X25519 it is made at once, as a key of newPrivate
+// would make it for its first agreement.
 func (g ecdhGroup) generate() (dhKey, error) {
 	k, err := g.c.GenerateKey(rand.Reader)
 	if err != nil {
 		return nil, err
 	}
-	return ecdhKey{k}, nil
+	if g.c == ecdh.X25519() {
+		x := &x25519Key{raw: [32]byte(k.Bytes()), pub: k.PublicKey().Bytes(), k: k}
+		x.once.Do(func() {})
+		return x, nil
+	}
+	return ecdhKey{k, k.PublicKey().Bytes()}, nil
 }
 
 func (g ecdhGroup) newPrivate(b []byte) (dhKey, error) {
+	if g.c == ecdh.X25519() {
+		if len(b) != 32 {
+			return nil, fmt.Errorf("%w: crypto/ecdh: invalid private key size", ErrInvalidKey)
+		}
+		return &x25519Key{raw: [32]byte(b), pub: x25519Public(b)}, nil
+	}
 	k, err := g.c.NewPrivateKey(b)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
 	}
-	return ecdhKey{k}, nil
+	return ecdhKey{k, k.PublicKey().Bytes()}, nil
+}
+
+// x25519Key is an X25519 private key: its 32 bytes, its public key, and
+// the crypto/ecdh key of its one-at-a-time agreements, made at the first
+// of them. crypto/ecdh's NewPrivateKey computes the public key again, a
+// whole Montgomery ladder, which a key whose agreements all run in
+// batches (a seal's shared ephemeral key, from NewEphemeral) never needs,
+// and which NewPrivateKey's keys (identities) pay at their first open
+// rather than when they are made.
+type x25519Key struct {
+	raw  [32]byte
+	pub  []byte
+	once sync.Once
+	k    *ecdh.PrivateKey
+}
+
+func (k *x25519Key) ecdhKey() *ecdh.PrivateKey {
+	k.once.Do(func() {
+		var err error
+		if k.k, err = ecdh.X25519().NewPrivateKey(k.raw[:]); err != nil {
+			panic(err) // unreachable: 32 bytes
+		}
+	})
+	return k.k
+}
+
+func (k *x25519Key) dh(pub any) ([]byte, error) { return ecdhKey{k: k.ecdhKey()}.dh(pub) }
+func (k *x25519Key) publicBytes() []byte        { return k.pub }
+func (k *x25519Key) bytes() []byte              { return bytes.Clone(k.raw[:]) }
+func (k *x25519Key) scalar(s *[32]byte)         { *s = k.raw }
+
+// x25519Public returns X25519(k, 9), the public key of the X25519 private
+// key k, as the u-coordinate of [k]B on edwards25519 (B the base point,
+// the birational image of u = 9; RFC 7748 section 4.1): the scalar is
+// clamped as X25519 clamps it, and edwards25519's fixed-base
+// multiplication (a precomputed table, constant time) costs about a third
+// of crypto/ecdh's Montgomery ladder, which computes X25519 public keys
+// from the variable base 9. B has prime order, so reducing the clamped
+// scalar modulo it, as SetBytesWithClamping does, gives the same point.
+func x25519Public(k []byte) []byte {
+	s, err := edwards25519.NewScalar().SetBytesWithClamping(k)
+	if err != nil {
+		panic(err) // unreachable: k is 32 bytes, as NewPrivateKey checked
+	}
+	return new(edwards25519.Point).ScalarBaseMult(s).BytesMontgomery()
 }
 
 func (g ecdhGroup) derive(k *KEM, prk []byte) (dhKey, error) {
@@ -272,8 +403,12 @@ func (k ecdhKey) dh(pub any) ([]byte, error) {
 	return s, nil
 }
 
-func (k ecdhKey) publicBytes() []byte { return k.k.PublicKey().Bytes() }
+func (k ecdhKey) publicBytes() []byte { return k.pub }
 func (k ecdhKey) bytes() []byte       { return k.k.Bytes() }
+
+// scalar copies the key through Bytes, which crypto/ecdh writes into a
+// buffer on the caller's stack once inlined.
+func (k ecdhKey) scalar(s *[32]byte) { copy(s[:], k.k.Bytes()) }
 
 // secpGroup is secp256k1 from github.com/decred/dcrd/dcrec/secp256k1/v4.
 // Public keys are serialized uncompressed (65 bytes), private keys as 32-byte
@@ -334,6 +469,7 @@ func (k secpKey) dh(pub any) ([]byte, error) {
 
 func (k secpKey) publicBytes() []byte { return k.k.PubKey().SerializeUncompressed() }
 func (k secpKey) bytes() []byte       { return k.k.Serialize() }
+func (k secpKey) scalar(s *[32]byte)  { k.k.Key.PutBytes(s) }
 
 // DH returns the raw Diffie-Hellman shared secret of sk and pk, for
 // protocols built beside the KEM (fanseal's static channel keys). It

@@ -38,8 +38,10 @@ type DKGOptions struct {
 // The round time is from the first key generation to the last box opened.
 //
 // Baseline parses every public key of a message on receipt (eager), as
-// the deployments did; Fanseal parses only the key it needs, at
-// derivation (lazy).
+// the deployments did, and derives the channels one by one; Fanseal
+// parses only the key it needs, at derivation (lazy), and derives all of
+// a member's channels in one call (kex.Round.Channels). Both generate
+// their key pairs with kex.NewRound.
 //
 // Faults: one member publishes a corrupt key for one victim. Lazily, only
 // the victim fails, with a *kex.KeyError naming the sender; it accuses
@@ -176,7 +178,10 @@ func (w *dkgWorld) round(ctx context.Context, n int) error {
 		return err
 	}
 	// 2. Receive every message, derive the channels, seal a box per peer.
+	// Fanseal derives them all in one call (Round.Channels: the key
+	// agreements eight to a pass on an IFMA CPU); the baseline one by one.
 	if err := phase(func(i uint32, m *dkgMember) error {
+		var msgs []*kex.Message
 		for j := uint32(1); int(j) <= n; j++ {
 			if j == i {
 				continue
@@ -192,7 +197,23 @@ func (w *dkgWorld) round(ctx context.Context, n int) error {
 					continue
 				}
 			}
-			ch, err := m.round.Channel(msg)
+			msgs = append(msgs, msg)
+		}
+		var chans []*kex.Channel
+		if w.side != Baseline {
+			// A failure leaves a nil channel, whose error Channel gives
+			// again below.
+			chans, _ = m.round.Channels(msgs)
+		}
+		for k, msg := range msgs {
+			j := msg.SenderID
+			var ch *kex.Channel
+			var err error
+			if chans != nil && chans[k] != nil {
+				ch = chans[k]
+			} else {
+				ch, err = m.round.Channel(msg)
+			}
 			var ke *kex.KeyError
 			switch {
 			case errors.As(err, &ke) && ke.Sender == j && ke.Receiver == i:

@@ -30,8 +30,8 @@ import (
 //   - the third-party cryptography fanseal uses: decred's secp256k1,
 //     btcec, filippo.io/edwards25519, ed25519consensus, zeebo/blake3;
 //   - fanseal's own cryptographic packages: the root package,
-//     internal/hpke, internal/stream, internal/x25519x8, ledger, kex,
-//     lthash, acs and verify.
+//     internal/hpke, internal/stream, internal/x25519x8, internal/ecdhx8,
+//     ledger, kex, lthash, acs and verify.
 //
 // This is the flat ("self time") view by package, as `go tool pprof -top`
 // gives it: memory allocation, garbage collection assists and system
@@ -53,6 +53,7 @@ var cryptoPackages = []string{
 	"github.com/fanseal/fanseal/internal/hpke.",
 	"github.com/fanseal/fanseal/internal/stream.",
 	"github.com/fanseal/fanseal/internal/x25519x8.",
+	"github.com/fanseal/fanseal/internal/ecdhx8.",
 	"github.com/fanseal/fanseal/ledger.",
 	"github.com/fanseal/fanseal/kex.",
 	"github.com/fanseal/fanseal/lthash.",
