@@ -71,6 +71,11 @@ func NewSessionCache(size int, ttl time.Duration) *SessionCache {
 // removed.
 func (c *SessionCache) Len() int { return c.lru.Len() }
 
+// Purge removes every entry at once: until an envelope is sealed or
+// opened again, opening it takes a key agreement. Use it where the keys
+// the cache may serve change hands, or to give its memory back.
+func (c *SessionCache) Purge() { c.lru.Purge() }
+
 // put records the file key of an envelope with header MAC mac, for the
 // recipients given.
 func (c *SessionCache) put(mac [32]byte, fileKey []byte, recipients ...*Recipient) {

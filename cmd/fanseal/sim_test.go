@@ -73,7 +73,7 @@ func TestSimQuick(t *testing.T) {
 
 	// One side only: one column, no ratio.
 	out = mustRun(t, "", "sim", "ledger", "--quick", "--after", "--duration", "300ms", "--workers", "1", "--plot", filepath.Join(dir, "l.png"))
-	if strings.Contains(out, "baseline") || strings.Contains(out, "ratio") || !strings.Contains(out, "AES-GCM key setup share") {
+	if strings.Contains(out, "baseline") || strings.Contains(out, " ratio\n") || !strings.Contains(out, "AES-GCM key setup share") {
 		t.Fatalf("--after output:\n%s", out)
 	}
 	if img, _ := os.ReadFile(filepath.Join(dir, "l.png")); !bytes.HasPrefix(img, []byte("\x89PNG")) {
