@@ -112,15 +112,22 @@ type slowDisk struct {
 	w    io.Writer
 	rate int64
 	next time.Time // when the writes so far are done
+	// now and sleep are time.Now and time.Sleep; tests replace them.
+	now   func() time.Time
+	sleep func(time.Duration)
 }
 
 const slowDiskBurst = 100 * time.Millisecond
 
+func newSlowDisk(w io.Writer, rate int64) *slowDisk {
+	return &slowDisk{w: w, rate: rate, now: time.Now, sleep: time.Sleep}
+}
+
 func (d *slowDisk) Write(p []byte) (int, error) {
-	now := time.Now()
+	now := d.now()
 	d.next = later(d.next, now.Add(-slowDiskBurst)).Add(time.Duration(float64(len(p)) / float64(d.rate) * float64(time.Second)))
 	if wait := d.next.Sub(now); wait > 0 {
-		time.Sleep(wait)
+		d.sleep(wait)
 	}
 	return d.w.Write(p)
 }
@@ -254,7 +261,7 @@ func (l *ledgerWorkload) newWorld(ctx context.Context, side Side, cfg *Config) (
 	}
 	var dst io.Writer = w.file
 	if l.o.DiskRate > 0 {
-		dst = &slowDisk{w: w.file, rate: l.o.DiskRate}
+		dst = newSlowDisk(w.file, l.o.DiskRate)
 	}
 	w.out = bufio.NewWriterSize(dst, 256<<10)
 	w.ivHash = sha256.New()
