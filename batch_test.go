@@ -133,12 +133,19 @@ func TestBatchedStanzas(t *testing.T) {
 }
 
 // lowOrderRecipient is an X25519 recipient whose key is the point 0: every
-// agreement with it is all zeros, which sealing must refuse.
+// agreement with it is all zeros, which sealing must refuse. NewRecipient
+// refuses such a key (TestX25519PublicKeyRefused), so the recipient is
+// built around it here, to test the checks at sealing time behind that.
 func lowOrderRecipient(t *testing.T) *Recipient {
-	r, err := NewRecipient(X25519, make([]byte, 32))
+	kem, err := hpke.NewKEM(uint16(X25519))
 	if err != nil {
 		t.Fatal(err)
 	}
+	r := &Recipient{suite: X25519, raw: make([]byte, 32)}
+	if r.dh, err = kem.NewPublicKey(r.raw); err != nil {
+		t.Fatal(err)
+	}
+	r.id, r.fp = keyDigest(X25519, r.raw)
 	return r
 }
 

@@ -146,7 +146,7 @@ func TestKeyringPeersPerKeyID(t *testing.T) {
 
 // TestChannelLowOrderPeer: a channel stanza "from" a keyring peer whose
 // key gives no channel key (a low-order X25519 point) fails as a stanza
-// that does not open (rule 13), with a documented Open error, and does not
+// that does not open (rule 14), with a documented Open error, and does not
 // stop the reader from trying the other peers with that identifier.
 func TestChannelLowOrderPeer(t *testing.T) {
 	sender, _, ids := newKeyrings(t, X25519)

@@ -46,4 +46,10 @@ var (
 	ErrMixedSuites = errs.MixedSuites
 	// ErrRecipientCount: no recipients, or more than MaxRecipients.
 	ErrRecipientCount = errs.RecipientCount
+	// ErrAnonymousLimit: an anonymous envelope that would take more trial
+	// decryptions than Opener.MaxAnonymousTrials allows, refused before
+	// any key agreement; or, from a Sealer, an anonymous envelope with more
+	// than DefaultMaxAnonymousTrials recipients of one suite, which the
+	// default Opener would refuse. It also matches ErrUnsupported.
+	ErrAnonymousLimit = errs.AnonymousLimit
 )

@@ -21,8 +21,10 @@ const stanzaInfo = "fanseal/v1 file key"
 const keyIDLabel = "fanseal/v1 key id"
 
 // keyAgreements counts decapsulations (each one key agreement) performed by
-// Open, so tests can assert that Open does exactly one.
-var keyAgreements atomic.Uint64
+// Open, so tests can assert that Open does exactly one; stanzaOpens counts
+// the stanza ciphertexts Open tried to open (each a key schedule and an
+// AEAD open), so tests can bound the work of an anonymous envelope.
+var keyAgreements, stanzaOpens atomic.Uint64
 
 // A cipherSuite is the warm state of one (suite, AEAD) pair: the HPKE suite
 // and its key_schedule_context, computed once.
@@ -147,6 +149,7 @@ func (it *precomputed) seal(dst, preamble, fileKey []byte) ([]byte, error) {
 func (cs *cipherSuite) unwrap(i *Identity, preamble []byte, st *format.HPKEStanza) ([]byte, error) {
 	if cs.pqKEM != nil {
 		keyAgreements.Add(1)
+		stanzaOpens.Add(1)
 		r, err := stdhpke.NewRecipient(st.Enc, i.pq, stdhpke.HKDFSHA256(), cs.pqAD, []byte(stanzaInfo))
 		if err != nil {
 			return nil, err
@@ -169,6 +172,7 @@ func (cs *cipherSuite) decap(i *Identity, enc []byte) ([]byte, error) {
 
 // openWith opens a stanza's ciphertext with the KEM shared secret ss.
 func (cs *cipherSuite) openWith(ss, preamble, ct []byte) ([]byte, error) {
+	stanzaOpens.Add(1)
 	ctx, err := cs.hs.NewContext(ss, cs.sched)
 	if err != nil {
 		return nil, err

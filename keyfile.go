@@ -7,26 +7,56 @@ import (
 	"strings"
 )
 
-// maxKeyFileSize bounds what ParseIdentities and ParseRecipients read.
-const maxKeyFileSize = 16 << 20
+// maxKeyFileSize bounds what ParseIdentities and ParseRecipients read:
+// 64 MiB holds MaxRecipients recipients of the longest text
+// (mlkem768x25519: 1 975 characters in fanseal's spelling, 1 959 in
+// age's), each with a comment line as long, and CRLF line ends. A larger
+// file is an error, never read in part.
+const maxKeyFileSize = 64 << 20
 
-// ParseIdentities reads an identity file: one identity per line, with
-// blank lines and lines starting with # ignored. Errors name the line.
+// ParseIdentities reads an identity file: one identity per line. White
+// space at both ends of a line is ignored, and so are the lines left empty
+// and those starting with #. Errors name the line. A file over 64 MiB is
+// refused.
 func ParseIdentities(r io.Reader) ([]*Identity, error) {
-	return parseLines(r, "identity", ParseIdentity)
+	return parseLines(r, "identity", "identity file", ParseIdentity)
 }
 
-// ParseRecipients reads a recipients file: one recipient per line, with
-// blank lines and lines starting with # ignored. Errors name the line.
+// ParseRecipients reads a recipients file: one recipient per line. White
+// space at both ends of a line is ignored, and so are the lines left empty
+// and those starting with #. Errors name the line. A file over 64 MiB is
+// refused.
 func ParseRecipients(r io.Reader) ([]*Recipient, error) {
-	return parseLines(r, "recipient", ParseRecipient)
+	return parseLines(r, "recipient", "recipients file", ParseRecipient)
 }
 
-func parseLines[T any](r io.Reader, what string, parse func(string) (T, error)) ([]T, error) {
-	sc := bufio.NewScanner(io.LimitReader(r, maxKeyFileSize))
+// A countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func parseLines[T any](r io.Reader, what, file string, parse func(string) (T, error)) ([]T, error) {
+	// One byte beyond the limit tells a file over it from one that ends
+	// exactly at it. The scanner reads ahead, so the count is checked
+	// before every line: no line of a file over the limit is used.
+	cr := &countingReader{r: io.LimitReader(r, maxKeyFileSize+1)}
+	tooLarge := func() error {
+		return fmt.Errorf("%w: %s larger than %d bytes (64 MiB), the most fanseal reads", ErrInvalidKey, file, maxKeyFileSize)
+	}
+	sc := bufio.NewScanner(cr)
 	sc.Buffer(make([]byte, 0, 4096), 64<<10)
 	var out []T
 	for n := 1; sc.Scan(); n++ {
+		if cr.n > maxKeyFileSize {
+			return nil, tooLarge()
+		}
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
@@ -38,7 +68,10 @@ func parseLines[T any](r io.Reader, what string, parse func(string) (T, error)) 
 		out = append(out, k)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%w: reading %s file: %v", ErrInvalidKey, what, err)
+		return nil, fmt.Errorf("%w: reading %s: %v", ErrInvalidKey, file, err)
+	}
+	if cr.n > maxKeyFileSize {
+		return nil, tooLarge()
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%w: no %s found", ErrInvalidKey, what)

@@ -123,7 +123,10 @@ type Recipient struct {
 // NewRecipient returns the recipient of suite s with the serialized public
 // key pub (RFC 9180 SerializePublicKey: 65-byte uncompressed points for
 // P-256 and secp256k1, 32 bytes for X25519, 1216 bytes for
-// ML-KEM-768+X25519). Invalid points are rejected with ErrInvalidKey.
+// ML-KEM-768+X25519). Invalid points are rejected with ErrInvalidKey; so
+// are X25519 keys that are not the canonical encoding of their point (bit
+// 255 set, or u ≥ 2^255 − 19), which RFC 7748 would read as another key's
+// point, and low-order X25519 points, to which nothing can be sealed.
 func NewRecipient(s Suite, pub []byte) (*Recipient, error) {
 	r := &Recipient{suite: s, raw: bytes.Clone(pub)}
 	r.id, r.fp = keyDigest(s, pub)
@@ -142,6 +145,11 @@ func NewRecipient(s Suite, pub []byte) (*Recipient, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s public key: %v", ErrInvalidKey, s, err)
+	}
+	if s == X25519 {
+		if err := checkX25519Public(pub); err != nil {
+			return nil, err
+		}
 	}
 	return r, nil
 }
@@ -296,4 +304,41 @@ func (i *Identity) Recipient() *Recipient { return i.r }
 // identity writes its clamped scalar. It is a secret: keep it out of logs.
 func (i *Identity) String() string {
 	return encodeKey(identityPrefix+strings.ToUpper(i.suite.String())+"_", i.priv)
+}
+
+// x25519LowOrder lists the canonical encodings of the u-coordinates of the
+// points of order 1, 2, 4 and 8 on Curve25519 and its twist: 0, 1, p − 1
+// and the two points of order 8. X25519 with any of them gives the
+// all-zero output, whatever the scalar.
+var x25519LowOrder = [][32]byte{
+	{},
+	{1},
+	{0xec, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f},
+	{0xe0, 0xeb, 0x7a, 0x7c, 0x3b, 0x41, 0xb8, 0xae, 0x16, 0x56, 0xe3, 0xfa, 0xf1, 0x9f, 0xc4, 0x6a,
+		0xda, 0x09, 0x8d, 0xeb, 0x9c, 0x32, 0xb1, 0xfd, 0x86, 0x62, 0x05, 0x16, 0x5f, 0x49, 0xb8, 0x00},
+	{0x5f, 0x9c, 0x95, 0xbc, 0xa3, 0x50, 0x8c, 0x24, 0xb1, 0xd0, 0xb1, 0x55, 0x9c, 0x83, 0xef, 0x5b,
+		0x04, 0x44, 0x5c, 0xc4, 0x58, 0x1c, 0x8e, 0x86, 0xd8, 0x22, 0x4e, 0xdd, 0xd0, 0x9f, 0x11, 0x57},
+}
+
+// checkX25519Public refuses a 32-byte X25519 public key that is not the
+// one canonical encoding of its u-coordinate (RFC 7748 ignores bit 255 and
+// reduces u modulo p = 2^255 − 19, so such a key would compute another
+// key's agreements under an identifier of its own), or that is a
+// low-order point. Public keys are not secret: the branches are on public
+// data.
+func checkX25519Public(pub []byte) error {
+	if pub[31]&0x80 != 0 {
+		return fmt.Errorf("%w: x25519 public key has bit 255 set: it is not the canonical encoding of its point", ErrInvalidKey)
+	}
+	// u ≥ p: the top byte 0x7f, 30 bytes 0xff, the low byte at least 0xed.
+	if pub[31] == 0x7f && pub[0] >= 0xed && bytes.Count(pub[1:31], []byte{0xff}) == 30 {
+		return fmt.Errorf("%w: x25519 public key u is not reduced modulo 2^255 - 19: it is not the canonical encoding of its point", ErrInvalidKey)
+	}
+	for _, l := range x25519LowOrder {
+		if bytes.Equal(pub, l[:]) {
+			return fmt.Errorf("%w: x25519 public key is a low-order point: no key agreement with it is secret", ErrInvalidKey)
+		}
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/fanseal/fanseal"
@@ -89,8 +90,14 @@ func openVector(v *testkit.Vector, open opener) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if r.String() != text {
-			return nil, fmt.Errorf("recipient %q reads back as %q", text, r)
+		back := r.String()
+		if strings.HasPrefix(text, "age1") {
+			if back, err = r.AgeString(); err != nil {
+				return nil, err
+			}
+		}
+		if back != text {
+			return nil, fmt.Errorf("recipient %q reads back as %q", text, back)
 		}
 	}
 	var ids []*fanseal.Identity
@@ -133,13 +140,28 @@ func openVector(v *testkit.Vector, open opener) ([]byte, error) {
 }
 
 // parseIdentity parses identity text, which must be the identity's one
-// spelling.
+// text in its spelling, fanseal's or age's; age's X25519 identities hold
+// any 32 bytes, which a reader clamps, so one of them reads back as age's
+// text of the clamped scalar, the same key.
 func parseIdentity(text string) (*fanseal.Identity, error) {
 	id, err := fanseal.ParseIdentity(text)
 	if err != nil {
 		return nil, err
 	}
-	if id.String() != text {
+	back := id.String()
+	if strings.HasPrefix(text, "AGE-") {
+		if back, err = id.AgeString(); err != nil {
+			return nil, err
+		}
+		if id.Suite() == fanseal.X25519 && back != text {
+			again, err := fanseal.ParseIdentity(back)
+			if err != nil || again.Recipient().String() != id.Recipient().String() {
+				return nil, fmt.Errorf("age identity text reads back as text of another key (%v)", err)
+			}
+			return id, nil
+		}
+	}
+	if back != text {
 		return nil, fmt.Errorf("identity text accepted, but it reads back as other text")
 	}
 	return id, nil

@@ -5,10 +5,10 @@ import (
 	"bytes"
 	"crypto/cipher"
 	"crypto/hmac"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"sync/atomic"
 
 	"github.com/fanseal/fanseal/internal/format"
@@ -26,8 +26,9 @@ import (
 // default), it then looks only at the suite and identifier of each stanza
 // and performs one key agreement per identity, whatever the number of
 // recipients; it decodes no other recipient's key. In an anonymous
-// envelope it tries every stanza of its identities' suites, at most
-// DefaultMaxAnonymousTrials (see Opener).
+// envelope it tries every stanza of its identities' suites with each of
+// them, refusing with ErrAnonymousLimit an envelope that would take more
+// than DefaultMaxAnonymousTrials trials (see Opener).
 //
 // The Reader returns plaintext only from chunks that authenticated; a
 // truncated or tampered payload ends in an error wrapping ErrTruncated or
@@ -56,15 +57,21 @@ type Opener struct {
 	// PayloadWorkers bounds the goroutines that open payload chunks; 0
 	// means runtime.GOMAXPROCS(0), 1 opens on the reading goroutine.
 	PayloadWorkers int
-	// MaxAnonymousTrials bounds the key agreements an anonymous envelope
-	// may cost: Open refuses, before any key agreement, an anonymous
-	// envelope with more (stanza, identity) pairs of matching suites than
-	// this. 0 means DefaultMaxAnonymousTrials.
+	// MaxAnonymousTrials bounds the work an anonymous envelope may cost:
+	// Open refuses with ErrAnonymousLimit, before any key agreement, an
+	// anonymous envelope with more trials than this, a trial being a pair
+	// of an HPKE or shared stanza and an identity of its suite (each costs
+	// at most a key agreement, a key schedule and an AEAD open). 0 means
+	// DefaultMaxAnonymousTrials.
 	MaxAnonymousTrials int
 }
 
-// DefaultMaxAnonymousTrials is the default Opener.MaxAnonymousTrials: at
-// most about 50 ms of key agreements on one core.
+// DefaultMaxAnonymousTrials is the default Opener.MaxAnonymousTrials: for
+// any envelope and any number of identities, at most 1 000 key
+// agreements, about 50 ms of X25519 on one core (docs/SECURITY.md has the
+// other suites). A Sealer refuses an anonymous envelope with more
+// recipients of one suite, which an Opener holding one identity of that
+// suite would refuse.
 const DefaultMaxAnonymousTrials = 1000
 
 // maxPeersPerKeyID bounds the Keyring peers that may share one key
@@ -166,19 +173,26 @@ func checkHeader(h *format.Header, fileKey []byte) (cipher.AEAD, error) {
 // errHeaderMAC: a file key that does not verify the header MAC.
 var errHeaderMAC = fmt.Errorf("%w: header MAC mismatch", ErrAuthentication)
 
-// unwrap tries, in header order, every stanza that one of the identities
-// may open, until one yields a file key that verifies the header MAC; it
-// records that key in the cache.
+// unwrap tries every stanza that one of the identities may open (its
+// candidates), checks that all those that open yield one file key, and
+// then checks the header MAC under it, once; it records that key in the
+// cache.
 //
 // The header's framing was checked when it was read, so every stanza here
 // is well formed and, unless the envelope is anonymous, each (suite, key
 // identifier) appears at most once: a non-anonymous envelope costs at
 // most one key agreement per identity (a channel stanza, one per Keyring
 // peer with the sender's identifier, at most maxPeersPerKeyID). An
-// anonymous one costs one per HPKE stanza of an identity's suite, and one
-// per identity for all the shared stanzas of its suite, at most
-// MaxAnonymousTrials. At most maxWrongFileKeys stanzas may open to a file
-// key that fails the header MAC (each costs a MAC over the header).
+// anonymous one costs one trial per pair of a stanza and an identity of
+// its suite, counted and bounded by MaxAnonymousTrials before any key
+// agreement (checkTrials); the shared stanzas of a suite need one key
+// agreement per identity between them.
+//
+// The verdict depends on the set of candidates, not on their order: every
+// candidate is tried, so a stanza that opens to a wrong file key is found
+// wherever it is. Only a forged envelope holds two candidates that open
+// to different file keys, or one whose key fails the header MAC: either
+// is ErrAuthentication, and the MAC is computed at most once.
 func (o *Opener) unwrap(h *format.Header, identities []*Identity) (cipher.AEAD, error) {
 	anon := h.Anonymous()
 	if anon {
@@ -188,7 +202,14 @@ func (o *Opener) unwrap(h *format.Header, identities []*Identity) (cipher.AEAD, 
 	}
 	t := &trial{o: o, h: h}
 	defer t.clear()
-	var failed error
+	var (
+		failed  error // why the last candidate that did not open failed
+		fileKey []byte
+		opened  []*Recipient // the identities whose stanza opened to fileKey
+		channel *pendingChannel
+		differ  error
+	)
+	defer func() { clear(fileKey) }()
 	for st := range h.Stanzas() {
 		if st.Type != format.StanzaHPKE && st.Type != format.StanzaShared && st.Type != format.StanzaChannel {
 			continue
@@ -201,61 +222,75 @@ func (o *Opener) unwrap(h *format.Header, identities []*Identity) (cipher.AEAD, 
 			if st.Type == format.StanzaChannel && (o.Keyring == nil || ident != o.Keyring.self) {
 				continue
 			}
-			aead, err := t.open(st, ident)
-			if err == nil {
-				return aead, nil
-			}
-			if !anon || st.Type == format.StanzaChannel || errors.Is(err, errHeaderMAC) {
-				// An identifier matched but the stanza did not open, or a
-				// stanza opened to a key that fails the header MAC:
-				// tampering, or an unknown channel sender or epoch. (An
-				// anonymous stanza that does not open is someone else's.)
-				// A channel stanza the reader cannot try (unknown sender
-				// or epoch: not a recipient) never hides one that failed,
-				// whatever their order.
-				if failed == nil || !errors.Is(err, ErrNotRecipient) {
-					failed = fmt.Errorf("stanza %d for %s: %w", st.Index, ident.suite, err)
+			key, pending, err := t.open(st, ident)
+			if err != nil {
+				if !anon || st.Type == format.StanzaChannel {
+					// An identifier matched but the stanza did not open:
+					// tampering, or an unknown channel sender or epoch. (An
+					// anonymous stanza that does not open, whatever the
+					// reason, is someone else's.) A channel stanza the
+					// reader cannot try (not a recipient) never hides one
+					// that failed, whatever their order.
+					if failed == nil || !errors.Is(err, ErrNotRecipient) {
+						failed = fmt.Errorf("stanza %d for %s: %w", st.Index, ident.suite, err)
+					}
 				}
+				continue
 			}
-			if t.wrongKeys == maxWrongFileKeys {
-				return nil, fmt.Errorf("%w: giving up after %d stanzas that open to file keys failing the header MAC", ErrAuthentication, maxWrongFileKeys)
+			switch {
+			case fileKey == nil:
+				fileKey, channel = key, pending
+				opened = append(opened, ident.r)
+				continue
+			case subtle.ConstantTimeCompare(key, fileKey) == 1:
+				opened = append(opened, ident.r)
+				if channel == nil {
+					channel = pending
+				}
+			case differ == nil:
+				differ = fmt.Errorf("%w: stanza %d for %s opens to another file key than an earlier stanza for this reader", ErrAuthentication, st.Index, ident.suite)
 			}
+			clear(key)
 		}
 	}
-	if failed != nil {
+	switch {
+	case differ != nil:
+		return nil, differ
+	case fileKey != nil:
+		aead, err := checkHeader(h, fileKey)
+		if err != nil {
+			return nil, err
+		}
+		if channel != nil {
+			o.Keyring.remember(channel)
+		}
+		if o.Cache != nil {
+			o.Cache.put(h.MAC, fileKey, opened...)
+		}
+		return aead, nil
+	case failed != nil:
 		return nil, failed
 	}
 	return nil, ErrNotRecipient
 }
 
-// maxWrongFileKeys bounds the stanzas one Open lets open to a file key
-// that fails the header MAC: only a forged envelope has any, and each
-// costs a MAC over a header of up to 16 MiB.
-const maxWrongFileKeys = 4
-
 // checkTrials refuses an anonymous envelope that would cost more than
-// MaxAnonymousTrials key agreements.
+// MaxAnonymousTrials trials: one for each pair of an HPKE or shared stanza
+// and an identity of its suite. Each trial costs at most a key agreement,
+// a key schedule and an AEAD open; the count depends only on the header
+// and on how many identities of each suite the Opener holds, not on the
+// order of the stanzas or on what they hold.
 func (o *Opener) checkTrials(h *format.Header, identities []*Identity) error {
 	limit := o.MaxAnonymousTrials
 	if limit <= 0 {
 		limit = DefaultMaxAnonymousTrials
 	}
 	trials := 0
-	var shared [format.MaxEphemerals]uint16 // suites with shared stanzas
-	nshared := 0
 	for st := range h.Stanzas() {
 		if st.Type != format.StanzaHPKE && st.Type != format.StanzaShared {
 			continue
 		}
 		kem, _, _ := format.PeekHPKE(st.Body, true)
-		if st.Type == format.StanzaShared {
-			// One key agreement with the ephemeral key serves every
-			// shared stanza of the suite.
-			if slices.Contains(shared[:nshared], kem) {
-				continue
-			}
-			shared[nshared], nshared = kem, nshared+1
-		}
 		for _, ident := range identities {
 			if uint16(ident.suite) == kem {
 				trials++
@@ -263,7 +298,7 @@ func (o *Opener) checkTrials(h *format.Header, identities []*Identity) error {
 		}
 	}
 	if trials > limit {
-		return fmt.Errorf("%w: the anonymous envelope would take %d trial decryptions; Opener.MaxAnonymousTrials is %d", ErrUnsupported, trials, limit)
+		return fmt.Errorf("%w: the anonymous envelope would take %d trial decryptions; Opener.MaxAnonymousTrials is %d", ErrAnonymousLimit, trials, limit)
 	}
 	return nil
 }
@@ -275,8 +310,7 @@ type trial struct {
 	// shared holds, per identity, the KEM shared secret with the
 	// envelope's ephemeral key of its suite, which every shared stanza of
 	// the suite uses: one key agreement however many are tried.
-	shared    map[*Identity]sharedSecret
-	wrongKeys int
+	shared map[*Identity]sharedSecret
 }
 
 type sharedSecret struct {
@@ -290,38 +324,19 @@ func (t *trial) clear() {
 	}
 }
 
-// open opens one stanza with ident, verifies the header MAC under the file
-// key it yields, and only then records what it learned: the file key in
-// the session cache, a new channel key in the Keyring.
-func (t *trial) open(st format.Stanza, ident *Identity) (cipher.AEAD, error) {
-	h, o := t.h, t.o
-	var fileKey []byte
-	var channel *pendingChannel
-	var err error
+// open opens one stanza with ident and returns the file key it yields,
+// not yet checked against the header MAC, and, for a channel stanza whose
+// key was not cached, the channel key to remember once it is.
+func (t *trial) open(st format.Stanza, ident *Identity) ([]byte, *pendingChannel, error) {
 	switch st.Type {
 	case format.StanzaChannel:
-		fileKey, channel, err = o.openChannel(h, st)
+		return t.o.openChannel(t.h, st)
 	case format.StanzaShared:
-		fileKey, err = t.openShared(st, ident)
-	default:
-		fileKey, err = openStanza(h, st, ident)
+		key, err := t.openShared(st, ident)
+		return key, nil, err
 	}
-	if err != nil {
-		return nil, err
-	}
-	defer clear(fileKey)
-	aead, err := checkHeader(h, fileKey)
-	if err != nil {
-		t.wrongKeys++
-		return nil, err
-	}
-	if channel != nil {
-		o.Keyring.remember(channel)
-	}
-	if o.Cache != nil {
-		o.Cache.put(h.MAC, fileKey, ident.r)
-	}
-	return aead, nil
+	key, err := openStanza(t.h, st, ident)
+	return key, nil, err
 }
 
 // openShared opens a shared stanza with the KEM shared secret of ident and

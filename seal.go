@@ -106,7 +106,9 @@ type Sealer struct {
 	AEAD AEAD
 	// Anonymous omits key identifiers: the envelope does not say who its
 	// recipients are, and each recipient trial-decrypts every stanza of its
-	// suite (one key agreement per stanza). Not with Channel.
+	// suite (one key agreement per stanza). Not with Channel. An anonymous
+	// envelope holds at most DefaultMaxAnonymousTrials recipients of one
+	// suite (ErrAnonymousLimit), so that the default Opener opens it.
 	Anonymous bool
 	// Precomputer supplies ready sender contexts to the Precomputed
 	// strategy.
@@ -136,7 +138,9 @@ func SealBytes(plaintext []byte, recipients ...*Recipient) ([]byte, error) {
 
 // Seal writes the header of an envelope for recipients to dst and returns a
 // WriteCloser for the payload. The envelope is complete only after Close,
-// which does not close dst.
+// which does not close dst. A writer abandoned without Close leaves no
+// goroutine running: each chunk sealed in parallel has a goroutine that
+// ends with the chunk.
 func (s *Sealer) Seal(dst io.Writer, recipients ...*Recipient) (io.WriteCloser, error) {
 	hdr, aead, err := s.header(recipients)
 	if err != nil {
@@ -173,7 +177,9 @@ func (s *Sealer) parallelism() int {
 
 // checkRecipients enforces the count limits, refuses duplicates and refuses
 // post-quantum and classical recipients together. Unless anonymous, it also
-// refuses distinct keys whose identifiers collide, which readers refuse.
+// refuses distinct keys whose identifiers collide, which readers refuse;
+// anonymous, it refuses more recipients of one suite than the default
+// Opener's trial limit.
 func checkRecipients(recipients []*Recipient, anonymous bool) error {
 	if len(recipients) == 0 || len(recipients) > MaxRecipients {
 		return fmt.Errorf("%w: %d recipients (allowed: 1 to %d)", ErrRecipientCount, len(recipients), MaxRecipients)
@@ -184,6 +190,22 @@ func checkRecipients(recipients []*Recipient, anonymous bool) error {
 		}
 		if r.suite.PostQuantum() != recipients[0].suite.PostQuantum() {
 			return fmt.Errorf("%w: %s recipient %d with %s recipient 0", ErrMixedSuites, r.suite, i, recipients[0].suite)
+		}
+	}
+	if anonymous {
+		// The default Opener refuses an anonymous envelope with more
+		// trials than DefaultMaxAnonymousTrials; one identity of a suite
+		// takes a trial per stanza of it.
+		for _, s := range Suites {
+			n := 0
+			for _, r := range recipients {
+				if r.suite == s {
+					n++
+				}
+			}
+			if n > DefaultMaxAnonymousTrials {
+				return fmt.Errorf("%w: %d %s recipients; an anonymous envelope holds at most %d of one suite, as many trial decryptions as a reader allows by default (Opener.MaxAnonymousTrials): seal it with key identifiers, or to fewer recipients", ErrAnonymousLimit, n, s, DefaultMaxAnonymousTrials)
+			}
 		}
 	}
 	dup := func(i, j int) error {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/fanseal/fanseal/internal/format"
 	"github.com/fanseal/fanseal/internal/race"
 	"github.com/fanseal/fanseal/internal/stream"
@@ -284,4 +286,45 @@ func TestNilKeys(t *testing.T) {
 	check("Precomputer.Add(nil)", ErrInvalidKey, func() error { return p.Add(nil) })
 	check("Keyring.RemovePeer(nil)", nil, func() error { kr.RemovePeer(nil); return nil })
 	check("Precomputer.Remove(nil)", nil, func() error { p.Remove(nil); return nil })
+}
+
+// TestSealAbandoned: a payload writer dropped without Close, with chunks
+// in flight on the parallel workers, leaves no goroutine behind.
+func TestSealAbandoned(t *testing.T) {
+	_, rs := identities(t, X25519, 1)
+	w, err := (&Sealer{PayloadWorkers: 4}).Seal(io.Discard, rs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 16 {
+		if _, err := w.Write(make([]byte, 10000)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	goleak.VerifyNone(t)
+}
+
+// TestSealerAnonymousLimit: a Sealer refuses, before any key agreement,
+// an anonymous envelope that the default Opener would refuse: more than
+// DefaultMaxAnonymousTrials recipients of one suite. What it seals, the
+// default Opener with one identity opens.
+func TestSealerAnonymousLimit(t *testing.T) {
+	xs, xr := identities(t, X25519, DefaultMaxAnonymousTrials+1)
+	_, pr := identities(t, P256, 2)
+	for _, st := range []Strategy{Sequential, Parallel, Shared, SharedParallel} {
+		before := batchedAgreements.Load()
+		env, err := (&Sealer{Strategy: st, Anonymous: true}).SealBytes([]byte("x"), xr...)
+		if !errors.Is(err, ErrAnonymousLimit) || !errors.Is(err, ErrUnsupported) || env != nil {
+			t.Fatalf("%s: %d anonymous recipients: %v, want ErrAnonymousLimit", st, len(xr), err)
+		}
+		if n := batchedAgreements.Load() - before; n != 0 {
+			t.Fatalf("%s: %d key agreements before refusing", st, n)
+		}
+	}
+	// With key identifiers, the same recipients are fine.
+	mustOpen(t, mustSeal(t, &Sealer{Strategy: Shared}, []byte("x"), xr...), []byte("x"), xs[DefaultMaxAnonymousTrials])
+	// The limit is per suite: 1 000 X25519 and 2 P-256 recipients.
+	rs := append(append([]*Recipient{}, xr[:DefaultMaxAnonymousTrials]...), pr...)
+	env := mustSeal(t, &Sealer{Strategy: Shared, Anonymous: true}, []byte("x"), rs...)
+	mustOpen(t, env, []byte("x"), xs[DefaultMaxAnonymousTrials-1])
 }

@@ -15,10 +15,19 @@
 //
 // # Encodings
 //
-// A contract's element is its ID followed by its reassignment counter as
-// an unsigned varint (encoding/binary.AppendUvarint):
+// A contract's element is its ID, prefixed with its length, followed by
+// its reassignment counter, each length and counter an unsigned varint
+// (encoding/binary.AppendUvarint):
 //
-//	element = contract_id || uvarint(reassignment_counter)
+//	element = uvarint(len(contract_id)) || contract_id || uvarint(reassignment_counter)
+//
+// The length makes the encoding injective: without it, an ID ending in
+// the first bytes of a counter's varint gave the element of a shorter ID
+// with a larger counter, ("x", 300) and ("x\xac", 2) alike, so two
+// different active sets had equal commitments. Commitments computed
+// before the length was added (without it) are therefore not comparable
+// with these: both participants of a reconciliation must run a version
+// that encodes elements the same way.
 //
 // A stakeholder set's key is the concatenation, over its parties in
 // sorted order, of uvarint(len(party)) || party.
@@ -111,8 +120,10 @@ type Contract struct {
 	Stakeholders Stakeholders
 }
 
-// element returns the contract's LtHash16 element.
+// appendElement appends the contract's LtHash16 element:
+// uvarint(len(ID)) || ID || uvarint(Reassignment).
 func (c *Contract) appendElement(b []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(c.ID)))
 	b = append(b, c.ID...)
 	return binary.AppendUvarint(b, c.Reassignment)
 }

@@ -45,8 +45,11 @@ func (n *naiveACS) change(id []byte, reassignment uint64, parties []PartyID, del
 	if n.active[key] == nil {
 		n.active[key] = map[string]int{}
 	}
-	elem := string(binary.AppendUvarint(append([]byte{}, id...), reassignment)) // id || uvarint(counter)
-	n.active[key][elem] += delta
+	// uvarint(len(id)) || id || uvarint(counter)
+	elem := binary.AppendUvarint(nil, uint64(len(id)))
+	elem = append(elem, id...)
+	elem = binary.AppendUvarint(elem, reassignment)
+	n.active[key][string(elem)] += delta
 }
 
 // commitments computes self's commitments from the definitions: for every
@@ -195,5 +198,35 @@ func TestMatchesNaiveReference(t *testing.T) {
 				t.Fatalf("only %d commitments compared in %d rounds", compared, rounds)
 			}
 		})
+	}
+}
+
+// TestContractElementsDoNotCollide: a contract ID that ends like the
+// varint of a reassignment counter does not make two active sets equal.
+// Without a length before the ID, ("x", 300) and ("x\xac", 2) were both
+// the bytes 78 ac 02, so the two sets had one commitment.
+func TestContractElementsDoNotCollide(t *testing.T) {
+	st, _ := NewStakeholders("alice", "bob")
+	hosting := Hosting{"alice": "p0", "bob": "p1"}
+	for _, xof := range []lthash.XOF{lthash.BLAKE3, lthash.BLAKE2Xb} {
+		commit := func(id string, counter uint64) [32]byte {
+			run, _ := NewRunning(xof)
+			if err := run.Update([]Contract{{ID: []byte(id), Reassignment: counter, Stakeholders: st}}, nil); err != nil {
+				t.Fatal(err)
+			}
+			got, err := Scratch(run.Snapshot(), hosting, "p0", 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			naive := newNaive()
+			naive.change([]byte(id), counter, st.Parties(), +1)
+			if want := naive.commitments(xof, hosting, "p0"); !sameCommitments(got, want) {
+				t.Fatalf("%s: (%q, %d): the commitment differs from the reference", xof, id, counter)
+			}
+			return got["p1"]
+		}
+		if commit("x", 300) == commit("x\xac", 2) {
+			t.Errorf("%s: (\"x\", 300) and (\"x\\xac\", 2) give one commitment", xof)
+		}
 	}
 }

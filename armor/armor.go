@@ -6,9 +6,12 @@
 //	RkFOU0VBTAEAAAIx...
 //	-----END FANSEAL ENVELOPE-----
 //
-// The decoder is strict: no headers, no blank lines, no characters outside
-// the alphabet, canonical padding, lines of the exact width, LF or CRLF line
-// ends, and nothing but whitespace after the end line. Both directions
+// An envelope has one armored text, up to what an editor adds around it
+// and what age's armor reader tolerates too: white space lines before the
+// begin line, white space after the end line, LF or CRLF line ends (see
+// NewReader). Otherwise the decoder is strict: no headers, no blank lines,
+// no characters outside the alphabet inside the text (a carriage return
+// included), canonical padding, lines of the exact width. Both directions
 // stream in constant memory.
 package armor
 
@@ -29,9 +32,12 @@ const (
 	// Footer is the last line of an armored envelope.
 	Footer = "-----END FANSEAL ENVELOPE-----"
 
-	columns    = 64
-	bytesLine  = columns / 4 * 3 // 48 bytes per full line
-	maxTrailer = 1024            // whitespace allowed after the footer
+	columns   = 64
+	bytesLine = columns / 4 * 3 // 48 bytes per full line
+	// maxWhitespace bounds the white space skipped before the begin line
+	// (at most this many bytes) and after the end line (fewer), as age's
+	// armor reader does.
+	maxWhitespace = 1024
 )
 
 var enc = base64.StdEncoding.Strict()
@@ -111,31 +117,59 @@ func (w *Writer) Close() error {
 
 // A Reader decodes an armored envelope.
 type Reader struct {
-	src  *bufio.Reader
-	line int
-	out  []byte
-	buf  [bytesLine]byte
-	err  error
+	src     *bufio.Reader
+	line    int
+	started bool // the begin line was read
+	out     []byte
+	buf     [bytesLine]byte
+	err     error
 }
 
 // NewReader returns a Reader that decodes the armored envelope in src.
-// Errors wrap fanseal's ErrMalformed (or ErrTruncated for a missing
-// footer) with the offending line number.
+// Errors wrap fanseal's ErrMalformed (or ErrTruncated for input that ends
+// before the end line) with the offending line number.
+//
+// It tolerates exactly what age's armor reader (filippo.io/age/armor)
+// does, and nothing else: lines of white space before the begin line (at
+// most 1 024 bytes of them), LF or CRLF at the end of each line, no line
+// end after the end line, and white space after it (at most 1 023 bytes).
+// White space is Unicode's, as bytes.TrimSpace has it. Every line between
+// the begin and end lines is base64 with no other character, a carriage
+// return included.
 func NewReader(src io.Reader) *Reader {
 	return &Reader{src: bufio.NewReaderSize(src, 4096)}
 }
 
-// IsArmored reports whether b, the first len(Header) or more bytes of an
-// input, start an armored envelope.
+// IsArmored reports whether b, the start of an input, starts an armored
+// envelope: the begin line, after the lines of white space a Reader
+// skips. b should hold the first DetectSize bytes of the input, or all of
+// it if shorter.
 func IsArmored(b []byte) bool {
-	return bytes.HasPrefix(b, []byte(Header))
+	skipped := 0
+	for {
+		line, rest, ok := bytes.Cut(b, []byte("\n"))
+		if !ok || len(bytes.TrimSpace(line)) != 0 {
+			return bytes.HasPrefix(b, []byte(Header))
+		}
+		if skipped += len(trimCR(line)) + 1; skipped > maxWhitespace {
+			return false
+		}
+		b = rest
+	}
 }
+
+// DetectSize is how many bytes of an input IsArmored needs to see: the
+// white space a Reader skips before the begin line, and that line.
+const DetectSize = maxWhitespace + 1 + len(Header) + 2
+
+func trimCR(l []byte) []byte { return bytes.TrimSuffix(l, []byte("\r")) }
 
 func (r *Reader) fail(kind error, format string, a ...any) error {
 	return fmt.Errorf("%w: armor line %d: %s", kind, r.line, fmt.Sprintf(format, a...))
 }
 
-// readLine returns the next line without its LF or CRLF ending.
+// readLine returns the next line without its LF or CRLF ending. The last
+// line of the input may have no line end.
 func (r *Reader) readLine() ([]byte, error) {
 	r.line++
 	l, err := r.src.ReadSlice('\n')
@@ -144,16 +178,10 @@ func (r *Reader) readLine() ([]byte, error) {
 		return nil, r.fail(errs.Malformed, "line too long")
 	case err == io.EOF && len(l) == 0:
 		return nil, r.fail(errs.Truncated, "missing %q", Footer)
-	case err == io.EOF:
-		return nil, r.fail(errs.Truncated, "line has no end")
-	case err != nil:
+	case err != nil && err != io.EOF:
 		return nil, err
 	}
-	l = l[:len(l)-1]
-	if len(l) > 0 && l[len(l)-1] == '\r' {
-		l = l[:len(l)-1]
-	}
-	return l, nil
+	return trimCR(bytes.TrimSuffix(l, []byte("\n"))), nil
 }
 
 // Read implements io.Reader.
@@ -170,34 +198,42 @@ func (r *Reader) Read(p []byte) (int, error) {
 }
 
 func (r *Reader) next() ([]byte, error) {
-	if r.line == 0 {
+	for skipped := 0; !r.started; {
 		l, err := r.readLine()
 		if err != nil {
 			return nil, err
 		}
+		if len(bytes.TrimSpace(l)) == 0 {
+			if skipped += len(l) + 1; skipped > maxWhitespace {
+				return nil, r.fail(errs.Malformed, "more than %d bytes of white space before %q", maxWhitespace, Header)
+			}
+			continue
+		}
 		if string(l) != Header {
 			return nil, r.fail(errs.Malformed, "want %q", Header)
 		}
+		r.started = true
 	}
 	l, err := r.readLine()
 	if err != nil {
 		return nil, err
 	}
 	if string(l) == Footer {
-		if r.line == 2 {
-			return nil, r.fail(errs.Malformed, "empty armor")
-		}
 		return nil, r.trailer()
 	}
 	if len(l) > columns || len(l) == 0 || len(l)%4 != 0 {
 		return nil, r.fail(errs.Malformed, "line of %d characters (want %d, or a shorter last line)", len(l), columns)
 	}
+	if bytes.ContainsAny(l, "\r\n") {
+		// The base64 decoder would skip them.
+		return nil, r.fail(errs.Malformed, "carriage return inside a line")
+	}
 	n, err := enc.Decode(r.buf[:], l)
 	if err != nil {
 		return nil, r.fail(errs.Malformed, "invalid base64")
 	}
-	if len(l) < columns || l[len(l)-1] == '=' {
-		// The last data line: the footer must follow.
+	if n < bytesLine {
+		// The last data line: the end line must follow.
 		f, err := r.readLine()
 		if err != nil {
 			return nil, err
@@ -213,14 +249,18 @@ func (r *Reader) next() ([]byte, error) {
 	return r.buf[:n], nil
 }
 
-// trailer checks that only whitespace follows the footer.
+// trailer checks that only white space, less than maxWhitespace bytes of
+// it, follows the end line.
 func (r *Reader) trailer() error {
-	rest, err := io.ReadAll(io.LimitReader(r.src, maxTrailer+1))
+	rest, err := io.ReadAll(io.LimitReader(r.src, maxWhitespace))
 	if err != nil {
 		return err
 	}
-	if len(rest) > maxTrailer || len(bytes.TrimSpace(rest)) != 0 {
+	if len(bytes.TrimSpace(rest)) != 0 {
 		return r.fail(errs.Malformed, "data after %q", Footer)
+	}
+	if len(rest) == maxWhitespace {
+		return r.fail(errs.Malformed, "%d bytes or more of white space after %q", maxWhitespace, Footer)
 	}
 	return io.EOF
 }

@@ -78,9 +78,12 @@ type Sender[T any] struct {
 	closing chan struct{} // closed by Close
 	stopped chan struct{} // closed when the sender returns
 
-	mu     sync.Mutex
-	queue  []*group[T] // not yet taken by the sender, oldest first
-	seq    uint64      // identifies queued items for removal
+	mu sync.Mutex
+	// queue holds the groups not yet taken by the sender, oldest first.
+	// Each holds at least one item: a group whose submitters all gave up
+	// leaves it, so it never holds more than QueueSize groups.
+	queue  []*group[T]
+	seq    uint64 // identifies queued items for removal
 	closed bool
 }
 
@@ -185,7 +188,9 @@ func (b *Sender[T]) Submit(ctx context.Context, item T) error {
 		g.items = slices.Delete(g.items, i, i+1)
 		g.ids = slices.Delete(g.ids, i, i+1)
 		g.bytes -= size
-		g.waiting--
+		if g.waiting--; g.waiting == 0 {
+			b.queue = slices.DeleteFunc(b.queue, func(q *group[T]) bool { return q == g })
+		}
 		b.mu.Unlock()
 		<-b.slots
 		return ctx.Err()
@@ -250,9 +255,7 @@ func (b *Sender[T]) run() {
 		for range n {
 			<-b.slots
 		}
-		if n > 0 { // all its submitters may have left
-			g.err = b.send(ctx, g.items)
-		}
+		g.err = b.send(ctx, g.items)
 		g.cancel()
 		close(g.done)
 	}

@@ -432,3 +432,60 @@ func TestCancelStress(t *testing.T) {
 		}
 	}
 }
+
+// TestAbandonedSubmitsLeaveNothing: Submits that give up while their item
+// is queued leave no empty group behind, however many there are, so the
+// queue stays within QueueSize groups while a send is stalled.
+func TestAbandonedSubmitsLeaveNothing(t *testing.T) {
+	r := recorder[int]{gate: make(chan struct{}), entered: make(chan struct{}, 16)}
+	const queue = 4
+	b := New(r.send, Options[int]{QueueSize: queue, MaxItems: 1})
+	defer b.Close()
+	var release sync.Once
+	defer release.Do(func() { close(r.gate) }) // before Close, which waits for the send
+	first := make(chan error, 1)
+	go func() { first <- b.Submit(t.Context(), 0) }()
+	<-r.entered // the send of item 0 is stalled
+	submit := func(i int) (context.CancelFunc, chan error) {
+		ctx, cancel := context.WithCancel(t.Context())
+		errc := make(chan error, 1)
+		go func() { errc <- b.Submit(ctx, i) }()
+		return cancel, errc
+	}
+	groups := func() int {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return len(b.queue)
+	}
+	// Two at a time, so that each pair opens a group behind the other's.
+	for i := 1; i <= 5000; i += 2 {
+		c1, e1 := submit(i)
+		c2, e2 := submit(i + 1)
+		waitQueued(t, b, 2)
+		c1()
+		c2()
+		for _, e := range []chan error{e1, e2} {
+			if err := <-e; !errors.Is(err, context.Canceled) {
+				t.Fatalf("abandoned Submit: %v", err)
+			}
+		}
+		if n := groups(); n > queue {
+			t.Fatalf("after %d abandoned Submits the queue holds %d groups, more than QueueSize %d", i+1, n, queue)
+		}
+	}
+	if n := groups(); n != 0 {
+		t.Fatalf("%d empty groups left in the queue", n)
+	}
+	release.Do(func() { close(r.gate) })
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Submit(t.Context(), -1); err != nil {
+		t.Fatal(err)
+	}
+	for _, batch := range r.sent() {
+		if len(batch) != 1 || batch[0] > 0 {
+			t.Errorf("sent %v: only items 0 and -1 were never abandoned", batch)
+		}
+	}
+}

@@ -136,7 +136,7 @@ func (r *Round) Channels(msgs []*Message) (channels []*Channel, err error) {
 				errs[jb.i] = &KeyError{Sender: jb.peer, Receiver: r.self, Err: err}
 				continue
 			}
-			channels[jb.i], errs[jb.i] = newChannel(r.group.Suite, r.group.Suite.pairwiseKey(shared, r.group.SessionID, r.self, jb.peer), jb.peer)
+			channels[jb.i], errs[jb.i] = newChannel(r.group.Suite, r.group.Suite.pairwiseKey(shared, r.group.SessionID, r.self, jb.peer), r.self, jb.peer)
 			clear(shared)
 		}
 	})

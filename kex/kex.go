@@ -25,11 +25,15 @@
 //     point's X coordinate written as a big-endian integer with its leading
 //     zero bytes dropped (the historical encoding through big.Int.Bytes, so
 //     a shared X below 2^248 hashes fewer than 32 bytes); boxes are NaCl
-//     secretbox with a random 24-byte nonce.
+//     secretbox with a random 24-byte nonce, under that one key in both
+//     directions: a box does not say which way it travels, so a member's
+//     own box sent back to it is a valid box (a Channel refuses those whose
+//     nonce it drew itself; see Channel).
 //   - X25519, for new deployments: 32-byte keys; the pairwise key is
 //     HKDF-SHA256 of the X25519 shared secret bound to the session and the
-//     two member indexes; boxes are ChaCha20-Poly1305 with a random 12-byte
-//     nonce.
+//     two member indexes, and each direction has a key of its own derived
+//     from it, so a box sent back to its sender does not open; boxes are
+//     ChaCha20-Poly1305 with a random 12-byte nonce.
 //
 // # Wire format
 //
@@ -62,7 +66,7 @@ const (
 // MaxMessageSize is the largest message accepted from a group of n.
 func MaxMessageSize(n int) int { return 16 + MaxSessionIDSize + n*(8+MaxKeySize) }
 
-// Errors of Unmarshal. Each matches with errors.Is.
+// Errors of Unmarshal and of Channel.Open. Each matches with errors.Is.
 var (
 	ErrMalformed     = errors.New("kex: malformed message")
 	ErrTooLarge      = errors.New("kex: message too large")
@@ -72,6 +76,7 @@ var (
 	ErrUnknownMember = errors.New("kex: key for an unknown member")
 	ErrDuplicateKey  = errors.New("kex: two keys for one member")
 	ErrOpen          = errors.New("kex: box failed authentication")
+	ErrReflected     = errors.New("kex: the box is this member's own, sent back to it")
 	ErrReveal        = errors.New("kex: revealed key does not match the published key")
 )
 

@@ -2,12 +2,15 @@ package kex
 
 import (
 	"bytes"
+	"crypto/hkdf"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"testing"
 
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 	"go.uber.org/goleak"
+	"golang.org/x/crypto/chacha20poly1305"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -282,14 +285,18 @@ func TestAccusation(t *testing.T) {
 
 func TestChannelOpenErrors(t *testing.T) {
 	for _, suite := range []Suite{Secp256k1, X25519} {
-		c, _ := newChannel(suite, [32]byte{1}, 2)
+		c, _ := newChannel(suite, [32]byte{1}, 1, 2)
+		peer, _ := newChannel(suite, [32]byte{1}, 2, 1)
 		box, _ := c.Seal([]byte("x"))
+		if pt, err := peer.Open(box); err != nil || string(pt) != "x" {
+			t.Fatalf("%s: Open = %q, %v", suite, pt, err)
+		}
 		for _, bad := range [][]byte{nil, box[:10], box[:len(box)-1], append(bytes.Clone(box[:len(box)-1]), box[len(box)-1]^1)} {
-			if _, err := c.Open(bad); !errors.Is(err, ErrOpen) {
+			if _, err := peer.Open(bad); !errors.Is(err, ErrOpen) {
 				t.Errorf("%s: Open(%d bytes) error = %v", suite, len(bad), err)
 			}
 		}
-		other, _ := newChannel(suite, [32]byte{2}, 2)
+		other, _ := newChannel(suite, [32]byte{2}, 2, 1)
 		if _, err := other.Open(box); !errors.Is(err, ErrOpen) {
 			t.Errorf("%s: wrong key: %v", suite, err)
 		}
@@ -330,4 +337,58 @@ func FuzzUnmarshal(f *testing.F) {
 			self.Channel(m) // may fail with a KeyError, must not panic
 		}
 	})
+}
+
+// TestReflectedBox: a member's own box, sent back to it as if its peer
+// had sent it, does not open. In the X25519 suite each direction has its
+// own key, HKDF-SHA256-Expand(pairwise key, "fanseal/kex/v1 x25519 box" ||
+// I2OSP(sender, 4) || I2OSP(receiver, 4), 32), checked here from that
+// definition; in the Secp256k1 suite, whose wire format has one key for
+// both directions, the Channel refuses a box with a nonce it drew itself.
+func TestReflectedBox(t *testing.T) {
+	for _, suite := range []Suite{Secp256k1, X25519} {
+		t.Run("suite="+suite.String(), func(t *testing.T) {
+			g := Group{Suite: suite, Size: 3, SessionID: "reflect"}
+			rounds, received := runRound(t, g)
+			c12, err := rounds[1].Channel(received[1][2])
+			if err != nil {
+				t.Fatal(err)
+			}
+			c21, err := rounds[2].Channel(received[2][1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			box, _ := c12.Seal([]byte("for member 2"))
+			if pt, err := c21.Open(box); err != nil || string(pt) != "for member 2" {
+				t.Fatalf("the peer's Open = %q, %v", pt, err)
+			}
+			if pt, err := c12.Open(box); !errors.Is(err, ErrOpen) || suite == Secp256k1 && !errors.Is(err, ErrReflected) {
+				t.Fatalf("member 1 opened its own box sent back to it: %q, %v", pt, err)
+			}
+			back, _ := c21.Seal([]byte("for member 1"))
+			if pt, err := c12.Open(back); err != nil || string(pt) != "for member 1" {
+				t.Fatalf("the reply: %q, %v", pt, err)
+			}
+			if suite != X25519 {
+				return
+			}
+			// A channel derived again refuses the reflection too: the key
+			// says the direction.
+			again, _ := rounds[1].Channel(received[1][2])
+			if _, err := again.Open(box); !errors.Is(err, ErrOpen) {
+				t.Fatalf("a channel derived again opened member 1's own box: %v", err)
+			}
+			pairwise := c12.Key()
+			info := binary.BigEndian.AppendUint32([]byte("fanseal/kex/v1 x25519 box"), 1)
+			info = binary.BigEndian.AppendUint32(info, 2)
+			k, err := hkdf.Expand(sha256.New, pairwise[:], string(info), 32)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, _ := chacha20poly1305.New(k)
+			if pt, err := a.Open(nil, box[:a.NonceSize()], box[a.NonceSize():], nil); err != nil || string(pt) != "for member 2" {
+				t.Fatalf("the box of 1 to 2 does not open under the key the definition gives: %v", err)
+			}
+		})
+	}
 }

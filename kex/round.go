@@ -106,7 +106,7 @@ func derive(g Group, priv privateKey, peerPub []byte, self, peer uint32) (*Chann
 		return nil, &KeyError{Sender: peer, Receiver: self, Err: err}
 	}
 	defer clear(shared)
-	return newChannel(g.Suite, g.Suite.pairwiseKey(shared, g.SessionID, self, peer), peer)
+	return newChannel(g.Suite, g.Suite.pairwiseKey(shared, g.SessionID, self, peer), self, peer)
 }
 
 // Reveal returns the ephemeral private key this member generated for peer,

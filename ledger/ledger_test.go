@@ -324,6 +324,39 @@ func TestRestore(t *testing.T) {
 	}
 }
 
+// TestRollbackAfterRestore: a node that restored historical secrets and
+// then rolls back below its recovery point keeps its own initial secret,
+// and the secrets restored before it: a rollback removes only secrets
+// added after the initial one, and entries at or after the initial
+// secret's seqno are sealed under it, not under a historical secret.
+func TestRollbackAfterRestore(t *testing.T) {
+	own, k1, k2, k3 := bytes.Repeat([]byte{9}, KeySize), bytes.Repeat([]byte{1}, KeySize), bytes.Repeat([]byte{2}, KeySize), bytes.Repeat([]byte{3}, KeySize)
+	s, _ := NewSecrets(200, own)
+	if err := s.Restore(Secret{From: 1, Key: k1}, Secret{From: 100, Key: k2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Rekey(300, k3); err != nil {
+		t.Fatal(err)
+	}
+	for _, to := range []uint64{150, 50, 0} {
+		n := s.Rollback(to)
+		if want := map[uint64]int{150: 1}[to]; n != want || s.Len() != 3 {
+			t.Fatalf("Rollback(%d) removed %d secrets, %d left; want %d removed, 3 left", to, n, s.Len(), want)
+		}
+		for seqno, want := range map[uint64][]byte{1: k1, 120: k2, 200: own, 250: own, 400: own} {
+			got, err := s.Secret(seqno)
+			if err != nil || !bytes.Equal(got.Key, want) {
+				t.Fatalf("after Rollback(%d), seqno %d: %x, %v; want %x", to, seqno, got.Key, err, want[:1])
+			}
+		}
+	}
+	entry, _ := NewEncryptor(s).Encrypt(nil, []byte("after the rollback"), nil, TxID{View: 2, Seqno: 250}, WriteSet)
+	ownOnly, _ := NewSecrets(200, own)
+	if pt, err := NewEncryptor(ownOnly).Decrypt(nil, entry, nil, TxID{View: 2, Seqno: 250}, WriteSet); err != nil || string(pt) != "after the rollback" {
+		t.Fatalf("an entry written after the rollback is not sealed under the node's own secret: %v", err)
+	}
+}
+
 func TestCommitEvidence(t *testing.T) {
 	key := bytes.Repeat([]byte{5}, KeySize)
 	s, _ := NewSecrets(0, key)

@@ -63,6 +63,10 @@ func (s *secret) wipe() {
 type Secrets struct {
 	mu    sync.RWMutex
 	table atomic.Pointer[[]*secret]
+	// initial is the secret NewSecrets made: Restore puts secrets before
+	// it and Rekey after it, and Rollback never removes it or any before
+	// it.
+	initial *secret
 }
 
 // NewSecrets returns Secrets holding the initial ledger secret key,
@@ -72,7 +76,7 @@ func NewSecrets(from uint64, key []byte) (*Secrets, error) {
 	if err != nil {
 		return nil, err
 	}
-	ss := &Secrets{}
+	ss := &Secrets{initial: s}
 	ss.table.Store(&[]*secret{s})
 	return ss, nil
 }
@@ -128,14 +132,18 @@ func (ss *Secrets) Rekey(from uint64, key []byte) error {
 	return nil
 }
 
-// Rollback removes every secret that starts after seqno to, as when the
-// ledger rolls back to to; the initial secret always stays. It returns the
-// number of secrets removed, whose key bytes are cleared.
+// Rollback removes every secret added by Rekey that starts after seqno
+// to, as when the ledger rolls back to to. The initial secret (the one
+// NewSecrets made) always stays, and so do the historical secrets Restore
+// put before it, even when to precedes them: entries from the initial
+// secret's seqno on are sealed under it or a later secret, never under a
+// historical one. It returns the number of secrets removed, whose key
+// bytes are cleared.
 func (ss *Secrets) Rollback(to uint64) int {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	t := *ss.table.Load()
-	keep := 1
+	keep := slices.Index(t, ss.initial) + 1
 	for keep < len(t) && t[keep].from <= to {
 		keep++
 	}

@@ -54,6 +54,14 @@ func wellFormedASN1(sig []byte) bool {
 
 // secp256k1Single checks a Secp256k1 item with decred's ecdsa package.
 func secp256k1Single(it Item) error {
+	// decred's parser also takes X9.62's hybrid form (0x06 and 0x07);
+	// SEC 1 has only the compressed and uncompressed ones.
+	switch k := it.PublicKey; {
+	case len(k) == secp256k1.PubKeyBytesLenCompressed && (k[0] == 0x02 || k[0] == 0x03):
+	case len(k) == secp256k1.PubKeyBytesLenUncompressed && k[0] == 0x04:
+	default:
+		return fmt.Errorf("%w: not a compressed or uncompressed SEC 1 secp256k1 point", ErrPublicKey)
+	}
 	pub, err := secp256k1.ParsePubKey(it.PublicKey)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrPublicKey, err)

@@ -85,8 +85,8 @@ const (
 	// big-endian (IEEE P1363, as in JWS ES256 and WebCrypto).
 	P256Fixed
 	// Secp256k1 is ECDSA over secp256k1 with SHA-256: a compressed (33
-	// bytes) or uncompressed (65 bytes) SEC 1 public key, a strict DER
-	// signature.
+	// bytes) or uncompressed (65 bytes) SEC 1 public key, never X9.62's
+	// hybrid form (0x06, 0x07), a strict DER signature.
 	Secp256k1
 	// BIP340 is Schnorr over secp256k1 as in BIP-340: a 32-byte x-only
 	// public key, a 64-byte signature, a 32-byte message.

@@ -266,3 +266,39 @@ func TestSplit(t *testing.T) {
 		t.Error("split(nil) has parts")
 	}
 }
+
+// TestSecp256k1KeyForms: a secp256k1 key is compressed (0x02/0x03, 33
+// bytes) or uncompressed (0x04, 65 bytes) SEC 1. The hybrid form (0x06 or
+// 0x07 by the parity of Y, 65 bytes, X9.62), which decred's parser also
+// takes, is refused with ErrPublicKey although the signature is valid.
+func TestSecp256k1KeyForms(t *testing.T) {
+	sk, err := secp256k1.GeneratePrivateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := []byte("a message")
+	h := sha256.Sum256(m)
+	sig := secpecdsa.Sign(sk, h[:]).Serialize()
+	uncompressed := sk.PubKey().SerializeUncompressed()
+	hybrid := append([]byte{0x06 | uncompressed[64]&1}, uncompressed[1:]...)
+	wrongParity := append([]byte{0x07 ^ uncompressed[64]&1}, uncompressed[1:]...)
+	for _, c := range []struct {
+		name string
+		key  []byte
+		want error
+	}{
+		{"compressed", sk.PubKey().SerializeCompressed(), nil},
+		{"uncompressed", uncompressed, nil},
+		{"hybrid", hybrid, ErrPublicKey},
+		{"hybrid with the other parity", wrongParity, ErrPublicKey},
+		{"uncompressed prefix on 33 bytes", append([]byte{0x04}, uncompressed[1:33]...), ErrPublicKey},
+	} {
+		it := Item{Secp256k1, c.key, m, sig}
+		if err := Single(it); !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
+			t.Errorf("%s key: Single = %v, want %v", c.name, err, c.want)
+		}
+		if err := Verify([]Item{it})[0]; !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
+			t.Errorf("%s key: Verify = %v, want %v", c.name, err, c.want)
+		}
+	}
+}

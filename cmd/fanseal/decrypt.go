@@ -58,10 +58,10 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) (err erro
 	if err != nil {
 		return err
 	}
-	src, _ := maybeArmored(br)
+	src, armored := maybeArmored(br)
 	r, err := fanseal.Open(src, identities(ids)...)
 	if err != nil {
-		return describe(err)
+		return describe(armorFirst(armored, src, err))
 	}
 	var dst io.Writer = o
 	if opts.out == "" && report.IsTerminal(stdout) {
@@ -77,20 +77,36 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) (err erro
 		if errors.Is(err, errBinaryToTerminal) {
 			return err
 		}
-		return describe(err)
+		return describe(armorFirst(armored, src, err))
 	}
 	return o.Commit()
 }
 
 // maybeArmored returns a reader of the binary envelope in r, decoding
-// armor when the input starts with the armor header, and whether it did.
+// armor when the input starts with the armor header (after the white
+// space the armor reader skips), and whether it did.
 func maybeArmored(r io.Reader) (*bufio.Reader, bool) {
-	br := bufio.NewReader(r)
-	start, _ := br.Peek(len(armor.Header))
+	br := bufio.NewReaderSize(r, max(4096, armor.DetectSize))
+	start, _ := br.Peek(armor.DetectSize)
 	if armor.IsArmored(start) {
 		return bufio.NewReader(armor.NewReader(br)), true
 	}
 	return br, false
+}
+
+// armorFirst returns the error of the armor, when the input is armored
+// and its text has a fault, instead of err, the envelope's. A reader that
+// is not a recipient stops after the header, where a recipient reads the
+// whole text: reading the rest of the text gives both the same verdict on
+// it (docs/FORMAT.md, "Text forms").
+func armorFirst(armored bool, src io.Reader, err error) error {
+	if !armored {
+		return err
+	}
+	if _, armorErr := io.Copy(io.Discard, src); armorErr != nil {
+		return armorErr
+	}
+	return err
 }
 
 // errorClasses are the open errors and what each means for the user:
@@ -103,6 +119,7 @@ var errorClasses = []struct {
 	{fanseal.ErrNotRecipient, "not a recipient: none of the identities given can open this envelope", "fanseal inspect -R RECIPIENTS_FILE ENVELOPE says whom it is for"},
 	{fanseal.ErrTruncated, "truncated envelope", ""},
 	{fanseal.ErrAuthentication, "the envelope was tampered with or is corrupted", ""},
+	{fanseal.ErrAnonymousLimit, "unsupported envelope: too many trial decryptions", "give only the identity the envelope is for with -i, or ask the sender to seal it with key identifiers (without --anonymous)"},
 	{fanseal.ErrUnsupported, "unsupported envelope", "a newer fanseal may read it"},
 	{fanseal.ErrMalformed, "corrupted header or not a fanseal envelope", ""},
 }

@@ -15,4 +15,16 @@ var (
 	DuplicateRecipient = errors.New("duplicate recipient")
 	MixedSuites        = errors.New("post-quantum and classical recipients cannot share an envelope")
 	RecipientCount     = errors.New("recipient count out of range")
+	// AnonymousLimit matches Unsupported too: it is the one limit of a
+	// reader that its caller may raise.
+	AnonymousLimit error = anonymousLimit{}
 )
+
+type anonymousLimit struct{}
+
+func (anonymousLimit) Error() string {
+	return "anonymous envelope needs more trial decryptions than allowed"
+}
+
+// Is makes AnonymousLimit match Unsupported.
+func (anonymousLimit) Is(target error) bool { return target == Unsupported }

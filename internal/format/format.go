@@ -108,13 +108,16 @@ func (p *Preamble) Append(b []byte) []byte {
 	return binary.BigEndian.AppendUint16(b, uint16(p.Count))
 }
 
-// ParsePreamble decodes and validates a preamble.
+// ParsePreamble decodes and validates a preamble. The magic is checked
+// first, on as many bytes as there are: input shorter than the preamble is
+// malformed when it does not start like the magic, and truncated when it
+// does.
 func ParsePreamble(b []byte) (*Preamble, error) {
+	if err := checkMagic(b); err != nil {
+		return nil, err
+	}
 	if len(b) < PreambleSize {
 		return nil, fmt.Errorf("%w: header is %d bytes, shorter than the %d-byte preamble", errs.Truncated, len(b), PreambleSize)
-	}
-	if string(b[:len(Magic)]) != Magic {
-		return nil, fmt.Errorf("%w: not a fanseal envelope (bad magic)", errs.Malformed)
 	}
 	b = b[len(Magic):]
 	if b[0] != Version {
@@ -133,6 +136,16 @@ func ParsePreamble(b []byte) (*Preamble, error) {
 		return nil, fmt.Errorf("%w: %d stanzas (allowed: 1 to %d)", errs.Malformed, p.Count, MaxStanzas)
 	}
 	return p, nil
+}
+
+// checkMagic refuses b, the start of an input, unless it is a prefix of
+// the magic or starts with the whole magic.
+func checkMagic(b []byte) error {
+	n := min(len(b), len(Magic))
+	if string(b[:n]) != Magic[:n] {
+		return fmt.Errorf("%w: not a fanseal envelope (bad magic)", errs.Malformed)
+	}
+	return nil
 }
 
 // AppendStanzaHeader appends the type and length of a stanza whose body of
@@ -162,7 +175,10 @@ type Header struct {
 // byte.
 func ReadHeader(r *bufio.Reader) (*Header, error) {
 	raw := make([]byte, PreambleSize, 4096)
-	if _, err := io.ReadFull(r, raw); err != nil {
+	if n, err := io.ReadFull(r, raw); err != nil {
+		if err := checkMagic(raw[:n]); err != nil {
+			return nil, err
+		}
 		return nil, readErr(err, "preamble")
 	}
 	p, err := ParsePreamble(raw)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/fanseal/fanseal/internal/errs"
@@ -253,5 +254,41 @@ func TestPeekHPKEAnonymous(t *testing.T) {
 	}
 	if _, _, ok := PeekHPKE([]byte{0x77}, true); ok {
 		t.Error("PeekHPKE accepted an anonymous body without room for its suite")
+	}
+}
+
+// TestShortInputMagic: input shorter than the preamble is malformed when
+// its bytes are not a prefix of the magic (it is no envelope, however long
+// it would grow), and truncated when they are (docs/FORMAT.md, rules 1 and
+// 3): the magic is checked on whatever bytes there are, the rest of the
+// preamble only once it is whole.
+func TestShortInputMagic(t *testing.T) {
+	good := (&Preamble{AEAD: AEADAES256GCM, Count: 1}).Append(nil)
+	for _, tc := range []struct {
+		in   string
+		want error
+	}{
+		{"", errs.Truncated},
+		{"F", errs.Truncated},
+		{"FANS", errs.Truncated},
+		{"FANSEAL", errs.Truncated},
+		{string(good[:20]), errs.Truncated},
+		{string(good[:28]), errs.Truncated},
+		{"XXXX", errs.Malformed},
+		{"FANSEAM", errs.Malformed},
+		{"fanseal", errs.Malformed},
+		{"FANx", errs.Malformed},
+		{"\n", errs.Malformed},
+		{"FANSEALFANSEAL", errs.Truncated}, // the magic, then a version 'F': found only with the whole preamble
+	} {
+		if _, err := ParsePreamble([]byte(tc.in)); !errors.Is(err, tc.want) {
+			t.Errorf("ParsePreamble(%q): %v, want %v", tc.in, err, tc.want)
+		}
+		if _, _, err := ParseHeader([]byte(tc.in)); !errors.Is(err, tc.want) {
+			t.Errorf("ParseHeader(%q): %v, want %v", tc.in, err, tc.want)
+		}
+		if _, err := ReadHeader(bufio.NewReader(strings.NewReader(tc.in))); !errors.Is(err, tc.want) {
+			t.Errorf("ReadHeader(%q): %v, want %v", tc.in, err, tc.want)
+		}
 	}
 }

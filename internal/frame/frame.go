@@ -16,12 +16,14 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sync"
 	"time"
 )
 
 // MaxPayload bounds a frame's payload; a larger declared length is refused
-// before anything is allocated.
+// before anything is allocated, and Serve grows its buffer only as a
+// frame's bytes arrive.
 const MaxPayload = 16 << 20
 
 // Errors; match them with errors.Is.
@@ -120,7 +122,8 @@ func (c *Client) Send(ctx context.Context, items [][]byte) (err error) {
 // Serve reads frames from conn until it ends, calls item for every item
 // of each frame, and acknowledges each frame after its last item. The
 // item slices are valid only during the call. It returns nil at a clean
-// end of the stream, between frames.
+// end of the stream, between frames, and io.ErrUnexpectedEOF at an end
+// inside a frame.
 func Serve(conn io.ReadWriter, item func([]byte)) error {
 	r := bufio.NewReader(conn)
 	var hdr [4]byte
@@ -136,11 +139,8 @@ func Serve(conn io.ReadWriter, item func([]byte)) error {
 		if l > MaxPayload {
 			return fmt.Errorf("%w: %d bytes declared", ErrTooLarge, l)
 		}
-		if cap(payload) < int(l) {
-			payload = make([]byte, l)
-		}
-		payload = payload[:l]
-		if _, err := io.ReadFull(r, payload); err != nil {
+		var err error
+		if payload, err = readPayload(r, payload, int(l)); err != nil {
 			return err
 		}
 		n, err := Decode(payload, item)
@@ -151,6 +151,28 @@ func Serve(conn io.ReadWriter, item func([]byte)) error {
 			return err
 		}
 	}
+}
+
+// readPayload reads n bytes into buf, reusing its capacity, and grows it
+// only as bytes arrive: a declared length costs no memory until its bytes
+// come. A stream that ends first is io.ErrUnexpectedEOF.
+func readPayload(r io.Reader, buf []byte, n int) ([]byte, error) {
+	buf = buf[:0]
+	for len(buf) < n {
+		if len(buf) == cap(buf) {
+			// Double, from 4 KiB, but never beyond n.
+			buf = slices.Grow(buf, min(n-len(buf), max(len(buf), 4<<10)))
+		}
+		k, err := r.Read(buf[len(buf):min(cap(buf), n)])
+		buf = buf[:len(buf)+k]
+		switch {
+		case err == io.EOF && len(buf) < n:
+			return buf, io.ErrUnexpectedEOF
+		case err != nil && err != io.EOF:
+			return buf, err
+		}
+	}
+	return buf, nil
 }
 
 // Loopback starts a receiver on a loopback TCP port that serves one

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -128,4 +129,58 @@ func TestServeRefuses(t *testing.T) {
 			t.Errorf("%x: accepted", in)
 		}
 	}
+}
+
+// TestServeTruncated: a stream that ends inside a frame, in its length or
+// in its payload (even before the first payload byte), is
+// io.ErrUnexpectedEOF; only an end between frames is clean.
+func TestServeTruncated(t *testing.T) {
+	frame, err := Append(nil, [][]byte{[]byte("item")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cut := 1; cut < len(frame); cut++ {
+		in := append(slices.Clone(frame), frame[:cut]...)
+		var items int
+		err := Serve(fakeConn{bytes.NewReader(in), io.Discard}, func([]byte) { items++ })
+		if err != io.ErrUnexpectedEOF || items != 1 {
+			t.Errorf("a frame and %d bytes of the next: %v after %d items, want io.ErrUnexpectedEOF after 1", cut, err, items)
+		}
+	}
+	if err := Serve(fakeConn{bytes.NewReader(frame), io.Discard}, func([]byte) {}); err != nil {
+		t.Errorf("a whole frame: %v", err)
+	}
+}
+
+// TestServeAllocatesAsBytesArrive: a frame that declares MaxPayload bytes
+// and sends few makes Serve allocate about what arrived, not what was
+// declared.
+func TestServeAllocatesAsBytesArrive(t *testing.T) {
+	in := append(binary.BigEndian.AppendUint32(nil, MaxPayload), make([]byte, 100)...)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	err := Serve(fakeConn{bytes.NewReader(in), io.Discard}, func([]byte) {})
+	runtime.ReadMemStats(&after)
+	if err != io.ErrUnexpectedEOF {
+		t.Errorf("a frame cut after 100 of %d bytes: %v, want io.ErrUnexpectedEOF", MaxPayload, err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Errorf("Serve allocated %d bytes for a frame of which 100 bytes arrived", n)
+	}
+}
+
+// FuzzServe checks that Serve never panics on any stream and ends with a
+// documented error or nil.
+func FuzzServe(f *testing.F) {
+	one, _ := Append(nil, [][]byte{[]byte("item")})
+	f.Add(one)
+	f.Add(append(binary.BigEndian.AppendUint32(nil, MaxPayload), 1, 2, 3))
+	f.Add([]byte{0, 0, 0, 8, 0, 0, 0, 9})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		err := Serve(fakeConn{bytes.NewReader(in), io.Discard}, func([]byte) {})
+		if err != nil && err != io.ErrUnexpectedEOF && !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrTooLarge) {
+			t.Fatalf("undocumented error %v", err)
+		}
+	})
 }

@@ -36,9 +36,11 @@ type job struct {
 }
 
 // NewParallelWriter returns a WriteCloser that seals like NewWriter with
-// up to workers goroutines (0 means GOMAXPROCS; 1 is NewWriter). Its
-// goroutines stop at Close or at the first error; a writer abandoned
-// without either keeps them waiting, so always Close it.
+// up to workers goroutines (0 means GOMAXPROCS; 1 is NewWriter). Each
+// chunk in flight is sealed by a goroutine of its own that ends as soon
+// as the chunk is sealed, so a writer abandoned without Close leaves no
+// goroutine behind (the stream it wrote is incomplete: only Close writes
+// the last chunk).
 func NewParallelWriter(a cipher.AEAD, dst io.Writer, workers int) io.WriteCloser {
 	workers = workerCount(workers)
 	if workers == 1 {
@@ -56,10 +58,9 @@ type parallelWriter struct {
 	free     []*job
 	counter  uint64
 	err      error
-	// jobs feeds the worker goroutines, started at the first chunk that
-	// is not the last; they take chunks in order and stop when it closes.
-	jobs chan *job
-	wg   sync.WaitGroup
+	// sealing holds a token per chunk being sealed: at most workers at a
+	// time, while up to 2·workers are in flight.
+	sealing chan struct{}
 	// direct holds the output of sealDirect, reused; its size follows the
 	// caller's largest write.
 	direct []byte
@@ -165,21 +166,16 @@ func (w *parallelWriter) dispatch(last bool) error {
 		w.sealJob(j, &n)
 		return w.write(j)
 	}
-	if w.jobs == nil {
-		w.jobs = make(chan *job, 2*w.workers)
-		for range w.workers {
-			w.wg.Add(1)
-			go func() {
-				defer w.wg.Done()
-				for j := range w.jobs {
-					w.sealJob(j, &j.nonce)
-					close(j.done)
-				}
-			}()
-		}
+	if w.sealing == nil {
+		w.sealing = make(chan struct{}, w.workers)
 	}
 	j.nonce, j.done = n, make(chan struct{})
-	w.jobs <- j
+	go func() {
+		w.sealing <- struct{}{}
+		w.sealJob(j, &j.nonce)
+		<-w.sealing
+		close(j.done)
+	}()
 	w.inflight = append(w.inflight, j)
 	if len(w.inflight) >= 2*w.workers {
 		return w.flushOne()
@@ -214,22 +210,13 @@ func (w *parallelWriter) write(j *job) error {
 	return err
 }
 
-// drain waits for every chunk in flight and stops the workers, so no
-// goroutine outlives the writer.
+// drain waits for every chunk in flight, so no goroutine outlives the
+// writer's failure.
 func (w *parallelWriter) drain() {
 	for _, j := range w.inflight {
 		<-j.done
 	}
 	w.inflight = nil
-	w.stop()
-}
-
-func (w *parallelWriter) stop() {
-	if w.jobs != nil {
-		close(w.jobs)
-		w.wg.Wait()
-		w.jobs = nil
-	}
 }
 
 // Close seals the last chunk and writes every chunk still in flight. It
@@ -247,7 +234,6 @@ func (w *parallelWriter) Close() error {
 	if err := w.flushAll(); err != nil {
 		return err
 	}
-	w.stop()
 	w.err = errClosed
 	return nil
 }

@@ -119,3 +119,17 @@ func TestParallelWriterError(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelWriterAbandoned: a writer dropped without Close, with chunks
+// in flight, leaves no goroutine behind once they are sealed.
+func TestParallelWriterAbandoned(t *testing.T) {
+	for _, piece := range []int{10000, 3 * ChunkSize} { // the pipeline, and whole chunks at once
+		w := NewParallelWriter(newAEAD(t), io.Discard, 4)
+		for range 20 {
+			if _, err := w.Write(make([]byte, piece)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	goleak.VerifyNone(t)
+}

@@ -11,8 +11,9 @@
 // nonce for every envelope, so a (key, nonce) pair is never reused; within
 // one payload the counter never repeats and never wraps (Writer refuses
 // 2^64 chunks, far below the 2^88 the nonce could count). The final flag
-// makes truncation at a chunk boundary detectable, and the counter makes
-// reordering, duplication and splicing of chunks fail authentication.
+// makes truncation at a chunk boundary detectable (ErrTruncated), and the
+// counter makes reordering, duplication and splicing of chunks fail
+// authentication. A stream cut inside a chunk fails authentication too.
 package stream
 
 import (
@@ -211,7 +212,7 @@ func Seal(a cipher.AEAD, dst, pt []byte) []byte {
 // authenticated.
 func Open(a cipher.AEAD, dst, ct []byte) ([]byte, error) {
 	if len(ct) == 0 {
-		return nil, fmt.Errorf("%w: payload ends inside chunk 0", errs.Truncated)
+		return nil, fmt.Errorf("%w: payload ends before chunk 0", errs.Truncated)
 	}
 	start := len(dst)
 	_, size := PlaintextSize(int64(len(ct)))
@@ -230,10 +231,17 @@ func Open(a cipher.AEAD, dst, ct []byte) ([]byte, error) {
 
 // openChunk opens chunk number counter, appending its plaintext to dst. It
 // enforces that only the first chunk may be empty, and tells a stream cut
-// at a chunk boundary (ErrTruncated) from a corrupted chunk.
+// at a chunk boundary (ErrTruncated) from a chunk that does not open
+// (ErrAuthentication), which is also what a chunk cut short is, whatever
+// is left of it: a reader cannot tell a last chunk cut after 20 bytes
+// from a corrupted one, so none is told apart by its length.
 func openChunk(a cipher.AEAD, dst, chunk []byte, counter uint64, last bool) ([]byte, error) {
+	if len(chunk) == 0 {
+		// Only a payload of no bytes at all gets here: chunk 0 is missing.
+		return nil, fmt.Errorf("%w: payload ends before chunk %d", errs.Truncated, counter)
+	}
 	if len(chunk) < overhead {
-		return nil, fmt.Errorf("%w: payload ends inside chunk %d", errs.Truncated, counter)
+		return nil, fmt.Errorf("%w: payload chunk %d is %d bytes, shorter than its %d-byte tag", errs.Authentication, counter, len(chunk), overhead)
 	}
 	if counter == ^uint64(0) {
 		return nil, fmt.Errorf("%w: payload has too many chunks", errs.Malformed)

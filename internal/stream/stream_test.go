@@ -84,7 +84,7 @@ func TestReaderErrors(t *testing.T) {
 		want error
 	}{
 		{"empty-input", nil, errs.Truncated},
-		{"short-chunk", ct[:10], errs.Truncated},
+		{"short-chunk", ct[:10], errs.Authentication},
 		{"cut-at-boundary", ct[:2*c], errs.Truncated},
 		{"cut-after-one", ct[:c], errs.Truncated},
 		{"cut-in-chunk", ct[:c+100], errs.Authentication},
@@ -106,6 +106,42 @@ func TestReaderErrors(t *testing.T) {
 				t.Fatal("unauthenticated plaintext released")
 			}
 		})
+	}
+}
+
+// TestTruncatedInsideLastChunk: a payload cut inside its last chunk is a
+// chunk that does not open (authentication), on both sides of the 16-byte
+// tag; only a payload that ends at a chunk boundary before its last chunk
+// (with no chunk at all, or after a full chunk sealed as a middle one) is
+// truncated (docs/FORMAT.md, rule 15).
+func TestTruncatedInsideLastChunk(t *testing.T) {
+	one := seal(t, []byte("a payload in one chunk"), 100)
+	two := seal(t, make([]byte, ChunkSize+30), 1000)
+	c := ChunkSize + overhead
+	for _, tc := range []struct {
+		name string
+		ct   []byte
+		want error
+	}{
+		{"one chunk, 1 byte left", one[:1], errs.Authentication},
+		{"one chunk, 15 bytes left", one[:15], errs.Authentication},
+		{"one chunk, 16 bytes left", one[:16], errs.Authentication},
+		{"one chunk, 17 bytes left", one[:17], errs.Authentication},
+		{"after a full chunk, 1 byte left", two[:c+1], errs.Authentication},
+		{"after a full chunk, 15 bytes left", two[:c+15], errs.Authentication},
+		{"after a full chunk, 16 bytes left", two[:c+16], errs.Authentication},
+		{"no chunk", nil, errs.Truncated},
+		{"after a full chunk, none left", two[:c], errs.Truncated},
+	} {
+		for _, workers := range []int{1, 4} {
+			_, err := io.ReadAll(NewParallelReader(newAEAD(t), bytes.NewReader(tc.ct), workers))
+			if !errors.Is(err, tc.want) {
+				t.Errorf("%s, %d workers: Reader: %v, want %v", tc.name, workers, err, tc.want)
+			}
+			if _, err := OpenParallel(newAEAD(t), nil, tc.ct, workers); !errors.Is(err, tc.want) {
+				t.Errorf("%s, %d workers: Open: %v, want %v", tc.name, workers, err, tc.want)
+			}
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"crypto/hpke"
 	"crypto/rand"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -93,6 +94,16 @@ func checkCoverage(t *testing.T, vs []*Vector) {
 	for _, c := range Classes {
 		if classes[c] == 0 {
 			t.Errorf("no %s vector", c)
+		}
+	}
+	// Every rule of "What a reader checks" has a vector that names it.
+	for rule := 1; rule <= 15; rule++ {
+		named := false
+		for _, v := range vs {
+			named = named || strings.Contains(v.Comment(), fmt.Sprintf("rule %d:", rule)) || strings.Contains(v.Comment(), fmt.Sprintf("rule %d ", rule))
+		}
+		if !named {
+			t.Errorf("no vector names rule %d", rule)
 		}
 	}
 	for _, s := range kems {

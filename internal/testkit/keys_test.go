@@ -86,3 +86,60 @@ func (kp *key) recipient() string {
 
 // identity returns the text form of the key's private half, in upper case.
 func (kp *key) identity() string { return keyText(identityPrefix(kp.kem), kp.sk) }
+
+// ageText is age's spelling of key bytes (FORMAT.md, "age's spelling"):
+// the Bech32 of BIP 173 (checksum constant 1, not Bech32m) of the bytes
+// in 5-bit groups, the last padded with zero bits, under hrp, without
+// BIP 173's 90-character limit; in upper case when hrp is.
+func ageText(hrp string, key []byte) string {
+	const charset = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
+	var groups []byte
+	acc, bits := 0, 0
+	for _, c := range key {
+		acc, bits = acc<<8|int(c), bits+8
+		for bits >= 5 {
+			bits -= 5
+			groups = append(groups, byte(acc>>bits&31))
+		}
+	}
+	if bits > 0 {
+		groups = append(groups, byte(acc<<(5-bits)&31))
+	}
+	lower := strings.ToLower(hrp)
+	polymod := func(values []byte) uint32 {
+		gen := [5]uint32{0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3}
+		chk := uint32(1)
+		for _, v := range values {
+			top := chk >> 25
+			chk = (chk&0x1ffffff)<<5 ^ uint32(v)
+			for i := range 5 {
+				if top>>i&1 == 1 {
+					chk ^= gen[i]
+				}
+			}
+		}
+		return chk
+	}
+	var values []byte
+	for _, c := range []byte(lower) {
+		values = append(values, c>>5)
+	}
+	values = append(values, 0)
+	for _, c := range []byte(lower) {
+		values = append(values, c&31)
+	}
+	values = append(values, groups...)
+	mod := polymod(append(values, 0, 0, 0, 0, 0, 0)) ^ 1
+	var b strings.Builder
+	b.WriteString(lower + "1")
+	for _, g := range groups {
+		b.WriteByte(charset[g])
+	}
+	for i := range 6 {
+		b.WriteByte(charset[mod>>(5*(5-i))&31])
+	}
+	if hrp == strings.ToUpper(hrp) {
+		return strings.ToUpper(b.String())
+	}
+	return b.String()
+}

@@ -135,3 +135,29 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestAgeText checks the kit's Bech32 against BIP 173's test vector
+// "a12uel5l" (the empty data under HRP "a") and age's own key
+// age1zvkyg2lqzraa2lnjvqej32nkuu0ues2s82hzrye869xeexvn73equnujwj, the
+// example recipient of age's README, whose 32 bytes the kit decodes from
+// the text with the charset alone.
+func TestAgeText(t *testing.T) {
+	if got := ageText("a", nil); got != "a12uel5l" {
+		t.Fatalf("ageText(a, nil) = %s, want BIP 173's a12uel5l", got)
+	}
+	const readme = "age1zvkyg2lqzraa2lnjvqej32nkuu0ues2s82hzrye869xeexvn73equnujwj"
+	const charset = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
+	data := readme[len("age1") : len(readme)-6]
+	var key []byte
+	acc, bits := 0, 0
+	for _, c := range []byte(data) {
+		acc, bits = acc<<5|strings.IndexByte(charset, c), bits+5
+		if bits >= 8 {
+			bits -= 8
+			key = append(key, byte(acc>>bits))
+		}
+	}
+	if got := ageText("age", key); got != readme {
+		t.Fatalf("ageText of age's example key = %s, want %s", got, readme)
+	}
+}

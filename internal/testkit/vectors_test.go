@@ -7,6 +7,7 @@ package testkit
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"math"
@@ -24,6 +25,7 @@ func vectors(t *testing.T) []*Vector {
 	headerVectors(k)
 	framingVectors(k)
 	limitVectors(k)
+	anonymousVectors(k)
 	openingVectors(k)
 	skipVectors(k)
 	channelVectors(k)
@@ -112,7 +114,7 @@ func payloadVectors(k *kit) {
 			if cut != nil {
 				body = cut(body, enc.header)
 			}
-			return result(class, "rule 14: "+comment, body, nil, me)
+			return result(class, "rule 15: "+comment, body, nil, me)
 		})
 	}
 	two := sized(chunkSize + 1)
@@ -123,6 +125,17 @@ func payloadVectors(k *kit) {
 		[]byte("payload"), nil, func(b []byte, h int) []byte { return b[:h+32] })
 	bad("payload_truncated_inside_last_chunk", Authentication, "the last chunk lost its last 5 bytes",
 		[]byte("a payload of a few bytes, sealed in one last chunk"), nil, func(b []byte, _ int) []byte { return b[:len(b)-5] })
+	// A chunk cut inside is a chunk that does not open, on both sides of
+	// its 16-byte tag; only a cut at a chunk boundary is truncation.
+	short := []byte("a payload of a few bytes, sealed in one last chunk")
+	bad("payload_last_chunk_15_bytes_left", Authentication, "the only chunk cut to 15 bytes, fewer than its 16-byte tag",
+		short, nil, func(b []byte, h int) []byte { return b[:h+32+15] })
+	bad("payload_last_chunk_16_bytes_left", Authentication, "the only chunk cut to 16 bytes, the size of its tag",
+		short, nil, func(b []byte, h int) []byte { return b[:h+32+16] })
+	bad("payload_15_bytes_after_full_chunk", Authentication, "a payload of a full chunk and 30 bytes, cut 15 bytes into its last chunk",
+		sized(chunkSize+30), nil, func(b []byte, h int) []byte { return b[:h+32+chunkSize+16+15] })
+	bad("payload_16_bytes_after_full_chunk", Authentication, "a payload of a full chunk and 30 bytes, cut 16 bytes into its last chunk",
+		sized(chunkSize+30), nil, func(b []byte, h int) []byte { return b[:h+32+chunkSize+16+16] })
 	bad("payload_trailing_byte", Authentication, "a zero byte after the last chunk (trailing data)",
 		[]byte("payload"), nil, func(b []byte, _ int) []byte { return append(b, 0) })
 	bad("payload_flipped_tag", Authentication, "a bit flipped in the tag of the last chunk",
@@ -174,6 +187,12 @@ func preambleVectors(k *kit) {
 	k.add("preamble_not_an_envelope", func(g *gen) *Vector {
 		return result(Malformed, "rule 1: plain text, not an envelope",
 			[]byte("This is plain text and not a fanseal envelope, long enough to hold a preamble and a MAC.\n"), nil, me)
+	})
+	k.add("preamble_4_bytes_not_magic", func(g *gen) *Vector {
+		return result(Malformed, "rule 1: four bytes XXXX, no prefix of the magic: malformed, not truncated", []byte("XXXX"), nil, me)
+	})
+	k.add("truncated_magic_prefix", func(g *gen) *Vector {
+		return result(Truncated, "rule 3: the four bytes FANS, a prefix of the magic", []byte("FANS"), nil, me)
 	})
 	k.add("preamble_count_zero", func(g *gen) *Vector {
 		e := g.newEnvelope(aeadAESGCM, false)
@@ -324,6 +343,20 @@ func framingVectors(k *kit) {
 		twoEphemeralsMine)
 	env("stanza02_repeated_anonymous", "rule 5: anonymous; an X25519 ephemeral key and the reader's type 0x03 stanza, then a second X25519 ephemeral key and another recipient's", true, me,
 		twoEphemeralsMine)
+	// At most eight type 0x02 stanzas, one per suite: eight of unknown
+	// suites, each used by a type 0x03 stanza, are allowed; a ninth is not.
+	ephemerals := func(n int) func(g *gen) []stanza {
+		return func(g *gen) []stanza {
+			ss := []stanza{g.hpke(me)}
+			for i := range n {
+				suite := u16(0x1001 + i)
+				ss = append(ss, raw(0x02, cat(suite, g.rand(32))), raw(0x03, cat(suite, g.rand(keyIDSize+ctSize))))
+			}
+			return ss
+		}
+	}
+	k.stanzas("stanza02_eight", Success, "rule 5: the reader's stanza, then eight type 0x02 stanzas of unknown suites 0x1001 to 0x1008, each used by a type 0x03 stanza", false, []*key{me}, ephemerals(8))
+	env("stanza02_ninth", "rule 5: the reader's stanza, then nine type 0x02 stanzas of unknown suites 0x1001 to 0x1009, each used by a type 0x03 stanza", false, me, ephemerals(9))
 	env("stanza02_unused_after_good", "rule 5: the reader's stanza, then a P-256 ephemeral key that no type 0x03 stanza uses", false, me,
 		func(g *gen) []stanza { return []stanza{g.hpke(me), g.shared(p256).ephemeral()} })
 	env("stanza02_unused_before_good", "rule 5: an X25519 ephemeral key that no type 0x03 stanza uses, then the reader's stanza", false, me,
@@ -497,55 +530,135 @@ func limitVectors(k *kit) {
 		func(g *gen) []stanza { return []stanza{g.hpke(pq), g.hpke(me)} })
 }
 
-// openingVectors: rules 12 and 13.
+// anonymousVectors: rule 12, the trials an anonymous envelope may cost a
+// reader (1 000 by default, the limit the runners use), and what an
+// anonymous candidate that cannot open is (rule 13).
+func anonymousVectors(k *kit) {
+	// n type 0x01 stanzas of the reader's suite for nobody (random enc and
+	// ciphertext), then the reader's: n + 1 trials per X25519 identity.
+	many := func(name, class, comment string, n int, ids ...*key) {
+		k.add(name, func(g *gen) *Vector {
+			e := g.newEnvelope(aeadAESGCM, true)
+			for range n {
+				e.add(raw(0x01, cat(u16(kemX25519), g.rand(x25519.nenc+ctSize))))
+			}
+			e.add(g.hpke(me))
+			e.payload = g.text()
+			return open(class, comment, e, ids...)
+		})
+	}
+	many("anonymous_trials_1000", Success, "rule 12: anonymous; 999 X25519 stanzas for nobody, then the reader's: 1 000 trials, the most allowed", 999, me)
+	many("anonymous_trials_1001", Unsupported, "rule 12: anonymous; 1 000 X25519 stanzas for nobody, then the reader's: 1 001 trials", 1000, me)
+	many("anonymous_trials_two_identities", Unsupported, "rule 12: anonymous; 500 X25519 stanzas for nobody and the reader's, read with two X25519 identities: 1 002 trials", 500, me, bob(x25519))
+	// Only the reader's suites count: 1 001 X25519 stanzas cost a P-256
+	// reader no trial.
+	k.add("anonymous_trials_other_suite", func(g *gen) *Vector {
+		e := g.newEnvelope(aeadAESGCM, true)
+		for range 1001 {
+			e.add(raw(0x01, cat(u16(kemX25519), g.rand(x25519.nenc+ctSize))))
+		}
+		e.add(g.hpke(alice(p256)))
+		e.payload = g.text()
+		return open(Success, "rule 12: anonymous; 1 001 X25519 stanzas for nobody, then the P-256 reader's: one trial", e, alice(p256))
+	})
+	// Shared stanzas count one trial each, although they need one key
+	// agreement between them.
+	k.add("anonymous_trials_shared_1001", func(g *gen) *Vector {
+		sh := g.shared(x25519)
+		e := g.newEnvelope(aeadAESGCM, true).add(sh.ephemeral())
+		for range 1000 {
+			e.add(raw(0x03, cat(u16(kemX25519), g.rand(ctSize))))
+		}
+		e.add(sh.to(me))
+		e.payload = g.text()
+		return open(Unsupported, "rule 12: anonymous; an X25519 ephemeral key, 1 000 type 0x03 stanzas for nobody, then the reader's: 1 001 trials", e, me)
+	})
+	// An anonymous candidate that does not open is someone else's, even
+	// when its key is invalid: not a recipient (rule 13), where a stanza
+	// with the reader's identifier would be authentication (rule 14).
+	k.stanzas("not_recipient_anonymous_invalid_enc", NotRecipient, "rule 13: anonymous; the only X25519 stanza has the all-zero enc, whose DH output is zero", true, []*key{me},
+		func(g *gen) []stanza {
+			return []stanza{edit(g.hpke(me), func(body []byte) []byte { copy(body[2:], make([]byte, 32)); return body })}
+		})
+	k.stanzas("not_recipient_anonymous_invalid_ephemeral", NotRecipient, "rule 13: anonymous; a P-256 type 0x02 ephemeral key off the curve and the reader's type 0x03 stanza", true, []*key{alice(p256)},
+		func(g *gen) []stanza {
+			sh := g.shared(p256)
+			return []stanza{raw(0x02, cat(u16(kemP256), offCurve(bob(p256)))), sh.to(alice(p256))}
+		})
+}
+
+// openingVectors: rules 13 and 14.
 func openingVectors(k *kit) {
 	b := bob(x25519)
 	env := k.stanzas
 	mine := []*key{me}
-	env("not_recipient", NotRecipient, "rule 12: stanzas for bob and carol only", false, mine,
+	env("not_recipient", NotRecipient, "rule 13: stanzas for bob and carol only", false, mine,
 		func(g *gen) []stanza { return []stanza{g.hpke(b), g.hpke(carol(x25519))} })
-	env("not_recipient_other_suite", NotRecipient, "rule 12: a P-256 stanza only; the reader is X25519", false, mine,
+	env("not_recipient_other_suite", NotRecipient, "rule 13: a P-256 stanza only; the reader is X25519", false, mine,
 		func(g *gen) []stanza { return []stanza{g.hpke(bob(p256))} })
-	env("not_recipient_shared", NotRecipient, "rule 12: an ephemeral key and type 0x03 stanzas for bob and carol only", false, mine,
+	env("not_recipient_shared", NotRecipient, "rule 13: an ephemeral key and type 0x03 stanzas for bob and carol only", false, mine,
 		func(g *gen) []stanza {
 			sh := g.shared(x25519)
 			return []stanza{sh.ephemeral(), sh.to(b), sh.to(carol(x25519))}
 		})
-	env("not_recipient_anonymous", NotRecipient, "rule 12: anonymous; stanzas of the reader's suite for bob and carol only", true, mine,
+	env("not_recipient_anonymous", NotRecipient, "rule 13: anonymous; stanzas of the reader's suite for bob and carol only", true, mine,
 		func(g *gen) []stanza { return []stanza{g.hpke(b), g.hpke(carol(x25519))} })
-	env("not_recipient_anonymous_other_suite", NotRecipient, "rule 12: anonymous; a P-256 stanza only; the reader is X25519", true, mine,
+	env("not_recipient_anonymous_other_suite", NotRecipient, "rule 13: anonymous; a P-256 stanza only; the reader is X25519", true, mine,
 		func(g *gen) []stanza { return []stanza{g.hpke(bob(p256))} })
-	env("not_recipient_pq", NotRecipient, "rule 12: an ML-KEM-768+X25519 stanza for bob only", false, []*key{alice(mlkem)},
+	env("not_recipient_pq", NotRecipient, "rule 13: an ML-KEM-768+X25519 stanza for bob only", false, []*key{alice(mlkem)},
 		func(g *gen) []stanza { return []stanza{g.hpke(bob(mlkem))} })
 
-	env("auth_wrong_key", Authentication, "rule 13: a stanza with the reader's key identifier, sealed to bob's key", false, mine,
+	env("auth_wrong_key", Authentication, "rule 14: a stanza with the reader's key identifier, sealed to bob's key", false, mine,
 		func(g *gen) []stanza { return []stanza{g.hpkeWith(me, b, nil)} })
-	env("auth_flipped_ciphertext", Authentication, "rule 13: the reader's stanza with a bit flipped in its ciphertext", false, mine,
+	env("auth_flipped_ciphertext", Authentication, "rule 14: the reader's stanza with a bit flipped in its ciphertext", false, mine,
 		func(g *gen) []stanza {
 			return []stanza{flipLast(g.hpke(me))}
 		})
-	env("auth_flipped_ciphertext_shared", Authentication, "rule 13: an ephemeral key and the reader's type 0x03 stanza with a bit flipped in its ciphertext", false, mine,
+	env("auth_flipped_ciphertext_shared", Authentication, "rule 14: an ephemeral key and the reader's type 0x03 stanza with a bit flipped in its ciphertext", false, mine,
 		func(g *gen) []stanza {
 			sh := g.shared(x25519)
 			return []stanza{sh.ephemeral(), flipLast(sh.to(me))}
 		})
-	env("auth_other_preamble", Authentication, "rule 13: the reader's stanza sealed with the preamble of another envelope (another nonce) as AAD", false, mine,
+	env("auth_other_preamble", Authentication, "rule 14: the reader's stanza sealed with the preamble of another envelope (another nonce) as AAD", false, mine,
 		func(g *gen) []stanza {
 			s := g.hpke(me)
 			return []stanza{func(e *envelope, pre []byte) (byte, []byte) { return s(e, flip(pre, 11)) }}
 		})
-	env("auth_wrong_file_key", Authentication, "rule 13: the reader's stanza opens to a file key that does not verify the header MAC", false, mine,
+	env("auth_wrong_file_key", Authentication, "rule 14: the reader's stanza opens to a file key that does not verify the header MAC", false, mine,
 		func(g *gen) []stanza { return []stanza{g.hpkeWith(me, me, g.rand(32))} })
-	env("auth_wrong_file_key_anonymous", Authentication, "rule 13: anonymous; the reader's only stanza opens to a file key that does not verify the header MAC", true, mine,
+	env("auth_wrong_file_key_anonymous", Authentication, "rule 14: anonymous; the reader's only stanza opens to a file key that does not verify the header MAC", true, mine,
 		func(g *gen) []stanza { return []stanza{g.hpke(b), g.hpkeWith(me, me, g.rand(32))} })
-	env("auth_mlkem_flipped_enc", Authentication, "rule 13: the reader's ML-KEM-768+X25519 stanza with a bit flipped in the ML-KEM ciphertext", false, []*key{alice(mlkem)},
+	env("auth_mlkem_flipped_enc", Authentication, "rule 14: the reader's ML-KEM-768+X25519 stanza with a bit flipped in the ML-KEM ciphertext", false, []*key{alice(mlkem)},
 		func(g *gen) []stanza {
 			return []stanza{edit(g.hpke(alice(mlkem)), func(body []byte) []byte { return flip(body, 2+keyIDSize+100) })}
 		})
-	env("success_wrong_file_key_then_good_anonymous", Success, "rule 13: anonymous; a stanza that opens for the reader to a wrong file key, then the reader's good stanza: the reader tries on", true, mine,
-		func(g *gen) []stanza { return []stanza{g.hpkeWith(me, me, g.rand(32)), g.hpke(me)} })
-	env("success_wrong_file_key_then_other_identity", Success, "rule 13: the first identity's stanza opens to a wrong file key, the second identity's is good: the reader tries on", false, []*key{me, alice(p256)},
-		func(g *gen) []stanza { return []stanza{g.hpkeWith(me, me, g.rand(32)), g.hpke(alice(p256))} })
+	// A candidate that opens to a wrong file key is refused wherever it
+	// is, whatever the other candidates hold (rule 14).
+	wrongKey := func(g *gen) stanza { return g.hpkeWith(me, me, g.rand(32)) }
+	env("auth_wrong_file_key_then_good_anonymous", Authentication, "rule 14: anonymous; a stanza that opens for the reader to a wrong file key, then the reader's good stanza", true, mine,
+		func(g *gen) []stanza { return []stanza{wrongKey(g), g.hpke(me)} })
+	env("auth_good_then_wrong_file_key_anonymous", Authentication, "rule 14: anonymous; the reader's good stanza, then a stanza that opens for the reader to a wrong file key", true, mine,
+		func(g *gen) []stanza { return []stanza{g.hpke(me), wrongKey(g)} })
+	env("auth_wrong_file_key_then_other_identity", Authentication, "rule 14: the first identity's stanza opens to a wrong file key, the second identity's is good", false, []*key{me, alice(p256)},
+		func(g *gen) []stanza { return []stanza{wrongKey(g), g.hpke(alice(p256))} })
+	env("auth_other_identity_then_wrong_file_key", Authentication, "rule 14: the second identity's stanza is good and comes first, the first identity's opens to a wrong file key", false, []*key{me, alice(p256)},
+		func(g *gen) []stanza { return []stanza{g.hpke(alice(p256)), wrongKey(g)} })
+	five := []*key{me, alice(p256), alice(secp256k1KEM), bob(x25519), bob(p256)}
+	for _, at := range []int{0, 2, 4} {
+		env(fmt.Sprintf("auth_four_wrong_file_keys_good_at_%d", at), Authentication,
+			fmt.Sprintf("rule 14: five identities; four stanzas open to wrong file keys, the good one is stanza %d", at), false, five,
+			func(g *gen) []stanza {
+				var ss []stanza
+				for i, id := range five {
+					if i == at {
+						ss = append(ss, g.hpke(id))
+					} else {
+						ss = append(ss, g.hpkeWith(id, id, g.rand(32)))
+					}
+				}
+				return ss
+			})
+	}
 
 	// Invalid ephemeral keys (all with valid lengths).
 	invalid := []struct {
@@ -559,14 +672,14 @@ func openingVectors(k *kit) {
 		{"x25519", x25519, make([]byte, 32), "the all-zero point, whose DH output is zero"},
 	}
 	for _, c := range invalid {
-		env("auth_invalid_enc_"+c.name, Authentication, "rule 13: the reader's "+c.name+" type 0x01 stanza with enc "+c.what, false, []*key{alice(c.k)},
+		env("auth_invalid_enc_"+c.name, Authentication, "rule 14: the reader's "+c.name+" type 0x01 stanza with enc "+c.what, false, []*key{alice(c.k)},
 			func(g *gen) []stanza {
 				return []stanza{edit(g.hpke(alice(c.k)), func(body []byte) []byte {
 					copy(body[2+keyIDSize:], c.enc)
 					return body
 				})}
 			})
-		env("auth_invalid_ephemeral_"+c.name, Authentication, "rule 13: a "+c.name+" type 0x02 ephemeral key that is "+c.what+", and the reader's type 0x03 stanza", false, []*key{alice(c.k)},
+		env("auth_invalid_ephemeral_"+c.name, Authentication, "rule 14: a "+c.name+" type 0x02 ephemeral key that is "+c.what+", and the reader's type 0x03 stanza", false, []*key{alice(c.k)},
 			func(g *gen) []stanza {
 				sh := g.shared(c.k)
 				return []stanza{raw(0x02, cat(u16(int(c.k.id)), c.enc)), sh.to(alice(c.k))}
@@ -577,13 +690,13 @@ func openingVectors(k *kit) {
 		e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(b), g.hpke(me))
 		e.payload = g.text()
 		enc := e.encode()
-		return result(Authentication, "rule 13: a bit flipped in the header MAC", flip(enc.bytes, enc.header+31), nil, me)
+		return result(Authentication, "rule 14: a bit flipped in the header MAC", flip(enc.bytes, enc.header+31), nil, me)
 	})
 	k.add("auth_header_bit_flipped", func(g *gen) *Vector {
 		e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(me), g.hpke(b))
 		e.payload = g.text()
 		enc := e.encode()
-		return result(Authentication, "rule 13: a bit flipped in another recipient's stanza after the reader's (the header MAC fails)",
+		return result(Authentication, "rule 14: a bit flipped in another recipient's stanza after the reader's (the header MAC fails)",
 			flip(enc.bytes, enc.header-1), nil, me)
 	})
 }
@@ -645,21 +758,21 @@ func channelVectors(k *kit) {
 	ch("channel_last_epochs", Success, "a channel stanza at epoch 2^32 - 2; keyring at epoch 2^32 - 1", math.MaxUint32, math.MaxUint32-1, b, nil)
 	// A channel stanza the reader has no key for (its epoch is not
 	// accepted, its sender is not a peer, or there is no keyring) is not
-	// a stanza for the reader: no key agreement is tried (rule 12).
-	ch("channel_next_epoch", NotRecipient, "rule 12: a channel stanza at epoch 8; keyring at epoch 7 accepts only 7 and 6", 7, 8, b, nil)
-	ch("channel_old_epoch", NotRecipient, "rule 12: a channel stanza at epoch 5; keyring at epoch 7 accepts only 7 and 6", 7, 5, b, nil)
-	ch("channel_epoch_wrap", NotRecipient, "rule 12: a channel stanza at epoch 2^32 - 1; keyring at epoch 0 accepts only 0 (nothing wraps)", 0, math.MaxUint32, b, nil)
-	ch("channel_epoch_wrap_forward", NotRecipient, "rule 12: a channel stanza at epoch 0; keyring at epoch 2^32 - 1 accepts only 2^32 - 1 and 2^32 - 2", math.MaxUint32, 0, b, nil)
-	ch("channel_unknown_sender", NotRecipient, "rule 12: a channel stanza from bob; the keyring knows only dave", 0, 0, dave(x25519), nil)
+	// a stanza for the reader: no key agreement is tried (rule 13).
+	ch("channel_next_epoch", NotRecipient, "rule 13: a channel stanza at epoch 8; keyring at epoch 7 accepts only 7 and 6", 7, 8, b, nil)
+	ch("channel_old_epoch", NotRecipient, "rule 13: a channel stanza at epoch 5; keyring at epoch 7 accepts only 7 and 6", 7, 5, b, nil)
+	ch("channel_epoch_wrap", NotRecipient, "rule 13: a channel stanza at epoch 2^32 - 1; keyring at epoch 0 accepts only 0 (nothing wraps)", 0, math.MaxUint32, b, nil)
+	ch("channel_epoch_wrap_forward", NotRecipient, "rule 13: a channel stanza at epoch 0; keyring at epoch 2^32 - 1 accepts only 2^32 - 1 and 2^32 - 2", math.MaxUint32, 0, b, nil)
+	ch("channel_unknown_sender", NotRecipient, "rule 13: a channel stanza from bob; the keyring knows only dave", 0, 0, dave(x25519), nil)
 	// A channel stanza the reader has a key for but that does not open
-	// is a stanza for it that fails (rule 13).
-	ch("channel_key_of_other_aead", Authentication, "rule 13: a channel stanza in an AES-256-GCM envelope whose key has AEAD id 0x0003 in its info", 0, 0, b,
+	// is a stanza for it that fails (rule 14).
+	ch("channel_key_of_other_aead", Authentication, "rule 14: a channel stanza in an AES-256-GCM envelope whose key has AEAD id 0x0003 in its info", 0, 0, b,
 		func(c *channel) { c.infoAEAD = aeadChaCha })
 	k.add("channel_flipped_ciphertext", func(g *gen) *Vector {
 		c := g.channel(b, a, 0)
 		e := g.newEnvelope(aeadAESGCM, false).add(flipLast(c.stanza()))
 		e.payload = g.text()
-		return withKeyring(open(Authentication, "rule 13: a channel stanza with a bit flipped in its ciphertext", e), a, b, 0)
+		return withKeyring(open(Authentication, "rule 14: a channel stanza with a bit flipped in its ciphertext", e), a, b, 0)
 	})
 	k.add("channel_reversed_direction", func(g *gen) *Vector {
 		// Sealed from alice to bob but addressed from bob to alice: the
@@ -669,13 +782,13 @@ func channelVectors(k *kit) {
 			return cat(body[:2], a.id, b.id, body[2+2*keyIDSize:])
 		}))
 		e.payload = g.text()
-		return withKeyring(open(Authentication, "rule 13: a channel stanza addressed from bob to alice but keyed for alice to bob", e), a, b, 0)
+		return withKeyring(open(Authentication, "rule 14: a channel stanza addressed from bob to alice but keyed for alice to bob", e), a, b, 0)
 	})
 	k.add("channel_without_keyring", func(g *gen) *Vector {
 		c := g.channel(b, a, 0)
 		e := g.newEnvelope(aeadAESGCM, false).add(c.stanza())
 		e.payload = g.text()
-		return open(NotRecipient, "rule 12: a channel stanza for alice, read with alice's identity and no keyring", e, a)
+		return open(NotRecipient, "rule 13: a channel stanza for alice, read with alice's identity and no keyring", e, a)
 	})
 	k.add("channel_keyring_opens_hpke", func(g *gen) *Vector {
 		e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(b), g.hpke(a))
@@ -744,7 +857,7 @@ func armorVectors(k *kit) {
 		func(env []byte) string {
 			return strings.Replace(armor(env, 64, "\n"), "BEGIN FANSEAL ENVELOPE", "BEGIN fanseal ENVELOPE", 1)
 		})
-	text("armor_missing_end_line", Truncated, "armor: no end line (FORMAT.md does not name the class; package armor documents ErrTruncated)",
+	text("armor_missing_end_line", Truncated, "armor: no end line",
 		func(env []byte) string {
 			return strings.Replace(armor(env, 64, "\n"), "-----END FANSEAL ENVELOPE-----\n", "", 1)
 		})
@@ -752,6 +865,95 @@ func armorVectors(k *kit) {
 		func(env []byte) string {
 			return armor(flip(env, 122+31), 64, "\n")
 		})
+
+	// What an editor adds around the text, and age's armor reader
+	// tolerates too; and what it refuses.
+	good := func(env []byte) string { return armor(env, 64, "\n") }
+	text("armor_blank_line_before", Success, "armor: a blank line before the begin line", func(env []byte) string { return "\n" + good(env) })
+	text("armor_white_space_lines_before", Success, "armor: lines of white space (space, tab, no-break space U+00A0, CR) before the begin line",
+		func(env []byte) string { return " \t\n\u00a0\n\r\n" + good(env) })
+	text("armor_1024_bytes_before", Success, "armor: 1 024 bytes of white space lines (1 023 spaces and a LF) before the begin line, the most allowed",
+		func(env []byte) string { return strings.Repeat(" ", 1023) + "\n" + good(env) })
+	text("armor_1025_bytes_before", Malformed, "armor: 1 025 bytes of white space lines (1 024 spaces and a LF) before the begin line",
+		func(env []byte) string { return strings.Repeat(" ", 1024) + "\n" + good(env) })
+	text("armor_text_before", Malformed, "armor: a line of text before the begin line",
+		func(env []byte) string { return "an envelope:\n" + good(env) })
+	text("armor_space_before_begin", Malformed, "armor: a space at the start of the begin line",
+		func(env []byte) string { return " " + good(env) })
+	text("armor_mixed_line_ends", Success, "armor: the first two lines ended by CRLF, the others by LF",
+		func(env []byte) string { return strings.Replace(good(env), "\n", "\r\n", 2) })
+	text("armor_no_line_end_after_end", Success, "armor: the input ends right after the end line, with no LF",
+		func(env []byte) string { return strings.TrimSuffix(good(env), "\n") })
+	text("armor_1023_bytes_after", Success, "armor: 1 023 bytes of white space after the end line, the most allowed",
+		func(env []byte) string { return good(env) + strings.Repeat("\n", 1023) })
+	text("armor_1024_bytes_after", Malformed, "armor: 1 024 bytes of white space after the end line",
+		func(env []byte) string { return good(env) + strings.Repeat("\n", 1024) })
+	text("armor_trailing_space", Malformed, "armor: a space at the end of the first line of base64",
+		func(env []byte) string {
+			ls := lines(env)
+			ls[1] += " "
+			return join(ls)
+		})
+	text("armor_cr_cr_lf", Malformed, "armor: lines ended by CR CR LF",
+		func(env []byte) string { return armor(env, 64, "\r\r\n") })
+	text("armor_crs_inside_lines", Malformed, "armor: lines of 60 characters with 4 CRs in the middle (64 columns), which a base64 decoder skips",
+		func(env []byte) string {
+			b64 := base64.StdEncoding.EncodeToString(env)
+			out := "-----BEGIN FANSEAL ENVELOPE-----\n"
+			for len(b64) > 60 {
+				out += b64[:30] + "\r\r\r\r" + b64[30:60] + "\n"
+				b64 = b64[60:]
+			}
+			return out + b64 + "\n-----END FANSEAL ENVELOPE-----\n"
+		})
+	text("armor_second_end_line", Malformed, "armor: a second end line after the end line",
+		func(env []byte) string { return good(env) + "-----END FANSEAL ENVELOPE-----\n" })
+	k.add("armor_line_of_crs", func(g *gen) *Vector {
+		e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(me))
+		e.payload = bytes.Repeat([]byte("x"), 48*10-122-32-16) // full lines only
+		ls := strings.Split(armor(e.encode().bytes, 64, "\n"), "\n")
+		ls = slices.Insert(ls, len(ls)-2, strings.Repeat("\r", 65))
+		v := result(Malformed, "armor: a line of 65 CRs (64 before its LF, a base64 decoder skips them) before the end line, after full lines", []byte(strings.Join(ls, "\n")), nil, me)
+		v.Armored = true
+		return v
+	})
+	k.add("armor_empty", func(g *gen) *Vector {
+		v := result(Truncated, "armor: the begin line and the end line, nothing between: an empty envelope (rule 3)",
+			[]byte("-----BEGIN FANSEAL ENVELOPE-----\n-----END FANSEAL ENVELOPE-----\n"), nil, me)
+		v.Armored = true
+		return v
+	})
+
+	// A fault in the text after the header is seen by a reader that is not
+	// a recipient as by one that is: the text is decoded before the
+	// envelope is opened.
+	other := carol(x25519)
+	notMine := func(name, class, comment string, f func(env []byte) string) {
+		k.add(name, func(g *gen) *Vector {
+			e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(me))
+			e.payload = bytes.Repeat(g.text(), 302/len(g.text())+1)[:302]
+			v := result(class, comment+", read by a reader that is not a recipient", []byte(f(e.encode().bytes)), nil, other)
+			v.Armored = true
+			return v
+		})
+	}
+	notMine("armor_missing_padding_not_recipient", Malformed, "armor: the last line without its = padding",
+		func(env []byte) string { return strings.Replace(good(env), "=", "", -1) })
+	notMine("armor_noncanonical_padding_not_recipient", Malformed, "armor: the last base64 character before = has unused bits set",
+		func(env []byte) string {
+			s := good(env)
+			i := strings.IndexByte(s, '=') - 1
+			const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+			return s[:i] + string(alphabet[strings.IndexByte(alphabet, s[i])|1]) + s[i+1:]
+		})
+	notMine("armor_garbage_after_end_not_recipient", Malformed, "armor: a line of text after the end line",
+		func(env []byte) string { return good(env) + "garbage\n" })
+	notMine("armor_second_end_line_not_recipient", Malformed, "armor: a second end line after the end line",
+		func(env []byte) string { return good(env) + "-----END FANSEAL ENVELOPE-----\n" })
+	notMine("armor_missing_end_line_not_recipient", Truncated, "armor: no end line",
+		func(env []byte) string { return strings.Replace(good(env), "-----END FANSEAL ENVELOPE-----\n", "", 1) })
+	notMine("armor_cut_not_recipient", Truncated, "armor: the text ends after its fourth line of base64, past the header",
+		func(env []byte) string { return strings.Join(lines(env)[:5], "\n") + "\n" })
 }
 
 // keyTextVectors: FORMAT.md, "Text forms": identity and recipient text
@@ -828,6 +1030,75 @@ func keyTextVectors(k *kit) {
 	recipient("key_recipient_secp256k1_compressed", "secp256k1 recipient text of a compressed point, valid checksum",
 		lower(recipientPrefix(secp256k1KEM), compressed(secp256k1KEM)))
 	recipient("key_recipient_x25519_short", "X25519 recipient text of 31 bytes, valid checksum", lower(recipientPrefix(x25519), me.pk[:31]))
+
+	// X25519 public keys that are not the canonical encoding of their
+	// point, or are of low order (FORMAT.md, "Text forms"), in both
+	// spellings.
+	x := func(le string) []byte { return hexBytes(le) }
+	bit255 := cat(me.pk[:31], []byte{me.pk[31] | 0x80})
+	ninePlusP := x("f6ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f") // 9 + p
+	lowOrder := []struct{ name, le string }{
+		{"zero", "0000000000000000000000000000000000000000000000000000000000000000"},
+		{"one", "0100000000000000000000000000000000000000000000000000000000000000"},
+		{"p_minus_1", "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"},
+		{"order_8_e0eb", "e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800"},
+		{"order_8_5f9c", "5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157"},
+		{"p", "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"}, // 0 + p
+	}
+	recipient("key_recipient_x25519_bit_255", "X25519 recipient text of the reader's key with bit 255 set, valid checksum", lower(recipientPrefix(x25519), bit255))
+	recipient("key_recipient_x25519_9_plus_p", "X25519 recipient text of u = 9 + p, the base point not reduced modulo p, valid checksum", lower(recipientPrefix(x25519), ninePlusP))
+	for _, l := range lowOrder {
+		recipient("key_recipient_x25519_low_order_"+l.name, "X25519 recipient text of the low-order u "+l.le+" (little-endian), valid checksum",
+			lower(recipientPrefix(x25519), x(l.le)))
+	}
+	recipient("age_recipient_x25519_bit_255", "age recipient age1… of the reader's key with bit 255 set", ageText("age", bit255))
+	recipient("age_recipient_x25519_9_plus_p", "age recipient age1… of u = 9 + p", ageText("age", ninePlusP))
+	recipient("age_recipient_x25519_low_order_zero", "age recipient age1… of the all-zero u", ageText("age", x(lowOrder[0].le)))
+	recipient("age_recipient_x25519_low_order_order_8", "age recipient age1… of a u of order 8", ageText("age", x(lowOrder[3].le)))
+	ar := ageText("age", me.pk)
+	// otherLast changes the last character of Bech32 text to another of
+	// the charset, in its case.
+	otherLast := func(s string) string {
+		c := "q"
+		if strings.EqualFold(s[len(s)-1:], "q") {
+			c = "p"
+		}
+		if s == strings.ToUpper(s) {
+			c = strings.ToUpper(c)
+		}
+		return s[:len(s)-1] + c
+	}
+	recipient("age_recipient_bad_checksum", "age recipient age1… with its last checksum character changed", otherLast(ar))
+	recipient("age_recipient_upper_case", "age recipient age1… in upper case", strings.ToUpper(ar))
+	recipient("age_recipient_mlkem_short", "age recipient age1pq1… of 1 215 bytes", ageText("age1pq", alice(mlkem).pk[:1215]))
+
+	// An X25519 scalar that is not clamped: in fanseal's spelling another
+	// text of the clamped key, refused; in age's, read and clamped.
+	unclamped := draw("an unclamped x25519 scalar", 32)
+	unclamped[0] |= 7
+	unclamped[31] |= 0x80
+	ku := keyPair(x25519, unclamped) // crypto/ecdh clamps: the key is clamp(unclamped)
+	identity("key_identity_x25519_unclamped", "X25519 identity text of an unclamped scalar (low bits and bit 255 set), valid checksum; the envelope is sealed to its clamped key", ku,
+		keyText(identityPrefix(x25519), unclamped))
+	ageID := func(name, comment string, to *key, text string, class string) {
+		k.add(name, func(g *gen) *Vector {
+			e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(bob(to.kem)), g.hpke(to))
+			e.payload = g.text()
+			v := open(class, comment, e)
+			v.Identities = []string{text}
+			return v
+		})
+	}
+	ageID("age_identity_x25519", "age's AGE-SECRET-KEY-1… spelling of the reader's X25519 identity (its clamped scalar)", me, ageText("AGE-SECRET-KEY-", me.sk), Success)
+	ageID("age_identity_x25519_unclamped", "age's AGE-SECRET-KEY-1… of an unclamped scalar (low bits and bit 255 set), as age-keygen writes them: read and clamped", ku,
+		ageText("AGE-SECRET-KEY-", unclamped), Success)
+	ageID("age_identity_mlkem768x25519", "age's AGE-SECRET-KEY-PQ-1… spelling of the reader's ML-KEM-768+X25519 identity (its seed)", alice(mlkem),
+		ageText("AGE-SECRET-KEY-PQ-", alice(mlkem).sk), Success)
+	ai := ageText("AGE-SECRET-KEY-", me.sk)
+	ageID("age_identity_lower_case", "age's X25519 identity spelling in lower case", me, strings.ToLower(ai), InvalidKey)
+	ageID("age_identity_bad_checksum", "age's X25519 identity spelling with its last checksum character changed", me,
+		otherLast(ai), InvalidKey)
+	ageID("age_identity_short", "age's X25519 identity spelling of 31 bytes", me, ageText("AGE-SECRET-KEY-", me.sk[:31]), InvalidKey)
 	recipient("key_recipient_mlkem_short", "ML-KEM-768+X25519 recipient text of 1 215 bytes, valid checksum",
 		lower(recipientPrefix(mlkem), alice(mlkem).pk[:1215]))
 }
