@@ -164,11 +164,30 @@ func (k *Keyring) RemovePeer(peers ...*Recipient) {
 // on use new channel keys, and it opens channel stanzas of this epoch and
 // the one before (for envelopes in flight; at epoch 0, only epoch 0).
 // Rotating regularly bounds how much one compromised channel key exposes.
+// The cached channel keys it can no longer use (for sealing, of any other
+// epoch; for opening, of any but these two) are forgotten at once, so
+// that rotations never pile up keys in the cache.
 func (k *Keyring) SetEpoch(epoch uint32) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.epoch = epoch
 	rand.Read(k.salt[:])
+	for _, c := range []*lru.Cache[channelID, cipher.AEAD]{k.channels, k.pending} {
+		for _, id := range c.Keys() {
+			if !usable(id, epoch) {
+				c.Remove(id)
+			}
+		}
+	}
+}
+
+// usable reports whether a Keyring at epoch can use the channel key id:
+// to seal, only in its epoch; to open, in its epoch and the one before.
+func usable(id channelID, epoch uint32) bool {
+	if id.send {
+		return id.epoch == epoch
+	}
+	return id.epoch == epoch || epoch > 0 && id.epoch == epoch-1
 }
 
 // Epoch returns the current epoch.

@@ -121,8 +121,10 @@ func (*syncWorkload) rules() []Rule { return nil }
 
 // heapCeiling: every participant's SessionCache full (CacheSize entries
 // of a file key and a fingerprint per recipient, about 100 bytes of
-// overhead each), the active contracts of every participant's commitment
-// (contractWindow transactions of Views contracts), and what is in flight
+// overhead each), its Keyring's channel keys (two epochs, both directions,
+// every peer: an AES-GCM state of about 1 KiB each), the active contracts
+// of every participant's commitment (contractWindow transactions of Views
+// contracts), and what is in flight
 // (at most the open loop's bound, or 64, each transaction's envelopes and
 // confirmations), doubled for the garbage a collection cycle leaves, and
 // 64 MiB for the rest of the process.
@@ -130,8 +132,9 @@ func (s *syncWorkload) heapCeiling(cfg *Config) uint64 {
 	o := s.o
 	cache := uint64(o.CacheSize) * uint64(32+16*o.Participants+100)
 	contracts := uint64(contractWindow*o.Views) * 512
+	ring := uint64(4*o.Participants) << 10
 	tx := uint64(o.Views) * uint64(o.Participants) * (viewSize + 256) * 4
-	perParticipant := cache + contracts
+	perParticipant := cache + ring + contracts
 	inFlight := uint64(max(DefaultOpenBound, cfg.Concurrency))
 	return 2*(uint64(o.Participants)*perParticipant+inFlight*tx) + 64<<20
 }
