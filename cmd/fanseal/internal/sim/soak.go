@@ -13,8 +13,9 @@ import (
 // every Interval. After a warm-up (the first tenth of the run) it checks
 // that nothing grows and nothing is lost (the warm-up lasts longer where
 // the workload fills its working set later: the synchronizer's active
-// contracts grow for its first 2000 transactions, and each participant's
-// SessionCache until it holds its 10 000 entries):
+// contracts grow for its first 2000 transactions, each participant's
+// SessionCache until it holds its 10 000 entries, and its commitments
+// until every stakeholder group has turned up):
 //
 //   - the live heap's high-water mark over the last half is at most
 //     SoakHeapGrowth times that of the first half (the live heap is what

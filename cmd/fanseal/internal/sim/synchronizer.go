@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	mrand "math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -483,9 +484,26 @@ func (w *syncWorld) close() {
 }
 
 // probe's steady state starts once contracts are archived as fast as
-// they are created (after contractWindow transactions) and the
+// they are created (after contractWindow transactions), the
 // SessionCaches are full (an entry per view: CacheSize/Views
-// transactions).
+// transactions), and every stakeholder group has been seen, so that the
+// commitments hold a hash for each (see groupsSeen).
 func (w *syncWorld) probe() (*recorder, string, func() int64, int64) {
-	return &w.rec, "end-to-end", w.c.verdicts.Load, max(contractWindow, int64(w.o.CacheSize/w.o.Views))
+	return &w.rec, "end-to-end", w.c.verdicts.Load, max(contractWindow, int64(w.o.CacheSize/w.o.Views), groupsSeen(w.o))
+}
+
+// groupsSeen returns about how many transactions it takes for every
+// stakeholder group of contracts to turn up: the expected number of
+// draws to collect all G equally likely groups is G·H(G) (the coupon
+// collector), and view 0 draws one of partiesPer² × validators ×
+// partiesPer groups per transaction, every other view one of partiesPer
+// × validators × partiesPer.
+func groupsSeen(o SynchronizerOptions) int64 {
+	collect := func(g float64) float64 { return g * (math.Log(g) + 0.5772) }
+	validators := float64(o.Participants - 2)
+	n := collect(partiesPer * partiesPer * validators * partiesPer)
+	if o.Views > 1 {
+		n = max(n, collect(partiesPer*validators*partiesPer)/float64(o.Views-1))
+	}
+	return int64(n)
 }
