@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -37,6 +38,8 @@ const (
 	// allocates beside it, and an anonymous trial.
 	stanzaTableBytes = 384 << 10
 	openFixedBytes   = 64 << 10
+	readHeaderFixed  = 360 << 10
+	chunkBytes       = 64<<10 + 16
 	trialBytes       = 8 << 10
 	// ParseRecipients and ParseIdentities: the line buffer, a recipient per
 	// byte of its line, and an identity.
@@ -423,6 +426,33 @@ func TestOpenerWorkBounds(t *testing.T) {
 		}
 		if err != nil || string(got) != "payload" {
 			t.Fatalf("%d identities: %q, %v", n, got, err)
+		}
+	}
+	if !race.Enabled { // the race detector's sync.Pool drops tables
+		// The least of three: the table is recycled, but a collection
+		// may empty the pool between two envelopes.
+		var least uint64 = math.MaxUint64
+		for range 3 {
+			least = min(least, allocated(func() { OpenBytes(env, xs[0]) }))
+		}
+		if least > stanzaTableBytes+openFixedBytes {
+			t.Errorf("OpenBytes of %d stanzas allocated %d bytes, ceiling %d", MaxRecipients, least, stanzaTableBytes+openFixedBytes)
+		}
+		// Open reads the header into a buffer that grows as it arrives,
+		// and holds two chunks of payload with one worker.
+		header := uint64(len(readHeader(t, env).Raw))
+		ceiling := header*25/4 + readHeaderFixed + stanzaTableBytes + openFixedBytes + 2*chunkBytes
+		a := allocated(func() {
+			r, err := (&Opener{PayloadWorkers: 1}).Open(bytes.NewReader(env), xs[0])
+			if err == nil {
+				_, err = io.Copy(io.Discard, r)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+		if a > ceiling {
+			t.Errorf("Open of a %d-byte header allocated %d bytes, ceiling %d", header, a, ceiling)
 		}
 	}
 
