@@ -187,6 +187,12 @@ func (b *Sender[T]) Submit(ctx context.Context, item T) error {
 		g.items[i] = zero // drop the reference before shifting
 		g.items = slices.Delete(g.items, i, i+1)
 		g.ids = slices.Delete(g.ids, i, i+1)
+		if len(g.items) <= cap(g.items)/4 {
+			// Give back the room of the items that left: a group full
+			// once and abandoned down to one item would keep MaxItems
+			// places, QueueSize/2 such groups a square of the bound.
+			g.items, g.ids = slices.Clone(g.items), slices.Clone(g.ids)
+		}
 		g.bytes -= size
 		if g.waiting--; g.waiting == 0 {
 			b.queue = slices.DeleteFunc(b.queue, func(q *group[T]) bool { return q == g })
