@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"slices"
 	"sync"
 	"time"
 )
@@ -160,8 +159,10 @@ func readPayload(r io.Reader, buf []byte, n int) ([]byte, error) {
 	buf = buf[:0]
 	for len(buf) < n {
 		if len(buf) == cap(buf) {
-			// Double, from 4 KiB, but never beyond n.
-			buf = slices.Grow(buf, min(n-len(buf), max(len(buf), 4<<10)))
+			// Double, from 4 KiB, but never beyond n (slices.Grow would
+			// round up by append's growth, past n by up to a quarter).
+			grown := make([]byte, len(buf), min(n, max(2*len(buf), 4<<10)))
+			buf = grown[:copy(grown, buf)]
 		}
 		k, err := r.Read(buf[len(buf):min(cap(buf), n)])
 		buf = buf[:len(buf)+k]
