@@ -150,7 +150,14 @@ func (k *Keyring) AddPeer(peers ...*Recipient) error {
 	return nil
 }
 
-// RemovePeer removes peers and forgets their cached channel keys.
+// RemovePeer removes peers and forgets their cached channel keys. Once it
+// returns, a Sealer with the Keyring seals ordinary stanzas to them, not
+// channel stanzas, and an Opener with it refuses their channel stanzas
+// (ErrNotRecipient), whatever epoch they carry; an envelope whose file key
+// a SessionCache holds still opens from the cache. A seal or an open in
+// flight meanwhile may cache a channel key of theirs again: no stanza uses
+// it while they are not peers, and it counts against the cache's bound.
+// It costs a walk over the cached keys (at most cacheSize + 64).
 func (k *Keyring) RemovePeer(peers ...*Recipient) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
