@@ -12,20 +12,37 @@ import (
 // (mlkem768x25519: 1 975 characters in fanseal's spelling, 1 959 in
 // age's), each with a comment line as long, and CRLF line ends. A larger
 // file is an error, never read in part.
+//
+// Memory: the reader holds one line at a time, in a buffer of at most
+// maxKeyLine bytes (a longer line is an error), so that reading a file
+// costs at most twice that beside the keys it returns, whatever its size.
+// The keys take what they take: a recipient at most 5 bytes per byte of
+// its line (its parsed public key), so at most 320 MiB for a 64 MiB file;
+// an identity at most 1.5 KiB for the classical suites and 18 KiB for
+// mlkem768x25519 (its expanded decapsulation key, from a line of 88
+// characters), so a 64 MiB file of nothing but mlkem768x25519 identities
+// would take about 13 GiB. An identity file should be the caller's own.
 const maxKeyFileSize = 64 << 20
+
+// maxKeyLine bounds a line of a key file: 64 KiB.
+const maxKeyLine = 64 << 10
 
 // ParseIdentities reads an identity file: one identity per line. White
 // space at both ends of a line is ignored, and so are the lines left empty
-// and those starting with #. Errors name the line. A file over 64 MiB is
-// refused.
+// and those starting with #. Errors name the line. A file over 64 MiB, or
+// with a line over 64 KiB, is refused. Beside the identities it returns,
+// it holds at most 128 KiB, and each identity takes at most 1.5 KiB (18
+// KiB for mlkem768x25519).
 func ParseIdentities(r io.Reader) ([]*Identity, error) {
 	return parseLines(r, "identity", "identity file", ParseIdentity)
 }
 
 // ParseRecipients reads a recipients file: one recipient per line. White
 // space at both ends of a line is ignored, and so are the lines left empty
-// and those starting with #. Errors name the line. A file over 64 MiB is
-// refused.
+// and those starting with #. Errors name the line. A file over 64 MiB, or
+// with a line over 64 KiB, is refused. Beside the recipients it returns,
+// it holds at most 128 KiB, and each recipient takes at most 5 bytes per
+// byte of its line.
 func ParseRecipients(r io.Reader) ([]*Recipient, error) {
 	return parseLines(r, "recipient", "recipients file", ParseRecipient)
 }
@@ -51,7 +68,7 @@ func parseLines[T any](r io.Reader, what, file string, parse func(string) (T, er
 		return fmt.Errorf("%w: %s larger than %d bytes (64 MiB), the most fanseal reads", ErrInvalidKey, file, maxKeyFileSize)
 	}
 	sc := bufio.NewScanner(cr)
-	sc.Buffer(make([]byte, 0, 4096), 64<<10)
+	sc.Buffer(make([]byte, 0, 4096), maxKeyLine)
 	var out []T
 	for n := 1; sc.Scan(); n++ {
 		if cr.n > maxKeyFileSize {

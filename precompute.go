@@ -28,7 +28,8 @@ type PrecomputeOptions struct {
 	// all together: the CPU budget (0: no cap). One item is one key
 	// generation and one key agreement.
 	MaxPerSecond int
-	// MaxRecipients bounds the hot recipients (default 10 000).
+	// MaxRecipients bounds the hot recipients (default 10 000): Add
+	// refuses more.
 	MaxRecipients int
 }
 
@@ -40,6 +41,19 @@ type PrecomputeOptions struct {
 // sealed the ordinary way. On a CPU with AVX-512 IFMA, a worker fills up
 // to eight places of X25519 pools in one pass (internal/x25519x8). Close
 // stops every goroutine.
+//
+// Bounds: at most MaxRecipients hot recipients (default 10 000; Add
+// refuses more), each with a pool of PoolSize items (default 8), and
+// Workers goroutines (default 1), each computing at most eight items at a
+// time into places it reserved, so that pools never hold more than
+// MaxRecipients × PoolSize items. A ready item takes at most 1.5 KiB for
+// the classical suites and 4 KiB for mlkem768x25519, and a hot recipient
+// at most 256 bytes plus 8 per place in its pool beside them, so the pools
+// take at most MaxRecipients × (256 + PoolSize × (8 + item)) bytes: about
+// 120 MiB for the defaults and classical suites. The workers compute at
+// most MaxPerSecond items a second, when it is set; they only refill what
+// Sealers took, so a burst of seals costs no more than the items it used,
+// and a recipient that is not hot costs nothing.
 type Precomputer struct {
 	opts PrecomputeOptions
 	mu   sync.Mutex
