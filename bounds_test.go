@@ -664,3 +664,27 @@ func TestKeyFileBounds(t *testing.T) {
 		runtime.KeepAlive(ids)
 	}
 }
+
+// TestIdentityCountBound: an identity file holds at most MaxIdentities
+// identities, so reading any identity file takes at most MaxIdentities
+// times the largest identity: a file of more is refused, whatever its
+// size, and while refusing it the reader holds no more than that.
+func TestIdentityCountBound(t *testing.T) {
+	ms, _ := identities(t, MLKEM768X25519, 1)
+	line := []byte(ms[0].String() + "\n")
+	before := liveHeap()
+	var grown int64
+	f := &lazyFile{line: line, size: int64(len(line)) * (MaxIdentities + 1)}
+	f.probeAt = f.size - 1
+	f.probe = func() { grown = liveHeap() - before }
+	if _, err := ParseIdentities(f); !errors.Is(err, ErrInvalidKey) || !strings.Contains(err.Error(), "more than 1000") {
+		t.Fatalf("%d identities: %v", MaxIdentities+1, err)
+	}
+	if ceiling := int64(MaxIdentities)*mlkemIdentityBytes + 2*keyLineBytes; grown > ceiling {
+		t.Fatalf("refusing %d identities grew the heap by %d bytes, ceiling %d", MaxIdentities+1, grown, ceiling)
+	}
+	ids, err := ParseIdentities(bytes.NewReader(bytes.Repeat(line, MaxIdentities)))
+	if err != nil || len(ids) != MaxIdentities {
+		t.Fatalf("%d identities: %d, %v", MaxIdentities, len(ids), err)
+	}
+}

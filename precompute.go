@@ -127,7 +127,8 @@ type hotKey struct {
 	raw   string
 }
 
-// Add makes recipients hot. It fails past MaxRecipients.
+// Add makes recipients hot. It fails past MaxRecipients; the recipients
+// before the one it fails at stay hot, and their pools fill.
 func (p *Precomputer) Add(rs ...*Recipient) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -141,6 +142,9 @@ func (p *Precomputer) Add(rs ...*Recipient) error {
 			return fmt.Errorf("%w: recipient %d is nil", ErrInvalidKey, i)
 		}
 	}
+	// The workers fill the pools of the recipients added, those before a
+	// failure included.
+	defer p.signal()
 	for _, r := range rs {
 		if _, ok := p.hot[hotKey{r.suite, string(r.raw)}]; ok {
 			continue
@@ -156,7 +160,6 @@ func (p *Precomputer) Add(rs ...*Recipient) error {
 		p.hot[hotKey{r.suite, string(r.raw)}] = h
 		p.list = append(p.list, h)
 	}
-	p.signal()
 	return nil
 }
 
