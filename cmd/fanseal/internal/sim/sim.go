@@ -303,7 +303,14 @@ func Run(ctx context.Context, w Workload, cfg Config) (res *Result, err error) {
 	res.Config.Rate = cfg.Rate
 
 	heap := startHeapSampler()
-	prof, profErr := startProfile()
+	// A soak takes no CPU profile: the profiler's own memory grows with
+	// the length of the run (its table of stacks, its output), which would
+	// hide or fake the growth the soak looks for.
+	var prof *profiler
+	profErr := errSoakProfile
+	if !cfg.Soak {
+		prof, profErr = startProfile()
+	}
 	worlds := map[Side]world{}
 	defer func() {
 		for _, wd := range worlds {
@@ -456,6 +463,8 @@ func settledGoroutines(before int) int {
 	}
 	return n
 }
+
+var errSoakProfile = errors.New("not taken in a soak, where the profiler's memory would grow with the run")
 
 // settledFDs waits briefly for closing descriptors (connections, files)
 // to go, and returns the count of open ones.
