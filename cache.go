@@ -32,10 +32,28 @@ const (
 // authenticate the envelope's header, so a cached key is only ever used for
 // the envelope it came from.
 //
-// It is bounded in entries (least recently used entries are evicted) and
-// in time (an entry older than the TTL is a miss and is removed). An entry
-// holds a 32-byte key and 16 bytes for each recipient it may serve. It is
-// safe for concurrent use and starts no goroutine. Make one with
+// Bounds. A cache holds at most size entries (DefaultCacheSize, 10 000):
+// adding one more evicts the least recently used. An entry older than the
+// TTL (DefaultCacheTTL, 10 s) is never served, and is removed when looked
+// up; until then it counts against size. An entry holds a 32-byte key and
+// 16 bytes for each recipient it may serve, and serves only recipients of
+// its envelope (at most MaxRecipients, 10 000); with the LRU's list
+// element and map slot it takes at most 512 bytes plus 32 bytes per
+// recipient (the fingerprints' slice may have twice the room it uses), so
+// a cache takes at most size × (512 + 32·recipients) bytes: 5.4 MiB for
+// 10 000 entries of one recipient.
+//
+// Only an envelope whose header MAC verified is recorded, so a forged
+// envelope (a stanza or a header MAC that fails) never evicts an entry: it
+// can look one up, and fail to verify against it, nothing more. A forged
+// envelope costs the opener what it would cost with no cache, at most one
+// key agreement per identity (see Opener), and at most two MACs over its
+// header. Anyone may seal a valid envelope to a recipient, though
+// (fanseal does not authenticate senders): a flood of valid envelopes
+// evicts older entries in LRU order, at one key agreement of the
+// recipient's each.
+//
+// It is safe for concurrent use and starts no goroutine. Make one with
 // NewSessionCache; the zero value is not usable.
 type SessionCache struct {
 	lru *lru.Cache[[32]byte, cachedKey]
@@ -70,6 +88,11 @@ func NewSessionCache(size int, ttl time.Duration) *SessionCache {
 // Len returns the number of entries, including expired ones not yet
 // removed.
 func (c *SessionCache) Len() int { return c.lru.Len() }
+
+// Purge removes every entry at once: until an envelope is sealed or
+// opened again, opening it takes a key agreement. Use it where the keys
+// the cache may serve change hands, or to give its memory back.
+func (c *SessionCache) Purge() { c.lru.Purge() }
 
 // put records the file key of an envelope with header MAC mac, for the
 // recipients given.

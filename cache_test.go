@@ -99,3 +99,24 @@ func TestSessionCacheCollidingIdentifier(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionCachePurge: after Purge the cache holds nothing, and an open
+// that was free takes its key agreement again.
+func TestSessionCachePurge(t *testing.T) {
+	xs, xr := identities(t, X25519, 2)
+	c := NewSessionCache(0, 0)
+	env := mustSeal(t, &Sealer{Cache: c}, []byte("secret"), xr...)
+	opener := &Opener{Cache: c}
+	before := keyAgreements.Load()
+	if _, err := opener.OpenBytes(env, xs[1]); err != nil || keyAgreements.Load() != before {
+		t.Fatalf("from the cache: %v, %d key agreements", err, keyAgreements.Load()-before)
+	}
+	c.Purge()
+	if c.Len() != 0 {
+		t.Fatalf("%d entries after Purge", c.Len())
+	}
+	before = keyAgreements.Load()
+	if got, err := opener.OpenBytes(env, xs[1]); err != nil || string(got) != "secret" || keyAgreements.Load()-before != 1 {
+		t.Fatalf("after Purge: %q, %v, %d key agreements", got, err, keyAgreements.Load()-before)
+	}
+}

@@ -168,3 +168,39 @@ func TestChannelLowOrderPeer(t *testing.T) {
 		t.Errorf("a peer listed after a low-order peer with its identifier: %v", err)
 	}
 }
+
+// TestRotationsForgetUnusableKeys: a Keyring keeps, after any number of
+// rotations, only the channel keys it can still use: its own epoch's to
+// seal, its epoch's and the one before to open. Without that, every
+// rotation would leave a key per peer and direction in the cache.
+func TestRotationsForgetUnusableKeys(t *testing.T) {
+	sender, recipient, ids := newKeyrings(t, X25519)
+	sealer := &Sealer{Strategy: Channel, Keyring: sender}
+	opener := &Opener{Keyring: recipient}
+	r0 := ids[0].Recipient()
+	for e := uint32(1); e <= 20; e++ {
+		recipient.SetEpoch(e) // receivers first
+		sender.SetEpoch(e)
+		env := mustSeal(t, sealer, []byte("x"), r0)
+		if _, err := opener.OpenBytes(env); err != nil {
+			t.Fatalf("epoch %d: %v", e, err)
+		}
+		if n := sender.channels.Len(); n != 1 {
+			t.Fatalf("epoch %d: the sender caches %d channel keys, want 1 (this epoch's)", e, n)
+		}
+		if n, want := recipient.channels.Len(), min(2, int(e)); n != want {
+			t.Fatalf("epoch %d: the recipient caches %d channel keys, want %d (this epoch's and the one before)", e, n, want)
+		}
+	}
+	// One envelope of epoch 20 in flight when the recipient moves to 21:
+	// its key stays, and goes at 22.
+	env := mustSeal(t, sealer, []byte("x"), r0)
+	recipient.SetEpoch(21)
+	if _, err := opener.OpenBytes(env); err != nil || recipient.channels.Len() != 1 {
+		t.Fatalf("previous epoch: %v, %d keys", err, recipient.channels.Len())
+	}
+	recipient.SetEpoch(22)
+	if n := recipient.channels.Len(); n != 0 {
+		t.Fatalf("two epochs on, %d keys left", n)
+	}
+}

@@ -31,10 +31,30 @@ const channelInfo = "fanseal/v1 channel"
 // Keyring: the sender's lists the recipient, the recipient's lists the
 // sender.
 //
+// Bounds:
+//   - Peers: those the caller adds, however many, but at most 4 with one
+//     key identifier. Beside each Recipient, which the caller made, the
+//     Keyring keeps an 8-byte pointer in a list per identifier, in a map
+//     by identifier.
+//   - Epochs: one at a time, with one 16-byte salt; a stanza of any other
+//     epoch than the current one or the one before is refused before any
+//     key agreement.
+//   - Channel keys: at most cacheSize (DefaultKeyringCacheSize, 10 000)
+//     keys, those it sealed with and those whose envelope authenticated,
+//     the least recently used evicted, each under 1.5 KiB with its LRU
+//     element (an AES-256-GCM key schedule is the largest, about 1 KiB):
+//     at most 15 MiB by default. Keys of earlier epochs stay until
+//     evicted, within that bound.
+//   - Keys derived to open a channel stanza whose envelope has not
+//     authenticated yet are kept apart, at most 64 of 1.5 KiB: at most
+//     96 KiB. Forged channel stanzas (random salts, or an envelope whose
+//     MAC fails) fill only those: they never evict an authenticated key,
+//     and each costs at most one key agreement per peer with its sender
+//     identifier, at most 4.
+//
 // Make one with NewKeyring; the zero value is not usable. A Keyring is
-// safe for concurrent use. Its cache of channel keys is
-// bounded; a channel key is computed once even when many goroutines need
-// it at the same time.
+// safe for concurrent use and starts no goroutine. A channel key is
+// computed once even when many goroutines need it at the same time.
 type Keyring struct {
 	self *Identity
 	mu   sync.RWMutex
@@ -85,7 +105,7 @@ type sendKey struct {
 const DefaultKeyringCacheSize = 10000
 
 // pendingChannels bounds the channel keys a Keyring holds for stanzas that
-// have not authenticated yet.
+// have not authenticated yet: 64 keys of at most 1.5 KiB.
 const pendingChannels = 64
 
 // NewKeyring returns a Keyring for the classical identity self, at epoch
@@ -145,7 +165,14 @@ func (k *Keyring) AddPeer(peers ...*Recipient) error {
 	return nil
 }
 
-// RemovePeer removes peers and forgets their cached channel keys.
+// RemovePeer removes peers and forgets their cached channel keys. Once it
+// returns, a Sealer with the Keyring seals ordinary stanzas to them, not
+// channel stanzas, and an Opener with it refuses their channel stanzas
+// (ErrNotRecipient), whatever epoch they carry; an envelope whose file key
+// a SessionCache holds still opens from the cache. A seal or an open in
+// flight meanwhile may cache a channel key of theirs again: no stanza uses
+// it while they are not peers, and it counts against the cache's bound.
+// It costs a walk over the cached keys (at most cacheSize + 64).
 func (k *Keyring) RemovePeer(peers ...*Recipient) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -179,6 +206,9 @@ func (k *Keyring) RemovePeer(peers ...*Recipient) {
 // on use new channel keys, and it opens channel stanzas of this epoch and
 // the one before (for envelopes in flight; at epoch 0, only epoch 0).
 // Rotating regularly bounds how much one compromised channel key exposes.
+// The cached channel keys it can no longer use (for sealing, of any other
+// epoch; for opening, of any but these two) are forgotten at once, so
+// that rotations never pile up keys in the cache.
 func (k *Keyring) SetEpoch(epoch uint32) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -187,6 +217,22 @@ func (k *Keyring) SetEpoch(epoch uint32) {
 	k.sendMu.Lock()
 	clear(k.sending)
 	k.sendMu.Unlock()
+	for _, c := range []*lru.Cache[channelID, cipher.AEAD]{k.channels, k.pending} {
+		for _, id := range c.Keys() {
+			if !usable(id, epoch) {
+				c.Remove(id)
+			}
+		}
+	}
+}
+
+// usable reports whether a Keyring at epoch can use the channel key id:
+// to seal, only in its epoch; to open, in its epoch and the one before.
+func usable(id channelID, epoch uint32) bool {
+	if id.send {
+		return id.epoch == epoch
+	}
+	return id.epoch == epoch || epoch > 0 && id.epoch == epoch-1
 }
 
 // Epoch returns the current epoch.

@@ -46,6 +46,32 @@ func OpenBytes(envelope []byte, identities ...*Identity) ([]byte, error) {
 
 // An Opener opens envelopes with warm state. The zero value opens like the
 // package-level Open. An Opener is safe for concurrent use.
+//
+// Bounds, for any envelope, per Open or OpenBytes:
+//   - Header: at most 16 MiB and 10 008 stanzas, refused beyond before
+//     any key agreement. OpenBytes reads it in place; Open reads it into
+//     a buffer that grows as its bytes arrive, to at most 1.25 × 16 MiB
+//     plus 72 KiB, allocating at most 6.25 times the header plus 360 KiB
+//     as it grows (internal/format, ReadHeader). Checking the framing
+//     costs a constant per stanza and a table of at most 384 KiB,
+//     recycled between envelopes: beside it and the plaintext, OpenBytes
+//     allocates at most 64 KiB, however many stanzas there are.
+//   - Key agreements: with key identifiers, at most one per identity, and
+//     at most 4 for the Keyring's identity when its stanza is a channel
+//     stanza (one per peer with the sender's identifier). Anonymous, at
+//     most MaxAnonymousTrials trials (default 1 000), each at most a key
+//     agreement, a key schedule and an AEAD open, and at most 8 KiB of
+//     allocations, counted and refused before any: 8 MiB at the default.
+//   - MACs over the header: at most two (one to verify a cache hit that
+//     turns out not to verify, one for the file key the stanzas gave).
+//   - Payload: Open's Reader holds at most PayloadWorkers + 1 chunks of
+//     64 KiB; OpenBytes the plaintext it returns, no larger than the
+//     envelope.
+//
+// Forged input costs no more than that and leaves the warm state as it
+// was: only an envelope whose header MAC verified is recorded in the
+// Cache, and only a channel key whose envelope did is cached in the
+// Keyring (see SessionCache and Keyring).
 type Opener struct {
 	// Keyring opens channel stanzas addressed to its identity, from its
 	// peers. Its identity also opens ordinary stanzas.

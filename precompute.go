@@ -26,7 +26,8 @@ type PrecomputeOptions struct {
 	// all together: the CPU budget (0: no cap). One item is one key
 	// generation and one key agreement.
 	MaxPerSecond int
-	// MaxRecipients bounds the hot recipients (default 10 000).
+	// MaxRecipients bounds the hot recipients (default 10 000): Add
+	// refuses more.
 	MaxRecipients int
 }
 
@@ -39,6 +40,19 @@ type PrecomputeOptions struct {
 // to eight places of the pools of one suite in one pass (internal/x25519x8
 // for X25519, internal/ecdhx8 for P-256 and secp256k1). Close stops every
 // goroutine.
+//
+// Bounds: at most MaxRecipients hot recipients (default 10 000; Add
+// refuses more), each with a pool of PoolSize items (default 8), and
+// Workers goroutines (default 1), each computing at most eight items at a
+// time into places it reserved, so that pools never hold more than
+// MaxRecipients × PoolSize items. A ready item takes at most 1.5 KiB for
+// the classical suites and 4 KiB for mlkem768x25519, and a hot recipient
+// at most 256 bytes plus 8 per place in its pool beside them, so the pools
+// take at most MaxRecipients × (256 + PoolSize × (8 + item)) bytes: about
+// 120 MiB for the defaults and classical suites. The workers compute at
+// most MaxPerSecond items a second, when it is set; they only refill what
+// Sealers took, so a burst of seals costs no more than the items it used,
+// and a recipient that is not hot costs nothing.
 type Precomputer struct {
 	opts PrecomputeOptions
 	mu   sync.Mutex
@@ -111,7 +125,8 @@ type hotKey struct {
 	raw   string
 }
 
-// Add makes recipients hot. It fails past MaxRecipients.
+// Add makes recipients hot. It fails past MaxRecipients; the recipients
+// before the one it fails at stay hot, and their pools fill.
 func (p *Precomputer) Add(rs ...*Recipient) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -125,6 +140,9 @@ func (p *Precomputer) Add(rs ...*Recipient) error {
 			return fmt.Errorf("%w: recipient %d is nil", ErrInvalidKey, i)
 		}
 	}
+	// The workers fill the pools of the recipients added, those before a
+	// failure included.
+	defer p.signal()
 	for _, r := range rs {
 		if _, ok := p.hot[hotKey{r.suite, string(r.raw)}]; ok {
 			continue
@@ -140,7 +158,6 @@ func (p *Precomputer) Add(rs ...*Recipient) error {
 		p.hot[hotKey{r.suite, string(r.raw)}] = h
 		p.list = append(p.list, h)
 	}
-	p.signal()
 	return nil
 }
 

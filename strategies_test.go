@@ -696,3 +696,26 @@ func TestPrecomputeKeepsEveryItem(t *testing.T) {
 		t.Fatalf("%d items computed, %d taken and %d ready: %d dropped", computed, taken, ready, computed-taken-ready)
 	}
 }
+
+// TestPrecomputerAddPartly: an Add that fails past MaxRecipients keeps
+// the recipients before the failing one hot, and wakes the workers for
+// them: their pools fill without waiting for a seal.
+func TestPrecomputerAddPartly(t *testing.T) {
+	_, rs := identities(t, X25519, 3)
+	p, err := NewPrecomputer(PrecomputeOptions{PoolSize: 2, MaxRecipients: 2}, rs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := p.WaitFull(ctx); err != nil { // the workers are idle now
+		t.Fatal(err)
+	}
+	if err := p.Add(rs[1], rs[2]); !errors.Is(err, ErrRecipientCount) {
+		t.Fatalf("Add past MaxRecipients: %v", err)
+	}
+	if err := p.WaitFull(ctx); err != nil || p.Ready() != 4 {
+		t.Fatalf("the recipient added before the failure: %d ready, %v", p.Ready(), err)
+	}
+}

@@ -53,7 +53,8 @@ type Writer struct {
 	err     error
 }
 
-// NewWriter returns a Writer that writes an armored envelope to dst.
+// NewWriter returns a Writer that writes an armored envelope to dst. It
+// holds one line (48 bytes in, 65 out) and allocates nothing per Write.
 func NewWriter(dst io.Writer) *Writer {
 	return &Writer{dst: dst}
 }
@@ -136,6 +137,12 @@ type Reader struct {
 // White space is Unicode's, as bytes.TrimSpace has it. Every line between
 // the begin and end lines is base64 with no other character, a carriage
 // return included.
+//
+// Bounds: a Reader holds a 4 KiB buffer of input and one decoded line of
+// 48 bytes; a line longer than the buffer is refused, having read at most
+// the buffer. It allocates at most 12 KiB in all, whatever the length of
+// the input, and reads at most 4 KiB past the white space it allows
+// before refusing too much of it.
 func NewReader(src io.Reader) *Reader {
 	return &Reader{src: bufio.NewReaderSize(src, 4096)}
 }

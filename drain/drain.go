@@ -61,12 +61,24 @@ type Options[T any] struct {
 	Size func(T) int
 	// QueueSize bounds the items waiting for a send, besides those in
 	// flight; Submit blocks while the queue is full. 0 means
-	// DefaultQueueSize.
+	// DefaultQueueSize. Memory follows from it (see Sender).
 	QueueSize int
 }
 
 // A Sender sends the items submitted to it in drained batches through one
 // sender goroutine. Its methods may be called from many goroutines.
+//
+// Bounds: at most QueueSize items wait (default 1 024), in at most
+// QueueSize groups; a Submit beyond waits for room, for its context or for
+// Close, holding nothing of the Sender's. One send is in flight at a time,
+// with at most min(MaxItems, QueueSize) items (default 1 024) and, with
+// MaxBytes, at most MaxBytes of them. The Sender keeps a copy of each item
+// it holds (sizeof(T) bytes, beside what the item points to) and 8 bytes
+// to name it, in slices with at most four times the room of what they hold,
+// and under 256 bytes per group: at most 4 × (QueueSize + MaxItems) ×
+// (sizeof(T) + 8) + 256 × QueueSize bytes, 512 KiB for the defaults and a
+// slice or string. A Submit that gives up while its item waits leaves
+// nothing behind. The Sender starts one goroutine, which Close ends.
 type Sender[T any] struct {
 	send     func(context.Context, []T) error
 	maxItems int
@@ -187,6 +199,12 @@ func (b *Sender[T]) Submit(ctx context.Context, item T) error {
 		g.items[i] = zero // drop the reference before shifting
 		g.items = slices.Delete(g.items, i, i+1)
 		g.ids = slices.Delete(g.ids, i, i+1)
+		if len(g.items) <= cap(g.items)/4 {
+			// Give back the room of the items that left: a group full
+			// once and abandoned down to one item would keep MaxItems
+			// places, QueueSize/2 such groups a square of the bound.
+			g.items, g.ids = slices.Clone(g.items), slices.Clone(g.ids)
+		}
 		g.bytes -= size
 		if g.waiting--; g.waiting == 0 {
 			b.queue = slices.DeleteFunc(b.queue, func(q *group[T]) bool { return q == g })

@@ -11,10 +11,6 @@ import (
 	"github.com/fanseal/fanseal"
 )
 
-// maxKeyFileSize bounds what the command reads of a recipients or identity
-// file, as the library's ParseRecipients and ParseIdentities do.
-const maxKeyFileSize = 16 << 20
-
 // A keySource says where the command line gave a key: a line of a file,
 // or the position of a -r flag among the -r flags.
 type keySource struct {
@@ -64,9 +60,11 @@ var keyComments = []string{"created:", "suite:", "public key:", "key id:"}
 // and lines starting with # skipped), its source and the comment above
 // it; with in set, it reads in instead, under that name. An error from f
 // is returned prefixed with the file and line. The file must hold at
-// least one key; what names the kind of key in the error that says it
-// holds none.
-func readKeyLines(name string, in io.Reader, what string, f func(line string, src keySource) error) error {
+// least one key, and at most maxKeys (0: no limit); what names the kind of
+// key in the errors. It reads files as the library's ParseRecipients and
+// ParseIdentities do: a file over fanseal.MaxKeyFileSize is refused as a
+// whole, never read in part.
+func readKeyLines(name string, in io.Reader, what string, maxKeys int, f func(line string, src keySource) error) error {
 	if in == nil {
 		file, err := os.Open(name)
 		if err != nil {
@@ -75,11 +73,21 @@ func readKeyLines(name string, in io.Reader, what string, f func(line string, sr
 		defer file.Close()
 		in = file
 	}
-	sc := bufio.NewScanner(io.LimitReader(in, maxKeyFileSize))
+	// One byte past the limit tells a file over it from one that ends at
+	// it; the count is checked before each line, so that no line of a file
+	// over the limit is used.
+	cr := &countingReader{r: io.LimitReader(in, fanseal.MaxKeyFileSize+1)}
+	tooLarge := func() error {
+		return fmt.Errorf("%s: %w: the %s file is larger than %d MiB, the most fanseal reads", name, fanseal.ErrInvalidKey, what, fanseal.MaxKeyFileSize>>20)
+	}
+	sc := bufio.NewScanner(cr)
 	sc.Buffer(make([]byte, 0, 4096), 64<<10)
 	var comment []string
 	keys := 0
 	for n := 1; sc.Scan(); n++ {
+		if cr.n > fanseal.MaxKeyFileSize {
+			return tooLarge()
+		}
 		line := strings.TrimSpace(sc.Text())
 		switch {
 		case line == "":
@@ -98,6 +106,9 @@ func readKeyLines(name string, in io.Reader, what string, f func(line string, sr
 		}
 		src := keySource{File: name, Line: n, Comment: strings.Join(comment, " ")}
 		comment = nil
+		if maxKeys > 0 && keys == maxKeys {
+			return fmt.Errorf("%s: %w: more than %d keys in the %s file, the most fanseal reads", src, fanseal.ErrInvalidKey, maxKeys, what)
+		}
 		if err := f(line, src); err != nil {
 			return fmt.Errorf("%s: %w", src, err)
 		}
@@ -106,10 +117,25 @@ func readKeyLines(name string, in io.Reader, what string, f func(line string, sr
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("%s: reading the %s file: %w", name, what, err)
 	}
+	if cr.n > fanseal.MaxKeyFileSize {
+		return tooLarge()
+	}
 	if keys == 0 {
 		return fmt.Errorf("%s: no %s in the file (one key per line; # starts a comment)", name, what)
 	}
 	return nil
+}
+
+// A countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // A suiteKey is a suite and bytes of a key of that suite: a public key or
@@ -168,7 +194,7 @@ func recipientList(keys, files []string) ([]*namedRecipient, error) {
 		add(r, src)
 	}
 	for _, name := range files {
-		err := readKeyLines(name, nil, "recipients", func(line string, src keySource) error {
+		err := readKeyLines(name, nil, "recipients", 0, func(line string, src keySource) error {
 			r, err := parseRecipientText(line)
 			if err == nil {
 				add(r, src)
@@ -223,7 +249,7 @@ func identityList(files []string) ([]*namedIdentity, error) {
 // readIdentities parses the identity file name, or in under that name.
 func readIdentities(name string, in io.Reader) ([]*namedIdentity, error) {
 	var list []*namedIdentity
-	err := readKeyLines(name, in, "identity", func(line string, src keySource) error {
+	err := readKeyLines(name, in, "identity", fanseal.MaxIdentities, func(line string, src keySource) error {
 		id, err := fanseal.ParseIdentity(line)
 		if err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -80,11 +81,29 @@ Options:
                       the time left, a side's first at least D/(2N), and a
                       slot starts an operation only if the last one like it
                       would end in time (default 6; dkg 3; --quick 2)
-    --rate R          open loop: start R operations a second whatever their
+    --rate R          open loop: offer R operations a second whatever their
                       latency; latencies count from when each was due
-                      (default: a closed loop at saturation)
-    --concurrency N   closed loop: operations in flight (synchronizer: 8
-                      transactions; ledger: one per worker)
+                      (default: a closed loop at saturation). Rx (2x, 5x)
+                      offers R times the capacity that a closed loop of
+                      fanseal's side measures first, on a world of its own,
+                      for a tenth of the duration (1 to 10 s). An operation
+                      due while --concurrency are in flight is shed: refused
+                      at once, counted, never started; the report shows
+                      offered, admitted, shed and completed operations, and
+                      the latency of the admitted ones
+    --concurrency N   operations in flight: a closed loop keeps N going
+                      (synchronizer: 8 transactions; ledger: one per
+                      worker); an open loop admits at most N (default 64)
+    --soak            run fanseal's side (the baseline's with --baseline)
+                      for the whole duration (default 30m; --quick 20s),
+                      sample heap, goroutines and open files every second
+                      into the JSON and the plot, and check, after a warm-up
+                      of a tenth of the run: the heap's high-water mark in
+                      the last half at most 1.1x the first half's;
+                      goroutines and open files back to their count before
+                      the run; p99 latency in the last window (a minute, or
+                      a tenth of a shorter run) at most 1.5x the first's;
+                      and no verdict or entry lost
     --seed N          the generated work; both sides get the same (default 1)
     --faults          inject faults: malformed envelopes and bad signatures
                       (synchronizer), a dropped TCP connection, a participant
@@ -109,7 +128,10 @@ Options:
                   precomputed|channel (channel)
     ledger:       --workers N (GOMAXPROCS), --entries N (4), --min-size B (64),
                   --max-size B (1024), --signature-interval S (100),
-                  --dir DIR (a temporary directory, removed afterwards)
+                  --dir DIR (a temporary directory, removed afterwards),
+                  --disk-rate B (bytes a second the ledger file takes, such
+                  as 4M: a disk slower than the workers; default: as fast
+                  as the file system)
     dkg:          --members N,N (64,100), --suite secp256k1|x25519
 
 Percentiles from fewer than 20 samples are marked * in the report (and
@@ -136,6 +158,47 @@ Examples:
     $ fanseal sim dkg --members 100 --json dkg.json --plot dkg.svg
 `
 
+// rateFlag is --rate: operations per second ("500"), or a multiple of
+// the capacity a closed loop of fanseal's side measures first ("2x").
+type rateFlag struct {
+	perSecond, factor float64
+	text              string
+}
+
+func (r *rateFlag) String() string { return r.text }
+
+func (r *rateFlag) Set(s string) error {
+	v, multiple := strings.CutSuffix(s, "x")
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f <= 0 || math.IsInf(f, 0) {
+		return fmt.Errorf("%q is not a rate: want operations per second, such as 500, or a multiple of the capacity, such as 2x", s)
+	}
+	*r = rateFlag{text: s}
+	if multiple {
+		r.factor = f
+	} else {
+		r.perSecond = f
+	}
+	return nil
+}
+
+// parseBytes reads a byte count: digits with an optional k, M or G
+// (powers of 1024).
+func parseBytes(s string) (int64, error) {
+	mult := int64(1)
+	for suffix, m := range map[string]int64{"k": 1 << 10, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30} {
+		if v, ok := strings.CutSuffix(s, suffix); ok {
+			s, mult = v, m
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 || n > math.MaxInt64/mult {
+		return 0, fmt.Errorf("%q is not a byte count: want a positive number, with k, M or G for KiB, MiB or GiB", s)
+	}
+	return n * mult, nil
+}
+
 // simWorkloads lists the workloads of fanseal sim.
 var simWorkloads = []string{"synchronizer", "ledger", "dkg"}
 
@@ -143,8 +206,9 @@ var simWorkloads = []string{"synchronizer", "ledger", "dkg"}
 type simOptions struct {
 	duration                     time.Duration
 	rounds                       int
-	rate                         float64
+	rate                         rateFlag
 	conc                         int
+	soak                         bool
 	seed                         uint64
 	faults, baseline, after      bool
 	quick                        bool
@@ -158,8 +222,9 @@ func simFlags(name string, fs *flag.FlagSet) (*simOptions, func() (sim.Workload,
 	o := &simOptions{}
 	fs.DurationVar(&o.duration, "duration", 0, "measuring time of the whole run")
 	fs.IntVar(&o.rounds, "rounds", 6, "A/B rounds")
-	fs.Float64Var(&o.rate, "rate", 0, "open loop: operations per second")
-	fs.IntVar(&o.conc, "concurrency", 0, "closed loop: operations in flight")
+	fs.Var(&o.rate, "rate", "open loop: operations per second, or a multiple of the measured capacity (2x)")
+	fs.IntVar(&o.conc, "concurrency", 0, "operations in flight: kept going (closed loop) or at most (open loop)")
+	fs.BoolVar(&o.soak, "soak", false, "run fanseal's side long and check that nothing grows")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the generated work")
 	fs.BoolVar(&o.faults, "faults", false, "inject faults")
 	fs.BoolVar(&o.baseline, "baseline", false, "run only the baseline")
@@ -195,21 +260,27 @@ func simulate(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if o.baseline && o.after {
 		return fmt.Errorf("%w: --baseline and --after together: leave both out to run both", errUsage)
 	}
-	if o.rate < 0 || o.conc < 0 || o.rounds < 1 || o.duration < 0 {
-		return fmt.Errorf("%w: --rate, --concurrency, --rounds and --duration must be positive", errUsage)
+	if o.conc < 0 || o.rounds < 1 || o.duration < 0 {
+		return fmt.Errorf("%w: --concurrency, --rounds and --duration must be positive", errUsage)
 	}
 	w, err := build()
 	if err != nil {
 		return fmt.Errorf("%w: sim %s: %v", errUsage, name, err)
 	}
-	cfg := sim.Config{Duration: o.duration, Rounds: o.rounds, Rate: o.rate, Concurrency: o.conc, Seed: o.seed, Faults: o.faults}
+	cfg := sim.Config{Duration: o.duration, Rounds: o.rounds, Rate: o.rate.perSecond, RateFactor: o.rate.factor, Concurrency: o.conc,
+		Seed: o.seed, Faults: o.faults, Soak: o.soak}
 	if cfg.Duration == 0 {
-		cfg.Duration = 20 * time.Second
-		if name == "dkg" {
-			cfg.Duration = 30 * time.Second
-		}
-		if o.quick {
+		switch {
+		case o.soak && o.quick:
+			cfg.Duration = 20 * time.Second
+		case o.soak:
+			cfg.Duration = 30 * time.Minute
+		case o.quick:
 			cfg.Duration = 3 * time.Second
+		case name == "dkg":
+			cfg.Duration = 30 * time.Second
+		default:
+			cfg.Duration = 20 * time.Second
 		}
 	}
 	if !flagSet(fs, "rounds") {
@@ -290,6 +361,11 @@ func simWorkloadFlags(name string, fs *flag.FlagSet, quick *bool) func() (sim.Wo
 		fs.IntVar(&o.MinSize, "min-size", 64, "smallest entry value")
 		fs.IntVar(&o.MaxSize, "max-size", 1024, "largest entry value")
 		fs.IntVar(&o.SignatureInterval, "signature-interval", 100, "transactions between signatures")
+		fs.Func("disk-rate", "bytes a second the ledger file takes (a slow disk), such as 4M", func(v string) error {
+			n, err := parseBytes(v)
+			o.DiskRate = n
+			return err
+		})
 		fs.StringVar(&o.Dir, "dir", "", "directory of the ledger files")
 		return func() (sim.Workload, error) {
 			if o.Workers < 0 || o.Entries < 1 || o.MinSize < 1 || o.MaxSize < o.MinSize || o.MaxSize > 1<<20 || o.SignatureInterval < 1 {
@@ -343,6 +419,9 @@ func simWorkloadFlags(name string, fs *flag.FlagSet, quick *bool) func() (sim.Wo
 			}
 			if *quick && !flagSet(fs, "interval") {
 				o.Interval = 20
+			}
+			if *quick {
+				o.CacheSize = 1000 // full, and steady, sooner
 			}
 			return sim.Synchronizer(o), nil
 		}

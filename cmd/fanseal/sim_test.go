@@ -73,7 +73,7 @@ func TestSimQuick(t *testing.T) {
 
 	// One side only: one column, no ratio.
 	out = mustRun(t, "", "sim", "ledger", "--quick", "--after", "--duration", "300ms", "--workers", "1", "--plot", filepath.Join(dir, "l.png"))
-	if strings.Contains(out, "baseline") || strings.Contains(out, "ratio") || !strings.Contains(out, "AES-GCM key setup share") {
+	if strings.Contains(out, "baseline") || strings.Contains(out, " ratio\n") || !strings.Contains(out, "AES-GCM key setup share") {
 		t.Fatalf("--after output:\n%s", out)
 	}
 	if img, _ := os.ReadFile(filepath.Join(dir, "l.png")); !bytes.HasPrefix(img, []byte("\x89PNG")) {
@@ -83,4 +83,46 @@ func TestSimQuick(t *testing.T) {
 	if !strings.Contains(out, "open loop at 50/s") || !strings.Contains(out, "ok   fanseal: no verdict lost") {
 		t.Fatalf("synchronizer output:\n%s", out)
 	}
+}
+
+// TestSimOverloadAndSoak: --rate Nx sheds what it cannot admit and says
+// so; --soak samples into the JSON and checks its criteria; bad values of
+// --rate and --disk-rate are refused.
+func TestSimOverloadAndSoak(t *testing.T) {
+	out := mustRun(t, "", "sim", "synchronizer", "--quick", "--after", "--participants", "4", "--duration", "2s", "--rate", "5x", "--concurrency", "8")
+	for _, want := range []string{"5× the capacity a closed loop measured", "load: shed at admission", "load: admission bound                                 8",
+		"ok   fanseal: every admitted operation completed", "ok   fanseal: peak heap under the ceiling"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("overload output lacks %q:\n%s", want, out)
+		}
+	}
+	out = mustRun(t, "", "sim", "ledger", "--quick", "--after", "--workers", "1", "--disk-rate", "2M", "--rate", "2x", "--duration", "2s")
+	if !strings.Contains(out, "a disk of 2.0 MiB/s") || !strings.Contains(out, "ok   fanseal: auditor accepts every committed transaction") {
+		t.Fatalf("slow disk output:\n%s", out)
+	}
+	js := filepath.Join(t.TempDir(), "soak.json")
+	out = mustRun(t, "", "sim", "dkg", "--quick", "--soak", "--members", "4", "--duration", "4s", "--json", js)
+	if strings.Contains(out, "baseline") || !strings.Contains(out, "ok   fanseal: soak: the heap does not grow") || !strings.Contains(out, "soak: 5 samples") {
+		t.Fatalf("soak output:\n%s", out)
+	}
+	var rep struct {
+		Config struct{ Soak bool }
+		Sides  []struct {
+			Soak struct {
+				Samples []struct {
+					Heap       uint64 `json:"heap_bytes"`
+					Goroutines int
+					FDs        int
+				}
+			}
+		}
+	}
+	if b, err := os.ReadFile(js); err != nil || json.Unmarshal(b, &rep) != nil || !rep.Config.Soak || len(rep.Sides) != 1 || len(rep.Sides[0].Soak.Samples) < 4 ||
+		rep.Sides[0].Soak.Samples[1].Heap == 0 || rep.Sides[0].Soak.Samples[1].Goroutines == 0 {
+		t.Fatalf("soak JSON: %v %+v", err, rep)
+	}
+	mustFail(t, "", "is not a rate", "sim", "synchronizer", "--rate", "fast")
+	mustFail(t, "", "is not a rate", "sim", "synchronizer", "--rate", "-2x")
+	mustFail(t, "", "is not a byte count", "sim", "ledger", "--disk-rate", "0")
+	mustFail(t, "", "--baseline and --after together", "sim", "ledger", "--soak", "--baseline", "--after")
 }

@@ -173,6 +173,14 @@ type Header struct {
 // ReadHeader reads a header and its MAC from r and checks the framing of
 // every stanza (see check). It leaves r positioned at the first payload
 // byte.
+//
+// Bounds: it reads at most MaxHeaderSize (16 MiB) bytes of preamble and
+// stanzas, and MaxStanzas (10 008) stanzas; a header that declares more
+// is refused once its bytes pass the limit, before any more is read. Its
+// buffer grows as the bytes arrive, at most one stanza (64 KiB) ahead of
+// them, by append: it holds at most 1.25 × the header + 72 KiB (20 MiB at
+// the limit), and allocates at most 6.25 × the header + 360 KiB as it
+// grows (100 MiB at the limit), beside check's table.
 func ReadHeader(r *bufio.Reader) (*Header, error) {
 	raw := make([]byte, PreambleSize, 4096)
 	if n, err := io.ReadFull(r, raw); err != nil {
@@ -212,7 +220,9 @@ func ReadHeader(r *bufio.Reader) (*Header, error) {
 }
 
 // ParseHeader is ReadHeader for an envelope held in memory: it returns the
-// header, whose Raw aliases b, and the payload that follows it.
+// header, whose Raw aliases b, and the payload that follows it. Beside
+// check's table it allocates at most 16 KiB, whatever the number of
+// stanzas.
 func ParseHeader(b []byte) (*Header, []byte, error) {
 	p, err := ParsePreamble(b)
 	if err != nil {

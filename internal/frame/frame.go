@@ -16,14 +16,13 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"slices"
 	"sync"
 	"time"
 )
 
-// MaxPayload bounds a frame's payload; a larger declared length is refused
-// before anything is allocated, and Serve grows its buffer only as a
-// frame's bytes arrive.
+// MaxPayload bounds a frame's payload (16 MiB); a larger declared length
+// is refused before anything is allocated, and Serve grows its buffer
+// only as a frame's bytes arrive.
 const MaxPayload = 16 << 20
 
 // Errors; match them with errors.Is.
@@ -52,7 +51,8 @@ func Append(dst []byte, items [][]byte) ([]byte, error) {
 
 // Decode calls item for each item of payload, in order, and returns their
 // count. The slices alias payload. A truncated item is an error, and no
-// item is passed on before the whole payload has been checked.
+// item is passed on before the whole payload has been checked. It
+// allocates nothing.
 func Decode(payload []byte, item func([]byte)) (int, error) {
 	n := 0
 	for rest := payload; len(rest) > 0; n++ {
@@ -75,7 +75,10 @@ func Decode(payload []byte, item func([]byte)) (int, error) {
 
 // A Client sends frames on a connection and waits for each
 // acknowledgement. Concurrent Sends take turns: one frame is in flight at
-// a time.
+// a time. It holds one frame buffer, reused, as large as the largest frame
+// it sent (at most MaxPayload + 4 bytes, with append's room) and a 4 KiB
+// read buffer; a Send that fits the buffer allocates only its 4-byte
+// acknowledgement.
 type Client struct {
 	mu   sync.Mutex
 	conn io.ReadWriter
@@ -124,6 +127,14 @@ func (c *Client) Send(ctx context.Context, items [][]byte) (err error) {
 // item slices are valid only during the call. It returns nil at a clean
 // end of the stream, between frames, and io.ErrUnexpectedEOF at an end
 // inside a frame.
+//
+// Bounds: one frame at a time, of at most MaxPayload bytes. Serve holds
+// one payload buffer, reused from frame to frame, and a 4 KiB read buffer:
+// the payload buffer doubles from 4 KiB as a frame's bytes arrive, never
+// past its declared length, so it holds at most the largest payload and
+// 8 KiB (16 MiB + 12 KiB in all at the limit), and a frame that does not
+// fit it allocates less than twice its payload. A declared length with no
+// bytes behind it costs at most 4 KiB.
 func Serve(conn io.ReadWriter, item func([]byte)) error {
 	r := bufio.NewReader(conn)
 	var hdr [4]byte
@@ -160,8 +171,10 @@ func readPayload(r io.Reader, buf []byte, n int) ([]byte, error) {
 	buf = buf[:0]
 	for len(buf) < n {
 		if len(buf) == cap(buf) {
-			// Double, from 4 KiB, but never beyond n.
-			buf = slices.Grow(buf, min(n-len(buf), max(len(buf), 4<<10)))
+			// Double, from 4 KiB, but never beyond n (slices.Grow would
+			// round up by append's growth, past n by up to a quarter).
+			grown := make([]byte, len(buf), min(n, max(2*len(buf), 4<<10)))
+			buf = grown[:copy(grown, buf)]
 		}
 		k, err := r.Read(buf[len(buf):min(cap(buf), n)])
 		buf = buf[:len(buf)+k]

@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -71,6 +72,16 @@ func (d *dkgWorkload) Describe() string {
 }
 
 func (*dkgWorkload) rules() []Rule { return nil }
+
+// heapCeiling: a round of the largest group holds, for every member, a
+// key pair per peer and every member's message (N−1 keys of at most 65
+// bytes), and a box per pair; doubled for the garbage a collection cycle
+// leaves, and 64 MiB for the rest of the process.
+func (d *dkgWorkload) heapCeiling(*Config) uint64 {
+	n := uint64(slices.Max(d.o.Members))
+	perMember := n*(256+2*65) + n*n*65 + n*256
+	return 2*n*perMember + 64<<20
+}
 
 type dkgWorld struct {
 	o      DKGOptions
@@ -391,3 +402,8 @@ func (w *dkgWorld) report(r *SideResult) {
 }
 
 func (w *dkgWorld) close() {}
+
+// probe's series is the round of the largest group.
+func (w *dkgWorld) probe() (*recorder, string, func() int64, int64) {
+	return &w.rec, fmt.Sprintf("round n=%d", slices.Max(w.o.Members)), w.c.rounds.Load, 0
+}

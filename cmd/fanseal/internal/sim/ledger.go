@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"io"
 	mrand "math/rand/v2"
 	"os"
 	"path/filepath"
@@ -40,6 +41,11 @@ type LedgerOptions struct {
 	// Dir holds the ledger files; "" uses a temporary directory, removed
 	// afterwards.
 	Dir string
+	// DiskRate, if positive, caps the bytes per second written to the
+	// ledger file: a disk slower than the workers, which the writer then
+	// holds back (backpressure), so that a closed loop slows to it and an
+	// open loop sheds what it cannot admit.
+	DiskRate int64
 }
 
 func (o *LedgerOptions) defaults() {
@@ -91,8 +97,46 @@ type ledgerWorkload struct{ o LedgerOptions }
 func (*ledgerWorkload) Name() string { return "ledger" }
 
 func (l *ledgerWorkload) Describe() string {
-	return fmt.Sprintf("%d workers, write sets of %d public + %d private entries of %d–%d B, a signature every %d transactions",
+	d := fmt.Sprintf("%d workers, write sets of %d public + %d private entries of %d–%d B, a signature every %d transactions",
 		l.o.Workers, l.o.Entries, l.o.Entries, l.o.MinSize, l.o.MaxSize, l.o.SignatureInterval)
+	if l.o.DiskRate > 0 {
+		d += fmt.Sprintf(", a disk of %s/s", mib(float64(l.o.DiskRate)))
+	}
+	return d
+}
+
+// A slowDisk writes to w at most rate bytes per second: a write that
+// would get ahead waits. An idle disk saves up at most slowDiskBurst of
+// writing.
+type slowDisk struct {
+	w    io.Writer
+	rate int64
+	next time.Time // when the writes so far are done
+	// now and sleep are time.Now and time.Sleep; tests replace them.
+	now   func() time.Time
+	sleep func(time.Duration)
+}
+
+const slowDiskBurst = 100 * time.Millisecond
+
+func newSlowDisk(w io.Writer, rate int64) *slowDisk {
+	return &slowDisk{w: w, rate: rate, now: time.Now, sleep: time.Sleep}
+}
+
+func (d *slowDisk) Write(p []byte) (int, error) {
+	now := d.now()
+	d.next = later(d.next, now.Add(-slowDiskBurst)).Add(time.Duration(float64(len(p)) / float64(d.rate) * float64(time.Second)))
+	if wait := d.next.Sub(now); wait > 0 {
+		d.sleep(wait)
+	}
+	return d.w.Write(p)
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // Names of the ledger's profile rules.
@@ -104,6 +148,17 @@ const (
 // keySetup are the functions that build an AES-GCM context: key expansion
 // and the GHASH key and tables.
 var keySetup = []string{"crypto/aes.NewCipher", "crypto/cipher.NewGCM", "crypto/internal/fips140/aes.New", "crypto/internal/fips140/aes/gcm.New"}
+
+// heapCeiling: the entries in flight (an open loop's bound or a worker's,
+// each two write sets of Entries values of at most MaxSize), the writer's
+// 256 KiB buffer and the entries waiting for their predecessors (no more
+// than are in flight), doubled for the garbage a collection cycle leaves,
+// and 64 MiB for the rest of the process.
+func (l *ledgerWorkload) heapCeiling(cfg *Config) uint64 {
+	entry := uint64(2*l.o.Entries*(l.o.MaxSize+64)) * 2
+	inFlight := uint64(max(DefaultOpenBound, l.o.Workers, cfg.Concurrency))
+	return 2*(2*inFlight*entry+256<<10) + 64<<20
+}
 
 func (*ledgerWorkload) rules() []Rule {
 	return []Rule{
@@ -153,7 +208,7 @@ type ledgerWorld struct {
 	}
 	txs, sigs  int
 	firstOfInt []frameRef // the first transaction frame of each interval (for faults)
-	overruns   int
+	load       Load
 
 	audit      auditResult
 	rolledBack int
@@ -204,7 +259,11 @@ func (l *ledgerWorkload) newWorld(ctx context.Context, side Side, cfg *Config) (
 		w.close()
 		return nil, err
 	}
-	w.out = bufio.NewWriterSize(w.file, 256<<10)
+	var dst io.Writer = w.file
+	if l.o.DiskRate > 0 {
+		dst = newSlowDisk(w.file, l.o.DiskRate)
+	}
+	w.out = bufio.NewWriterSize(dst, 256<<10)
 	w.ivHash = sha256.New()
 	w.syncReq = make(chan struct{}, 1)
 	w.syncWG.Go(w.syncLoop)
@@ -229,8 +288,8 @@ func (w *ledgerWorld) run(ctx context.Context, d time.Duration) error {
 			return err
 		}
 	}
-	n, err := drive(ctx, d, cmp.Or(w.cfg.Concurrency, w.o.Workers), w.cfg.Rate, w.transaction)
-	w.overruns += n
+	l, err := drive(ctx, d, cmp.Or(w.cfg.Concurrency, w.o.Workers), w.cfg.Rate, w.cfg.Concurrency, w.transaction)
+	w.load.add(l)
 	return err
 }
 
@@ -493,7 +552,7 @@ func (w *ledgerWorld) finish(ctx context.Context) error {
 func (w *ledgerWorld) report(r *SideResult) {
 	r.Unit = "tx"
 	r.Ops = w.txs
-	r.Overruns = w.overruns
+	r.Load = &w.load
 	r.Latency = w.rec.sorted()
 	committed := w.lastSig.txs
 	r.count("transactions", int64(w.txs))
@@ -539,4 +598,12 @@ func (w *ledgerWorld) close() {
 		os.RemoveAll(w.dir)
 		w.tmpDir = false
 	}
+}
+
+func (w *ledgerWorld) probe() (*recorder, string, func() int64, int64) {
+	return &w.rec, "commit", func() int64 {
+		w.wmu.Lock()
+		defer w.wmu.Unlock()
+		return int64(w.txs)
+	}, 0
 }

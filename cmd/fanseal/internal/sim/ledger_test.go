@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"context"
 	"crypto/ed25519"
 	"crypto/rand"
 	"os"
@@ -133,4 +134,46 @@ func runLedgerForAudit(t testing.TB) *ledgerWorld {
 		t.Fatal(err)
 	}
 	return w
+}
+
+// TestSlowDisk: on a fake clock, writes wait for the disk's rate, and an
+// idle disk saves up no more than slowDiskBurst of writing.
+func TestSlowDisk(t *testing.T) {
+	clock := time.Unix(1000, 0)
+	var slept time.Duration
+	var buf bytes.Buffer
+	d := newSlowDisk(&buf, 1000) // 1000 bytes a second
+	d.now = func() time.Time { return clock }
+	d.sleep = func(s time.Duration) { slept += s; clock = clock.Add(s) }
+	for range 10 {
+		d.Write(make([]byte, 100))
+	}
+	// 1000 bytes at 1000 B/s take a second, less the 100 ms of burst.
+	if want := 900 * time.Millisecond; slept != want || buf.Len() != 1000 {
+		t.Fatalf("slept %v for 1000 bytes, want %v", slept, want)
+	}
+	clock = clock.Add(time.Hour) // idle: the burst again, no more
+	slept = 0
+	d.Write(make([]byte, 1000))
+	if want := 900 * time.Millisecond; slept != want {
+		t.Fatalf("after an hour idle, slept %v for 1000 bytes, want %v", slept, want)
+	}
+}
+
+// TestLedgerOverload: a disk slower than the workers, and five times the
+// capacity offered: the writer holds the workers back, the open loop
+// sheds, and the auditor accepts every committed entry.
+func TestLedgerOverload(t *testing.T) {
+	cfg := Config{Duration: time.Second, Rounds: 2, Seed: 9, Only: []Side{Fanseal}, RateFactor: 5, Concurrency: 8}
+	res, err := Run(context.Background(), Ledger(LedgerOptions{Workers: 2, SignatureInterval: 10, DiskRate: 1 << 20}), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Sides[0]
+	if l := s.Load; l == nil || l.Shed == 0 || l.MaxInFlight > 8 || l.Completed != l.Admitted || int64(s.Ops) != l.Admitted {
+		t.Fatalf("load %+v, %d written", s.Load, s.Ops)
+	}
+	if s.Counter("auditor: accepted") != s.Counter("committed") || s.Counter("committed") == 0 {
+		t.Fatalf("%v", s.Counters)
+	}
 }

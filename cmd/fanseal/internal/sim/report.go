@@ -24,10 +24,16 @@ func Print(w io.Writer, res *Result) {
 	m, c := res.Machine, res.Config
 	fmt.Fprintf(w, "fanseal sim %s: %s\n", res.Workload, res.Description)
 	loop := "closed loop"
-	if c.Rate > 0 {
+	switch {
+	case c.RateFactor > 0:
+		loop = fmt.Sprintf("open loop at %.0f/s (%g× the capacity a closed loop measured, %.0f/s)", c.Rate, c.RateFactor, c.Capacity)
+	case c.Rate > 0:
 		loop = fmt.Sprintf("open loop at %g/s", c.Rate)
-	} else if c.Concurrency > 0 {
+	case c.Concurrency > 0:
 		loop = fmt.Sprintf("closed loop, %d in flight", c.Concurrency)
+	}
+	if c.Soak {
+		loop += ", soak"
 	}
 	fmt.Fprintf(w, "%s, %d CPUs, GOMAXPROCS=%d, %s, %s; %s, %s in %d rounds, seed %d",
 		m.CPU, m.Cores, m.GOMAXPROCS, m.Go, m.Date.Format("2006-01-02"), loop, c.Duration, c.Rounds, c.Seed)
@@ -137,12 +143,33 @@ func Print(w io.Writer, res *Result) {
 		}
 		fmt.Fprintln(w)
 	}
-	if sides[0].Overruns+sides[len(sides)-1].Overruns > 0 {
-		fmt.Fprintf(w, "%-40s", "open-loop starts skipped")
-		for _, s := range sides {
-			fmt.Fprintf(w, " %14d", s.Overruns)
+	if c.Rate > 0 && sides[0].Load != nil {
+		for _, l := range []struct {
+			name string
+			v    func(*Load) int64
+		}{
+			{"load: offered", func(l *Load) int64 { return l.Offered }},
+			{"load: admitted", func(l *Load) int64 { return l.Admitted }},
+			{"load: shed at admission", func(l *Load) int64 { return l.Shed }},
+			{"load: completed", func(l *Load) int64 { return l.Completed }},
+			{"load: most in flight", func(l *Load) int64 { return l.MaxInFlight }},
+			{"load: admission bound", func(l *Load) int64 { return int64(l.Bound) }},
+		} {
+			fmt.Fprintf(w, "%-40s", l.name)
+			for _, s := range sides {
+				fmt.Fprintf(w, " %14d", l.v(s.Load))
+			}
+			fmt.Fprintln(w)
 		}
-		fmt.Fprintln(w)
+	}
+	for _, s := range sides {
+		if k := s.Soak; k != nil {
+			fmt.Fprintf(w, "\nsoak: %d samples, one every %v; warm-up %v; latency windows of %v\n", len(k.Samples), k.Interval, k.Warmup.Round(time.Second), k.Window)
+			if len(k.Samples) > 0 {
+				last := k.Samples[len(k.Samples)-1]
+				fmt.Fprintf(w, "soak: live heap at the end %s; goroutines %d; open files %d; %d %s done\n", mib(float64(last.Heap)), last.Goroutines, last.FDs, last.Completed, s.Unit)
+			}
+		}
 	}
 	fmt.Fprintln(w)
 	for _, s := range sides {
@@ -237,6 +264,74 @@ func plotPanels(res *Result) ([]*plot.Plot, error) {
 	}
 	if len(panels) == 0 {
 		return nil, errors.New("no latencies to plot")
+	}
+	for _, s := range res.Sides {
+		if s.Soak != nil {
+			more, err := soakPanels(res.Workload, s)
+			if err != nil {
+				return nil, err
+			}
+			panels = append(panels, more...)
+		}
+	}
+	return panels, nil
+}
+
+// soakPanels draws a soak's samples against time: the live heap,
+// goroutines, open files, and the p99 of its series per window; a dashed
+// line marks the end of the warm-up.
+func soakPanels(workload string, s *SideResult) ([]*plot.Plot, error) {
+	k := s.Soak
+	type series struct {
+		title, unit string
+		pts         plotter.XYs
+	}
+	var heap, gor, fds, p99 plotter.XYs
+	for _, x := range k.Samples {
+		t := x.At.Seconds()
+		heap = append(heap, plotter.XY{X: t, Y: float64(x.Heap) / (1 << 20)})
+		gor = append(gor, plotter.XY{X: t, Y: float64(x.Goroutines)})
+		fds = append(fds, plotter.XY{X: t, Y: float64(x.FDs)})
+	}
+	if l := s.LatencyOf(k.Series); l != nil {
+		for _, w := range l.Windows {
+			p99 = append(p99, plotter.XY{X: w.Start.Seconds(), Y: w.P99 / 1e6})
+		}
+	}
+	var panels []*plot.Plot
+	for _, c := range []series{
+		{"live heap", "MiB", heap},
+		{"goroutines", "goroutines", gor},
+		{"open files", "descriptors", fds},
+		{k.Series + " p99 per " + k.Window.String() + " window", "ms", p99},
+	} {
+		if len(c.pts) == 0 {
+			continue
+		}
+		p := plot.New()
+		p.Title.Text = fmt.Sprintf("%s soak (%s): %s", workload, s.Side, c.title)
+		p.X.Label.Text = "time since the start (s)"
+		p.Y.Label.Text = c.unit
+		p.Add(plotter.NewGrid())
+		line, points, err := plotter.NewLinePoints(c.pts)
+		if err != nil {
+			return nil, err
+		}
+		line.Color, points.Color = sideColors[s.Side], sideColors[s.Side]
+		points.Radius = vg.Points(1.5)
+		p.Add(line, points)
+		p.Y.Min = 0
+		_, _, _, ymax := plotter.XYRange(c.pts)
+		p.Y.Max = max(1, ymax*1.15)
+		warm := plotter.XYs{{X: k.Warmup.Seconds(), Y: 0}, {X: k.Warmup.Seconds(), Y: p.Y.Max}}
+		if wl, err := plotter.NewLine(warm); err == nil {
+			wl.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+			wl.Color = sideColors["baseline"]
+			p.Add(wl)
+			p.Legend.Add("end of warm-up", wl)
+		}
+		p.Legend.Top = true
+		panels = append(panels, p)
 	}
 	return panels, nil
 }

@@ -28,8 +28,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
 )
 
@@ -78,6 +76,15 @@ type Config struct {
 	Faults bool
 	// Only, if set, runs just these sides (default: both).
 	Only []Side
+	// RateFactor, if positive, sets Rate to this multiple of the
+	// capacity of the Fanseal side: the operations per second that a
+	// closed loop of it completes, measured first on a world of its own
+	// for a tenth of Duration (at least a second, at most ten).
+	RateFactor float64
+	// Soak runs one side (Fanseal, unless Only names the baseline) for the
+	// whole Duration in one round, samples the process every second and
+	// checks that nothing grows or is lost (see Soak).
+	Soak bool
 	// Progress, if set, is called about ten times a second with the
 	// fraction of the run done.
 	Progress func(done float64)
@@ -93,6 +100,10 @@ type Workload interface {
 	newWorld(ctx context.Context, side Side, cfg *Config) (world, error)
 	// rules are extra stack attributions the workload reports.
 	rules() []Rule
+	// heapCeiling is the most heap (live objects and garbage not yet
+	// collected) a side may use, derived from the workload's bounds; a run
+	// checks it, under overload too.
+	heapCeiling(cfg *Config) uint64
 }
 
 // A world is one side's running system.
@@ -105,6 +116,11 @@ type world interface {
 	finish(ctx context.Context) error
 	// report fills in what the side measured and checked.
 	report(*SideResult)
+	// probe returns what a soak watches: the side's latency recorder,
+	// the series it compares over time, the count of operations done so
+	// far, and the count from which the side is in its steady state (its
+	// working set filled: the synchronizer's active contracts, say).
+	probe() (rec *recorder, series string, completed func() int64, steady int64)
 	// close releases everything; it may follow a failed run.
 	close()
 }
@@ -144,6 +160,11 @@ type RunConfig struct {
 	Concurrency int           `json:"concurrency,omitempty"`
 	Seed        uint64        `json:"seed"`
 	Faults      bool          `json:"faults"`
+	// RateFactor and Capacity: with Config.RateFactor, the capacity the
+	// calibration measured (operations per second) and Rate its multiple.
+	RateFactor float64 `json:"rate_factor,omitempty"`
+	Capacity   float64 `json:"capacity,omitempty"`
+	Soak       bool    `json:"soak,omitempty"`
 }
 
 // SideResult is what one side measured.
@@ -156,14 +177,16 @@ type SideResult struct {
 	// Busy is the time the side ran; Throughput is Ops per second of it.
 	Busy       time.Duration `json:"busy_ns"`
 	Throughput float64       `json:"throughput"`
-	// Overruns counts operations an open loop could not start because
-	// too many were in flight.
-	Overruns int        `json:"overruns,omitempty"`
-	Latency  []*Latency `json:"latency"`
+	// Load is what the side was offered and took: admitted, shed,
+	// completed (for the workloads that run a load loop).
+	Load    *Load      `json:"load,omitempty"`
+	Latency []*Latency `json:"latency"`
 	// CPU is the side's share of the profile.
 	CPU *CPU `json:"cpu,omitempty"`
 	// PeakHeap is the largest live heap seen while this side ran.
-	PeakHeap uint64    `json:"peak_heap_bytes"`
+	PeakHeap uint64 `json:"peak_heap_bytes"`
+	// Soak is what a soak run sampled and concluded.
+	Soak     *Soak     `json:"soak,omitempty"`
 	Counters []Counter `json:"counters,omitempty"`
 	Checks   []Check   `json:"checks"`
 }
@@ -249,13 +272,45 @@ func Run(ctx context.Context, w Workload, cfg Config) (res *Result, err error) {
 	if len(sides) == 0 {
 		sides = Sides
 	}
+	if cfg.Soak {
+		// One side, in two back-to-back rounds (the ledger rekeys between
+		// them): a soak measures a side against itself over time.
+		switch {
+		case len(cfg.Only) == 0:
+			sides = []Side{Fanseal}
+		case len(cfg.Only) > 1:
+			return nil, errors.New("sim: a soak runs one side")
+		}
+		cfg.Rounds = 2
+	}
+	if cfg.RateFactor > 0 && cfg.Rate > 0 {
+		return nil, errors.New("sim: a rate and a rate factor together")
+	}
 	start := time.Now()
 	res = &Result{Workload: w.Name(), Description: w.Describe(), Machine: report.ThisMachine(start),
-		Config:           RunConfig{Duration: cfg.Duration, Rounds: cfg.Rounds, Rate: cfg.Rate, Concurrency: cfg.Concurrency, Seed: cfg.Seed, Faults: cfg.Faults},
+		Config: RunConfig{Duration: cfg.Duration, Rounds: cfg.Rounds, Concurrency: cfg.Concurrency, Seed: cfg.Seed, Faults: cfg.Faults,
+			RateFactor: cfg.RateFactor, Soak: cfg.Soak},
 		GoroutinesBefore: runtime.NumGoroutine()}
+	fdsBefore := openFDs()
+	if cfg.RateFactor > 0 {
+		capacity, err := calibrate(ctx, w, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("%s: measuring the capacity: %w", w.Name(), err)
+		}
+		cfg.Rate = cfg.RateFactor * capacity
+		res.Config.Capacity = capacity
+	}
+	res.Config.Rate = cfg.Rate
 
 	heap := startHeapSampler()
-	prof, profErr := startProfile()
+	// A soak takes no CPU profile: the profiler's own memory grows with
+	// the length of the run (its table of stacks, its output), which would
+	// hide or fake the growth the soak looks for.
+	var prof *profiler
+	profErr := errSoakProfile
+	if !cfg.Soak {
+		prof, profErr = startProfile()
+	}
 	worlds := map[Side]world{}
 	defer func() {
 		for _, wd := range worlds {
@@ -284,6 +339,18 @@ func Run(ctx context.Context, w Workload, cfg Config) (res *Result, err error) {
 	// slot gets at least its nominal share, so that every side runs.
 	nominal := cfg.Duration / time.Duration(len(sides)*cfg.Rounds)
 	stopProgress := reportProgress(cfg.Progress, time.Now(), cfg.Duration)
+	var soak *soakSampler
+	if cfg.Soak {
+		now := time.Now()
+		rec, _, completed, _ := worlds[sides[0]].probe()
+		rec.windowed(now, soakWindow(cfg.Duration))
+		soak = startSoakSampler(now, soakInterval, completed)
+		defer func() {
+			if soak != nil {
+				soak.stop()
+			}
+		}()
+	}
 	deadline := time.Now().Add(cfg.Duration)
 	slotsLeft := cfg.Rounds * len(sides)
 	busy := map[Side]time.Duration{}
@@ -313,6 +380,11 @@ func Run(ctx context.Context, w Workload, cfg Config) (res *Result, err error) {
 		}
 	}
 	stopProgress()
+	var soakSamples []SoakSample
+	if soak != nil {
+		soakSamples = soak.stop()
+		soak = nil
+	}
 
 	for _, s := range sides {
 		var err error
@@ -336,6 +408,11 @@ func Run(ctx context.Context, w Workload, cfg Config) (res *Result, err error) {
 	for _, s := range sides {
 		sr := &SideResult{Side: s.String(), Busy: busy[s], PeakHeap: heap.peak[s].Load()}
 		worlds[s].report(sr)
+		sr.check("peak heap under the ceiling", sr.PeakHeap <= w.heapCeiling(&cfg), "peak %s, ceiling %s", mib(float64(sr.PeakHeap)), mib(float64(w.heapCeiling(&cfg))))
+		if l := sr.Load; l != nil {
+			sr.check("every admitted operation completed", l.Completed == l.Admitted && l.Admitted+l.Shed == l.Offered && l.MaxInFlight <= int64(l.Bound),
+				"offered %d, admitted %d, shed %d, completed %d; at most %d in flight (bound %d)", l.Offered, l.Admitted, l.Shed, l.Completed, l.MaxInFlight, l.Bound)
+		}
 		if sr.Busy > 0 {
 			sr.Throughput = float64(sr.Ops) / sr.Busy.Seconds()
 		}
@@ -344,12 +421,24 @@ func Run(ctx context.Context, w Workload, cfg Config) (res *Result, err error) {
 		}
 		res.Sides = append(res.Sides, sr)
 	}
+	var series string
+	var steady int64
+	if cfg.Soak {
+		_, series, _, steady = worlds[sides[0]].probe()
+	}
 	for _, s := range sides {
 		worlds[s].close()
 		delete(worlds, s)
 	}
 	res.PeakHeap = heap.stop()
 	res.GoroutinesAfter = settledGoroutines(res.GoroutinesBefore)
+	if cfg.Soak {
+		sr := res.Sides[0]
+		k := &Soak{Interval: soakInterval, Warmup: warmup(soakSamples, cfg.Duration/10, steady), Window: soakWindow(cfg.Duration), Series: series, Samples: soakSamples,
+			GoroutinesBefore: res.GoroutinesBefore, GoroutinesAfter: res.GoroutinesAfter, FDsBefore: fdsBefore, FDsAfter: settledFDs(fdsBefore)}
+		k.conclude(sr.LatencyOf(series), sr)
+		sr.Soak = k
+	}
 	res.Elapsed = time.Since(start)
 	if failed := res.Failed(); len(failed) > 0 {
 		return res, fmt.Errorf("%w: %s", ErrCheck, failed[0])
@@ -373,6 +462,50 @@ func settledGoroutines(before int) int {
 		n = runtime.NumGoroutine()
 	}
 	return n
+}
+
+var errSoakProfile = errors.New("not taken in a soak, where the profiler's memory would grow with the run")
+
+// settledFDs waits briefly for closing descriptors (connections, files)
+// to go, and returns the count of open ones.
+func settledFDs(before int) int {
+	n := openFDs()
+	for i := 0; i < 50 && n > before; i++ {
+		time.Sleep(10 * time.Millisecond)
+		n = openFDs()
+	}
+	return n
+}
+
+// soakInterval is how often a soak samples the process.
+const soakInterval = time.Second
+
+// calibrate returns the capacity of w's Fanseal side: the operations per
+// second a closed loop completes, on a world made for the measurement.
+func calibrate(ctx context.Context, w Workload, cfg Config) (float64, error) {
+	cfg.Rate, cfg.RateFactor, cfg.Faults = 0, 0, false
+	d := min(10*time.Second, max(time.Second, cfg.Duration/10))
+	var wd world
+	var err error
+	pprof.Do(ctx, pprof.Labels(sideLabel, Fanseal.String(), phaseLabel, "calibrate"), func(ctx context.Context) {
+		if wd, err = w.newWorld(ctx, Fanseal, &cfg); err != nil {
+			return
+		}
+		defer wd.close()
+		_, _, completed, _ := wd.probe()
+		t := time.Now()
+		if err = wd.run(ctx, d); err != nil {
+			return
+		}
+		elapsed := time.Since(t)
+		if n := completed(); n > 0 {
+			cfg.Rate = float64(n) / elapsed.Seconds()
+		}
+	})
+	if err == nil && cfg.Rate == 0 {
+		err = errors.New("nothing completed")
+	}
+	return cfg.Rate, err
 }
 
 // reportProgress calls progress about ten times a second until the
@@ -460,42 +593,3 @@ func (h *heapSampler) stop() uint64 {
 	}
 	return h.all.Load()
 }
-
-// drive calls op until d has passed: from conc goroutines back to back
-// (closed loop), or, with rate > 0, one started every 1/rate seconds
-// whatever the latency (open loop, at most maxInFlight at once; a start
-// beyond that is counted as an overrun and skipped). op gets the time it
-// was due to start, from which latencies count. drive returns once every
-// op has returned, with the first error.
-func drive(ctx context.Context, d time.Duration, conc int, rate float64, op func(ctx context.Context, due time.Time) error) (overruns int, err error) {
-	g, ctx := errgroup.WithContext(ctx)
-	start := time.Now()
-	deadline := start.Add(d)
-	if rate <= 0 {
-		for range max(1, conc) {
-			g.Go(func() error {
-				for time.Now().Before(deadline) && ctx.Err() == nil {
-					if err := op(ctx, time.Now()); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-		}
-		return 0, g.Wait()
-	}
-	g.SetLimit(maxInFlight)
-	interval := time.Duration(float64(time.Second) / rate)
-	for due := start; due.Before(deadline) && ctx.Err() == nil; due = due.Add(interval) {
-		if wait := time.Until(due); wait > 0 {
-			time.Sleep(wait)
-		}
-		if !g.TryGo(func() error { return op(ctx, due) }) {
-			overruns++
-		}
-	}
-	return overruns, g.Wait()
-}
-
-// maxInFlight bounds the operations an open loop keeps in flight.
-const maxInFlight = 4096

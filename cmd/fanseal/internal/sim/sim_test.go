@@ -82,14 +82,14 @@ func TestRunErrors(t *testing.T) {
 func TestDriveOpenLoop(t *testing.T) {
 	var mu sync.Mutex
 	var due []time.Time
-	over, err := drive(context.Background(), 200*time.Millisecond, 0, 100, func(_ context.Context, d time.Time) error {
+	load, err := drive(context.Background(), 200*time.Millisecond, 0, 100, 0, func(_ context.Context, d time.Time) error {
 		mu.Lock()
 		defer mu.Unlock()
 		due = append(due, d)
 		return nil
 	})
-	if err != nil || over != 0 {
-		t.Fatal(err, over)
+	if err != nil || load.Shed != 0 || load.Offered != 20 || load.Completed != 20 {
+		t.Fatal(err, load)
 	}
 	// Operations are due every 10 ms from the start, whatever the load.
 	slices.SortFunc(due, time.Time.Compare)
@@ -103,7 +103,7 @@ func TestDriveOpenLoop(t *testing.T) {
 	}
 	// The first error ends the run and is returned.
 	boom := errors.New("boom")
-	if _, err := drive(context.Background(), time.Second, 2, 0, func(context.Context, time.Time) error { return boom }); err != boom {
+	if _, err := drive(context.Background(), time.Second, 2, 0, 0, func(context.Context, time.Time) error { return boom }); err != boom {
 		t.Fatalf("closed loop error: %v", err)
 	}
 }
@@ -126,7 +126,7 @@ func TestPercentile(t *testing.T) {
 	for range maxSamples + 3 {
 		r.add("a", time.Nanosecond)
 	}
-	if s := r.sorted()[0]; len(s.Samples) != maxSamples || s.Dropped != 3 {
-		t.Fatalf("%d samples kept, %d dropped", len(s.Samples), s.Dropped)
+	if s := r.sorted()[0]; len(s.Samples) != maxSamples || s.Count != maxSamples+3 {
+		t.Fatalf("%d samples kept of %d", len(s.Samples), s.Count)
 	}
 }

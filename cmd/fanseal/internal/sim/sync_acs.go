@@ -28,12 +28,11 @@ type activeContracts struct {
 	applied   uint64             // transactions applied
 	pending   map[uint64]*syncTx // delivered out of order
 	missing   []acs.Contract     // activations skipped by the injected fault
-	groups    map[string]acs.Stakeholders
 }
 
 func newActiveContracts(p *participant, side Side, hosts map[string]int) (*activeContracts, error) {
 	l := &activeContracts{index: p.index, self: acs.ParticipantID(p.name), side: side, hosts: hosts,
-		hosting: acs.Hosting{}, pending: map[uint64]*syncTx{}, groups: map[string]acs.Stakeholders{}}
+		hosting: acs.Hosting{}, pending: map[uint64]*syncTx{}}
 	for party, i := range hosts {
 		l.hosting[acs.PartyID(party)] = acs.ParticipantID(participantName(i))
 	}
@@ -52,21 +51,15 @@ func newActiveContracts(p *participant, side Side, hosts map[string]int) (*activ
 	return l, nil
 }
 
-// stakeholders returns the canonical set of c's parties, built once.
+// stakeholders returns the canonical set of c's parties. It is built
+// anew every time (a sort of a few names): a memo of every set seen would
+// grow for as long as new combinations of parties turn up.
 func (l *activeContracts) stakeholders(c contract) (acs.Stakeholders, error) {
-	key := fmt.Sprint(c.parties)
-	if s, ok := l.groups[key]; ok {
-		return s, nil
-	}
 	ps := make([]acs.PartyID, len(c.parties))
 	for i, p := range c.parties {
 		ps[i] = acs.PartyID(p)
 	}
-	s, err := acs.NewStakeholders(ps...)
-	if err == nil {
-		l.groups[key] = s
-	}
-	return s, err
+	return acs.NewStakeholders(ps...)
 }
 
 // mine reports whether the participant hosts a stakeholder of c.

@@ -7,6 +7,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	mrand "math/rand/v2"
+	"sync/atomic"
+	"time"
 
 	"github.com/fanseal/fanseal"
 )
@@ -32,16 +34,58 @@ type participant struct {
 	index  int
 	name   string
 	side   Side
+	o      *SynchronizerOptions
 	id     *fanseal.Identity
 	signer *signer
-	sealer *fanseal.Sealer
-	opener *fanseal.Opener
 	pre    *fanseal.Precomputer
-	link   *link
 	all    []*fanseal.Recipient // every participant, the informees of every view
 	acs    *activeContracts
 	c      *syncCounters
+	// st is the state a restart rebuilds (see restart); transactions in
+	// flight finish with the state they started with.
+	st atomic.Pointer[partState]
+	// stalledUntil, in Unix nanoseconds, makes the participant stop
+	// reading requests until then (a slow receiver).
+	stalledUntil atomic.Int64
 }
+
+// partState is what a participant loses when it restarts: its connection,
+// and on fanseal's side its Keyring and SessionCache.
+type partState struct {
+	sealer *fanseal.Sealer
+	opener *fanseal.Opener
+	ring   *fanseal.Keyring
+	cache  *fanseal.SessionCache
+	link   *link
+}
+
+// newState returns the participant's sealing and opening state: on
+// fanseal's side a Keyring of every participant at epoch and a fresh
+// SessionCache.
+func (p *participant) newState(epoch uint32) (*partState, error) {
+	if p.side == Baseline {
+		return &partState{sealer: &fanseal.Sealer{Strategy: fanseal.Sequential}, opener: &fanseal.Opener{}}, nil
+	}
+	ring, err := fanseal.NewKeyring(p.id, 0)
+	if err != nil {
+		return nil, err
+	}
+	// Every participant of the synchronizer is a peer, the participant
+	// itself included: its own stanza in what it seals is a channel
+	// stanza too (under DH(a, aG), which only it can compute).
+	if err := ring.AddPeer(p.all...); err != nil {
+		return nil, err
+	}
+	ring.SetEpoch(epoch)
+	cache := fanseal.NewSessionCache(p.o.CacheSize, 0)
+	st := &partState{ring: ring, cache: cache,
+		sealer: &fanseal.Sealer{Strategy: p.o.Strategy, Keyring: ring, Cache: cache, Precomputer: p.pre},
+		opener: &fanseal.Opener{Keyring: ring, Cache: cache}}
+	return st, nil
+}
+
+// state returns the participant's current state.
+func (p *participant) state() *partState { return p.st.Load() }
 
 func participantName(i int) string {
 	switch i {
@@ -71,7 +115,7 @@ func newParticipants(o SynchronizerOptions, side Side, hosting map[string]int, c
 		if err != nil {
 			return nil, err
 		}
-		parts[i] = &participant{index: i, name: participantName(i), side: side, id: id, signer: sg, c: c}
+		parts[i] = &participant{index: i, name: participantName(i), side: side, o: &o, id: id, signer: sg, c: c}
 		all = append(all, id.Recipient())
 		for j := range partiesPer {
 			hosting[partyName(i, j)] = i
@@ -83,30 +127,16 @@ func newParticipants(o SynchronizerOptions, side Side, hosting map[string]int, c
 		if p.acs, err = newActiveContracts(p, side, hosting); err != nil {
 			return nil, err
 		}
-		if side == Baseline {
-			p.sealer = &fanseal.Sealer{Strategy: fanseal.Sequential}
-			p.opener = &fanseal.Opener{}
-			continue
-		}
-		ring, err := fanseal.NewKeyring(p.id, 0)
-		if err != nil {
-			return nil, err
-		}
-		// Every participant of the synchronizer is a peer, the participant
-		// itself included: its own stanza in what it seals is a channel
-		// stanza too (under DH(a, aG), which only it can compute).
-		if err := ring.AddPeer(all...); err != nil {
-			return nil, err
-		}
-		cache := fanseal.NewSessionCache(0, 0)
-		p.sealer = &fanseal.Sealer{Strategy: o.Strategy, Keyring: ring, Cache: cache}
-		p.opener = &fanseal.Opener{Keyring: ring, Cache: cache}
-		if o.Strategy == fanseal.Precomputed && p.index == senderIndex {
+		if side == Fanseal && o.Strategy == fanseal.Precomputed && p.index == senderIndex {
 			if p.pre, err = fanseal.NewPrecomputer(fanseal.PrecomputeOptions{}, all...); err != nil {
 				return nil, err
 			}
-			p.sealer.Precomputer = p.pre
 		}
+		st, err := p.newState(0)
+		if err != nil {
+			return nil, err
+		}
+		p.st.Store(st)
 	}
 	return parts, nil
 }
@@ -192,7 +222,7 @@ func viewPayload(seq uint64, v int, view *txView) []byte {
 func (p *participant) submit(tx *syncTx) (*request, error) {
 	req := &request{seq: tx.seq}
 	for _, v := range tx.views {
-		env, err := p.sealer.SealBytes(v.payload, p.all...)
+		env, err := p.state().sealer.SealBytes(v.payload, p.all...)
 		if err != nil {
 			return nil, err
 		}
@@ -205,12 +235,16 @@ func (p *participant) submit(tx *syncTx) (*request, error) {
 // check verifies a request's signature, then opens and checks every view.
 // It returns the request's hash, which the confirmation names.
 func (p *participant) check(req *request, senderKey []byte) ([32]byte, error) {
+	if wait := time.Until(time.Unix(0, p.stalledUntil.Load())); wait > 0 {
+		time.Sleep(wait) // a slow receiver: it reads nothing until then
+	}
+	st := p.state()
 	msg := req.signedBytes()
 	if err := checkSignature(p.side, p.signer.scheme, senderKey, msg, req.sig); err != nil {
 		return [32]byte{}, fmt.Errorf("request signature: %w", err)
 	}
 	for v, env := range req.views {
-		pt, err := p.opener.OpenBytes(env, p.id)
+		pt, err := st.opener.OpenBytes(env, p.id)
 		if err != nil {
 			return [32]byte{}, fmt.Errorf("view %d: %w", v, err)
 		}
@@ -244,7 +278,7 @@ func (p *participant) respond(ctx context.Context, seq uint64, reqHash [32]byte,
 	}
 	msg := c.marshal()
 	for attempt := 1; ; attempt++ {
-		err := p.link.submit(ctx, msg)
+		err := p.state().link.submit(ctx, msg)
 		if err == nil {
 			return nil
 		}
@@ -260,8 +294,8 @@ func (p *participant) respond(ctx context.Context, seq uint64, reqHash [32]byte,
 }
 
 func (p *participant) close() {
-	if p.link != nil {
-		p.link.close()
+	if st := p.state(); st != nil && st.link != nil {
+		st.link.close()
 	}
 	if p.pre != nil {
 		p.pre.Close()

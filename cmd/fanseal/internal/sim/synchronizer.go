@@ -7,7 +7,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	mrand "math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -39,6 +41,9 @@ type SynchronizerOptions struct {
 	// Signature is the participants' signature scheme: verify.Ed25519
 	// (the default) or verify.P256.
 	Signature verify.Scheme
+	// CacheSize bounds each participant's SessionCache (default
+	// fanseal.DefaultCacheSize).
+	CacheSize int
 }
 
 func (o *SynchronizerOptions) defaults() {
@@ -56,6 +61,9 @@ func (o *SynchronizerOptions) defaults() {
 	}
 	if o.Signature == 0 {
 		o.Signature = verify.Ed25519
+	}
+	if o.CacheSize <= 0 {
+		o.CacheSize = fanseal.DefaultCacheSize
 	}
 }
 
@@ -112,11 +120,37 @@ func (s *syncWorkload) Describe() string {
 
 func (*syncWorkload) rules() []Rule { return nil }
 
+// heapCeiling: every participant's SessionCache full (CacheSize entries
+// of a file key and a fingerprint per recipient, about 100 bytes of
+// overhead each), its Keyring's channel keys (two epochs, both directions,
+// every peer: an AES-GCM state of about 1 KiB each), the active contracts
+// of every participant's commitment (contractWindow transactions of Views
+// contracts), and what is in flight
+// (at most the open loop's bound, or 64, each transaction's envelopes and
+// confirmations), doubled for the garbage a collection cycle leaves, and
+// 64 MiB for the rest of the process.
+func (s *syncWorkload) heapCeiling(cfg *Config) uint64 {
+	o := s.o
+	cache := uint64(o.CacheSize) * uint64(32+16*o.Participants+100)
+	contracts := uint64(contractWindow*o.Views) * 512
+	ring := uint64(4*o.Participants) << 10
+	tx := uint64(o.Views) * uint64(o.Participants) * (viewSize + 256) * 4
+	perParticipant := cache + ring + contracts
+	inFlight := uint64(max(DefaultOpenBound, cfg.Concurrency))
+	return 2*(uint64(o.Participants)*perParticipant+inFlight*tx) + 64<<20
+}
+
 // Fault rates.
 const (
 	faultEvery = 25  // a malformed envelope, a bad request and a bad confirmation signature
 	dropEvery  = 250 // a dropped connection, the first at transaction dropFirst
 	dropFirst  = 10
+	// Every trafficEvery transactions from trafficFirst, one of the
+	// traffic faults, in turn (see trafficFault).
+	trafficEvery = 100
+	trafficFirst = 50
+	// stallFor is how long a slow receiver reads nothing.
+	stallFor = 200 * time.Millisecond
 )
 
 // syncWorld is one side's synchronizer: participants, a mediator, the
@@ -130,8 +164,10 @@ type syncWorld struct {
 	board    *board
 	hosting  map[string]int // party → participant index
 	nextSeq  atomic.Uint64
+	epoch    atomic.Uint32 // the participants' Keyring epoch
+	faultMu  sync.Mutex    // one traffic fault at a time
 	rec      recorder
-	overruns int
+	load     Load
 	c        syncCounters
 	fault    missingFault
 	finalErr []string // commitment pairs that disagree at the end
@@ -140,6 +176,8 @@ type syncWorld struct {
 
 type syncCounters struct {
 	txs, verdicts, approved                   atomic.Int64
+	stalls, restarts, rotations, flushes      atomic.Int64
+	inapplicable                              atomic.Int64 // traffic faults the baseline has nothing for
 	badEnvelopes, rejectedEnvelopes           atomic.Int64
 	badRequests, rejectedRequests             atomic.Int64
 	badConfirmations                          atomic.Int64
@@ -163,7 +201,7 @@ func (s *syncWorkload) newWorld(ctx context.Context, side Side, cfg *Config) (wo
 		return nil, err
 	}
 	for _, p := range w.parts {
-		p.link = newLink(side, w.med.addr, &w.c)
+		p.state().link = newLink(side, w.med.addr, &w.c)
 	}
 	if cfg.Faults {
 		w.fault.at = uint64(s.o.Interval/2 + 1)
@@ -172,8 +210,8 @@ func (s *syncWorkload) newWorld(ctx context.Context, side Side, cfg *Config) (wo
 }
 
 func (w *syncWorld) run(ctx context.Context, d time.Duration) error {
-	n, err := drive(ctx, d, cmp.Or(w.cfg.Concurrency, 8), w.cfg.Rate, w.transaction)
-	w.overruns += n
+	l, err := drive(ctx, d, cmp.Or(w.cfg.Concurrency, 8), w.cfg.Rate, w.cfg.Concurrency, w.transaction)
+	w.load.add(l)
 	return err
 }
 
@@ -216,6 +254,11 @@ func (w *syncWorld) transaction(ctx context.Context, due time.Time) error {
 	if w.cfg.Faults && seq%dropEvery == dropFirst {
 		w.med.dropNext(int(seq/dropEvery) % len(w.parts))
 	}
+	if w.cfg.Faults && seq >= trafficFirst && (seq-trafficFirst)%trafficEvery == 0 {
+		if err := w.trafficFault((seq - trafficFirst) / trafficEvery); err != nil {
+			return fmt.Errorf("transaction %d: %w", seq, err)
+		}
+	}
 	var g errgroup.Group
 	for _, p := range w.parts {
 		g.Go(func() error {
@@ -248,6 +291,76 @@ func (w *syncWorld) transaction(ctx context.Context, due time.Time) error {
 		}
 	}
 	w.rec.add("end-to-end", time.Since(due))
+	return nil
+}
+
+// Traffic faults, in turn: a slow receiver, a restart, an epoch rotation,
+// a SessionCache flush.
+const (
+	faultStall = iota
+	faultRestart
+	faultRotation
+	faultFlush
+	trafficFaults
+)
+
+// trafficFault injects the k-th traffic fault, while transactions are in
+// flight. Each must be absorbed: every transaction still gets its
+// verdict.
+//
+//   - A slow receiver: a validator reads no request for stallFor; every
+//     transaction waits for its confirmation, and an open loop sheds what
+//     arrives meanwhile.
+//   - A restart: a validator drops its connection and rebuilds its state
+//     from its identity alone: a new connection, and on fanseal's side a
+//     new Keyring (every peer added again, at the current epoch) and an
+//     empty SessionCache. Its confirmations in flight are resent.
+//   - An epoch rotation: every Keyring moves to the next epoch, the
+//     receivers first and the sender last, so that no envelope is sealed
+//     in an epoch a receiver does not open yet (a Keyring opens its epoch
+//     and the one before).
+//   - A flush: every SessionCache is purged; opens take key agreements
+//     again.
+//
+// The baseline has neither Keyrings nor caches: there only stalls and
+// restarts apply.
+func (w *syncWorld) trafficFault(k uint64) error {
+	w.faultMu.Lock()
+	defer w.faultMu.Unlock()
+	victim := w.parts[2+int(k/trafficFaults)%(len(w.parts)-2)] // a validator
+	switch k % trafficFaults {
+	case faultStall:
+		victim.stalledUntil.Store(time.Now().Add(stallFor).UnixNano())
+		w.c.stalls.Add(1)
+	case faultRestart:
+		st, err := victim.newState(w.epoch.Load())
+		if err != nil {
+			return fmt.Errorf("restarting %s: %w", victim.name, err)
+		}
+		st.link = newLink(w.side, w.med.addr, &w.c)
+		old := victim.st.Swap(st)
+		old.link.close()
+		w.c.restarts.Add(1)
+	case faultRotation:
+		if w.side == Baseline {
+			w.c.inapplicable.Add(1)
+			return nil
+		}
+		e := w.epoch.Add(1)
+		for i := len(w.parts) - 1; i >= 0; i-- { // the sender, index 0, last
+			w.parts[i].state().ring.SetEpoch(e)
+		}
+		w.c.rotations.Add(1)
+	case faultFlush:
+		if w.side == Baseline {
+			w.c.inapplicable.Add(1)
+			return nil
+		}
+		for _, p := range w.parts {
+			p.state().cache.Purge()
+		}
+		w.c.flushes.Add(1)
+	}
 	return nil
 }
 
@@ -302,7 +415,7 @@ func (w *syncWorld) report(r *SideResult) {
 	c := &w.c
 	r.Unit = "tx"
 	r.Ops = int(c.verdicts.Load())
-	r.Overruns = w.overruns
+	r.Load = &w.load
 	r.Latency = w.rec.sorted()
 	r.count("transactions", c.txs.Load())
 	r.count("verdicts", c.verdicts.Load())
@@ -334,6 +447,10 @@ func (w *syncWorld) report(r *SideResult) {
 	r.count("confirmations resent", c.resent.Load())
 	r.count("duplicate confirmations ignored", w.med.duplicates.Load())
 	r.count("injected: missing contracts", int64(w.fault.injected()))
+	r.count("injected: slow receivers (stopped reading)", c.stalls.Load())
+	r.count("injected: restarts with the state rebuilt", c.restarts.Load())
+	r.count("injected: epoch rotations during traffic", c.rotations.Load())
+	r.count("injected: SessionCache flushes under load", c.flushes.Load())
 	r.count("commitment mismatches found", int64(len(mismatches)))
 	r.check("bad input rejected with typed errors", c.rejectedEnvelopes.Load() == c.badEnvelopes.Load() &&
 		c.rejectedRequests.Load() == c.badRequests.Load() && w.med.rejected.Load() == c.badConfirmations.Load() && c.untypedRejects.Load() == 0,
@@ -346,6 +463,15 @@ func (w *syncWorld) report(r *SideResult) {
 		ok, detail := w.fault.found(mismatches, w.o.Interval)
 		r.check("the missing contract is found", ok, "%s", detail)
 	}
+	// Every traffic fault due was injected; "no verdict lost" above says
+	// each was absorbed.
+	due := int64(0)
+	if txs := c.txs.Load(); txs > trafficFirst {
+		due = (txs - trafficFirst + trafficEvery - 1) / trafficEvery
+	}
+	got := c.stalls.Load() + c.restarts.Load() + c.rotations.Load() + c.flushes.Load() + c.inapplicable.Load()
+	r.check("traffic faults injected and absorbed", got == due,
+		"%d of %d due: %d stalls, %d restarts, %d rotations, %d flushes", got, due, c.stalls.Load(), c.restarts.Load(), c.rotations.Load(), c.flushes.Load())
 }
 
 func (w *syncWorld) close() {
@@ -355,4 +481,29 @@ func (w *syncWorld) close() {
 	if w.med != nil {
 		w.med.close()
 	}
+}
+
+// probe's steady state starts once contracts are archived as fast as
+// they are created (after contractWindow transactions), the
+// SessionCaches are full (an entry per view: CacheSize/Views
+// transactions), and every stakeholder group has been seen, so that the
+// commitments hold a hash for each (see groupsSeen).
+func (w *syncWorld) probe() (*recorder, string, func() int64, int64) {
+	return &w.rec, "end-to-end", w.c.verdicts.Load, max(contractWindow, int64(w.o.CacheSize/w.o.Views), groupsSeen(w.o))
+}
+
+// groupsSeen returns about how many transactions it takes for every
+// stakeholder group of contracts to turn up: the expected number of
+// draws to collect all G equally likely groups is G·H(G) (the coupon
+// collector), and view 0 draws one of partiesPer² × validators ×
+// partiesPer groups per transaction, every other view one of partiesPer
+// × validators × partiesPer.
+func groupsSeen(o SynchronizerOptions) int64 {
+	collect := func(g float64) float64 { return g * (math.Log(g) + 0.5772) }
+	validators := float64(o.Participants - 2)
+	n := collect(partiesPer * partiesPer * validators * partiesPer)
+	if o.Views > 1 {
+		n = max(n, collect(partiesPer*validators*partiesPer)/float64(o.Views-1))
+	}
+	return int64(n)
 }

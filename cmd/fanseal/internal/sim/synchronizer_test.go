@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fanseal/fanseal"
 	"github.com/fanseal/fanseal/verify"
@@ -75,5 +77,55 @@ func checkSyncFaults(t *testing.T, name string, s *SideResult) {
 	}
 	if !found {
 		t.Fatalf("%s: checks %v", name, s.Checks)
+	}
+}
+
+// TestTrafficFaults runs enough transactions for every traffic fault (a
+// slow receiver, a restart, an epoch rotation, a cache flush) to happen
+// while others are in flight, on the fanseal side: each is counted and
+// absorbed, no verdict lost.
+func TestTrafficFaults(t *testing.T) {
+	o := syncOptions(fanseal.Channel)
+	o.CacheSize = 100
+	cfg := quick(true)
+	cfg.Only = []Side{Fanseal}
+	cfg.Duration = 4 * time.Second
+	res, err := Run(context.Background(), Synchronizer(o), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Sides[0]
+	if txs := s.Counter("transactions"); txs < trafficFirst+trafficFaults*trafficEvery {
+		t.Skipf("%d transactions: too few for every traffic fault on this machine", txs)
+	}
+	for _, kind := range []string{"slow receivers (stopped reading)", "restarts with the state rebuilt", "epoch rotations during traffic", "SessionCache flushes under load"} {
+		if s.Counter("injected: "+kind) == 0 {
+			t.Errorf("no %s: %v", kind, s.Counters)
+		}
+	}
+	if s.Counter("verdicts") != s.Counter("transactions") {
+		t.Fatalf("%d verdicts for %d transactions", s.Counter("verdicts"), s.Counter("transactions"))
+	}
+}
+
+// TestOverload offers the synchronizer five times its capacity: the open
+// loop sheds, never holds more than its bound, and every admitted
+// transaction gets its verdict.
+func TestOverload(t *testing.T) {
+	cfg := quick(false)
+	cfg.Only = []Side{Fanseal}
+	cfg.RateFactor = 5
+	cfg.Concurrency = 16
+	res, err := Run(context.Background(), Synchronizer(syncOptions(fanseal.Channel)), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, c := res.Sides[0], res.Config
+	if c.Capacity <= 0 || c.Rate != 5*c.Capacity {
+		t.Fatalf("capacity %v, rate %v", c.Capacity, c.Rate)
+	}
+	l := s.Load
+	if l == nil || l.Shed == 0 || l.MaxInFlight > 16 || l.Completed != l.Admitted || l.Admitted != s.Counter("verdicts") {
+		t.Fatalf("load %+v, %d verdicts", l, s.Counter("verdicts"))
 	}
 }
