@@ -196,21 +196,38 @@ func Loopback(item func([]byte)) (conn net.Conn, stop func() error, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return loopback(ln, item)
+}
+
+// loopback dials ln, serves the connection it accepts from the dialed
+// end, and closes ln.
+func loopback(ln net.Listener, item func([]byte)) (conn net.Conn, stop func() error, err error) {
 	defer ln.Close()
+	if conn, err = net.Dial("tcp", ln.Addr().String()); err != nil {
+		return nil, nil, err
+	}
+	// The dialed connection waits in the listener's queue until accepted:
+	// accept it here, before the deferred Close resets it. Another process
+	// may connect to the port too, so serve only the connection whose far
+	// end is conn.
+	if d, ok := ln.(interface{ SetDeadline(time.Time) error }); ok {
+		d.SetDeadline(time.Now().Add(10 * time.Second))
+	}
+	var c net.Conn
+	for {
+		if c, err = ln.Accept(); err != nil {
+			conn.Close()
+			return nil, nil, fmt.Errorf("frame: accepting the loopback connection: %w", err)
+		}
+		if c.RemoteAddr().String() == conn.LocalAddr().String() {
+			break
+		}
+		c.Close()
+	}
 	done := make(chan error, 1)
 	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			done <- err
-			return
-		}
 		defer c.Close()
 		done <- Serve(c, item)
 	}()
-	if conn, err = net.Dial("tcp", ln.Addr().String()); err != nil {
-		ln.Close()
-		<-done
-		return nil, nil, err
-	}
 	return conn, func() error { conn.Close(); return <-done }, nil
 }

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 )
@@ -84,6 +85,50 @@ func TestRoundTrip(t *testing.T) {
 	if want := []string{"one", "two", "three"}; !slices.Equal(got, want) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
+}
+
+// TestLoopbackServes: the connection Loopback returns is served, also
+// when the receiver is slow to accept (it once closed the listener before
+// accepting, and the send met a reset) and when someone else connects to
+// the port first.
+func TestLoopbackServes(t *testing.T) {
+	for _, name := range []string{"slow", "stranger"} {
+		t.Run("case="+name, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := &testListener{Listener: ln}
+			if name == "stranger" {
+				if l.stranger, err = net.Dial("tcp", ln.Addr().String()); err != nil {
+					t.Fatal(err)
+				}
+				defer l.stranger.Close()
+			}
+			conn, stop, err := loopback(l, func([]byte) {})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = NewClient(conn).Send(t.Context(), [][]byte{[]byte("x")})
+			if serr := stop(); err == nil {
+				err = serr
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// A testListener accepts only after a pause.
+type testListener struct {
+	net.Listener
+	stranger net.Conn
+}
+
+func (l *testListener) Accept() (net.Conn, error) {
+	time.Sleep(50 * time.Millisecond)
+	return l.Listener.Accept()
 }
 
 // TestSendCanceled stalls the receiver: ending the context cuts the send
