@@ -351,3 +351,37 @@ func BenchmarkPrecomputeBatch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOpenAll opens 64 envelopes of a 32-byte payload for one
+// identity (each sealed to 5 recipients, alternately with HPKE and shared
+// stanzas): with OpenAll (mode=batch) and with 64 OpenBytes
+// (mode=single). Run it with -cpu 1 for the one-core figure: OpenAll
+// computes every agreement on the calling goroutine.
+func BenchmarkOpenAll(b *testing.B) {
+	for _, s := range []Suite{X25519, P256, Secp256k1, MLKEM768X25519} {
+		ids, rs := identities(b, s, 5)
+		envs := make([][]byte, 64)
+		for i := range envs {
+			envs[i] = mustSeal(b, &Sealer{Strategy: []Strategy{Sequential, Shared}[i%2]}, make([]byte, 32), rs...)
+		}
+		o := &Opener{PayloadWorkers: 1}
+		b.Run(fmt.Sprintf("suite=%s/n=64/mode=batch", s), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, errs := o.OpenAll(envs, ids[4]); errs[63] != nil {
+					b.Fatal(errs[63])
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("suite=%s/n=64/mode=single", s), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, env := range envs {
+					if _, err := o.OpenBytes(env, ids[4]); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}

@@ -133,6 +133,14 @@ func (c *SessionCache) open(h *format.Header, identities []*Identity) (cipher.AE
 	return aead, err == nil
 }
 
+// serves reports whether the cache holds an entry for the envelope with
+// header h that may serve one of the identities, without checking its
+// header MAC (open does).
+func (c *SessionCache) serves(h *format.Header, identities []*Identity) bool {
+	e, ok := c.get(h.MAC)
+	return ok && e.serves(identities)
+}
+
 // serves reports whether the entry may serve one of the identities.
 func (e *cachedKey) serves(identities []*Identity) bool {
 	for _, i := range identities {

@@ -148,23 +148,16 @@ func (it *precomputed) seal(dst, preamble, fileKey []byte) ([]byte, error) {
 	return it.ctx.Seal(dst, preamble, fileKey)
 }
 
-// unwrap opens an HPKE stanza with identity i.
-func (cs *cipherSuite) unwrap(i *Identity, preamble []byte, st *format.HPKEStanza) ([]byte, error) {
-	if cs.pqKEM != nil {
-		keyAgreements.Add(1)
-		stanzaOpens.Add(1)
-		r, err := stdhpke.NewRecipient(st.Enc, i.pq, stdhpke.HKDFSHA256(), cs.pqAD, []byte(stanzaInfo))
-		if err != nil {
-			return nil, err
-		}
-		return r.Open(preamble, st.CT)
-	}
-	ss, err := cs.decap(i, st.Enc)
+// unwrapPQ opens a post-quantum HPKE stanza with identity i, with
+// crypto/hpke: one key agreement.
+func (cs *cipherSuite) unwrapPQ(i *Identity, preamble []byte, st *format.HPKEStanza) ([]byte, error) {
+	keyAgreements.Add(1)
+	stanzaOpens.Add(1)
+	r, err := stdhpke.NewRecipient(st.Enc, i.pq, stdhpke.HKDFSHA256(), cs.pqAD, []byte(stanzaInfo))
 	if err != nil {
 		return nil, err
 	}
-	defer clear(ss)
-	return cs.openWith(ss, preamble, st.CT)
+	return r.Open(preamble, st.CT)
 }
 
 // decap is a classical suite's Decap with identity i: one key agreement.

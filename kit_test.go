@@ -47,6 +47,48 @@ func TestVectors(t *testing.T) {
 	}
 }
 
+// TestVectorsOpenAll: every conformance vector's envelope, twice in a
+// batch beside good envelopes for its identities, gets from OpenAll
+// exactly the verdict OpenBytes gives it, one envelope after another with
+// an Opener of the same state.
+func TestVectorsOpenAll(t *testing.T) {
+	vs, err := testkit.Load("testdata/vectors")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened := 0
+	for _, v := range vs {
+		o, env, ids, err := setupVector(v)
+		if err != nil {
+			continue // a vector of key texts: no envelope to open
+		}
+		batch := [][]byte{env, env}
+		var rs []*fanseal.Recipient
+		for _, id := range ids {
+			rs = append(rs, id.Recipient())
+		}
+		if good, err := fanseal.SealBytes([]byte("good"), rs...); err == nil {
+			batch = [][]byte{good, env, good, env}
+		}
+		want, wantErr := make([][]byte, len(batch)), make([]error, len(batch))
+		for i, e := range batch {
+			want[i], wantErr[i] = o.OpenBytes(e, ids...)
+		}
+		o, _, _, _ = setupVector(v)
+		got, gotErr := o.OpenAll(batch, ids...)
+		for i := range batch {
+			if fmt.Sprint(gotErr[i]) != fmt.Sprint(wantErr[i]) || !bytes.Equal(got[i], want[i]) {
+				t.Errorf("vector %s, envelope %d of %d: OpenAll gave %q (%d bytes), OpenBytes %q (%d bytes)", v, i, len(batch), gotErr[i], len(got[i]), wantErr[i], len(want[i]))
+			}
+		}
+		opened++
+	}
+	t.Logf("%d of %d vectors opened in batches", opened, len(vs))
+	if opened < len(vs)/2 {
+		t.Fatalf("only %d of %d vectors have an envelope", opened, len(vs))
+	}
+}
+
 type opener func(o *fanseal.Opener, envelope []byte, ids []*fanseal.Identity) ([]byte, error)
 
 func openBytes(o *fanseal.Opener, envelope []byte, ids []*fanseal.Identity) ([]byte, error) {
@@ -85,47 +127,57 @@ func runVector(v *testkit.Vector, open opener) ([]byte, error) {
 
 // openVector parses the vector's keys and opens its envelope.
 func openVector(v *testkit.Vector, open opener) ([]byte, error) {
+	o, envelope, ids, err := setupVector(v)
+	if err != nil {
+		return nil, err
+	}
+	return open(o, envelope, ids)
+}
+
+// setupVector parses the vector's keys and returns an Opener with its
+// Keyring, its envelope and its identities.
+func setupVector(v *testkit.Vector) (*fanseal.Opener, []byte, []*fanseal.Identity, error) {
 	for _, text := range v.Recipients {
 		r, err := fanseal.ParseRecipient(text)
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		back := r.String()
 		if strings.HasPrefix(text, "age1") {
 			if back, err = r.AgeString(); err != nil {
-				return nil, err
+				return nil, nil, nil, err
 			}
 		}
 		if back != text {
-			return nil, fmt.Errorf("recipient %q reads back as %q", text, back)
+			return nil, nil, nil, fmt.Errorf("recipient %q reads back as %q", text, back)
 		}
 	}
 	var ids []*fanseal.Identity
 	for _, text := range v.Identities {
 		id, err := parseIdentity(text)
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		ids = append(ids, id)
 	}
 	if len(v.Recipients) > 0 {
-		return nil, errors.New("recipient text accepted")
+		return nil, nil, nil, errors.New("recipient text accepted")
 	}
 	o := &fanseal.Opener{}
 	if v.Keyring != "" {
 		id, err := parseIdentity(v.Keyring)
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		peer, err := fanseal.ParseRecipient(v.Peer)
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		if o.Keyring, err = fanseal.NewKeyring(id, 0); err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		if err := o.Keyring.AddPeer(peer); err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		o.Keyring.SetEpoch(v.Epoch)
 	}
@@ -133,10 +185,10 @@ func openVector(v *testkit.Vector, open opener) ([]byte, error) {
 	if v.Armored {
 		var err error
 		if envelope, err = io.ReadAll(armor.NewReader(bytes.NewReader(v.Body))); err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 	}
-	return open(o, envelope, ids)
+	return o, envelope, ids, nil
 }
 
 // parseIdentity parses identity text, which must be the identity's one

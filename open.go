@@ -134,7 +134,13 @@ func (o *Opener) OpenBytes(envelope []byte, identities ...*Identity) ([]byte, er
 // payloadAEAD recovers the file key (from the cache or a stanza), checks
 // the header MAC, and returns the payload AEAD.
 func (o *Opener) payloadAEAD(h *format.Header, identities []*Identity) (cipher.AEAD, error) {
-	identities = o.identities(identities)
+	return o.fileAEAD(h, o.identities(identities), nil)
+}
+
+// fileAEAD is payloadAEAD with the identities to try, as o.identities
+// returns them, and the agreements OpenAll computed for the envelope, if
+// any.
+func (o *Opener) fileAEAD(h *format.Header, identities []*Identity, ag *agreements) (cipher.AEAD, error) {
 	if len(identities) == 0 {
 		return nil, fmt.Errorf("%w: no identities given", ErrNotRecipient)
 	}
@@ -143,7 +149,7 @@ func (o *Opener) payloadAEAD(h *format.Header, identities []*Identity) (cipher.A
 			return aead, nil
 		}
 	}
-	return o.unwrap(h, identities)
+	return o.unwrap(h, identities, ag)
 }
 
 // identities returns the identities to try: those given, without nils and
@@ -219,14 +225,18 @@ var errHeaderMAC = fmt.Errorf("%w: header MAC mismatch", ErrAuthentication)
 // wherever it is. Only a forged envelope holds two candidates that open
 // to different file keys, or one whose key fails the header MAC: either
 // is ErrAuthentication, and the MAC is computed at most once.
-func (o *Opener) unwrap(h *format.Header, identities []*Identity) (cipher.AEAD, error) {
+//
+// ag, if not nil, holds agreements OpenAll computed ahead: a stanza whose
+// agreement it holds takes it instead of computing it, and is otherwise
+// judged the same.
+func (o *Opener) unwrap(h *format.Header, identities []*Identity, ag *agreements) (cipher.AEAD, error) {
 	anon := h.Anonymous()
 	if anon {
 		if err := o.checkTrials(h, identities); err != nil {
 			return nil, err
 		}
 	}
-	t := &trial{o: o, h: h}
+	t := &trial{o: o, h: h, ag: ag}
 	defer t.clear()
 	var (
 		failed  error // why the last candidate that did not open failed
@@ -337,6 +347,8 @@ type trial struct {
 	// envelope's ephemeral key of its suite, which every shared stanza of
 	// the suite uses: one key agreement however many are tried.
 	shared map[*Identity]sharedSecret
+	// ag holds the agreements OpenAll computed ahead, or is nil.
+	ag *agreements
 }
 
 type sharedSecret struct {
@@ -361,8 +373,17 @@ func (t *trial) open(st format.Stanza, ident *Identity) ([]byte, *pendingChannel
 		key, err := t.openShared(st, ident)
 		return key, nil, err
 	}
-	key, err := openStanza(t.h, st, ident)
+	key, err := t.openStanza(st, ident)
 	return key, nil, err
+}
+
+// decap is cs.decap, from the agreements OpenAll computed where they hold
+// it.
+func (t *trial) decap(cs *cipherSuite, ident *Identity, enc []byte) ([]byte, error) {
+	if ss, ok := t.ag.take(ident, enc); ok {
+		return ss, nil
+	}
+	return cs.decap(ident, enc)
 }
 
 // openShared opens a shared stanza with the KEM shared secret of ident and
@@ -378,7 +399,7 @@ func (t *trial) openShared(st format.Stanza, ident *Identity) ([]byte, error) {
 	}
 	s, ok := t.shared[ident]
 	if !ok {
-		s.ss, s.err = cs.decap(ident, t.h.Ephemeral(uint16(ident.suite)))
+		s.ss, s.err = t.decap(cs, ident, t.h.Ephemeral(uint16(ident.suite)))
 		if t.shared == nil {
 			t.shared = map[*Identity]sharedSecret{}
 		}
@@ -404,16 +425,24 @@ func (o *Opener) openChannel(h *format.Header, st format.Stanza) ([]byte, *pendi
 }
 
 // openStanza opens an HPKE stanza.
-func openStanza(h *format.Header, st format.Stanza, ident *Identity) ([]byte, error) {
-	hs, err := format.ParseHPKE(st.Body, h.Anonymous())
+func (t *trial) openStanza(st format.Stanza, ident *Identity) ([]byte, error) {
+	hs, err := format.ParseHPKE(st.Body, t.h.Anonymous())
 	if err != nil {
 		return nil, err
 	}
-	cs, err := lookupSuite(ident.suite, AEAD(h.AEAD))
+	cs, err := lookupSuite(ident.suite, AEAD(t.h.AEAD))
 	if err != nil {
 		return nil, err
 	}
-	return checkFileKey(cs.unwrap(ident, h.PreambleBytes(), hs))
+	if cs.pqKEM != nil {
+		return checkFileKey(cs.unwrapPQ(ident, t.h.PreambleBytes(), hs))
+	}
+	ss, err := t.decap(cs, ident, hs.Enc)
+	if err != nil {
+		return nil, unwrapError(err)
+	}
+	defer clear(ss)
+	return checkFileKey(cs.openWith(ss, t.h.PreambleBytes(), hs.CT))
 }
 
 // unwrapError is the error of a stanza whose key agreement failed.

@@ -42,17 +42,21 @@ Workloads:
                   The sender seals each of a
                   transaction's 2 views for its 22 informees (44 stanzas) and
                   signs the request; the mediator and every informee verify it;
-                  each informee opens its views, checks them, and sends a signed
+                  each informee opens its views (in one Opener.OpenAll),
+                  checks them, and sends a signed
                   confirmation to the mediator over a real loopback TCP
                   connection through a drain.Sender; the mediator verifies a
                   transaction's confirmations together (one batch verification)
                   and emits the verdict; informees apply
                   the transaction's contracts to their running commitments, and
                   every 100 transactions exchange per-counter-participant
-                  commitments. Baseline: sequential sealing with a fresh
+                  commitments. At the end an auditor (the receiver, with a
+                  fresh Keyring and no cache) reads the views of the last
+                  128 transactions, 64 envelopes to an OpenAll. Baseline: sequential sealing with a fresh
                   ephemeral key per stanza, no caches, keyrings or pools,
                   signatures verified one at a time, one TCP frame per
-                  confirmation, commitments recomputed from scratch.
+                  confirmation, commitments recomputed from scratch, one
+                  OpenBytes per envelope.
     ledger        A confidential ledger (CCF-style). Workers execute
                   transactions with a public and a private write set (4
                   entries of 64 B to 1 KiB each); the private one is sealed

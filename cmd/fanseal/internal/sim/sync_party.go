@@ -243,10 +243,10 @@ func (p *participant) check(req *request, senderKey []byte) ([32]byte, error) {
 	if err := checkSignature(p.side, p.signer.scheme, senderKey, msg, req.sig); err != nil {
 		return [32]byte{}, fmt.Errorf("request signature: %w", err)
 	}
-	for v, env := range req.views {
-		pt, err := st.opener.OpenBytes(env, p.id)
-		if err != nil {
-			return [32]byte{}, fmt.Errorf("view %d: %w", v, err)
+	pts, errs := st.open(p.side, req.views, p.id)
+	for v, pt := range pts {
+		if errs[v] != nil {
+			return [32]byte{}, fmt.Errorf("view %d: %w", v, errs[v])
 		}
 		var head [10]byte
 		binary.BigEndian.PutUint64(head[:], req.seq)
@@ -256,6 +256,20 @@ func (p *participant) check(req *request, senderKey []byte) ([32]byte, error) {
 		}
 	}
 	return sha256.Sum256(msg), nil
+}
+
+// open opens a request's views: fanseal's side in one OpenAll, whose
+// key agreements (under a forward-secret strategy, one per view) run in
+// passes; the baseline's one OpenBytes after another.
+func (st *partState) open(side Side, views [][]byte, id *fanseal.Identity) ([][]byte, []error) {
+	if side != Baseline {
+		return st.opener.OpenAll(views, id)
+	}
+	pts, errs := make([][]byte, len(views)), make([]error, len(views))
+	for v, env := range views {
+		pts[v], errs[v] = st.opener.OpenBytes(env, id)
+	}
+	return pts, errs
 }
 
 // confirm checks a request and sends the participant's confirmation.

@@ -127,7 +127,7 @@ func (*syncWorkload) rules() []Rule { return nil }
 // of every participant's commitment (contractWindow transactions of Views
 // contracts), and what is in flight
 // (at most the open loop's bound, or 64, each transaction's envelopes and
-// confirmations), doubled for the garbage a collection cycle leaves, and
+// confirmations) and the auditor's log (auditTxs transactions' envelopes), doubled for the garbage a collection cycle leaves, and
 // 64 MiB for the rest of the process.
 func (s *syncWorkload) heapCeiling(cfg *Config) uint64 {
 	o := s.o
@@ -137,7 +137,8 @@ func (s *syncWorkload) heapCeiling(cfg *Config) uint64 {
 	tx := uint64(o.Views) * uint64(o.Participants) * (viewSize + 256) * 4
 	perParticipant := cache + ring + contracts
 	inFlight := uint64(max(DefaultOpenBound, cfg.Concurrency))
-	return 2*(uint64(o.Participants)*perParticipant+inFlight*tx) + 64<<20
+	audit := uint64(auditTxs) * tx / 4 // the auditor's envelopes, one copy
+	return 2*(uint64(o.Participants)*perParticipant+inFlight*tx+audit) + 64<<20
 }
 
 // Fault rates.
@@ -172,6 +173,8 @@ type syncWorld struct {
 	fault    missingFault
 	finalErr []string // commitment pairs that disagree at the end
 	incrErr  int      // participants whose incremental commitments differ from scratch
+	audits   auditLog
+	audited  viewAudit
 }
 
 type syncCounters struct {
@@ -190,6 +193,7 @@ func (s *syncWorkload) newWorld(ctx context.Context, side Side, cfg *Config) (wo
 	w.rec.declare("submit", "seal every view for its informees and sign the request")
 	w.rec.declare("confirm", "an informee: verify the request, open and check its views, send its signed confirmation")
 	w.rec.declare("end-to-end", "from submission to the verdict, applied by every participant")
+	w.rec.declare("audit", fmt.Sprintf("at the end, a receiver with a fresh state reads the views of the last %d transactions, %d at a time (fanseal: one OpenAll)", auditTxs, auditBatch))
 	var err error
 	if w.parts, err = newParticipants(s.o, side, w.hosting, &w.c); err != nil {
 		w.close()
@@ -278,6 +282,7 @@ func (w *syncWorld) transaction(ctx context.Context, due time.Time) error {
 	}
 	select {
 	case approved := <-verdict:
+		w.audits.keep(seq, req.views)
 		w.c.verdicts.Add(1)
 		if approved {
 			w.c.approved.Add(1)
@@ -408,6 +413,7 @@ func (w *syncWorld) finish(ctx context.Context) error {
 	w.med.settle()
 	var err error
 	w.finalErr, w.incrErr, err = w.finalCheck()
+	w.audited = w.audit()
 	return err
 }
 
@@ -428,6 +434,13 @@ func (w *syncWorld) report(r *SideResult) {
 	r.check("no verdict lost", c.verdicts.Load() == c.txs.Load() && c.approved.Load() == c.txs.Load() && w.med.pendingCount() == 0,
 		"%d transactions, %d verdicts, %d approved, %d pending", c.txs.Load(), c.verdicts.Load(), c.approved.Load(), w.med.pendingCount())
 	r.check("commitments agree at the end", len(w.finalErr) == 0, "pairs that disagree: %v", w.finalErr)
+	a := w.audited
+	r.count("audit: views read", int64(a.views))
+	detail := fmt.Sprintf("%d views in %v, %v a view", a.views, a.took.Round(time.Microsecond), (a.took / time.Duration(max(a.views, 1))).Round(10*time.Nanosecond))
+	if a.err != nil {
+		detail += ": " + a.err.Error()
+	}
+	r.check("an auditor reads the last transactions' views", a.err == nil && a.views > 0, "%s", detail)
 	if w.side == Fanseal {
 		r.check("incremental commitments equal recomputed ones", w.incrErr == 0, "%d participants differ", w.incrErr)
 	}

@@ -17,12 +17,17 @@ func syncOptions(st fanseal.Strategy) SynchronizerOptions {
 }
 
 func TestSynchronizer(t *testing.T) {
-	for _, st := range []fanseal.Strategy{fanseal.Channel, fanseal.Precomputed} {
+	for _, st := range []fanseal.Strategy{fanseal.Channel, fanseal.Precomputed, fanseal.SharedParallel} {
 		base, fan := runBoth(t, Synchronizer(syncOptions(st)), quick(false))
 		for _, s := range []*SideResult{base, fan} {
 			txs := s.Counter("transactions")
 			if txs == 0 || s.Counter("verdicts") != txs || s.Counter("confirmations received") != 6*txs {
 				t.Fatalf("%s %s: %v", st, s.Side, s.Counters)
+			}
+			// The auditor reads every view of the last transactions, each
+			// opening to its own (a wrong payload fails its check).
+			if want := 2 * min(txs, auditTxs); s.Counter("audit: views read") != want || s.LatencyOf("audit").Count == 0 {
+				t.Fatalf("%s %s: the auditor read %d views, want %d", st, s.Side, s.Counter("audit: views read"), want)
 			}
 			if s.Counter("commitment exchanges") != txs/10 {
 				t.Fatalf("%s %s: %d exchanges after %d transactions", st, s.Side, s.Counter("commitment exchanges"), txs)
