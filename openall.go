@@ -124,70 +124,64 @@ var passAgreements atomic.Uint64
 // each of one identity with one encapsulated key, until unwrap takes them.
 type agreements struct {
 	count   int
-	pending map[*Identity][]pendingAgreement
+	pending map[*Identity][][]byte // encapsulated keys, aliasing the envelopes
 	ss      map[agreementKey][]byte
 }
 
+// An agreementKey names an agreement: the identity and the encapsulated
+// key, held in place (no key of the suites that batch is longer).
 type agreementKey struct {
 	ident *Identity
-	enc   string
+	n     int
+	enc   [65]byte
 }
 
-type pendingAgreement struct {
-	enc []byte
-	pk  *hpke.PublicKey
+func keyOf(ident *Identity, enc []byte) (k agreementKey, ok bool) {
+	k.ident, k.n = ident, copy(k.enc[:], enc)
+	return k, k.n == len(enc)
 }
 
-// add records that ident will decapsulate enc, once, unless enc is not a
-// valid public key of ident's suite (Decap refuses it; unwrap will say
-// why).
+// add records that ident will decapsulate enc, once (unless enc is longer
+// than any key a pass takes: unwrap's Decap refuses it).
 func (ag *agreements) add(ident *Identity, enc []byte) {
-	for _, p := range ag.pending[ident] {
-		if bytes.Equal(p.enc, enc) {
+	if _, ok := keyOf(ident, enc); !ok {
+		return
+	}
+	for _, e := range ag.pending[ident] {
+		if bytes.Equal(e, enc) {
 			return
 		}
 	}
-	pk, err := ident.dh.KEM().NewPublicKey(enc)
-	if err != nil {
-		return
-	}
 	if ag.pending == nil {
-		ag.pending = map[*Identity][]pendingAgreement{}
+		ag.pending = map[*Identity][][]byte{}
 	}
-	ag.pending[ident] = append(ag.pending[ident], pendingAgreement{enc, pk})
+	ag.pending[ident] = append(ag.pending[ident], enc)
 	ag.count++
 }
 
 // compute runs the pending agreements, as few passes as possible per
-// identity, and keeps the shared secrets of those that succeeded.
+// identity, and keeps the shared secrets of those that succeeded; an
+// encapsulated key a pass refuses is left to unwrap, whose own Decap says
+// why.
 func (ag *agreements) compute() {
-	for ident, ps := range ag.pending {
+	for ident, encs := range ag.pending {
 		k := ident.dh.KEM()
-		size := hpke.BatchSize(len(ps))
-		pks := make([]*hpke.PublicKey, 0, size)
-		for len(ps) > 0 {
-			batch := ps[:min(size, len(ps))]
-			ps = ps[len(batch):]
-			pks = pks[:0]
-			for _, p := range batch {
-				pks = append(pks, p.pk)
-			}
+		size := hpke.BatchSize(len(encs))
+		for len(encs) > 0 {
+			batch := encs[:min(size, len(encs))]
+			encs = encs[len(batch):]
 			keyAgreements.Add(uint64(len(batch)))
 			passAgreements.Add(uint64(len(batch)))
-			dh, errs := k.DHBatch(ident.dh, pks)
-			for i, p := range batch {
+			ss, errs := k.DecapBatch(ident.dh, batch)
+			for i, enc := range batch {
 				if errs != nil && errs[i] != nil {
-					continue // unwrap's own agreement gives the error
-				}
-				ss, err := k.ExtractAndExpand(dh[i], p.enc, ident.r.dh)
-				clear(dh[i])
-				if err != nil {
 					continue
 				}
 				if ag.ss == nil {
 					ag.ss = make(map[agreementKey][]byte, ag.count)
 				}
-				ag.ss[agreementKey{ident, string(p.enc)}] = ss
+				k, _ := keyOf(ident, enc)
+				ag.ss[k] = ss[i]
 			}
 		}
 	}
@@ -200,9 +194,9 @@ func (ag *agreements) take(ident *Identity, enc []byte) ([]byte, bool) {
 	if ag == nil || ag.ss == nil {
 		return nil, false
 	}
-	k := agreementKey{ident, string(enc)}
+	k, fits := keyOf(ident, enc)
 	ss, ok := ag.ss[k]
-	if ok {
+	if ok = ok && fits; ok {
 		delete(ag.ss, k)
 	}
 	return ss, ok

@@ -196,6 +196,85 @@ func (k *KEM) DHBatch(sk *PrivateKey, pks []*PublicKey) (dh [][]byte, errs []err
 	})
 }
 
+// DecapBatch runs Decap(encs[i], sk) for each of at most MaxBatch
+// encapsulated keys: the shared secrets of one recipient with many
+// senders, their agreements in one pass. errs is nil if every Decap
+// succeeded; otherwise errs[i] says why encs[i] failed (ErrInvalidKey:
+// not a public key of k, or a low-order X25519 point, as Decap refuses
+// them) and ss[i] is nil. The engines validate the encapsulated keys as
+// crypto/ecdh does, so no lane needs a parsed public key.
+func (k *KEM) DecapBatch(sk *PrivateKey, encs [][]byte) (ss [][]byte, errs []error) {
+	k.checkBatch(nil, sk)
+	if len(encs) > MaxBatch {
+		panic(fmt.Sprintf("hpke: batch of %d key agreements (at most %d)", len(encs), MaxBatch))
+	}
+	ss = make([][]byte, len(encs))
+	fail := func(i int, err error) {
+		if errs == nil {
+			errs = make([]error, len(encs))
+		}
+		errs[i] = err
+	}
+	if !k.Batches() {
+		for i, enc := range encs {
+			var err error
+			if ss[i], err = k.Decap(enc, sk); err != nil {
+				fail(i, err)
+			}
+		}
+		return ss, errs
+	}
+	var scalars, out [MaxBatch][32]byte
+	var failed [MaxBatch]error
+	defer clear(out[:])
+	sk.k.scalar(&scalars[0])
+	for i := 1; i < len(encs); i++ {
+		scalars[i] = scalars[0]
+	}
+	if k.id == KEMX25519 {
+		var points [MaxBatch][32]byte
+		for i, enc := range encs {
+			if len(enc) != len(points[i]) {
+				failed[i] = fmt.Errorf("X25519 public key of %d bytes", len(enc)) // its lane multiplies 0
+				continue
+			}
+			points[i] = [32]byte(enc)
+		}
+		x25519x8.ScalarMult(&out, &scalars, &points, len(encs))
+	} else {
+		// Decap takes only uncompressed points; the engine also reads
+		// compressed secp256k1 ones (for kex), so those lanes get none.
+		var points [MaxBatch][]byte
+		for i, enc := range encs {
+			if len(enc) == k.group.publicSize() && enc[0] == 4 {
+				points[i] = enc
+			}
+		}
+		failed = ecdhx8.ECDH(k.curve, &out, &scalars, &points, len(encs))
+		for i, enc := range encs {
+			if points[i] == nil {
+				failed[i] = fmt.Errorf("public key of %d bytes, want %d, uncompressed", len(enc), k.group.publicSize())
+			}
+		}
+	}
+	clear(scalars[:])
+	pkR := sk.PublicKey()
+	for i, enc := range encs {
+		switch {
+		case failed[i] != nil:
+			fail(i, fmt.Errorf("%w: %v", ErrInvalidKey, failed[i]))
+		case k.id == KEMX25519 && isZero(&out[i]):
+			fail(i, errLowOrder)
+		default:
+			var err error
+			if ss[i], err = k.extractAndExpand(out[i][:], enc, pkR); err != nil {
+				fail(i, err)
+			}
+		}
+	}
+	return ss, errs
+}
+
 // errLowOrder is the batch methods' refusal of an all-zero X25519 output,
 // which crypto/ecdh refuses in Encap and DH.
 var errLowOrder = fmt.Errorf("%w: X25519 key agreement with a low-order point", ErrInvalidKey)

@@ -3,11 +3,15 @@ package hpke
 import (
 	"bytes"
 	"crypto/ecdh"
+	"crypto/elliptic"
 	stdhpke "crypto/hpke"
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"testing"
+
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 
 	"github.com/fanseal/fanseal/internal/ecdhx8"
 	"github.com/fanseal/fanseal/internal/x25519x8"
@@ -342,5 +346,78 @@ func BenchmarkBatch(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// decapEdges are encapsulated keys at the edges of each KEM's encoding:
+// the identity or low-order points, coordinates at and above p,
+// non-canonical X25519 encodings (bit 255 set, u ≥ p, which Decap reduces
+// as RFC 7748 says), compressed and wrong-length encodings, off-curve
+// points.
+func decapEdges(t *testing.T, kem *KEM) [][]byte {
+	t.Helper()
+	sk, _ := kem.GenerateKey()
+	valid := sk.PublicKey()
+	if kem == X25519() {
+		p := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 255), big.NewInt(19))
+		le := func(v *big.Int) []byte { // 32 bytes, little-endian
+			b := v.FillBytes(make([]byte, 32))
+			slices.Reverse(b)
+			return b
+		}
+		high := bytes.Clone(valid)
+		high[31] |= 0x80
+		return [][]byte{make([]byte, 32), le(big.NewInt(1)), le(p), le(new(big.Int).Add(p, big.NewInt(1))),
+			le(new(big.Int).Add(p, big.NewInt(9))), high, bytes.Repeat([]byte{0xff}, 32), valid[:31], append(bytes.Clone(valid), 0)}
+	}
+	params := map[*KEM]*big.Int{P256(): elliptic.P256().Params().P, Secp256k1(): secp256k1.Params().P}[kem]
+	coord := func(v *big.Int) []byte { return v.FillBytes(make([]byte, 32)) }
+	offCurve := bytes.Clone(valid)
+	offCurve[64] ^= 1
+	xAtP := append([]byte{4}, append(coord(params), valid[33:]...)...)
+	yAbove := new(big.Int).Add(params, new(big.Int).SetBytes(valid[33:])) // y + p, the same y mod p, where it fits
+	if yAbove.BitLen() > 256 {
+		yAbove = params
+	}
+	yHigh := append(append([]byte{4}, valid[1:33]...), coord(yAbove)...)
+	compressed := append([]byte{2 | valid[64]&1}, valid[1:33]...)
+	return [][]byte{{0}, append([]byte{4}, make([]byte, 64)...), offCurve, xAtP, yHigh, compressed,
+		bytes.Repeat([]byte{0xff}, 65), valid[:64], append(bytes.Clone(valid), 0), nil}
+}
+
+// TestDecapBatch: each lane of DecapBatch is Decap of its encapsulated
+// key, for every batch size and every edge key in every lane position: the
+// same shared secret, or a refusal where Decap refuses (ErrInvalidKey
+// where Decap's is), the other lanes untouched.
+func TestDecapBatch(t *testing.T) {
+	for _, kem := range batchKEMs {
+		t.Run(fmt.Sprintf("kem=%04x/batches=%v", kem.ID(), kem.Batches()), func(t *testing.T) {
+			sk, _ := kem.GenerateKey()
+			edges := decapEdges(t, kem)
+			for n := 1; n <= MaxBatch; n++ {
+				for e, edge := range edges {
+					encs := make([][]byte, n)
+					for i := range encs {
+						eph, _ := kem.GenerateKey()
+						encs[i] = eph.PublicKey()
+					}
+					encs[(e+n)%n] = edge
+					ss, errs := kem.DecapBatch(sk, encs)
+					for i, enc := range encs {
+						want, werr := kem.Decap(enc, sk)
+						var err error
+						if errs != nil {
+							err = errs[i]
+						}
+						switch {
+						case (err == nil) != (werr == nil) || errors.Is(werr, ErrInvalidKey) != errors.Is(err, ErrInvalidKey):
+							t.Fatalf("n=%d, lane %d, key %x: batch error %v, Decap error %v", n, i, enc, err, werr)
+						case !bytes.Equal(ss[i], want):
+							t.Fatalf("n=%d, lane %d, key %x: %x, Decap gives %x", n, i, enc, ss[i], want)
+						}
+					}
+				}
+			}
+		})
 	}
 }
