@@ -159,3 +159,32 @@ func ExampleKeyring_Warm() {
 	fmt.Printf("%s\n", payload)
 	// Output: view
 }
+
+// An auditor reads a day's envelopes at once: OpenAll computes their key
+// agreements eight to a pass, and a bad envelope fails only itself.
+func ExampleOpenAll() {
+	auditor, err := fanseal.GenerateIdentity(fanseal.P256)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var envelopes [][]byte
+	for i := range 20 {
+		env, err := fanseal.SealBytes([]byte(fmt.Sprintf("entry %d", i)), auditor.Recipient())
+		if err != nil {
+			log.Fatal(err)
+		}
+		envelopes = append(envelopes, env)
+	}
+	envelopes[7][len(envelopes[7])-1] ^= 1 // tampered in storage
+
+	payloads, errs := fanseal.OpenAll(envelopes, auditor)
+	fmt.Printf("%s, %s\n", payloads[0], payloads[19])
+	for i, err := range errs {
+		if err != nil {
+			fmt.Printf("envelope %d: authentication failed: %v\n", i, errors.Is(err, fanseal.ErrAuthentication))
+		}
+	}
+	// Output:
+	// entry 0, entry 19
+	// envelope 7: authentication failed: true
+}
