@@ -19,11 +19,15 @@ func OpenAll(envelopes [][]byte, identities ...*Identity) (out [][]byte, errs []
 	return new(Opener).OpenAll(envelopes, identities...)
 }
 
-// openAllWindow is the number of key agreements OpenAll gathers, from as
-// many consecutive envelopes as it takes, before computing them: eight
-// full passes, and a bound on the shared secrets it holds at once (beside
-// the agreements of one anonymous envelope, at most MaxAnonymousTrials).
-const openAllWindow = 64
+// openAllWindow is the number of key agreements OpenAll gathers, from
+// consecutive envelopes, before computing them: eight full passes, and a
+// bound on the shared secrets it holds at once (beside the agreements of
+// one anonymous envelope, at most MaxAnonymousTrials). A window holds at
+// most openAllEnvelopes headers, however few agreements they take.
+const (
+	openAllWindow    = 64
+	openAllEnvelopes = 256
+)
 
 // OpenAll is the package-level OpenAll with the Opener's state.
 //
@@ -53,7 +57,7 @@ func (o *Opener) OpenAll(envelopes [][]byte, identities ...*Identity) (out [][]b
 	for start := 0; start < len(envelopes); {
 		window = window[:0]
 		var ag agreements
-		for end := start; end < len(envelopes) && (end == start || ag.count < openAllWindow); end++ {
+		for end := start; end < len(envelopes) && len(window) < openAllEnvelopes && (end == start || ag.count < openAllWindow); end++ {
 			h, payload, err := format.ParseHeader(envelopes[end])
 			if err != nil {
 				errs[end] = err
@@ -125,6 +129,7 @@ var passAgreements atomic.Uint64
 type agreements struct {
 	count   int
 	pending map[*Identity][][]byte // encapsulated keys, aliasing the envelopes
+	seen    map[agreementKey]bool  // what pending holds
 	ss      map[agreementKey][]byte
 }
 
@@ -144,17 +149,14 @@ func keyOf(ident *Identity, enc []byte) (k agreementKey, ok bool) {
 // add records that ident will decapsulate enc, once (unless enc is longer
 // than any key a pass takes: unwrap's Decap refuses it).
 func (ag *agreements) add(ident *Identity, enc []byte) {
-	if _, ok := keyOf(ident, enc); !ok {
+	k, ok := keyOf(ident, enc)
+	if !ok || ag.seen[k] {
 		return
 	}
-	for _, e := range ag.pending[ident] {
-		if bytes.Equal(e, enc) {
-			return
-		}
-	}
 	if ag.pending == nil {
-		ag.pending = map[*Identity][][]byte{}
+		ag.pending, ag.seen = map[*Identity][][]byte{}, map[agreementKey]bool{}
 	}
+	ag.seen[k] = true
 	ag.pending[ident] = append(ag.pending[ident], enc)
 	ag.count++
 }
@@ -185,7 +187,7 @@ func (ag *agreements) compute() {
 			}
 		}
 	}
-	ag.pending = nil
+	ag.pending, ag.seen = nil, nil
 }
 
 // take returns, and forgets, the shared secret of ident with enc, if the
