@@ -194,7 +194,8 @@ fanseal --version
 const versionHelp = `
 Print fanseal's module version and the VCS revision it was built from (as
 the Go toolchain recorded them in the binary), the Go version that built
-it, and whether the AVX-512 IFMA path for X25519 is active on this CPU.
+it, and whether the AVX-512 IFMA path (X25519, P-256 and secp256k1
+multiplications eight per pass) is active on this CPU.
 
 Options:
     -h, --help    Print this help.

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/fanseal/fanseal/internal/ecdhx8"
 	"github.com/fanseal/fanseal/internal/x25519x8"
 )
 
@@ -16,7 +17,7 @@ func version(args []string, _ io.Reader, stdout, _ io.Writer) error {
 		return err
 	}
 	bi, _ := debug.ReadBuildInfo()
-	fmt.Fprint(stdout, versionText(bi, x25519x8.Accelerated()))
+	fmt.Fprint(stdout, versionText(bi, x25519x8.Accelerated() && ecdhx8.Accelerated()))
 	return nil
 }
 
@@ -47,13 +48,13 @@ func versionText(bi *debug.BuildInfo, ifma bool) string {
 	fmt.Fprintf(&b, "%s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	switch {
 	case ifma:
-		b.WriteString("X25519 IFMA path: active (AVX-512 IFMA, eight X25519 per pass)\n")
+		b.WriteString("IFMA path: active (AVX-512 IFMA: eight X25519, P-256 or secp256k1 multiplications per pass)\n")
 	case strings.Contains(","+settings["-tags"]+",", ",purego,"):
-		b.WriteString("X25519 IFMA path: inactive (built with -tags purego)\n")
+		b.WriteString("IFMA path: inactive (built with -tags purego)\n")
 	case runtime.GOARCH != "amd64":
-		b.WriteString("X25519 IFMA path: inactive (not amd64)\n")
+		b.WriteString("IFMA path: inactive (not amd64)\n")
 	default:
-		b.WriteString("X25519 IFMA path: inactive (this CPU lacks AVX-512 IFMA)\n")
+		b.WriteString("IFMA path: inactive (this CPU lacks AVX-512 IFMA)\n")
 	}
 	return b.String()
 }

@@ -187,7 +187,7 @@ func ReadHeader(r *bufio.Reader) (*Header, error) {
 		if err := checkMagic(raw[:n]); err != nil {
 			return nil, err
 		}
-		return nil, readErr(err, "preamble")
+		return nil, readErr(err, "the preamble")
 	}
 	p, err := ParsePreamble(raw)
 	if err != nil {
@@ -211,7 +211,7 @@ func ReadHeader(r *bufio.Reader) (*Header, error) {
 	}
 	h := &Header{Preamble: *p, Raw: raw}
 	if _, err := io.ReadFull(r, h.MAC[:]); err != nil {
-		return nil, readErr(err, "header MAC")
+		return nil, readErr(err, "the header MAC")
 	}
 	if err := h.check(); err != nil {
 		return nil, err
@@ -243,7 +243,7 @@ func ParseHeader(b []byte) (*Header, []byte, error) {
 		off = end
 	}
 	if len(b) < off+MACSize {
-		return nil, nil, readErr(io.EOF, "header MAC")
+		return nil, nil, readErr(io.EOF, "the header MAC")
 	}
 	h := &Header{Preamble: *p, Raw: b[:off:off]}
 	copy(h.MAC[:], b[off:])
@@ -255,9 +255,9 @@ func ParseHeader(b []byte) (*Header, []byte, error) {
 
 func readErr(err error, where string) error {
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return fmt.Errorf("%w: envelope ends inside the %s", errs.Truncated, where)
+		return fmt.Errorf("%w: envelope ends inside %s", errs.Truncated, where)
 	}
-	return fmt.Errorf("reading the %s: %w", where, err)
+	return fmt.Errorf("reading %s: %w", where, err)
 }
 
 // A Stanza is one entry of the header.
