@@ -135,10 +135,12 @@ func (c *SessionCache) open(h *format.Header, identities []*Identity) (cipher.AE
 
 // serves reports whether the cache holds an entry for the envelope with
 // header h that may serve one of the identities, without checking its
-// header MAC (open does).
+// header MAC (open does). It changes nothing, neither an entry's recency
+// nor an expired entry, so that OpenAll, which asks ahead of opening,
+// leaves the cache as OpenBytes would.
 func (c *SessionCache) serves(h *format.Header, identities []*Identity) bool {
-	e, ok := c.get(h.MAC)
-	return ok && e.serves(identities)
+	e, ok := c.lru.Peek(h.MAC)
+	return ok && c.now().Sub(e.added) <= c.ttl && e.serves(identities)
 }
 
 // serves reports whether the entry may serve one of the identities.

@@ -77,7 +77,7 @@ func TestVectorsOpenAll(t *testing.T) {
 		o, _, _, _ = setupVector(v)
 		got, gotErr := o.OpenAll(batch, ids...)
 		for i := range batch {
-			if fmt.Sprint(gotErr[i]) != fmt.Sprint(wantErr[i]) || !bytes.Equal(got[i], want[i]) {
+			if fmt.Sprint(gotErr[i]) != fmt.Sprint(wantErr[i]) || !bytes.Equal(got[i], want[i]) || (got[i] == nil) != (want[i] == nil) {
 				t.Errorf("vector %s, envelope %d of %d: OpenAll gave %q (%d bytes), OpenBytes %q (%d bytes)", v, i, len(batch), gotErr[i], len(got[i]), wantErr[i], len(want[i]))
 			}
 		}

@@ -20,10 +20,11 @@ func OpenAll(envelopes [][]byte, identities ...*Identity) (out [][]byte, errs []
 }
 
 // openAllWindow is the number of key agreements OpenAll gathers, from
-// consecutive envelopes, before computing them: eight full passes, and a
-// bound on the shared secrets it holds at once (beside the agreements of
-// one anonymous envelope, at most MaxAnonymousTrials). A window holds at
-// most openAllEnvelopes headers, however few agreements they take.
+// consecutive envelopes, before computing them (eight full passes, for
+// one identity), and a bound on the shared secrets it holds at once
+// (beside the agreements of one anonymous envelope, at most
+// MaxAnonymousTrials). A window holds at most openAllEnvelopes headers,
+// however few agreements they take.
 const (
 	openAllWindow    = 64
 	openAllEnvelopes = 256
@@ -32,55 +33,67 @@ const (
 // OpenAll is the package-level OpenAll with the Opener's state.
 //
 // Each envelope gets exactly the verdict OpenBytes would give it, in the
-// order given, and a bad envelope fails only itself: OpenAll reads the
-// headers of a window of envelopes, computes in passes the key agreements
-// that opening them will take (those of OpenBytes, as its rules find the
-// candidate stanzas; none for an envelope the Cache already serves or a
-// channel stanza, which the Keyring opens), and then opens each envelope
-// as OpenBytes does, taking each agreement from the passes instead of
-// computing it. An agreement the passes refused (an invalid ephemeral key)
-// is computed again by OpenBytes's own path, which gives its error, so
-// forged input costs at most one more agreement than OpenBytes spends on
+// order given and with the Cache and Keyring as OpenBytes would leave
+// them, and a bad envelope fails only itself. OpenAll reads the headers
+// of a window of envelopes and finds the key agreements opening them will
+// take, by OpenBytes's own rules for the candidate stanzas (none for an
+// envelope the Cache already serves, a channel stanza, which the Keyring
+// opens, or an anonymous envelope past MaxAnonymousTrials). It computes
+// them in passes, and then opens each envelope as OpenBytes does, taking
+// each agreement from the passes instead of computing it. An
+// encapsulated key that is not a point is refused before any pass; one
+// the pass refuses (a low-order X25519 point) is computed again by
+// OpenBytes's own path, which gives its error, so forged input costs at
+// most one agreement more per candidate stanza than OpenBytes spends on
 // it. The bounds of OpenBytes hold for each envelope; beside them OpenAll
-// holds the headers and the shared secrets of one window.
+// holds the headers and the shared secrets of one window, wiped when the
+// window is done.
 //
-// The post-quantum suite, and any suite on a CPU where the engines do not
-// batch, opens one agreement at a time, as OpenBytes does.
+// The post-quantum suite opens one agreement at a time, as OpenBytes
+// does, and so does a P-256 identity with a single agreement in a window,
+// where a pass would cost more than the agreement.
 func (o *Opener) OpenAll(envelopes [][]byte, identities ...*Identity) (out [][]byte, errs []error) {
 	out, errs = make([][]byte, len(envelopes)), make([]error, len(envelopes))
 	ids := o.identities(identities)
+	for start := 0; start < len(envelopes); {
+		start += o.openWindow(envelopes[start:], ids, out[start:], errs[start:])
+	}
+	return out, errs
+}
+
+// openWindow opens the first window of envelopes into out and errs, and
+// returns how many envelopes it held.
+func (o *Opener) openWindow(envelopes [][]byte, ids []*Identity, out [][]byte, errs []error) int {
 	type parsed struct {
 		h       *format.Header
 		payload []byte
 	}
-	window := make([]parsed, 0, min(len(envelopes), openAllWindow))
-	for start := 0; start < len(envelopes); {
-		window = window[:0]
-		var ag agreements
-		for end := start; end < len(envelopes) && len(window) < openAllEnvelopes && (end == start || ag.count < openAllWindow); end++ {
-			h, payload, err := format.ParseHeader(envelopes[end])
-			if err != nil {
-				errs[end] = err
-			} else {
-				o.gather(&ag, h, ids)
-			}
-			window = append(window, parsed{h, payload})
+	var (
+		window []parsed
+		ag     agreements
+	)
+	defer ag.clear()
+	for i := 0; i < len(envelopes) && len(window) < openAllEnvelopes && (i == 0 || ag.count < openAllWindow); i++ {
+		h, payload, err := format.ParseHeader(envelopes[i])
+		if err != nil {
+			errs[i] = err
+		} else {
+			o.gather(&ag, h, ids)
 		}
-		ag.compute()
-		for i, p := range window {
-			if p.h == nil {
-				continue
-			}
-			aead, err := o.fileAEAD(p.h, ids, &ag)
-			if err == nil {
-				out[start+i], err = stream.OpenParallel(aead, nil, p.payload, o.PayloadWorkers)
-			}
-			errs[start+i] = err
-		}
-		ag.clear()
-		start += len(window)
+		window = append(window, parsed{h, payload})
 	}
-	return out, errs
+	ag.compute()
+	for i, p := range window {
+		if p.h == nil {
+			continue
+		}
+		aead, err := o.fileAEAD(p.h, ids, &ag)
+		if err == nil {
+			out[i], err = stream.OpenParallel(aead, nil, p.payload, o.PayloadWorkers)
+		}
+		errs[i] = err
+	}
+	return len(window)
 }
 
 // gather adds to ag the key agreements that unwrap will take to open the
@@ -89,8 +102,8 @@ func (o *Opener) OpenAll(envelopes [][]byte, identities ...*Identity) (out [][]b
 // identity with the stanza's encapsulated key (a shared stanza's is the
 // envelope's ephemeral key of its suite). It adds none for an envelope
 // the Cache serves, for an anonymous envelope that checkTrials refuses,
-// or for a suite that does not batch. It only reads h: unwrap judges the
-// envelope, whatever gather took.
+// or for the post-quantum suite. It changes nothing but ag: unwrap judges
+// the envelope, whatever gather took.
 func (o *Opener) gather(ag *agreements, h *format.Header, ids []*Identity) {
 	anon := h.Anonymous()
 	if len(ids) == 0 || o.Cache != nil && o.Cache.serves(h, ids) || anon && o.checkTrials(h, ids) != nil {
@@ -102,7 +115,7 @@ func (o *Opener) gather(ag *agreements, h *format.Header, ids []*Identity) {
 		}
 		kem, id, _ := format.PeekHPKE(st.Body, anon)
 		for _, ident := range ids {
-			if uint16(ident.suite) != kem || id != nil && !bytes.Equal(id, ident.r.id[:]) || ident.dh == nil || !ident.dh.KEM().Batches() {
+			if uint16(ident.suite) != kem || id != nil && !bytes.Equal(id, ident.r.id[:]) || ident.dh == nil {
 				continue
 			}
 			enc := h.Ephemeral(kem)
@@ -120,21 +133,21 @@ func (o *Opener) gather(ag *agreements, h *format.Header, ids []*Identity) {
 	}
 }
 
-// passAgreements counts the key agreements OpenAll computed in passes
-// (also counted in keyAgreements), so tests can see that it batches.
+// passAgreements counts the key agreements OpenAll computed ahead, in
+// passes where the engine batches (also counted in keyAgreements), so
+// tests can see what it gathered.
 var passAgreements atomic.Uint64
 
 // agreements holds the KEM shared secrets OpenAll computed in passes,
-// each of one identity with one encapsulated key, until unwrap takes them.
+// each of one identity with one encapsulated key, for unwrap to take.
 type agreements struct {
 	count   int
 	pending map[*Identity][][]byte // encapsulated keys, aliasing the envelopes
-	seen    map[agreementKey]bool  // what pending holds
 	ss      map[agreementKey][]byte
 }
 
 // An agreementKey names an agreement: the identity and the encapsulated
-// key, held in place (no key of the suites that batch is longer).
+// key, held in place (no key of the classical suites is longer).
 type agreementKey struct {
 	ident *Identity
 	n     int
@@ -146,28 +159,43 @@ func keyOf(ident *Identity, enc []byte) (k agreementKey, ok bool) {
 	return k, k.n == len(enc)
 }
 
-// add records that ident will decapsulate enc, once (unless enc is longer
-// than any key a pass takes: unwrap's Decap refuses it).
+// add records that ident will decapsulate enc, once per window, unless
+// enc is not a public key of ident's suite: Decap refuses it without an
+// agreement, and so will unwrap.
 func (ag *agreements) add(ident *Identity, enc []byte) {
 	k, ok := keyOf(ident, enc)
-	if !ok || ag.seen[k] {
+	if !ok {
 		return
 	}
-	if ag.pending == nil {
-		ag.pending, ag.seen = map[*Identity][][]byte{}, map[agreementKey]bool{}
+	if _, seen := ag.ss[k]; seen {
+		return
 	}
-	ag.seen[k] = true
+	if ident.dh.KEM().CheckPublicKey(enc) != nil {
+		return
+	}
+	if ag.ss == nil {
+		ag.pending, ag.ss = map[*Identity][][]byte{}, map[agreementKey][]byte{}
+	}
+	ag.ss[k] = nil // pending
 	ag.pending[ident] = append(ag.pending[ident], enc)
 	ag.count++
 }
 
 // compute runs the pending agreements, as few passes as possible per
 // identity, and keeps the shared secrets of those that succeeded; an
-// encapsulated key a pass refuses is left to unwrap, whose own Decap says
-// why.
+// agreement a pass refuses is left to unwrap, whose own Decap says why.
+// An identity with fewer agreements than a pass costs (PassCost: a
+// single P-256 agreement) has them computed by unwrap one at a time.
 func (ag *agreements) compute() {
 	for ident, encs := range ag.pending {
 		k := ident.dh.KEM()
+		if len(encs) < k.PassCost() {
+			for _, enc := range encs {
+				key, _ := keyOf(ident, enc)
+				delete(ag.ss, key)
+			}
+			continue
+		}
 		size := hpke.BatchSize(len(encs))
 		for len(encs) > 0 {
 			batch := encs[:min(size, len(encs))]
@@ -176,35 +204,37 @@ func (ag *agreements) compute() {
 			passAgreements.Add(uint64(len(batch)))
 			ss, errs := k.DecapBatch(ident.dh, batch)
 			for i, enc := range batch {
+				key, _ := keyOf(ident, enc)
 				if errs != nil && errs[i] != nil {
+					delete(ag.ss, key) // unwrap's own agreement gives the error
 					continue
 				}
-				if ag.ss == nil {
-					ag.ss = make(map[agreementKey][]byte, ag.count)
-				}
-				k, _ := keyOf(ident, enc)
-				ag.ss[k] = ss[i]
+				ag.ss[key] = ss[i]
 			}
 		}
 	}
-	ag.pending, ag.seen = nil, nil
+	ag.pending = nil
 }
 
-// take returns, and forgets, the shared secret of ident with enc, if the
-// passes computed it. The caller clears it.
+// take returns a copy of the shared secret of ident with enc, if the
+// passes computed it; the caller clears it. Every stanza of the window
+// with that key takes the same secret.
 func (ag *agreements) take(ident *Identity, enc []byte) ([]byte, bool) {
-	if ag == nil || ag.ss == nil {
+	if ag == nil {
 		return nil, false
 	}
-	k, fits := keyOf(ident, enc)
-	ss, ok := ag.ss[k]
-	if ok = ok && fits; ok {
-		delete(ag.ss, k)
+	k, ok := keyOf(ident, enc)
+	if !ok {
+		return nil, false
 	}
-	return ss, ok
+	ss := ag.ss[k]
+	if ss == nil {
+		return nil, false
+	}
+	return bytes.Clone(ss), true
 }
 
-// clear wipes the shared secrets no envelope took.
+// clear wipes the window's shared secrets.
 func (ag *agreements) clear() {
 	for k, ss := range ag.ss {
 		clear(ss)

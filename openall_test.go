@@ -2,6 +2,7 @@ package fanseal
 
 import (
 	"bytes"
+	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -35,15 +36,16 @@ func sameVerdicts(t *testing.T, envelopes [][]byte, got, want [][]byte, gotErr, 
 	}
 }
 
-// mutateEnc returns a copy of env whose first HPKE stanza's encapsulated
-// key (or, with no HPKE stanza, whose shared ephemeral key) is replaced by
-// f's result.
-func mutateEnc(t testing.TB, env []byte, f func(enc []byte)) []byte {
+// mutateEnc returns a copy of env in which f has changed the encapsulated
+// key of the HPKE stanza for id (by key identifier; in an anonymous
+// envelope, a random HPKE stanza) or, with none, the shared ephemeral key.
+func mutateEnc(t testing.TB, rng *rand.Rand, env []byte, id *Identity, f func(enc []byte)) []byte {
 	env = bytes.Clone(env)
 	h, _, err := format.ParseHeader(env)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var encs [][]byte
 	for st := range h.Stanzas() {
 		switch st.Type {
 		case format.StanzaHPKE:
@@ -51,47 +53,75 @@ func mutateEnc(t testing.TB, env []byte, f func(enc []byte)) []byte {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f(hs.Enc) // aliases env
-			return env
+			if hs.KeyID == nil || bytes.Equal(hs.KeyID, id.r.id[:]) {
+				encs = append(encs, hs.Enc) // aliases env
+			}
 		case format.StanzaEphemeral:
 			_, enc, err := format.ParseEphemeral(st.Body)
 			if err != nil {
 				t.Fatal(err)
 			}
-			f(enc)
-			return env
+			encs = append(encs, enc)
 		}
 	}
-	t.Fatal("no encapsulated key in the envelope")
-	return nil
+	if len(encs) == 0 {
+		t.Fatal("no encapsulated key in the envelope")
+	}
+	f(encs[rng.IntN(len(encs))])
+	return env
 }
 
-// badBatch returns n envelopes for id, good and bad in a random order: of
-// every strategy that makes one, anonymous or not, and tampered (invalid,
-// off-curve or low-order encapsulated keys, a flipped stanza, header MAC
-// or payload byte, truncated), sealed to others, and of another suite.
-func badBatch(t testing.TB, rng *rand.Rand, id *Identity, n int) [][]byte {
-	_, all := identities(t, id.Suite(), 5) // id is the first, the opener's other the second
+// lowOrderEncodings are the encodings of X25519's low-order points: 0, 1,
+// p − 1, the two points of order 8, and p and p + 1 (non-canonical 0 and
+// 1), little-endian.
+var lowOrderEncodings = []string{
+	"0000000000000000000000000000000000000000000000000000000000000000",
+	"0100000000000000000000000000000000000000000000000000000000000000",
+	"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+	"e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800",
+	"5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157",
+	"edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+	"eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+}
+
+// badBatch returns n envelopes for the opener's identities ids (one of
+// them, or both), good and bad in a random order: of every strategy that
+// makes one, anonymous or not, and tampered (encapsulated keys that are
+// not points or are of low order, a flipped stanza, header MAC or payload
+// byte, truncated), sealed to others only, and of another suite.
+func badBatch(t testing.TB, rng *rand.Rand, ids []*Identity, n int) [][]byte {
+	s := ids[0].Suite()
+	_, all := identities(t, s, 5) // ids[0] and ids[1] first, then others
 	ors := all[2:]
 	alien := X25519
-	if id.Suite() == X25519 {
+	if s == X25519 {
 		alien = P256
 	}
 	_, ars := identities(t, alien, 1)
-	rs := append([]*Recipient{ors[0], id.Recipient()}, ors[1:]...)
 	var out [][]byte
 	for range n {
-		s := &Sealer{Anonymous: rng.IntN(4) == 0}
-		if !id.Suite().PostQuantum() && rng.IntN(2) == 0 {
-			s.Strategy = Shared
+		rs := []*Recipient{ors[0], ids[0].Recipient(), ors[1]}
+		if rng.IntN(2) == 0 {
+			rs = append(rs, ids[1].Recipient())
+		}
+		sl := &Sealer{Anonymous: rng.IntN(4) == 0}
+		if !s.PostQuantum() && rng.IntN(2) == 0 {
+			sl.Strategy = Shared
 		}
 		pt := randomBytes(rng.IntN(100))
-		env := mustSeal(t, s, pt, rs...)
+		env := mustSeal(t, sl, pt, rs...)
 		switch rng.IntN(12) {
-		case 0: // an encapsulated key that is not a point
-			env = mutateEnc(t, env, func(enc []byte) { enc[len(enc)-1] ^= 1 })
-		case 1: // the low-order point 0 for X25519; 0x04 || 0 elsewhere
-			env = mutateEnc(t, env, func(enc []byte) { clear(enc[1:]); enc[0] &= 0x04 })
+		case 0: // an encapsulated key that is not a point (or, for X25519, another one)
+			env = mutateEnc(t, rng, env, ids[0], func(enc []byte) { enc[len(enc)-1] ^= 1 })
+		case 1: // a low-order point for X25519; the identity's encoding elsewhere
+			env = mutateEnc(t, rng, env, ids[0], func(enc []byte) {
+				if s == X25519 {
+					b, _ := hex.DecodeString(lowOrderEncodings[rng.IntN(len(lowOrderEncodings))])
+					copy(enc, b)
+				} else {
+					clear(enc[1:])
+				}
+			})
 		case 2:
 			env[format.PreambleSize+20] ^= 0x80
 		case 3:
@@ -102,7 +132,7 @@ func badBatch(t testing.TB, rng *rand.Rand, id *Identity, n int) [][]byte {
 		case 5:
 			env = env[:rng.IntN(len(env))]
 		case 6:
-			env = mustSeal(t, s, pt, ors...)
+			env = mustSeal(t, sl, pt, ors...)
 		case 7:
 			env = mustSeal(t, &Sealer{}, pt, ars...)
 		}
@@ -112,21 +142,89 @@ func badBatch(t testing.TB, rng *rand.Rand, id *Identity, n int) [][]byte {
 }
 
 // TestOpenAllBadBatches: on mixed batches of good and bad envelopes, of
-// every suite, OpenAll gives every envelope exactly OpenBytes's verdict.
+// every suite and of two suites at once, OpenAll gives every envelope
+// exactly OpenBytes's verdict, whichever identities open.
 func TestOpenAllBadBatches(t *testing.T) {
+	check := func(t *testing.T, envs [][]byte, given ...*Identity) {
+		t.Helper()
+		want, wantErr := openEach(new(Opener), envs, given...)
+		got, gotErr := new(Opener).OpenAll(envs, given...)
+		sameVerdicts(t, envs, got, want, gotErr, wantErr)
+	}
 	for _, s := range Suites {
 		t.Run("suite="+s.String(), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(s), 1))
 			ids, _ := identities(t, s, 2)
-			for _, n := range []int{1, 7, 8, 9, 64, 130} {
-				envs := badBatch(t, rng, ids[0], n)
+			for _, n := range []int{1, 7, 8, 9, 64, 130, 300} {
+				envs := badBatch(t, rng, ids, n)
 				for _, given := range [][]*Identity{{ids[0]}, {ids[1], ids[0]}, {ids[1]}, nil} {
-					want, wantErr := openEach(new(Opener), envs, given...)
-					got, gotErr := new(Opener).OpenAll(envs, given...)
-					sameVerdicts(t, envs, got, want, gotErr, wantErr)
+					check(t, envs, given...)
 				}
 			}
 		})
+	}
+	t.Run("suite=x25519+p256", func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(7, 7))
+		xs, _ := identities(t, X25519, 2)
+		ps, _ := identities(t, P256, 2)
+		a, b := badBatch(t, rng, xs, 70), badBatch(t, rng, ps, 70)
+		var envs [][]byte
+		for i := range a {
+			envs = append(envs, a[i], b[i])
+		}
+		check(t, envs, xs[0], ps[0], xs[1])
+	})
+}
+
+// TestOpenAllKeepsCacheOrder: asking the SessionCache ahead of opening
+// changes nothing in it. Here the cache holds two entries, A (a channel
+// envelope of an epoch the Keyring has since left) then B; opening X
+// evicts the least recent, A, so A must then fail as OpenBytes fails it,
+// not be served because OpenAll looked it up before opening X.
+func TestOpenAllKeepsCacheOrder(t *testing.T) {
+	ids, rs := identities(t, X25519, 2)
+	sender, _ := GenerateIdentity(X25519)
+	kr, _ := NewKeyring(sender, 0)
+	kr.AddPeer(rs...)
+	kr.SetEpoch(5)
+	a := mustSeal(t, &Sealer{Strategy: Channel, Keyring: kr}, []byte("A"), rs...)
+	b := mustSeal(t, &Sealer{}, []byte("B"), rs...)
+	x := mustSeal(t, &Sealer{}, []byte("X"), rs...)
+	mk := func() *Opener {
+		ring, _ := NewKeyring(ids[0], 0)
+		ring.AddPeer(sender.Recipient())
+		ring.SetEpoch(5)
+		o := &Opener{Cache: NewSessionCache(2, time.Hour), Keyring: ring}
+		for _, env := range [][]byte{a, b} {
+			if _, err := o.OpenBytes(env); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ring.SetEpoch(7)
+		return o
+	}
+	envs := [][]byte{x, a}
+	want, wantErr := openEach(mk(), envs)
+	if wantErr[1] == nil {
+		t.Fatal("A opened one envelope after another: the test no longer sets up an eviction")
+	}
+	got, gotErr := mk().OpenAll(envs)
+	sameVerdicts(t, envs, got, want, gotErr, wantErr)
+}
+
+// TestOpenAllAnonymousWindow: an anonymous envelope of more trials than a
+// window opens, each of its stanzas tried once, in passes.
+func TestOpenAllAnonymousWindow(t *testing.T) {
+	ids, rs := identities(t, X25519, 100)
+	env := mustSeal(t, &Sealer{Anonymous: true}, []byte("anon"), rs...)
+	envs := [][]byte{env, mustSeal(t, &Sealer{}, []byte("next"), rs...)}
+	agreed, passed := keyAgreements.Load(), passAgreements.Load()
+	got, errs := OpenAll(envs, ids[99])
+	if errs[0] != nil || errs[1] != nil || string(got[0]) != "anon" || string(got[1]) != "next" {
+		t.Fatalf("%q, %v", got, errs)
+	}
+	if n, p := keyAgreements.Load()-agreed, passAgreements.Load()-passed; n != 101 || p != 101 {
+		t.Fatalf("%d key agreements, %d ahead, want 101: one per anonymous stanza and one", n, p)
 	}
 }
 
@@ -152,12 +250,10 @@ func TestOpenAllBatches(t *testing.T) {
 			if n := keyAgreements.Load() - agreed; n != 64 {
 				t.Errorf("%d key agreements for 64 envelopes", n)
 			}
-			inPasses := 0
-			if ids[3].dh.KEM().Batches() {
-				inPasses = 64 // eight passes of eight
-			}
-			if n := passAgreements.Load() - passed; n != uint64(inPasses) {
-				t.Errorf("%d of the 64 key agreements computed in passes, want %d", n, inPasses)
+			// All 64 computed ahead (eight passes of eight where the engine
+			// batches, one at a time in its fallback), none again.
+			if n := passAgreements.Load() - passed; n != 64 {
+				t.Errorf("%d of the 64 key agreements computed ahead, want 64", n)
 			}
 
 			sender, _ := GenerateIdentity(s)

@@ -402,6 +402,9 @@ func TestDecapBatch(t *testing.T) {
 						encs[i] = eph.PublicKey()
 					}
 					encs[(e+n)%n] = edge
+					if n > 1 { // a second bad lane beside the first
+						encs[(e+n+1)%n] = edges[(e+1)%len(edges)]
+					}
 					ss, errs := kem.DecapBatch(sk, encs)
 					for i, enc := range encs {
 						want, werr := kem.Decap(enc, sk)

@@ -190,6 +190,16 @@ func (k *KEM) NewPublicKey(b []byte) (*PublicKey, error) {
 	return &PublicKey{kem: k, raw: append([]byte(nil), b...), parsed: p}, nil
 }
 
+// CheckPublicKey reports why b is not a public key of k, as NewPublicKey
+// and Decap refuse it, or nil: for a caller that gathers encapsulated keys
+// for DecapBatch and wants an encoding that is not a point refused before
+// it costs a lane. (A low-order X25519 point is found only by the
+// agreement.)
+func (k *KEM) CheckPublicKey(b []byte) error {
+	_, err := k.group.parsePublic(b)
+	return err
+}
+
 // Bytes returns the serialized public key. The caller must not modify it.
 func (pk *PublicKey) Bytes() []byte { return pk.raw }
 
