@@ -74,25 +74,47 @@ func (k *KEM) EncapShared(eph *PrivateKey, pks []*PublicKey) (ss [][]byte, errs 
 // in lane i, in one pass, and the engine's error of each lane (X25519
 // has none: its all-zero outputs are refused by finishBatch).
 func (k *KEM) agreeBatch(sk *PrivateKey, pks []*PublicKey) (out [MaxBatch][32]byte, errs [MaxBatch]error) {
+	var raws [MaxBatch][]byte
+	for i, pk := range pks {
+		raws[i] = pk.raw
+	}
+	return k.agreeRaw(sk, raws[:len(pks)])
+}
+
+// agreeRaw is agreeBatch with serialized public keys, which the engines
+// validate: a key of the wrong length, or a point not in Decap's
+// uncompressed encoding (the engine also reads compressed secp256k1
+// points, for kex), fails its lane.
+func (k *KEM) agreeRaw(sk *PrivateKey, raws [][]byte) (out [MaxBatch][32]byte, errs [MaxBatch]error) {
 	var scalars [MaxBatch][32]byte
 	sk.k.scalar(&scalars[0])
-	for i := 1; i < len(pks); i++ {
+	for i := 1; i < len(raws); i++ {
 		scalars[i] = scalars[0]
 	}
+	size := k.group.publicSize()
 	if k.id == KEMX25519 {
 		var points [MaxBatch][32]byte
-		for i, pk := range pks {
-			points[i] = [32]byte(pk.raw)
+		for i, raw := range raws {
+			if len(raw) == size {
+				points[i] = [32]byte(raw)
+			}
 		}
-		x25519x8.ScalarMult(&out, &scalars, &points, len(pks))
+		x25519x8.ScalarMult(&out, &scalars, &points, len(raws))
 	} else {
 		var points [MaxBatch][]byte
-		for i, pk := range pks {
-			points[i] = pk.raw
+		for i, raw := range raws {
+			if len(raw) == size && raw[0] == 4 {
+				points[i] = raw
+			}
 		}
-		errs = ecdhx8.ECDH(k.curve, &out, &scalars, &points, len(pks))
+		errs = ecdhx8.ECDH(k.curve, &out, &scalars, &points, len(raws))
 	}
 	clear(scalars[:])
+	for i, raw := range raws {
+		if len(raw) != size || k.id != KEMX25519 && raw[0] != 4 {
+			errs[i] = fmt.Errorf("public key of %d bytes, want %d, uncompressed", len(raw), size)
+		}
+	}
 	return out, errs
 }
 
@@ -224,40 +246,8 @@ func (k *KEM) DecapBatch(sk *PrivateKey, encs [][]byte) (ss [][]byte, errs []err
 		}
 		return ss, errs
 	}
-	var scalars, out [MaxBatch][32]byte
-	var failed [MaxBatch]error
+	out, failed := k.agreeRaw(sk, encs)
 	defer clear(out[:])
-	sk.k.scalar(&scalars[0])
-	for i := 1; i < len(encs); i++ {
-		scalars[i] = scalars[0]
-	}
-	if k.id == KEMX25519 {
-		var points [MaxBatch][32]byte
-		for i, enc := range encs {
-			if len(enc) != len(points[i]) {
-				failed[i] = fmt.Errorf("X25519 public key of %d bytes", len(enc)) // its lane multiplies 0
-				continue
-			}
-			points[i] = [32]byte(enc)
-		}
-		x25519x8.ScalarMult(&out, &scalars, &points, len(encs))
-	} else {
-		// Decap takes only uncompressed points; the engine also reads
-		// compressed secp256k1 ones (for kex), so those lanes get none.
-		var points [MaxBatch][]byte
-		for i, enc := range encs {
-			if len(enc) == k.group.publicSize() && enc[0] == 4 {
-				points[i] = enc
-			}
-		}
-		failed = ecdhx8.ECDH(k.curve, &out, &scalars, &points, len(encs))
-		for i, enc := range encs {
-			if points[i] == nil {
-				failed[i] = fmt.Errorf("public key of %d bytes, want %d, uncompressed", len(enc), k.group.publicSize())
-			}
-		}
-	}
-	clear(scalars[:])
 	pkR := sk.PublicKey()
 	for i, enc := range encs {
 		switch {
