@@ -38,22 +38,21 @@ Workloads:
                   (20 validators, a sender, a receiver), each with a long-term
                   key, a signing key (Ed25519 unless --signature p256), a
                   Keyring, a SessionCache (with --strategy precomputed, the
-                  sender also a Precomputer) and running ACS commitments.
-                  The sender seals each of a
-                  transaction's 2 views for its 22 informees (44 stanzas) and
-                  signs the request; the mediator and every informee verify it;
-                  each informee opens its views (in one Opener.OpenAll),
-                  checks them, and sends a signed
+                  sender also a Precomputer) and running ACS commitments. The
+                  sender seals each of a transaction's 2 views for its 22
+                  informees (44 stanzas) and signs the request; the mediator and
+                  every informee verify it; each informee opens its views (in
+                  one Opener.OpenAll), checks them, and sends a signed
                   confirmation to the mediator over a real loopback TCP
                   connection through a drain.Sender; the mediator verifies a
                   transaction's confirmations together (one batch verification)
-                  and emits the verdict; informees apply
-                  the transaction's contracts to their running commitments, and
-                  every 100 transactions exchange per-counter-participant
-                  commitments. At the end an auditor (the receiver, with a
-                  fresh Keyring and no cache) reads the views of the last
-                  128 transactions, 64 envelopes to an OpenAll. Baseline: sequential sealing with a fresh
-                  ephemeral key per stanza, no caches, keyrings or pools,
+                  and emits the verdict; informees apply the transaction's
+                  contracts to their running commitments, and every 100
+                  transactions exchange per-counter-participant commitments. At
+                  the end an auditor (the receiver, with a fresh Keyring and no
+                  cache) reads the views of the last 128 transactions, 64
+                  envelopes to an OpenAll. Baseline: sequential sealing with a
+                  fresh ephemeral key per stanza, no caches, keyrings or pools,
                   signatures verified one at a time, one TCP frame per
                   confirmation, commitments recomputed from scratch, one
                   OpenBytes per envelope.
