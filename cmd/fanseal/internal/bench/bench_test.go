@@ -79,9 +79,13 @@ func TestCellsCounted(t *testing.T) {
 	}
 	// Every table is followed by its legend, every seal cell has its CPU
 	// time, and a classical precomputed seal's CPU holds its refill: more
-	// than its critical path (the post-quantum encapsulation stays mostly
-	// on the path, so its CPU is not far above its p50; and the race
-	// detector slows the instrumented seal, not the refill's assembly).
+	// than its critical path where the pool served it (the post-quantum
+	// encapsulation stays mostly on the path, so its CPU is not far above
+	// its p50; the race detector slows the instrumented seal, not the
+	// refill's assembly; and a pool the refill could not keep up with, on
+	// a loaded machine, puts the agreements back on the path: a p50 not
+	// well below the sequential seal's says so, and leaves nothing to
+	// compare).
 	for _, title := range []string{"seal a 32-byte key", "open as the last recipient", "ledger:", "key exchange round", "LtHash16", "ACS commitments", "verify ", "send "} {
 		for _, block := range strings.Split(out.String(), "\n"+title)[1:] {
 			if lines := strings.SplitN(block, "\n", 3); len(lines) < 2 || !strings.HasPrefix(lines[1], "legend: ") {
@@ -89,11 +93,18 @@ func TestCellsCounted(t *testing.T) {
 			}
 		}
 	}
+	sequential := map[[2]string]float64{}
+	for _, c := range rep.Seal {
+		if c.Strategy == fanseal.Sequential.String() {
+			sequential[[2]string{c.Suite, fmt.Sprint(c.Recipients)}] = c.P50
+		}
+	}
 	for _, c := range rep.Seal {
 		if _, ok := processCPU(); ok && c.CPU <= 0 {
 			t.Errorf("seal cell %+v has no CPU time", c)
 		}
-		if !race.Enabled && c.Strategy == fanseal.Precomputed.String() && c.Suite != fanseal.MLKEM768X25519.String() && c.Recipients >= 5 && c.CPU < 2*c.P50 {
+		served := c.P50 < sequential[[2]string{c.Suite, fmt.Sprint(c.Recipients)}]/4
+		if !race.Enabled && served && c.Strategy == fanseal.Precomputed.String() && c.Suite != fanseal.MLKEM768X25519.String() && c.Recipients >= 5 && c.CPU < 2*c.P50 {
 			t.Errorf("precomputed, %s, n=%d: %.0f ns CPU per seal for a %.0f ns seal: the refill is not counted", c.Suite, c.Recipients, c.CPU, c.P50)
 		}
 	}
