@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"sync/atomic"
 
 	"github.com/fanseal/fanseal/internal/format"
@@ -246,48 +247,36 @@ func (o *Opener) unwrap(h *format.Header, identities []*Identity, ag *agreements
 		differ  error
 	)
 	defer func() { clear(fileKey) }()
-	for st := range h.Stanzas() {
-		if st.Type != format.StanzaHPKE && st.Type != format.StanzaShared && st.Type != format.StanzaChannel {
+	for st, ident := range o.candidates(h, identities) {
+		key, pending, err := t.open(st, ident)
+		if err != nil {
+			if !anon || st.Type == format.StanzaChannel {
+				// An identifier matched but the stanza did not open:
+				// tampering, or an unknown channel sender or epoch. (An
+				// anonymous stanza that does not open, whatever the
+				// reason, is someone else's.) A channel stanza the reader
+				// cannot try (not a recipient) never hides one that
+				// failed, whatever their order.
+				if failed == nil || !errors.Is(err, ErrNotRecipient) {
+					failed = fmt.Errorf("stanza %d for %s: %w", st.Index, ident.suite, err)
+				}
+			}
 			continue
 		}
-		kem, id, _ := format.PeekHPKE(st.Body, anon && st.Type != format.StanzaChannel)
-		for _, ident := range identities {
-			if uint16(ident.suite) != kem || id != nil && !bytes.Equal(id, ident.r.id[:]) {
-				continue
+		switch {
+		case fileKey == nil:
+			fileKey, channel = key, pending
+			opened = append(opened, ident.r)
+			continue
+		case subtle.ConstantTimeCompare(key, fileKey) == 1:
+			opened = append(opened, ident.r)
+			if channel == nil {
+				channel = pending
 			}
-			if st.Type == format.StanzaChannel && (o.Keyring == nil || ident != o.Keyring.self) {
-				continue
-			}
-			key, pending, err := t.open(st, ident)
-			if err != nil {
-				if !anon || st.Type == format.StanzaChannel {
-					// An identifier matched but the stanza did not open:
-					// tampering, or an unknown channel sender or epoch. (An
-					// anonymous stanza that does not open, whatever the
-					// reason, is someone else's.) A channel stanza the
-					// reader cannot try (not a recipient) never hides one
-					// that failed, whatever their order.
-					if failed == nil || !errors.Is(err, ErrNotRecipient) {
-						failed = fmt.Errorf("stanza %d for %s: %w", st.Index, ident.suite, err)
-					}
-				}
-				continue
-			}
-			switch {
-			case fileKey == nil:
-				fileKey, channel = key, pending
-				opened = append(opened, ident.r)
-				continue
-			case subtle.ConstantTimeCompare(key, fileKey) == 1:
-				opened = append(opened, ident.r)
-				if channel == nil {
-					channel = pending
-				}
-			case differ == nil:
-				differ = fmt.Errorf("%w: stanza %d for %s opens to another file key than an earlier stanza for this reader", ErrAuthentication, st.Index, ident.suite)
-			}
-			clear(key)
+		case differ == nil:
+			differ = fmt.Errorf("%w: stanza %d for %s opens to another file key than an earlier stanza for this reader", ErrAuthentication, st.Index, ident.suite)
 		}
+		clear(key)
 	}
 	switch {
 	case differ != nil:
@@ -310,6 +299,35 @@ func (o *Opener) unwrap(h *format.Header, identities []*Identity, ag *agreements
 	return nil, ErrNotRecipient
 }
 
+// candidates yields, in header order, each pair of a stanza and an
+// identity that may open it: an HPKE or shared stanza of the identity's
+// suite with its key identifier (any, in an anonymous envelope), and a
+// channel stanza with the identifier of the Keyring's identity. unwrap
+// tries them, checkTrials counts them, and OpenAll computes their key
+// agreements ahead, all by this one rule.
+func (o *Opener) candidates(h *format.Header, identities []*Identity) iter.Seq2[format.Stanza, *Identity] {
+	anon := h.Anonymous()
+	return func(yield func(format.Stanza, *Identity) bool) {
+		for st := range h.Stanzas() {
+			if st.Type != format.StanzaHPKE && st.Type != format.StanzaShared && st.Type != format.StanzaChannel {
+				continue
+			}
+			kem, id, _ := format.PeekHPKE(st.Body, anon && st.Type != format.StanzaChannel)
+			for _, ident := range identities {
+				if uint16(ident.suite) != kem || id != nil && !bytes.Equal(id, ident.r.id[:]) {
+					continue
+				}
+				if st.Type == format.StanzaChannel && (o.Keyring == nil || ident != o.Keyring.self) {
+					continue
+				}
+				if !yield(st, ident) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // checkTrials refuses an anonymous envelope that would cost more than
 // MaxAnonymousTrials trials: one for each pair of an HPKE or shared stanza
 // and an identity of its suite. Each trial costs at most a key agreement,
@@ -322,15 +340,9 @@ func (o *Opener) checkTrials(h *format.Header, identities []*Identity) error {
 		limit = DefaultMaxAnonymousTrials
 	}
 	trials := 0
-	for st := range h.Stanzas() {
-		if st.Type != format.StanzaHPKE && st.Type != format.StanzaShared {
-			continue
-		}
-		kem, _, _ := format.PeekHPKE(st.Body, true)
-		for _, ident := range identities {
-			if uint16(ident.suite) == kem {
-				trials++
-			}
+	for st := range o.candidates(h, identities) {
+		if st.Type != format.StanzaChannel {
+			trials++
 		}
 	}
 	if trials > limit {

@@ -98,7 +98,7 @@ func (o *Opener) openWindow(envelopes [][]byte, ids []*Identity, out [][]byte, e
 
 // gather adds to ag the key agreements that unwrap will take to open the
 // envelope with header h: for every HPKE and shared stanza that one of
-// the identities may open, by the rules of unwrap, the agreement of that
+// the identities may open (candidates), the agreement of that
 // identity with the stanza's encapsulated key (a shared stanza's is the
 // envelope's ephemeral key of its suite). It adds none for an envelope
 // the Cache serves, for an anonymous envelope that checkTrials refuses,
@@ -109,26 +109,20 @@ func (o *Opener) gather(ag *agreements, h *format.Header, ids []*Identity) {
 	if len(ids) == 0 || o.Cache != nil && o.Cache.serves(h, ids) || anon && o.checkTrials(h, ids) != nil {
 		return
 	}
-	for st := range h.Stanzas() {
-		if st.Type != format.StanzaHPKE && st.Type != format.StanzaShared {
+	for st, ident := range o.candidates(h, ids) {
+		if st.Type == format.StanzaChannel || ident.dh == nil {
 			continue
 		}
-		kem, id, _ := format.PeekHPKE(st.Body, anon)
-		for _, ident := range ids {
-			if uint16(ident.suite) != kem || id != nil && !bytes.Equal(id, ident.r.id[:]) || ident.dh == nil {
+		enc := h.Ephemeral(uint16(ident.suite))
+		if st.Type == format.StanzaHPKE {
+			hs, err := format.ParseHPKE(st.Body, anon)
+			if err != nil {
 				continue
 			}
-			enc := h.Ephemeral(kem)
-			if st.Type == format.StanzaHPKE {
-				hs, err := format.ParseHPKE(st.Body, anon)
-				if err != nil {
-					continue
-				}
-				enc = hs.Enc
-			}
-			if enc != nil {
-				ag.add(ident, enc)
-			}
+			enc = hs.Enc
+		}
+		if enc != nil {
+			ag.add(ident, enc)
 		}
 	}
 }
