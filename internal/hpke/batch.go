@@ -60,12 +60,12 @@ func (k *KEM) PassCost() int {
 // pks[i] failed (a low-order X25519 key, as Encap refuses it) and ss[i] is
 // nil.
 func (k *KEM) EncapShared(eph *PrivateKey, pks []*PublicKey) (ss [][]byte, errs []error) {
-	k.checkBatch(pks, eph)
+	k.checkBatch(len(pks), pks, eph)
 	if !k.Batches() {
-		return k.each(pks, func(_ int, pk *PublicKey) ([]byte, error) { return k.Encap(eph, pk) })
+		return k.each(len(pks), func(i int) ([]byte, error) { return k.Encap(eph, pks[i]) })
 	}
 	dh, failed := k.agreeBatch(eph, pks)
-	return k.finishBatch(&dh, &failed, pks, func(i int, secret []byte) ([]byte, error) {
+	return k.finishBatch(&dh, &failed, len(pks), func(i int, secret []byte) ([]byte, error) {
 		return k.extractAndExpand(secret, eph.PublicKey(), pks[i].raw)
 	})
 }
@@ -147,15 +147,15 @@ func (k *KEM) EncapFresh(pks []*PublicKey) (encs, ss [][]byte, errs []error) {
 // ExtractAndExpand turns into EncapFresh's shared secrets. errs is as for
 // EncapShared; encs[i] and dh[i] are nil where pks[i] failed.
 func (k *KEM) DHFresh(pks []*PublicKey) (encs, dh [][]byte, errs []error) {
-	k.checkBatch(pks, nil)
+	k.checkBatch(len(pks), pks, nil)
 	encs = make([][]byte, len(pks))
 	if !k.Batches() {
-		dh, errs = k.each(pks, func(i int, pk *PublicKey) ([]byte, error) {
+		dh, errs = k.each(len(pks), func(i int) ([]byte, error) {
 			eph, err := k.GenerateKey()
 			if err != nil {
 				return nil, err
 			}
-			s, err := k.DH(eph, pk)
+			s, err := k.DH(eph, pks[i])
 			if err == nil {
 				encs[i] = eph.PublicKey()
 			}
@@ -197,7 +197,7 @@ func (k *KEM) DHFresh(pks []*PublicKey) (encs, dh [][]byte, errs []error) {
 		}
 	}
 	clear(scalars[:])
-	dh, errs = k.finishBatch(&out, &failed, pks, func(i int, secret []byte) ([]byte, error) {
+	dh, errs = k.finishBatch(&out, &failed, n, func(i int, secret []byte) ([]byte, error) {
 		encs[i] = pubs[i]
 		return append([]byte(nil), secret...), nil
 	})
@@ -208,12 +208,12 @@ func (k *KEM) DHFresh(pks []*PublicKey) (encs, dh [][]byte, errs []error) {
 // at most MaxBatch public keys, as DH does one at a time. errs is as for
 // EncapShared.
 func (k *KEM) DHBatch(sk *PrivateKey, pks []*PublicKey) (dh [][]byte, errs []error) {
-	k.checkBatch(pks, sk)
+	k.checkBatch(len(pks), pks, sk)
 	if !k.Batches() {
-		return k.each(pks, func(_ int, pk *PublicKey) ([]byte, error) { return k.DH(sk, pk) })
+		return k.each(len(pks), func(i int) ([]byte, error) { return k.DH(sk, pks[i]) })
 	}
 	out, failed := k.agreeBatch(sk, pks)
-	return k.finishBatch(&out, &failed, pks, func(_ int, secret []byte) ([]byte, error) {
+	return k.finishBatch(&out, &failed, len(pks), func(_ int, secret []byte) ([]byte, error) {
 		return append([]byte(nil), secret...), nil
 	})
 }
@@ -226,52 +226,24 @@ func (k *KEM) DHBatch(sk *PrivateKey, pks []*PublicKey) (dh [][]byte, errs []err
 // them) and ss[i] is nil. The engines validate the encapsulated keys as
 // crypto/ecdh does, so no lane needs a parsed public key.
 func (k *KEM) DecapBatch(sk *PrivateKey, encs [][]byte) (ss [][]byte, errs []error) {
-	k.checkBatch(nil, sk)
-	if len(encs) > MaxBatch {
-		panic(fmt.Sprintf("hpke: batch of %d key agreements (at most %d)", len(encs), MaxBatch))
-	}
-	ss = make([][]byte, len(encs))
-	fail := func(i int, err error) {
-		if errs == nil {
-			errs = make([]error, len(encs))
-		}
-		errs[i] = err
-	}
+	k.checkBatch(len(encs), nil, sk)
 	if !k.Batches() {
-		for i, enc := range encs {
-			var err error
-			if ss[i], err = k.Decap(enc, sk); err != nil {
-				fail(i, err)
-			}
-		}
-		return ss, errs
+		return k.each(len(encs), func(i int) ([]byte, error) { return k.Decap(encs[i], sk) })
 	}
 	out, failed := k.agreeRaw(sk, encs)
-	defer clear(out[:])
 	pkR := sk.PublicKey()
-	for i, enc := range encs {
-		switch {
-		case failed[i] != nil:
-			fail(i, fmt.Errorf("%w: %v", ErrInvalidKey, failed[i]))
-		case k.id == KEMX25519 && isZero(&out[i]):
-			fail(i, errLowOrder)
-		default:
-			var err error
-			if ss[i], err = k.extractAndExpand(out[i][:], enc, pkR); err != nil {
-				fail(i, err)
-			}
-		}
-	}
-	return ss, errs
+	return k.finishBatch(&out, &failed, len(encs), func(i int, secret []byte) ([]byte, error) {
+		return k.extractAndExpand(secret, encs[i], pkR)
+	})
 }
 
 // errLowOrder is the batch methods' refusal of an all-zero X25519 output,
 // which crypto/ecdh refuses in Encap and DH.
 var errLowOrder = fmt.Errorf("%w: X25519 key agreement with a low-order point", ErrInvalidKey)
 
-func (k *KEM) checkBatch(pks []*PublicKey, sk *PrivateKey) {
-	if len(pks) > MaxBatch {
-		panic(fmt.Sprintf("hpke: batch of %d key agreements (at most %d)", len(pks), MaxBatch))
+func (k *KEM) checkBatch(n int, pks []*PublicKey, sk *PrivateKey) {
+	if n > MaxBatch {
+		panic(fmt.Sprintf("hpke: batch of %d key agreements (at most %d)", n, MaxBatch))
 	}
 	if sk != nil && sk.kem != k {
 		panic(fmt.Sprintf("hpke: private key of KEM 0x%04x used with KEM 0x%04x", sk.kem.id, k.id))
@@ -283,15 +255,15 @@ func (k *KEM) checkBatch(pks []*PublicKey, sk *PrivateKey) {
 	}
 }
 
-// each runs f on every public key, one after another: out[i] and
-// errs[i] are its results for pks[i], errs nil if f never failed.
-func (k *KEM) each(pks []*PublicKey, f func(int, *PublicKey) ([]byte, error)) (out [][]byte, errs []error) {
-	out = make([][]byte, len(pks))
-	for i, pk := range pks {
+// each runs f on every lane i < n, one after another: out[i] and
+// errs[i] are its results, errs nil if f never failed.
+func (k *KEM) each(n int, f func(i int) ([]byte, error)) (out [][]byte, errs []error) {
+	out = make([][]byte, n)
+	for i := range n {
 		var err error
-		if out[i], err = f(i, pk); err != nil {
+		if out[i], err = f(i); err != nil {
 			if errs == nil {
-				errs = make([]error, len(pks))
+				errs = make([]error, n)
 			}
 			errs[i] = err
 		}
@@ -302,10 +274,10 @@ func (k *KEM) each(pks []*PublicKey, f func(int, *PublicKey) ([]byte, error)) (o
 // finishBatch refuses the lanes the engine failed (failed[i], which only
 // a public key that NewPublicKey did not validate can cause) and the
 // all-zero X25519 agreements in dh, and runs f on the others (dh[i] for
-// pks[i]), as each does; it clears dh.
-func (k *KEM) finishBatch(dh *[MaxBatch][32]byte, failed *[MaxBatch]error, pks []*PublicKey, f func(i int, secret []byte) ([]byte, error)) (out [][]byte, errs []error) {
+// lane i < n), as each does; it clears dh.
+func (k *KEM) finishBatch(dh *[MaxBatch][32]byte, failed *[MaxBatch]error, n int, f func(i int, secret []byte) ([]byte, error)) (out [][]byte, errs []error) {
 	defer clear(dh[:])
-	return k.each(pks, func(i int, _ *PublicKey) ([]byte, error) {
+	return k.each(n, func(i int) ([]byte, error) {
 		switch {
 		case failed[i] != nil:
 			return nil, fmt.Errorf("%w: %v", ErrInvalidKey, failed[i])
