@@ -73,14 +73,13 @@ func (d *dkgWorkload) Describe() string {
 
 func (*dkgWorkload) rules() []Rule { return nil }
 
-// heapCeiling: a round of the largest group holds, for every member, a
+// liveBound: a round of the largest group holds, for every member, a
 // key pair per peer and every member's message (N−1 keys of at most 65
-// bytes), and a box per pair; doubled for the garbage a collection cycle
-// leaves, and 64 MiB for the rest of the process.
-func (d *dkgWorkload) heapCeiling(*Config) uint64 {
+// bytes), and a box per pair.
+func (d *dkgWorkload) liveBound(*Config) uint64 {
 	n := uint64(slices.Max(d.o.Members))
 	perMember := n*(256+2*65) + n*n*65 + n*256
-	return 2*n*perMember + 64<<20
+	return n * perMember
 }
 
 type dkgWorld struct {

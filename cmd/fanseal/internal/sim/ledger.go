@@ -149,15 +149,14 @@ const (
 // and the GHASH key and tables.
 var keySetup = []string{"crypto/aes.NewCipher", "crypto/cipher.NewGCM", "crypto/internal/fips140/aes.New", "crypto/internal/fips140/aes/gcm.New"}
 
-// heapCeiling: the entries in flight (an open loop's bound or a worker's,
+// liveBound: the entries in flight (an open loop's bound or a worker's,
 // each two write sets of Entries values of at most MaxSize), the writer's
 // 256 KiB buffer and the entries waiting for their predecessors (no more
-// than are in flight), doubled for the garbage a collection cycle leaves,
-// and 64 MiB for the rest of the process.
-func (l *ledgerWorkload) heapCeiling(cfg *Config) uint64 {
+// than are in flight).
+func (l *ledgerWorkload) liveBound(cfg *Config) uint64 {
 	entry := uint64(2*l.o.Entries*(l.o.MaxSize+64)) * 2
 	inFlight := uint64(max(DefaultOpenBound, l.o.Workers, cfg.Concurrency))
-	return 2*(2*inFlight*entry+256<<10) + 64<<20
+	return 2*inFlight*entry + 256<<10
 }
 
 func (*ledgerWorkload) rules() []Rule {

@@ -100,10 +100,10 @@ type Workload interface {
 	newWorld(ctx context.Context, side Side, cfg *Config) (world, error)
 	// rules are extra stack attributions the workload reports.
 	rules() []Rule
-	// heapCeiling is the most heap (live objects and garbage not yet
-	// collected) a side may use, derived from the workload's bounds; a run
-	// checks it, under overload too.
-	heapCeiling(cfg *Config) uint64
+	// liveBound is the most live heap a side's objects may hold, derived
+	// from the workload's bounds; a run checks the side's peak heap
+	// against heapCeiling of it, under overload too.
+	liveBound(cfg *Config) uint64
 }
 
 // A world is one side's running system.
@@ -339,10 +339,16 @@ func Run(ctx context.Context, w Workload, cfg Config) (res *Result, err error) {
 	// slot gets at least its nominal share, so that every side runs.
 	nominal := cfg.Duration / time.Duration(len(sides)*cfg.Rounds)
 	stopProgress := reportProgress(cfg.Progress, time.Now(), cfg.Duration)
-	var soak *soakSampler
+	var (
+		soak   *soakSampler
+		series string // the soak's series, and the count from which it is steady
+		steady int64
+	)
 	if cfg.Soak {
 		now := time.Now()
-		rec, _, completed, _ := worlds[sides[0]].probe()
+		var rec *recorder
+		var completed func() int64
+		rec, series, completed, steady = worlds[sides[0]].probe()
 		rec.windowed(now, soakWindow(cfg.Duration))
 		soak = startSoakSampler(now, soakInterval, completed)
 		defer func() {
@@ -405,10 +411,11 @@ func Run(ctx context.Context, w Workload, cfg Config) (res *Result, err error) {
 	if profErr != nil {
 		res.Profile = "unavailable: " + profErr.Error()
 	}
+	ceiling := heapCeiling(w.liveBound(&cfg))
 	for _, s := range sides {
 		sr := &SideResult{Side: s.String(), Busy: busy[s], PeakHeap: heap.peak[s].Load()}
 		worlds[s].report(sr)
-		sr.check("peak heap under the ceiling", sr.PeakHeap <= w.heapCeiling(&cfg), "peak %s, ceiling %s", mib(float64(sr.PeakHeap)), mib(float64(w.heapCeiling(&cfg))))
+		sr.check("peak heap under the ceiling", sr.PeakHeap <= ceiling, "peak %s, ceiling %s", mib(float64(sr.PeakHeap)), mib(float64(ceiling)))
 		if l := sr.Load; l != nil {
 			sr.check("every admitted operation completed", l.Completed == l.Admitted && l.Admitted+l.Shed == l.Offered && l.MaxInFlight <= int64(l.Bound),
 				"offered %d, admitted %d, shed %d, completed %d; at most %d in flight (bound %d)", l.Offered, l.Admitted, l.Shed, l.Completed, l.MaxInFlight, l.Bound)
@@ -421,21 +428,16 @@ func Run(ctx context.Context, w Workload, cfg Config) (res *Result, err error) {
 		}
 		res.Sides = append(res.Sides, sr)
 	}
-	var series string
-	var steady int64
-	if cfg.Soak {
-		_, series, _, steady = worlds[sides[0]].probe()
-	}
 	for _, s := range sides {
 		worlds[s].close()
 		delete(worlds, s)
 	}
 	res.PeakHeap = heap.stop()
-	res.GoroutinesAfter = settledGoroutines(res.GoroutinesBefore)
+	res.GoroutinesAfter = settle(res.GoroutinesBefore, runtime.NumGoroutine)
 	if cfg.Soak {
 		sr := res.Sides[0]
 		k := &Soak{Interval: soakInterval, Warmup: warmup(soakSamples, cfg.Duration/10, steady), Window: soakWindow(cfg.Duration), Series: series, Samples: soakSamples,
-			GoroutinesBefore: res.GoroutinesBefore, GoroutinesAfter: res.GoroutinesAfter, FDsBefore: fdsBefore, FDsAfter: settledFDs(fdsBefore)}
+			GoroutinesBefore: res.GoroutinesBefore, GoroutinesAfter: res.GoroutinesAfter, FDsBefore: fdsBefore, FDsAfter: settle(fdsBefore, openFDs)}
 		k.conclude(sr.LatencyOf(series), sr)
 		sr.Soak = k
 	}
@@ -453,29 +455,23 @@ const (
 	phaseLabel = "phase"
 )
 
-// settledGoroutines waits briefly for exiting goroutines (closed
-// connections' readers, for example) to finish, and returns the count.
-func settledGoroutines(before int) int {
-	n := runtime.NumGoroutine()
+// heapCeiling is the most heap a side whose live objects are at most
+// live may use: doubled for the garbage a collection cycle leaves, and
+// 64 MiB for the rest of the process.
+func heapCeiling(live uint64) uint64 { return 2*live + 64<<20 }
+
+// settle waits briefly for count to come down to before (exiting
+// goroutines, closing connections and files), and returns it.
+func settle(before int, count func() int) int {
+	n := count()
 	for i := 0; i < 50 && n > before; i++ {
 		time.Sleep(10 * time.Millisecond)
-		n = runtime.NumGoroutine()
+		n = count()
 	}
 	return n
 }
 
 var errSoakProfile = errors.New("not taken in a soak, where the profiler's memory would grow with the run")
-
-// settledFDs waits briefly for closing descriptors (connections, files)
-// to go, and returns the count of open ones.
-func settledFDs(before int) int {
-	n := openFDs()
-	for i := 0; i < 50 && n > before; i++ {
-		time.Sleep(10 * time.Millisecond)
-		n = openFDs()
-	}
-	return n
-}
 
 // soakInterval is how often a soak samples the process.
 const soakInterval = time.Second

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"sync"
 	"time"
@@ -57,11 +56,12 @@ func (w *syncWorld) audit() viewAudit {
 	w.audits.mu.Lock()
 	txs := append([]auditTx(nil), w.audits.txs...)
 	w.audits.mu.Unlock()
-	var envs, heads [][]byte
+	var envs [][]byte
+	var heads [][10]byte
 	for _, tx := range txs {
 		for v, env := range tx.views {
 			envs = append(envs, env)
-			heads = append(heads, binary.BigEndian.AppendUint16(binary.BigEndian.AppendUint64(nil, tx.seq), uint16(v)))
+			heads = append(heads, viewHead(tx.seq, v))
 		}
 	}
 	auditor := w.parts[receiverIndex]
@@ -82,7 +82,7 @@ func (w *syncWorld) audit() viewAudit {
 			head := heads[start+i]
 			if r.err == nil && errs[i] != nil {
 				r.err = fmt.Errorf("view %d of the audit: %w", start+i, errs[i])
-			} else if r.err == nil && !bytes.HasPrefix(pt, head) {
+			} else if r.err == nil && !bytes.HasPrefix(pt, head[:]) {
 				r.err = fmt.Errorf("%w: view %d of the audit", errBadView, start+i)
 			}
 		}

@@ -201,8 +201,8 @@ func (w *syncWorld) generate(seq uint64) *syncTx {
 // viewPayload encodes a view: seq (8) || view (2) || its contracts'
 // identifiers and parties, zero-padded to viewSize bytes.
 func viewPayload(seq uint64, v int, view *txView) []byte {
-	b := binary.BigEndian.AppendUint64(make([]byte, 0, viewSize), seq)
-	b = binary.BigEndian.AppendUint16(b, uint16(v))
+	head := viewHead(seq, v)
+	b := append(make([]byte, 0, viewSize), head[:]...)
 	for _, cs := range [][]contract{view.activate, view.deactivate} {
 		for _, c := range cs {
 			b = append(b, c.id...)
@@ -216,6 +216,13 @@ func viewPayload(seq uint64, v int, view *txView) []byte {
 		b = b[:viewSize]
 	}
 	return b
+}
+
+// viewHead is how view v of transaction seq begins: seq (8) || v (2).
+func viewHead(seq uint64, v int) (h [10]byte) {
+	binary.BigEndian.PutUint64(h[:], seq)
+	binary.BigEndian.PutUint16(h[8:], uint16(v))
+	return h
 }
 
 // submit seals every view for every participant and signs the request.
@@ -248,10 +255,7 @@ func (p *participant) check(req *request, senderKey []byte) ([32]byte, error) {
 		if errs[v] != nil {
 			return [32]byte{}, fmt.Errorf("view %d: %w", v, errs[v])
 		}
-		var head [10]byte
-		binary.BigEndian.PutUint64(head[:], req.seq)
-		binary.BigEndian.PutUint16(head[8:], uint16(v))
-		if len(pt) < len(head) || !bytes.Equal(pt[:len(head)], head[:]) {
+		if head := viewHead(req.seq, v); !bytes.HasPrefix(pt, head[:]) {
 			return [32]byte{}, fmt.Errorf("%w: view %d", errBadView, v)
 		}
 	}

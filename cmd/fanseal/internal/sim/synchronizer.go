@@ -120,16 +120,15 @@ func (s *syncWorkload) Describe() string {
 
 func (*syncWorkload) rules() []Rule { return nil }
 
-// heapCeiling: every participant's SessionCache full (CacheSize entries
-// of a file key and a fingerprint per recipient, about 100 bytes of
-// overhead each), its Keyring's channel keys (two epochs, both directions,
-// every peer: an AES-GCM state of about 1 KiB each), the active contracts
-// of every participant's commitment (contractWindow transactions of Views
-// contracts), and what is in flight
-// (at most the open loop's bound, or 64, each transaction's envelopes and
-// confirmations) and the auditor's log (auditTxs transactions' envelopes), doubled for the garbage a collection cycle leaves, and
-// 64 MiB for the rest of the process.
-func (s *syncWorkload) heapCeiling(cfg *Config) uint64 {
+// liveBound: every participant's SessionCache full (CacheSize entries of
+// a file key and a fingerprint per recipient, about 100 bytes of overhead
+// each), its Keyring's channel keys (two epochs, both directions, every
+// peer: an AES-GCM state of about 1 KiB each), the active contracts of
+// every participant's commitment (contractWindow transactions of Views
+// contracts), what is in flight (at most the open loop's bound, or 64,
+// each transaction's envelopes and confirmations) and the auditor's log
+// (auditTxs transactions' envelopes).
+func (s *syncWorkload) liveBound(cfg *Config) uint64 {
 	o := s.o
 	cache := uint64(o.CacheSize) * uint64(32+16*o.Participants+100)
 	contracts := uint64(contractWindow*o.Views) * 512
@@ -138,7 +137,7 @@ func (s *syncWorkload) heapCeiling(cfg *Config) uint64 {
 	perParticipant := cache + ring + contracts
 	inFlight := uint64(max(DefaultOpenBound, cfg.Concurrency))
 	audit := uint64(auditTxs) * tx / 4 // the auditor's envelopes, one copy
-	return 2*(uint64(o.Participants)*perParticipant+inFlight*tx+audit) + 64<<20
+	return uint64(o.Participants)*perParticipant + inFlight*tx + audit
 }
 
 // Fault rates.
