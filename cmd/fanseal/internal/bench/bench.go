@@ -79,10 +79,9 @@ func Cells(cfg Config) int {
 
 // add appends the measured cell l to section and advances the progress
 // bar: every cell a report holds is one step, and nothing else is.
-func (c config) add(section *[]Latency, l Latency) Latency {
+func (c config) add(section *[]Latency, l Latency) {
 	*section = append(*section, l)
 	c.progress.Step()
-	return l
 }
 
 func (cfg Config) config() config {
@@ -142,12 +141,12 @@ func measure(budget time.Duration, f func() error) ([]float64, error) {
 // before every sample, after (if set) untimed after it. d collects the
 // samples, each the per-call wall time of a batch of calls. With cpu set,
 // the process's CPU time from the start of the batch to the end of after
-// is summed in cpuNS, over calls calls: so the work a call leaves to
+// is summed in cpuNS, over the len(d) × batch calls: so the work a call leaves to
 // background goroutines, which after waits for, counts in its CPU.
 type job struct {
 	before, f, after func() error
 	cpu              bool
-	batch, calls     int
+	batch            int
 	d                []float64
 	cpuNS            float64
 }
@@ -186,7 +185,6 @@ func measureRow(budget time.Duration, jobs ...*job) error {
 			cpu1, _ := processCPU()
 			j.cpuNS += cpu1 - cpu0
 		}
-		j.calls += j.batch
 		j.d = append(j.d, float64(elapsed.Nanoseconds())/float64(j.batch))
 		return nil
 	}
@@ -198,7 +196,7 @@ func measureRow(budget time.Duration, jobs ...*job) error {
 		if one := time.Duration(j.d[0]); one < 20*time.Microsecond && j.before == nil && j.after == nil {
 			j.batch = int(20*time.Microsecond/max(one, 50*time.Nanosecond)) + 1
 		}
-		j.d, j.calls, j.cpuNS = j.d[:0], 0, 0
+		j.d, j.cpuNS = j.d[:0], 0
 	}
 	start := time.Now()
 	total := budget * time.Duration(len(jobs))
@@ -232,8 +230,8 @@ func cell(d []float64) Latency {
 // where it was measured.
 func cellOf(j *job) Latency {
 	c := cell(j.d)
-	if _, ok := processCPU(); j.cpu && ok && j.calls > 0 {
-		c.CPU = j.cpuNS / float64(j.calls)
+	if j.cpu && len(j.d) > 0 { // 0 where the system gives no CPU time
+		c.CPU = j.cpuNS / float64(len(j.d)*j.batch)
 	}
 	return c
 }

@@ -14,10 +14,7 @@ import (
 // with the same guarantees (like for like) or one trades something for
 // its figure.
 func summarize(w io.Writer, rep *Report) {
-	n := 0
-	for _, c := range rep.Seal {
-		n = max(n, c.Recipients)
-	}
+	n := lastRecipients(rep.Seal)
 	seal := func(suite, strategy string) (Latency, bool) {
 		for _, c := range rep.Seal {
 			if c.Suite == suite && c.Strategy == strategy && c.Recipients == n {
