@@ -121,7 +121,7 @@ func suiteNames() string {
 	for i, s := range fanseal.Suites {
 		names[i] = s.String()
 	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	return orList(names)
 }
 
 // keyTexts returns the text forms of id's recipient and of id, fanseal's

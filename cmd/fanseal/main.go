@@ -180,8 +180,13 @@ var unknownCommand = func() string {
 	for i, c := range commands {
 		names[i] = c.name
 	}
-	return "want " + strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1] + "; see fanseal --help"
+	return "want " + orList(names) + "; see fanseal --help"
 }()
+
+// orList writes names as "a, b or c".
+func orList(names []string) string {
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
 
 // message returns the text of err for the error line.
 func message(err error) string {

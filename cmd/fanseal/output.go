@@ -236,9 +236,9 @@ func (o *output) stdout() bool { return o != nil && o.file == nil && !o.done }
 // commitWith writes the output with write, then commits it; if write
 // fails, the output is aborted.
 func (o *output) commitWith(write func(io.Writer) error) error {
-	if err := write(o); err != nil {
+	if err := write(o.Writer); err != nil { // not o: its Write names the output too
 		o.Abort()
-		return fmt.Errorf("writing %s: %w", o.name, err)
+		return fmt.Errorf("writing %s: %w", o.name, unwrapPath(err))
 	}
 	return o.Commit()
 }

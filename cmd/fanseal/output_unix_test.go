@@ -322,3 +322,18 @@ func TestNamedFallback(t *testing.T) {
 		t.Fatalf("committed %q, directory %v", b, entries(t, dir))
 	}
 }
+
+// failingWriter fails every write, as a full disk does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// TestCommitWithNamesOnce: a write that fails under commitWith names the
+// output once, not "writing x.json: writing x.json: ...".
+func TestCommitWithNamesOnce(t *testing.T) {
+	o := &output{Writer: failingWriter{}, name: "x.json"}
+	err := o.commitWith(func(w io.Writer) error { _, err := w.Write([]byte("{}")); return err })
+	if err == nil || err.Error() != "writing x.json: "+syscall.ENOSPC.Error() {
+		t.Fatalf("got %v", err)
+	}
+}
