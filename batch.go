@@ -350,7 +350,6 @@ func (k *Keyring) warm(peers []*Recipient, epoch uint32, salt [format.SaltSize]b
 			cold = append(cold, p)
 		}
 	}
-	kem, _ := hpke.NewKEM(uint16(k.self.suite))
 	cs, _ := lookupSuite(k.self.suite, aead) // aead is one of the suites'
 	size := 1
 	if cs.gathers(len(cold), workers) {
@@ -367,7 +366,7 @@ func (k *Keyring) warm(peers []*Recipient, epoch uint32, salt [format.SaltSize]b
 				// A failed agreement (nil) is computed again by channel,
 				// which reports it.
 				batchedAgreements.Add(uint64(len(part)))
-				dh, _ = kem.DHBatch(k.self.dh, publicKeys(part))
+				dh, _ = cs.kem.DHBatch(k.self.dh, publicKeys(part))
 			}
 			for j, p := range part {
 				if _, _, err := k.channel(channelID{peer: p, send: true, epoch: epoch, salt: salt, aead: aead}, true, dh[j]); err != nil {

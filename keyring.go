@@ -77,7 +77,7 @@ type Keyring struct {
 	// channels. Keys leave it when channels evicts them, at SetEpoch and
 	// at RemovePeer, so it holds no key that channels does not. Locks
 	// are taken in the order mu, channels' own, sendMu.
-	sendMu  sync.Mutex
+	sendMu  sync.RWMutex
 	sending map[sendKey]cipher.AEAD
 	flight  singleflight.Group
 	// agreements counts static key agreements, for tests.
@@ -377,8 +377,8 @@ func (k *Keyring) senders(recipients []*Recipient, aead AEAD) (peers []sendingPe
 	peers = make([]sendingPeer, len(recipients))
 	k.mu.RLock()
 	defer k.mu.RUnlock()
-	k.sendMu.Lock()
-	defer k.sendMu.Unlock()
+	k.sendMu.RLock()
+	defer k.sendMu.RUnlock()
 	for i, r := range recipients {
 		if r.suite != k.self.suite {
 			continue
