@@ -155,14 +155,27 @@ func IsArmored(b []byte) bool {
 	skipped := 0
 	for {
 		line, rest, ok := bytes.Cut(b, []byte("\n"))
-		if !ok || len(bytes.TrimSpace(line)) != 0 {
+		blank, over := blankLine(line, &skipped)
+		switch {
+		case !ok || !blank:
 			return bytes.HasPrefix(b, []byte(Header))
-		}
-		if skipped += len(trimCR(line)) + 1; skipped > maxWhitespace {
+		case over:
 			return false
 		}
 		b = rest
 	}
+}
+
+// blankLine reports whether line, without its LF, is white space, which
+// a Reader skips before the begin line, and then counts it (and its line
+// end, less a CR) in *skipped: over reports that *skipped has passed
+// maxWhitespace. IsArmored and Reader skip by this one rule.
+func blankLine(line []byte, skipped *int) (blank, over bool) {
+	if len(bytes.TrimSpace(line)) != 0 {
+		return false, false
+	}
+	*skipped += len(trimCR(line)) + 1
+	return true, *skipped > maxWhitespace
 }
 
 // DetectSize is how many bytes of an input IsArmored needs to see: the
@@ -210,10 +223,9 @@ func (r *Reader) next() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(bytes.TrimSpace(l)) == 0 {
-			if skipped += len(l) + 1; skipped > maxWhitespace {
-				return nil, r.fail(errs.Malformed, "more than %d bytes of white space before %q", maxWhitespace, Header)
-			}
+		if blank, over := blankLine(l, &skipped); over {
+			return nil, r.fail(errs.Malformed, "more than %d bytes of white space before %q", maxWhitespace, Header)
+		} else if blank {
 			continue
 		}
 		if string(l) != Header {
