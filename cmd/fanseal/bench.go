@@ -55,12 +55,7 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) (err error) 
 	}
 	defer abort()
 	jsonFile, plotFile, cpuFile, memFile := outs[0], outs[1], outs[2], outs[3]
-	table := stdout // the tables go to stderr when an output is standard output
-	for _, out := range outs {
-		if out.stdout() {
-			table = stderr
-		}
-	}
+	table := reportTo(outs, stdout, stderr)
 	if o.pprofAddr != "" {
 		srv, addr, err := bench.ServePprof(o.pprofAddr, o.pprofPublic)
 		if errors.Is(err, bench.ErrAddress) {

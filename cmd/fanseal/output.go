@@ -230,6 +230,17 @@ func (o *output) closeOwner() {
 	}
 }
 
+// reportTo returns where a command's report goes: to stderr when one of
+// outs is standard output, so that the two do not mix; else to stdout.
+func reportTo(outs []*output, stdout, stderr io.Writer) io.Writer {
+	for _, out := range outs {
+		if out.stdout() {
+			return stderr
+		}
+	}
+	return stdout
+}
+
 // stdout reports whether the output is standard output.
 func (o *output) stdout() bool { return o != nil && o.file == nil && !o.done }
 

@@ -306,12 +306,7 @@ func simulate(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	}
 	defer abort()
 	jsonFile, plotFile, cpuFile := outs[0], outs[1], outs[2]
-	table := stdout // the report goes to stderr when an output is standard output
-	for _, out := range outs {
-		if out.stdout() {
-			table = stderr
-		}
-	}
+	table := reportTo(outs, stdout, stderr)
 	bar := report.NewBar(stderr, 1000)
 	cfg.Progress = func(f float64) { bar.To(int(f * 1000)) }
 	res, err := sim.Run(context.Background(), w, cfg)
