@@ -43,7 +43,9 @@ func TestLedger(t *testing.T) {
 }
 
 func TestLedgerFaults(t *testing.T) {
-	base, fan := runBoth(t, Ledger(LedgerOptions{SignatureInterval: 10}), quick(true))
+	base, fan := runEnough(t, Ledger(LedgerOptions{SignatureInterval: 10}), quick(true), func(s *SideResult) bool {
+		return s.Counter("committed") >= 30
+	})
 	for _, s := range []*SideResult{base, fan} {
 		committed := s.Counter("committed")
 		if committed < 30 {

@@ -52,6 +52,23 @@ func runBoth(t *testing.T, w Workload, cfg Config) (base, fan *SideResult) {
 	return base, fan
 }
 
+// runEnough is runBoth for a test that needs a minimum of work on each
+// side (the faults are injected at fixed transaction numbers): where
+// enough says a side did too little, as under the race detector on a
+// loaded machine, it runs again for twice as long, up to eight times the
+// duration given, and returns the last run, which the caller then judges.
+func runEnough(t *testing.T, w Workload, cfg Config, enough func(*SideResult) bool) (base, fan *SideResult) {
+	t.Helper()
+	for d := cfg.Duration; ; d *= 2 {
+		cfg.Duration = d
+		base, fan = runBoth(t, w, cfg)
+		if (enough(base) && enough(fan)) || d >= 8*quick(false).Duration {
+			return base, fan
+		}
+		t.Logf("%v: too little work (baseline %d, fanseal %d operations); running again for %v", d, base.Ops, fan.Ops, 2*d)
+	}
+}
+
 func TestOnlyOneSide(t *testing.T) {
 	cfg := quick(false)
 	cfg.Only = []Side{Fanseal}

@@ -133,6 +133,32 @@ func (l *activeContracts) apply(tx *syncTx, fault *missingFault) error {
 	return l.running.Update(acts, deacts)
 }
 
+// lastExchange posts every participant's commitments for the last
+// interval where the run stopped inside it, as a synchronizer does when it
+// stops: every transaction is covered by an exchange, so a fault injected
+// near the end is found and repaired like any other, not left for the
+// final check to report as a disagreement. It runs once every transaction
+// has been delivered (finish), when every participant has applied the same
+// number.
+func (w *syncWorld) lastExchange() {
+	interval := uint64(w.o.Interval)
+	for _, p := range w.parts {
+		l := p.acs
+		l.mu.Lock()
+		applied, cm := l.applied, map[acs.ParticipantID][32]byte(nil)
+		if applied%interval != 0 {
+			cm = l.commitments()
+		}
+		l.mu.Unlock()
+		if cm == nil {
+			continue
+		}
+		if found := w.board.post(applied/interval+1, l.self, cm); len(found) > 0 {
+			w.fault.repair(w.parts, found)
+		}
+	}
+}
+
 // commitments returns the participant's commitment for every
 // counter-participant: incrementally on fanseal's side, from scratch on
 // the baseline.

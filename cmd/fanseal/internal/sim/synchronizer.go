@@ -85,7 +85,7 @@ func (o *SynchronizerOptions) defaults() {
 // activations and deactivations to its running commitment, in transaction
 // order; every Interval transactions each participant computes its
 // commitment for every counter-participant and they compare them
-// pairwise.
+// pairwise, and once more for a last, partial interval when the run stops.
 //
 // Baseline: sequential sealing with a fresh ephemeral key per stanza, no
 // caches, keyrings or pools; signatures verified one at a time
@@ -145,6 +145,9 @@ const (
 	faultEvery = 25  // a malformed envelope, a bad request and a bad confirmation signature
 	dropEvery  = 250 // a dropped connection, the first at transaction dropFirst
 	dropFirst  = 10
+	// missingAt is the transaction one validator misses a contract of,
+	// inside the first interval of any Interval above it.
+	missingAt = 6
 	// Every trafficEvery transactions from trafficFirst, one of the
 	// traffic faults, in turn (see trafficFault).
 	trafficEvery = 100
@@ -207,7 +210,7 @@ func (s *syncWorkload) newWorld(ctx context.Context, side Side, cfg *Config) (wo
 		p.state().link = newLink(side, w.med.addr, &w.c)
 	}
 	if cfg.Faults {
-		w.fault.at = uint64(s.o.Interval/2 + 1)
+		w.fault.at = missingAt
 	}
 	return w, nil
 }
@@ -407,9 +410,11 @@ func (w *syncWorld) countRejection(err error, rejected *atomic.Int64, typed ...e
 }
 
 // finish waits for the mediator to check every confirmation received,
-// then recomputes every participant's commitments from scratch.
+// exchanges the commitments of a last, partial interval, then recomputes
+// every participant's commitments from scratch.
 func (w *syncWorld) finish(ctx context.Context) error {
 	w.med.settle()
+	w.lastExchange()
 	var err error
 	w.finalErr, w.incrErr, err = w.finalCheck()
 	w.audited = w.audit()

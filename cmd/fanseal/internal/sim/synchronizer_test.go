@@ -29,7 +29,9 @@ func TestSynchronizer(t *testing.T) {
 			if want := 2 * min(txs, auditTxs); s.Counter("audit: views read") != want || s.LatencyOf("audit").Count == 0 {
 				t.Fatalf("%s %s: the auditor read %d views, want %d", st, s.Side, s.Counter("audit: views read"), want)
 			}
-			if s.Counter("commitment exchanges") != txs/10 {
+			// One exchange per ten transactions, and one for a last,
+			// partial interval.
+			if s.Counter("commitment exchanges") != (txs+9)/10 {
 				t.Fatalf("%s %s: %d exchanges after %d transactions", st, s.Side, s.Counter("commitment exchanges"), txs)
 			}
 		}
@@ -50,7 +52,9 @@ func TestSynchronizerFaults(t *testing.T) {
 		if sig == verify.P256 {
 			o.Suite = fanseal.X25519
 		}
-		base, fan := runBoth(t, Synchronizer(o), quick(true))
+		base, fan := runEnough(t, Synchronizer(o), quick(true), func(s *SideResult) bool {
+			return s.Counter("transactions") > dropFirst+1
+		})
 		for _, s := range []*SideResult{base, fan} {
 			checkSyncFaults(t, sig.String()+" "+s.Side, s)
 		}
@@ -74,14 +78,38 @@ func checkSyncFaults(t *testing.T, name string, s *SideResult) {
 	if s.Counter("injected: missing contracts") != 1 || s.Counter("commitment mismatches found") < 2 {
 		t.Fatalf("%s: %v", name, s.Counters)
 	}
-	found := false
+	if !s.checked("the missing contract is found", "[0, 10)") {
+		t.Fatalf("%s: checks %v", name, s.Checks)
+	}
+}
+
+// checked reports whether the side's check of that name passed, naming
+// the sender's and the receiver's pairs in the interval given.
+func (s *SideResult) checked(name, interval string) bool {
 	for _, c := range s.Checks {
-		if c.Name == "the missing contract is found" {
-			found = c.OK && strings.Contains(c.Detail, "sender") && strings.Contains(c.Detail, "receiver") && strings.Contains(c.Detail, "[0, 10)")
+		if c.Name == name {
+			return c.OK && strings.Contains(c.Detail, "sender") && strings.Contains(c.Detail, "receiver") && strings.Contains(c.Detail, interval)
 		}
 	}
-	if !found {
-		t.Fatalf("%s: checks %v", name, s.Checks)
+	return false
+}
+
+// TestFaultInLastInterval stops the run inside the interval of the
+// missing contract (an interval longer than the run): the last, partial
+// exchange finds and repairs it, and the commitments agree at the end.
+func TestFaultInLastInterval(t *testing.T) {
+	o := syncOptions(fanseal.Channel)
+	o.Interval = 100_000
+	base, fan := runEnough(t, Synchronizer(o), quick(true), func(s *SideResult) bool {
+		return s.Counter("transactions") > missingAt
+	})
+	for _, s := range []*SideResult{base, fan} {
+		if txs := s.Counter("transactions"); txs <= missingAt || txs >= int64(o.Interval) || s.Counter("commitment exchanges") != 1 {
+			t.Fatalf("%s: %d transactions, %d exchanges", s.Side, txs, s.Counter("commitment exchanges"))
+		}
+		if s.Counter("injected: missing contracts") != 1 || !s.checked("the missing contract is found", "[0, 100000)") {
+			t.Fatalf("%s: %v, checks %v", s.Side, s.Counters, s.Checks)
+		}
 	}
 }
 
