@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fanseal/fanseal"
+	"github.com/fanseal/fanseal/internal/race"
 )
 
 // execCLI runs the built command as a separate process, or in-process
@@ -391,6 +392,9 @@ func TestSimKeepsToDuration(t *testing.T) {
 		t.Fatalf("JSON report: %v", err)
 	}
 	bound := 300*time.Millisecond + 1500*time.Millisecond // the process, its set-up and profile
+	if race.Enabled {
+		bound += 4500 * time.Millisecond // the race detector slows set-up and checks
+	}
 	for _, s := range rep.Sides {
 		for _, l := range s.Latency {
 			bound += time.Duration(l.Max)
