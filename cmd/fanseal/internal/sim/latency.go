@@ -107,11 +107,18 @@ func (r *recorder) declare(name, what string) {
 }
 
 // windowed makes the recorder summarise every series per window of d from
-// start, from now on.
+// start, from now on, as a soak does. It also gives every series the
+// room of its bound (maxSamples, for the whole run and for a window), so
+// that the recorder's memory is the same from the start and the heap a
+// soak watches grows only with the workload.
 func (r *recorder) windowed(start time.Time, d time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.start, r.window = start, d
+	for _, l := range r.series {
+		l.Samples = slices.Grow(l.Samples, maxSamples-len(l.Samples))
+		l.cur = slices.Grow(l.cur, maxSamples-len(l.cur))
+	}
 }
 
 // add records one sample of the declared series name.

@@ -52,10 +52,15 @@ type Soak struct {
 // A SoakSample is the state of the process at one moment of a soak.
 type SoakSample struct {
 	At time.Duration `json:"at_ns"`
-	// Heap is the live heap: the bytes of the objects reachable at the
-	// sample (the sampler collects garbage first). HeapObjects is the
-	// heap's objects just before that collection, garbage included, which
-	// swings with every cycle.
+	// Heap is the live heap's high-water mark since the previous sample:
+	// the most bytes of reachable objects that a collection found, at the
+	// sample (the sampler collects garbage first) and at every collection
+	// of the runtime's own in between, read every soakPeek. A process's
+	// live heap swings with the work in flight (a commitment exchange's
+	// snapshots, say), so one reading a second would catch the swings by
+	// chance, and a short soak's halves would differ by luck. HeapObjects
+	// is the heap's objects just before the sample's collection, garbage
+	// included, which swings with every cycle.
 	Heap        uint64 `json:"heap_bytes"`
 	HeapObjects uint64 `json:"heap_objects_bytes"`
 	Goroutines  int    `json:"goroutines"`
@@ -101,7 +106,8 @@ func openFDs() int {
 	return len(es) - 1 // the directory being read is one of them
 }
 
-// A soakSampler samples the process every interval until stopped.
+// A soakSampler samples the process every interval until stopped, and
+// reads the live heap every soakPeek in between.
 type soakSampler struct {
 	start     time.Time
 	interval  time.Duration
@@ -110,19 +116,29 @@ type soakSampler struct {
 	wg        sync.WaitGroup
 	mu        sync.Mutex
 	samples   []SoakSample
+	peak      uint64 // the live heap's high-water mark since the last sample
 }
+
+// soakPeek is how often a soak reads the live heap that the runtime's own
+// collections found. A reading is one atomic load of the runtime's
+// metrics, without a collection.
+const soakPeek = 50 * time.Millisecond
 
 func startSoakSampler(start time.Time, interval time.Duration, completed func() int64) *soakSampler {
 	s := &soakSampler{start: start, interval: interval, completed: completed, done: make(chan struct{})}
 	s.wg.Go(func() {
-		t := time.NewTicker(interval)
+		t, peek := time.NewTicker(interval), time.NewTicker(min(soakPeek, interval))
 		defer t.Stop()
+		defer peek.Stop()
+		s.sample()
 		for {
-			s.sample()
 			select {
 			case <-s.done:
 				return
+			case <-peek.C:
+				s.peek()
 			case <-t.C:
+				s.sample()
 			}
 		}
 	})
@@ -132,24 +148,37 @@ func startSoakSampler(start time.Time, interval time.Duration, completed func() 
 // liveHeapMetric is the live heap as of the last garbage collection.
 const liveHeapMetric = "/gc/heap/live:bytes"
 
+// readUint64 returns the value of a runtime metric, or 0 where the
+// runtime does not have it.
+func readUint64(name string) uint64 {
+	m := []metrics.Sample{{Name: name}}
+	metrics.Read(m)
+	if m[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return m[0].Value.Uint64()
+}
+
+// peek raises the live heap's high-water mark to what the last collection
+// found.
+func (s *soakSampler) peek() {
+	v := readUint64(liveHeapMetric)
+	s.mu.Lock()
+	s.peak = max(s.peak, v)
+	s.mu.Unlock()
+}
+
 func (s *soakSampler) sample() {
 	// A collection first, so that the live heap is what is reachable now,
 	// not at a collection some seconds ago with what was allocated during
 	// it: the curve then shows what the process keeps. It costs a
 	// collection a second.
-	before := []metrics.Sample{{Name: heapMetric}}
-	metrics.Read(before)
+	objects := readUint64(heapMetric)
 	runtime.GC()
-	m := []metrics.Sample{{Name: liveHeapMetric}, before[0]}
-	metrics.Read(m[:1])
-	var v [2]uint64
-	for i := range m {
-		if m[i].Value.Kind() == metrics.KindUint64 {
-			v[i] = m[i].Value.Uint64()
-		}
-	}
-	x := SoakSample{At: time.Since(s.start), Heap: v[0], HeapObjects: v[1], Goroutines: runtime.NumGoroutine(), FDs: openFDs(), Completed: s.completed()}
+	live := readUint64(liveHeapMetric)
+	x := SoakSample{At: time.Since(s.start), HeapObjects: objects, Goroutines: runtime.NumGoroutine(), FDs: openFDs(), Completed: s.completed()}
 	s.mu.Lock()
+	x.Heap, s.peak = max(live, s.peak), 0
 	s.samples = append(s.samples, x)
 	s.mu.Unlock()
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -132,5 +133,55 @@ func TestReservoir(t *testing.T) {
 	// maxSamples would give maxSamples/2.
 	if med := l.Percentile(50); med < 0.45*float64(n) || med > 0.55*float64(n) {
 		t.Fatalf("median %v of 0..%d", med, n-1)
+	}
+}
+
+// TestSoakPeakBetweenSamples: a sample's heap is the live heap's
+// high-water mark since the sample before, so a peak that a collection
+// found between two samples, gone by the second, is in it; and the sample
+// after that, with no such peak, is not.
+func TestSoakPeakBetweenSamples(t *testing.T) {
+	const big = 64 << 20
+	s := startSoakSampler(time.Now(), time.Second, func() int64 { return 0 })
+	keep := make([]byte, big)
+	runtime.GC()
+	time.Sleep(3 * soakPeek)
+	runtime.KeepAlive(keep)
+	keep = nil
+	runtime.GC()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(soakPeek) {
+		s.mu.Lock()
+		n := len(s.samples)
+		s.mu.Unlock()
+		if n >= 2 || time.Now().After(deadline) {
+			break
+		}
+	}
+	samples := s.stop()
+	if len(samples) < 3 {
+		t.Fatalf("%d samples", len(samples))
+	}
+	if samples[1].Heap < big {
+		t.Fatalf("second sample's heap %d, want the peak of at least %d found between the samples", samples[1].Heap, big)
+	}
+	if last := samples[len(samples)-1].Heap; last >= big {
+		t.Fatalf("last sample's heap %d: the peak was kept past its sample", last)
+	}
+}
+
+// TestWindowedRoom: a soak's recorder holds the room of its bound from the
+// start, so recording up to maxSamples allocates nothing and the heap the
+// soak watches does not grow with the recorder.
+func TestWindowedRoom(t *testing.T) {
+	var r recorder
+	r.declare("a", "")
+	r.windowed(time.Now(), time.Hour)
+	// AllocsPerRun runs it once before counting: maxSamples in all.
+	if n := testing.AllocsPerRun(1, func() {
+		for range maxSamples / 2 {
+			r.add("a", time.Millisecond)
+		}
+	}); n != 0 {
+		t.Fatalf("%v allocations to record %d samples", n, maxSamples/2)
 	}
 }
