@@ -98,11 +98,17 @@ func (p *participant) deliver(tx *syncTx, w *syncWorld) error {
 	}
 	l.mu.Unlock()
 	for _, post := range posts {
-		if found := w.board.post(post.tick, l.self, post.commitments); len(found) > 0 {
-			w.fault.repair(w.parts, found)
-		}
+		w.exchange(l.self, post)
 	}
 	return nil
+}
+
+// exchange posts self's commitments on the board and repairs the missing
+// contract where the mismatches it reveals name the fault's victim.
+func (w *syncWorld) exchange(self acs.ParticipantID, post commitmentPost) {
+	if found := w.board.post(post.tick, self, post.commitments); len(found) > 0 {
+		w.fault.repair(w.parts, found)
+	}
 }
 
 // apply applies one transaction's contracts that concern the participant.
@@ -145,16 +151,14 @@ func (w *syncWorld) lastExchange() {
 	for _, p := range w.parts {
 		l := p.acs
 		l.mu.Lock()
-		applied, cm := l.applied, map[acs.ParticipantID][32]byte(nil)
-		if applied%interval != 0 {
-			cm = l.commitments()
+		partial := l.applied%interval != 0
+		var post commitmentPost
+		if partial {
+			post = commitmentPost{l.applied/interval + 1, l.commitments()}
 		}
 		l.mu.Unlock()
-		if cm == nil {
-			continue
-		}
-		if found := w.board.post(applied/interval+1, l.self, cm); len(found) > 0 {
-			w.fault.repair(w.parts, found)
+		if partial {
+			w.exchange(l.self, post)
 		}
 	}
 }
