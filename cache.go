@@ -115,7 +115,7 @@ func (c *SessionCache) get(mac [32]byte) (cachedKey, bool) {
 	if !ok {
 		return cachedKey{}, false
 	}
-	if c.now().Sub(e.added) > c.ttl {
+	if c.expired(e) {
 		c.lru.Remove(mac)
 		return cachedKey{}, false
 	}
@@ -140,8 +140,11 @@ func (c *SessionCache) open(h *format.Header, identities []*Identity) (cipher.AE
 // leaves the cache as OpenBytes would.
 func (c *SessionCache) serves(h *format.Header, identities []*Identity) bool {
 	e, ok := c.lru.Peek(h.MAC)
-	return ok && c.now().Sub(e.added) <= c.ttl && e.serves(identities)
+	return ok && !c.expired(e) && e.serves(identities)
 }
+
+// expired reports whether entry e has outlived the cache's time to live.
+func (c *SessionCache) expired(e cachedKey) bool { return c.now().Sub(e.added) > c.ttl }
 
 // serves reports whether the entry may serve one of the identities.
 func (e *cachedKey) serves(identities []*Identity) bool {

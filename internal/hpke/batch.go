@@ -92,10 +92,11 @@ func (k *KEM) agreeRaw(sk *PrivateKey, raws [][]byte) (out [MaxBatch][32]byte, e
 		scalars[i] = scalars[0]
 	}
 	size := k.group.publicSize()
+	encoded := func(raw []byte) bool { return len(raw) == size && (k.id == KEMX25519 || raw[0] == 4) }
 	if k.id == KEMX25519 {
 		var points [MaxBatch][32]byte
 		for i, raw := range raws {
-			if len(raw) == size {
+			if encoded(raw) {
 				points[i] = [32]byte(raw)
 			}
 		}
@@ -103,7 +104,7 @@ func (k *KEM) agreeRaw(sk *PrivateKey, raws [][]byte) (out [MaxBatch][32]byte, e
 	} else {
 		var points [MaxBatch][]byte
 		for i, raw := range raws {
-			if len(raw) == size && raw[0] == 4 {
+			if encoded(raw) {
 				points[i] = raw
 			}
 		}
@@ -111,7 +112,7 @@ func (k *KEM) agreeRaw(sk *PrivateKey, raws [][]byte) (out [MaxBatch][32]byte, e
 	}
 	clear(scalars[:])
 	for i, raw := range raws {
-		if len(raw) != size || k.id != KEMX25519 && raw[0] != 4 {
+		if !encoded(raw) {
 			errs[i] = fmt.Errorf("public key of %d bytes, want %d, uncompressed", len(raw), size)
 		}
 	}
