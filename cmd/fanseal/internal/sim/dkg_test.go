@@ -49,10 +49,6 @@ func TestDKGFaults(t *testing.T) {
 	}
 }
 
-// TestDKGKeepsToDuration: a run whose eager rounds are longer than its
-// slots ends within its duration plus one round of each size and side,
-// not after every slot has run a round of each size; and the sizes print
-// as a list, "16, 20".
 // slack is the time a run takes beyond its duration and rounds: its set-up,
 // the profile and the checks, several times as long under the race
 // detector.
@@ -63,6 +59,10 @@ func slack() time.Duration {
 	return 1500 * time.Millisecond
 }
 
+// TestDKGKeepsToDuration: a run whose eager rounds are longer than its
+// slots ends within its duration plus one round of each size and side,
+// not after every slot has run a round of each size; and the sizes print
+// as a list, "16, 20".
 func TestDKGKeepsToDuration(t *testing.T) {
 	cfg := Config{Duration: 300 * time.Millisecond, Rounds: 6, Seed: 3}
 	start := time.Now()
