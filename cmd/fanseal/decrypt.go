@@ -38,6 +38,9 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) (err erro
 	if len(opts.identities) == 0 {
 		return fmt.Errorf("%w: decrypt needs at least one -i PATH (an identity file)", errUsage)
 	}
+	if err := refuseSameAsInput("-o", opts.out, inputs(first(pos), "identity file", opts.identities)...); err != nil {
+		return err
+	}
 	ids, err := identityList(opts.identities)
 	if err != nil {
 		return err

@@ -42,6 +42,9 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := refuseSameAsInput("-o", opts.out, inputs(first(pos), "recipients file", opts.files)...); err != nil {
+		return err
+	}
 	list, err := recipientList(opts.recipients, opts.files)
 	if err != nil {
 		return err

@@ -85,6 +85,9 @@ func publicKeys(o *keygenOptions, name string, stdin io.Reader, stdout, stderr i
 	if name == "" || name == "-" {
 		name, in = "standard input", stdin
 	}
+	if err := refuseSameAsInput("-o", o.out, input{"identity file", name}); err != nil {
+		return err
+	}
 	ids, err := readIdentities(name, in)
 	if err != nil {
 		return err

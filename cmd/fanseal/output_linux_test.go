@@ -56,7 +56,7 @@ func plaintextPending(pid int, dir string) bool {
 			}
 		}
 	}
-	matches, _ := filepath.Glob(filepath.Join(dir, ".out.*.tmp"))
+	matches, _ := filepath.Glob(filepath.Join(dir, ".fanseal-*.tmp"))
 	for _, m := range matches {
 		if st, err := os.Stat(m); err == nil && st.Size() > 0 {
 			return true

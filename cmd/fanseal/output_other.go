@@ -9,4 +9,4 @@ import "os"
 func openUnnamed(string) (*os.File, error) { return nil, errNoUnnamed }
 
 // linkUnnamed is never called where openUnnamed never succeeds.
-func linkUnnamed(*os.File, string) error { return errNoUnnamed }
+func linkUnnamed(*os.File, string, bool) error { return errNoUnnamed }

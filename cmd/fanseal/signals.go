@@ -47,12 +47,19 @@ func withTemporary(tmp string, create func() error) error {
 	return err
 }
 
-// commitTemp renames a recorded temporary file to name.
-func commitTemp(tmp, name string) error {
+// commitTemp gives a recorded temporary file the name name: by rename,
+// replacing what is there, with replace; else by a hard link, which fails
+// if anything has that name, then removing the temporary name.
+func commitTemp(tmp, name string, replace bool) error {
 	temporaries.Lock()
 	defer temporaries.Unlock()
-	err := os.Rename(tmp, name)
-	if err != nil {
+	var err error
+	if replace {
+		err = os.Rename(tmp, name)
+	} else {
+		err = os.Link(tmp, name)
+	}
+	if err != nil || !replace {
 		os.Remove(tmp)
 	}
 	delete(temporaries.names, tmp)
@@ -78,9 +85,22 @@ var cleanSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, sy
 // without the handler, so that a shell sees why it ended (and, for
 // SIGINT, stops a loop); where a process cannot signal itself it exits
 // with status 1.
+//
+// A signal that was ignored when the process started (SIGHUP under nohup,
+// SIGINT for a shell's background job) stays ignored: the command then
+// runs to its end as whoever started it asked.
 func removeOnSignal() {
+	var caught []os.Signal
+	for _, sig := range cleanSignals {
+		if !signal.Ignored(sig) {
+			caught = append(caught, sig)
+		}
+	}
+	if len(caught) == 0 {
+		return
+	}
 	c := make(chan os.Signal, 1)
-	signal.Notify(c, cleanSignals...)
+	signal.Notify(c, caught...)
 	go func() {
 		sig := <-c
 		// The lock is held to the end: no temporary file is created or
