@@ -302,12 +302,17 @@ func (o *output) commitTarget() error {
 
 // commitThrough copies the staging file into the regular file that a link
 // leads to (opening it now, through the link, if it did not exist), from
-// its start, and cuts it there.
+// its start, and cuts it there. It holds the temporaries' lock, so that a
+// signal that arrives meanwhile ends the process only once the file is
+// whole.
 func (o *output) commitThrough() (err error) {
+	temporaries.Lock()
+	defer temporaries.Unlock()
 	defer func() {
 		o.file.Close()
 		if o.tmp != "" {
-			removeTemp(o.tmp)
+			os.Remove(o.tmp)
+			delete(temporaries.names, o.tmp)
 		}
 		o.release()
 	}()
