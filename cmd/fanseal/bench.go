@@ -77,7 +77,11 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) (err error) 
 	cfg := bench.Config{Quick: o.quick, Extra: o.extra}
 	cfg.Progress = report.NewBar(stderr, bench.Cells(cfg))
 	defer cfg.Progress.Done()
-	rep, err := bench.Run(cfg, table)
+	lines := cfg.Progress.Lines(table)
+	rep, err := bench.Run(cfg, lines)
+	if ferr := lines.Flush(); err == nil {
+		err = ferr
+	}
 	if err != nil {
 		return err
 	}

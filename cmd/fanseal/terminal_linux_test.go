@@ -12,7 +12,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
 )
@@ -211,4 +214,64 @@ func TestBenchProgressAndLegends(t *testing.T) {
 	// The plot: a panel per suite, each with its title, labelled axes and
 	// readable ticks (recipient counts, microseconds).
 	checkPanels(t, svg, 4, "seal a 32-byte key, suite ", regexp.MustCompile(`^[0-9.]+$`), 2, "recipients", "seal p50 (µs)")
+}
+
+// TestBenchOnOneTerminal runs fanseal bench with its standard output and
+// error on one terminal 100 columns wide, as a person runs it: no line of
+// the screen starts with the progress bar but the bar's own, and every
+// legend fits the width.
+func TestBenchOnOneTerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("bench takes a few seconds")
+	}
+	master, tty := openPTYPair(t)
+	if err := unix.IoctlSetWinsize(int(tty.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Col: 100, Row: 40}); err != nil {
+		t.Skipf("set the terminal's size: %v", err)
+	}
+	var screen strings.Builder
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		io.Copy(&screen, master)
+	}()
+	cmd := exec.Command(binary(t), "bench", "--quick", "--recipients", "0")
+	cmd.Stdout, cmd.Stderr = tty, tty
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	tty.Close()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		master.Close()
+		<-done
+	}
+	legends := 0
+	for _, line := range strings.Split(screen.String(), "\n") {
+		// What the line shows: what follows its last carriage return,
+		// less the erase-line sequence.
+		line = strings.TrimSuffix(line, "\r")
+		if i := strings.LastIndexByte(line, '\r'); i >= 0 {
+			line = line[i+1:]
+		}
+		line = strings.ReplaceAll(line, "\033[K", "")
+		if strings.HasPrefix(line, "[#") || strings.HasPrefix(line, "[.") {
+			if !regexp.MustCompile(`^\[[#.]+\] \d+/\d+$`).MatchString(line) {
+				t.Errorf("a line starts with the progress bar: %q", line)
+			}
+			continue
+		}
+		if strings.HasPrefix(line, "legend: ") {
+			legends++
+		}
+		if strings.HasPrefix(line, "legend: ") || strings.HasPrefix(line, "        ") {
+			if n := utf8.RuneCountInString(line); n > 100 {
+				t.Errorf("a legend line of %d columns on a terminal of 100: %q", n, line)
+			}
+		}
+	}
+	if legends < 4 {
+		t.Fatalf("%d legends on the screen:\n%s", legends, screen.String())
+	}
 }

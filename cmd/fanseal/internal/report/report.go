@@ -51,6 +51,19 @@ func IsTerminal(w any) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// Width returns the width in columns of the terminal w, or 0 where w is
+// no terminal or does not say.
+func Width(w any) int {
+	if !IsTerminal(w) {
+		return 0
+	}
+	cols, _, err := term.GetSize(int(w.(*os.File).Fd()))
+	if err != nil {
+		return 0
+	}
+	return cols
+}
+
 // Time formats a time in nanoseconds with three significant figures or so:
 // 812 ns, 31.4 µs, 1.27 ms, 18.8 s.
 func Time(ns float64) string {
