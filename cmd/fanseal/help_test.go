@@ -200,7 +200,7 @@ func TestHelpPerCommand(t *testing.T) {
 		status, out, errOut := execCLI(t, "", args...)
 		usage := "Usage:\n" + indent(c.usage)
 		if status != 1 || out != "" || !strings.HasPrefix(errOut, "fanseal: error: ") ||
-			!strings.Contains(errOut, "flag provided but not defined: -no-such-flag") || !strings.Contains(errOut, usage) {
+			!strings.Contains(errOut, "flag provided but not defined: --no-such-flag") || !strings.Contains(errOut, usage) {
 			t.Errorf("fanseal %s: status %d, stdout %q, stderr:\n%s", strings.Join(args, " "), status, out, errOut)
 		}
 	}

@@ -208,9 +208,11 @@ func parseFlags(fs *flag.FlagSet, args []string, max int) ([]string, error) {
 			return nil, err
 		}
 		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+			typed := asTyped(args, name)
 			if why, ok := notFromAge[strings.TrimPrefix(name, "-")]; ok {
-				return nil, fmt.Errorf("%w: %s: -%s: %s", errUsage, fs.Name(), name, why)
+				return nil, fmt.Errorf("%w: %s: %s: %s", errUsage, fs.Name(), typed, why)
 			}
+			return nil, fmt.Errorf("%w: %s: flag provided but not defined: %s", errUsage, fs.Name(), typed)
 		}
 		return nil, fmt.Errorf("%w: %s: %v", errUsage, fs.Name(), err)
 	}
@@ -218,6 +220,18 @@ func parseFlags(fs *flag.FlagSet, args []string, max int) ([]string, error) {
 		return nil, fmt.Errorf("%w: %s: too many arguments: %q (flags go before the input file)", errUsage, fs.Name(), fs.Args()[max:])
 	}
 	return fs.Args(), nil
+}
+
+// asTyped returns the unknown flag name ("passphrase", as the flag
+// package reports it) as it appears in args: "--passphrase" where the
+// user typed two dashes.
+func asTyped(args []string, name string) string {
+	for _, a := range args {
+		if flag, _, _ := strings.Cut(a, "="); flag == "--"+name {
+			return flag
+		}
+	}
+	return "-" + name
 }
 
 // notFromAge explains the age flags that fanseal does not have.
