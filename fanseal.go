@@ -2,6 +2,30 @@
 // recipient opens it with a single key agreement, whatever the number of
 // recipients.
 //
+// # Start here
+//
+// Keys: GenerateIdentity makes a secret key (an Identity) of a Suite, and
+// Identity.Recipient is its public key; ParseRecipient, ParseRecipients,
+// ParseIdentity and ParseIdentities read their text forms (fanseal's, and
+// age's age1… and AGE-SECRET-KEY-1… for the suites age shares).
+//
+// Sealing: SealBytes seals a payload held in memory for every recipient,
+// Seal streams one of any size. Opening: OpenBytes and Open, with the
+// identities you hold; OpenAll opens a burst of envelopes, with their key
+// agreements batched.
+//
+//	envelope, err := fanseal.SealBytes(payload, recipients...)
+//	payload, err := fanseal.OpenBytes(envelope, identity)
+//
+// Strategies: a Sealer chooses how the per-recipient work is done (its
+// Strategy: sequential, parallel, one shared ephemeral key, precomputed
+// agreements from a Precomputer, or static channel keys from a Keyring),
+// and an Opener keeps what repeated opens can reuse (a SessionCache) and
+// sets the limits a reader enforces. Every strategy writes envelopes that
+// every reader opens the same way.
+//
+// # The envelope
+//
 // An envelope carries a random file key wrapped once per recipient in a
 // stanza, a header MAC keyed from the file key over every stanza, and the
 // payload encrypted in 64 KiB chunks. A P-256 or X25519 stanza is a
@@ -12,9 +36,18 @@
 // Recipients and identities exist for four suites: DHKEM(P-256),
 // DHKEM(X25519), DHKEM(secp256k1), all with HKDF-SHA256, and the
 // post-quantum hybrid ML-KEM-768+X25519. The payload and stanza AEAD is
-// AES-256-GCM unless the Sealer selects ChaCha20-Poly1305.
+// AES-256-GCM unless the Sealer selects ChaCha20-Poly1305. The format is
+// specified in docs/FORMAT.md.
 //
-// The format is specified in docs/FORMAT.md.
+// # Limits
+//
+// Every bound a reader or writer enforces is an error when it is hit,
+// never a silent stop: MaxRecipients recipients an envelope; a header of
+// at most 16 MiB; DefaultMaxAnonymousTrials trial decryptions for an
+// anonymous envelope (Opener.MaxAnonymousTrials); MaxIdentities identities
+// and MaxKeyFileSize bytes a key file; DefaultCacheSize entries for
+// DefaultCacheTTL in a SessionCache, and DefaultKeyringCacheSize channels
+// in a Keyring. docs/SECURITY.md says what each bound costs at most.
 package fanseal
 
 import "github.com/fanseal/fanseal/internal/errs"
