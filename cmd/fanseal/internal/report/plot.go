@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -30,12 +31,42 @@ func WritePlots(w io.Writer, svg bool, grid [][]*plot.Plot, width, height vg.Len
 	for i := range grid {
 		for j, p := range grid[i] {
 			if p != nil {
+				FoldTitle(p, canvases[i][j].Max.X-canvases[i][j].Min.X)
 				p.Draw(canvases[i][j])
 			}
 		}
 	}
 	_, err := c.WriteTo(w)
 	return err
+}
+
+// titleRoom is how much wider than its own font's measure a title may
+// be drawn: an SVG viewer without that font (Liberation Serif) substitutes
+// one up to 40 % wider, which would clip a title that just fitted.
+const titleRoom = 1.4
+
+// FoldTitle folds p's title at spaces into lines that fit width, even in
+// a substitute font (titleRoom): a title is never clipped at the panel's
+// edges. A word too long for a line stays whole.
+func FoldTitle(p *plot.Plot, width vg.Length) {
+	fits := func(s string) bool { return p.Title.TextStyle.Width(s)*titleRoom <= width }
+	var lines []string
+	for _, para := range strings.Split(p.Title.Text, "\n") {
+		line := ""
+		for _, word := range strings.Fields(para) {
+			switch {
+			case line == "":
+				line = word
+			case fits(line + " " + word):
+				line += " " + word
+			default:
+				lines = append(lines, line)
+				line = word
+			}
+		}
+		lines = append(lines, line)
+	}
+	p.Title.Text = strings.Join(lines, "\n")
 }
 
 // LogTicks labels a log axis readably whatever its range: at powers of

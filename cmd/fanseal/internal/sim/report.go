@@ -241,8 +241,21 @@ func plotPanels(res *Result) ([]*plot.Plot, error) {
 		p.Y.Label.Text = "fraction done within"
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = report.LogTicks{Format: func(v float64) string { return time.Duration(v).Round(time.Duration(v) / 100).String() }}
-		p.Legend.Top, p.Legend.Left = false, false
+		// Top left, icons before their text, in room above 1 that no line
+		// reaches: a text drawn wider than measured (an SVG viewer's
+		// substitute font) runs away from its icon, and over no line.
+		p.Legend.Top, p.Legend.Left = true, true
+		p.Legend.XOffs = vg.Millimeter * 2
 		p.Add(plotter.NewGrid())
+		var few []string
+		for _, s := range res.Sides {
+			if lat := s.LatencyOf(l.Name); lat != nil && len(lat.Samples) > 0 && lat.Few() {
+				few = append(few, fmt.Sprintf("%s %d", s.Side, len(lat.Samples)))
+			}
+		}
+		if len(few) > 0 {
+			p.Title.Text += fmt.Sprintf("\ntoo few samples to read as a distribution (%s; fewer than %d)", strings.Join(few, ", "), FewSamples)
+		}
 		for _, s := range res.Sides {
 			pts := cdf(s.LatencyOf(l.Name))
 			if len(pts) == 0 {
@@ -258,7 +271,7 @@ func plotPanels(res *Result) ([]*plot.Plot, error) {
 			p.Legend.Add(fmt.Sprintf("%s (%d samples)", s.Side, len(s.LatencyOf(l.Name).Samples)), line)
 		}
 		report.PadLog(&p.X, 1.5)
-		p.Y.Min, p.Y.Max = 0, 1.05
+		p.Y.Min, p.Y.Max = 0, 1.3
 		p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 0.25, Label: "0.25"}, {Value: 0.5, Label: "0.5"}, {Value: 0.75, Label: "0.75"}, {Value: 1, Label: "1"}})
 		panels = append(panels, p)
 	}
