@@ -1055,6 +1055,22 @@ func keyTextVectors(k *kit) {
 	recipient("age_recipient_x25519_9_plus_p", "age recipient age1… of u = 9 + p", ageText("age", ninePlusP))
 	recipient("age_recipient_x25519_low_order_zero", "age recipient age1… of the all-zero u", ageText("age", x(lowOrder[0].le)))
 	recipient("age_recipient_x25519_low_order_order_8", "age recipient age1… of a u of order 8", ageText("age", x(lowOrder[3].le)))
+	// The same rule holds for the X25519 half of an ML-KEM-768+X25519 key
+	// (its last 32 bytes), in both spellings.
+	hybrid := func(half []byte) []byte {
+		pk := alice(mlkem).pk
+		return cat(pk[:len(pk)-32], half)
+	}
+	mlkemHalf := alice(mlkem).pk[len(alice(mlkem).pk)-32:]
+	hybridBit255 := hybrid(cat(mlkemHalf[:31], []byte{mlkemHalf[31] | 0x80}))
+	recipient("key_recipient_mlkem_x25519_bit_255", "ML-KEM-768+X25519 recipient text of the reader's key with bit 255 of its X25519 half set, valid checksum",
+		lower(recipientPrefix(mlkem), hybridBit255))
+	recipient("key_recipient_mlkem_x25519_9_plus_p", "ML-KEM-768+X25519 recipient text whose X25519 half is u = 9 + p, valid checksum",
+		lower(recipientPrefix(mlkem), hybrid(ninePlusP)))
+	recipient("key_recipient_mlkem_x25519_low_order_zero", "ML-KEM-768+X25519 recipient text whose X25519 half is the all-zero u, valid checksum",
+		lower(recipientPrefix(mlkem), hybrid(x(lowOrder[0].le))))
+	recipient("age_recipient_mlkem_x25519_bit_255", "age recipient age1pq1… of the reader's ML-KEM-768+X25519 key with bit 255 of its X25519 half set",
+		ageText("age1pq", hybridBit255))
 	ar := ageText("age", me.pk)
 	// otherLast changes the last character of Bech32 text to another of
 	// the charset, in its case.
