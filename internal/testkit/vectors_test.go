@@ -917,6 +917,33 @@ func armorVectors(k *kit) {
 		v.Armored = true
 		return v
 	})
+	text("armor_cr_in_last_line", Malformed, "armor: a CR after the fourth character of the last, short, line of base64, which a base64 decoder skips",
+		func(env []byte) string {
+			ls := lines(env)
+			last := len(ls) - 3 // the end line and the empty string after its LF follow
+			ls[last] = ls[last][:4] + "\r" + ls[last][4:]
+			return join(ls)
+		})
+	text("armor_cr_after_end_line", Success, "armor: the end line ended by a lone CR, at the end of the input",
+		func(env []byte) string { return good(env) + "\r" })
+	text("armor_crlf_lines_before", Success, "armor: 1 024 empty lines ended by CRLF before the begin line (2 048 bytes, 1 024 counted: a CR before a LF is not)",
+		func(env []byte) string { return strings.Repeat("\r\n", 1024) + good(env) })
+	text("armor_1025_crlf_lines_before", Malformed, "armor: 1 025 empty lines ended by CRLF before the begin line (1 025 bytes counted)",
+		func(env []byte) string { return strings.Repeat("\r\n", 1025) + good(env) })
+	// Input that ends inside a line: the line is judged as what it is.
+	text("armor_cut_inside_begin_line", Malformed, "armor: the input ends after the first 20 bytes of the begin line",
+		func(env []byte) string { return good(env)[:20] })
+	text("armor_cut_after_begin_line", Truncated, "armor: the input ends right after the begin line, with no LF",
+		func(env []byte) string { return lines(env)[0] })
+	text("armor_cut_inside_end_line", Malformed, "armor: the input ends inside the end line, after its first 16 bytes",
+		func(env []byte) string {
+			s := good(env)
+			return s[:strings.LastIndex(s, "-----END")+16]
+		})
+	text("armor_cut_inside_line", Malformed, "armor: the input ends after 30 characters of the third line of base64, which is not a multiple of 4",
+		func(env []byte) string { return join(lines(env)[:3]) + "\n" + lines(env)[3][:30] })
+	text("armor_cut_inside_line_at_4", Truncated, "armor: the input ends after 32 characters of the third line of base64, which read as a short last line with no end line after it",
+		func(env []byte) string { return join(lines(env)[:3]) + "\n" + lines(env)[3][:32] })
 	k.add("armor_empty", func(g *gen) *Vector {
 		v := result(Truncated, "armor: the begin line and the end line, nothing between: an empty envelope (rule 3)",
 			[]byte("-----BEGIN FANSEAL ENVELOPE-----\n-----END FANSEAL ENVELOPE-----\n"), nil, me)
