@@ -239,23 +239,27 @@ func headerVectors(k *kit) {
 
 	// The header limit: unknown-type stanzas of zeros fill the header to
 	// exactly 16 MiB, or one byte more.
+	sizedEnv := func(g *gen, size int) (*envelope, *encoded) {
+		e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(me))
+		rest := size - preambleSize - (3 + 2 + 8 + 32 + 48)
+		for rest > 3+0xffff {
+			e.add(raw(0xfe, make([]byte, 0xffff)))
+			rest -= 3 + 0xffff
+		}
+		if rest < 3 {
+			panic("header filler")
+		}
+		e.add(raw(0xfe, make([]byte, rest-3)))
+		e.payload = g.text()
+		enc := e.encode()
+		if enc.header != size {
+			panic("header size")
+		}
+		return e, enc
+	}
 	sized := func(name, class, comment string, size int) {
 		k.add(name, func(g *gen) *Vector {
-			e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(me))
-			rest := size - preambleSize - (3 + 2 + 8 + 32 + 48)
-			for rest > 3+0xffff {
-				e.add(raw(0xfe, make([]byte, 0xffff)))
-				rest -= 3 + 0xffff
-			}
-			if rest < 3 {
-				panic("header filler")
-			}
-			e.add(raw(0xfe, make([]byte, rest-3)))
-			e.payload = g.text()
-			enc := e.encode()
-			if enc.header != size {
-				panic("header size")
-			}
+			e, enc := sizedEnv(g, size)
 			v := result(class, comment, enc.bytes, e.payload, me)
 			v.Compressed = true
 			return v
@@ -263,6 +267,17 @@ func headerVectors(k *kit) {
 	}
 	sized("header_16mib", Success, "rule 3: a header of exactly 16 MiB (16 777 216 bytes): the reader's stanza, then stanzas of unknown type 0xfe", 16<<20)
 	sized("header_over_16mib", Malformed, "rule 3: a header of 16 MiB + 1 byte: the reader's stanza first, then stanzas of unknown type 0xfe", 16<<20+1)
+	k.add("header_over_16mib_cut", func(g *gen) *Vector {
+		_, enc := sizedEnv(g, 16<<20+1)
+		last := enc.stanzaEnd[len(enc.stanzaEnd)-2] // where the last stanza starts
+		if last+3 >= 16<<20 {
+			panic("the cut is not inside the last stanza's body")
+		}
+		v := result(Malformed, "rule 3: a header of 16 MiB + 1 byte as in header_over_16mib, the file cut after 16 MiB, inside the body of the stanza that takes the header past the limit: its length crosses the limit, whatever follows",
+			enc.bytes[:16<<20], nil, me)
+		v.Compressed = true
+		return v
+	})
 }
 
 // framingVectors: rules 4 to 8, each fault before and after the reader's
@@ -550,6 +565,28 @@ func anonymousVectors(k *kit) {
 	many("anonymous_trials_1000", Success, "rule 12: anonymous; 999 X25519 stanzas for nobody, then the reader's: 1 000 trials, the most allowed", 999, me)
 	many("anonymous_trials_1001", Unsupported, "rule 12: anonymous; 1 000 X25519 stanzas for nobody, then the reader's: 1 001 trials", 1000, me)
 	many("anonymous_trials_two_identities", Unsupported, "rule 12: anonymous; 500 X25519 stanzas for nobody and the reader's, read with two X25519 identities: 1 002 trials", 500, me, bob(x25519))
+	// Identities count as distinct public keys, a keyring's included.
+	many("anonymous_trials_same_identity_twice", Success, "rule 12: anonymous; 600 X25519 stanzas for nobody and the reader's, read with the reader's identity given twice: one public key, 601 trials", 600, me, me)
+	k.add("anonymous_trials_keyring", func(g *gen) *Vector {
+		e := g.newEnvelope(aeadAESGCM, true)
+		for range 500 {
+			e.add(raw(0x01, cat(u16(kemX25519), g.rand(x25519.nenc+ctSize))))
+		}
+		e.add(g.hpke(me))
+		e.payload = g.text()
+		v := open(Unsupported, "rule 12: anonymous; 500 X25519 stanzas for nobody and the reader's, read with the reader's identity and a keyring of another X25519 identity: two public keys, 1 002 trials", e, me)
+		return withKeyring(v, bob(x25519), carol(x25519), 0)
+	})
+	k.add("anonymous_trials_keyring_same_key", func(g *gen) *Vector {
+		e := g.newEnvelope(aeadAESGCM, true)
+		for range 600 {
+			e.add(raw(0x01, cat(u16(kemX25519), g.rand(x25519.nenc+ctSize))))
+		}
+		e.add(g.hpke(me))
+		e.payload = g.text()
+		v := open(Success, "rule 12: anonymous; 600 X25519 stanzas for nobody and the reader's, read with the reader's identity and a keyring of the same identity: one public key, 601 trials", e, me)
+		return withKeyring(v, me, bob(x25519), 0)
+	})
 	// Only the reader's suites count: 1 001 X25519 stanzas cost a P-256
 	// reader no trial.
 	k.add("anonymous_trials_other_suite", func(g *gen) *Vector {
@@ -735,6 +772,10 @@ func skipVectors(k *kit) {
 		func(g *gen) []stanza { return append(unknownSuites(g, true), g.hpke(me)) })
 	env("skip_unknown_suites_pq", "stanzas of unknown suites are neither post-quantum nor classical: an ML-KEM-768+X25519 reader skips them", false, alice(mlkem),
 		func(g *gen) []stanza { return append(unknownSuites(g, false), g.hpke(alice(mlkem))) })
+	env("skip_unknown_suite_ephemeral_5_bytes", "rule 8: a type 0x02 stanza has no key identifier: one of unknown suite 0x0013 with L = 5 (its suite and 3 bytes), in an envelope with key identifiers, and the type 0x03 stanza that uses it, before the reader's, are skipped", false, me,
+		func(g *gen) []stanza {
+			return []stanza{raw(0x02, cat(u16(0x0013), g.rand(3))), raw(0x03, cat(u16(0x0013), g.rand(keyIDSize), g.rand(ctSize))), g.hpke(me)}
+		})
 	env("skip_unknown_suite_channel", "a type 0x04 stanza (L = 94) of unknown suite 0x0011 after the reader's is skipped", false, me,
 		func(g *gen) []stanza { return []stanza{g.hpke(me), raw(0x04, cat(u16(0x0011), g.rand(92)))} })
 }
