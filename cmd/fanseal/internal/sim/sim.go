@@ -311,6 +311,11 @@ func Run(ctx context.Context, w Workload, cfg Config) (res *Result, err error) {
 	}
 	res.Config.Rate = cfg.Rate
 
+	// The peak heap is the run's: collect what the process left before it
+	// (a caller's garbage, a test's before it) so that the sampler, which
+	// reads the heap's objects, dead ones not yet swept included, does not
+	// count it.
+	runtime.GC()
 	heap := startHeapSampler()
 	// A soak takes no CPU profile: the profiler's own memory grows with
 	// the length of the run (its table of stacks, its output), which would
