@@ -126,7 +126,8 @@ type Recipient struct {
 // ML-KEM-768+X25519). Invalid points are rejected with ErrInvalidKey; so
 // are X25519 keys that are not the canonical encoding of their point (bit
 // 255 set, or u ≥ 2^255 − 19), which RFC 7748 would read as another key's
-// point, and low-order X25519 points, to which nothing can be sealed.
+// point, and low-order X25519 points, to which nothing can be sealed, and
+// ML-KEM-768+X25519 keys whose X25519 half is any of these.
 func NewRecipient(s Suite, pub []byte) (*Recipient, error) {
 	r := &Recipient{suite: s, raw: bytes.Clone(pub)}
 	r.id, r.fp = keyDigest(s, pub)
@@ -146,8 +147,16 @@ func NewRecipient(s Suite, pub []byte) (*Recipient, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s public key: %v", ErrInvalidKey, s, err)
 	}
-	if s == X25519 {
-		if err := checkX25519Public(pub); err != nil {
+	switch s {
+	case X25519:
+		if err := checkX25519Public("x25519 public key", pub); err != nil {
+			return nil, err
+		}
+	case MLKEM768X25519:
+		// The X25519 half is held to the X25519 rule: the combiner hashes
+		// its bytes (pk_X), so a second encoding of the point would be
+		// another key, which its owner could not open.
+		if err := checkX25519Public("mlkem768x25519 public key's X25519 half", pub[len(pub)-32:]); err != nil {
 			return nil, err
 		}
 	}
@@ -321,23 +330,23 @@ var x25519LowOrder = [][32]byte{
 		0x04, 0x44, 0x5c, 0xc4, 0x58, 0x1c, 0x8e, 0x86, 0xd8, 0x22, 0x4e, 0xdd, 0xd0, 0x9f, 0x11, 0x57},
 }
 
-// checkX25519Public refuses a 32-byte X25519 public key that is not the
-// one canonical encoding of its u-coordinate (RFC 7748 ignores bit 255 and
-// reduces u modulo p = 2^255 − 19, so such a key would compute another
-// key's agreements under an identifier of its own), or that is a
-// low-order point. Public keys are not secret: the branches are on public
-// data.
-func checkX25519Public(pub []byte) error {
+// checkX25519Public refuses a 32-byte X25519 public key (what names it)
+// that is not the one canonical encoding of its u-coordinate (RFC 7748
+// ignores bit 255 and reduces u modulo p = 2^255 − 19, so such a key
+// would compute another key's agreements under an identifier of its own),
+// or that is a low-order point. Public keys are not secret: the branches
+// are on public data.
+func checkX25519Public(what string, pub []byte) error {
 	if pub[31]&0x80 != 0 {
-		return fmt.Errorf("%w: x25519 public key has bit 255 set: it is not the canonical encoding of its point", ErrInvalidKey)
+		return fmt.Errorf("%w: %s has bit 255 set: it is not the canonical encoding of its point", ErrInvalidKey, what)
 	}
 	// u ≥ p: the top byte 0x7f, 30 bytes 0xff, the low byte at least 0xed.
 	if pub[31] == 0x7f && pub[0] >= 0xed && bytes.Count(pub[1:31], []byte{0xff}) == 30 {
-		return fmt.Errorf("%w: x25519 public key u is not reduced modulo 2^255 - 19: it is not the canonical encoding of its point", ErrInvalidKey)
+		return fmt.Errorf("%w: %s u is not reduced modulo 2^255 - 19: it is not the canonical encoding of its point", ErrInvalidKey, what)
 	}
 	for _, l := range x25519LowOrder {
 		if bytes.Equal(pub, l[:]) {
-			return fmt.Errorf("%w: x25519 public key is a low-order point: no key agreement with it is secret", ErrInvalidKey)
+			return fmt.Errorf("%w: %s is a low-order point: no key agreement with it is secret", ErrInvalidKey, what)
 		}
 	}
 	return nil

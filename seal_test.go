@@ -147,6 +147,18 @@ func TestSealErrors(t *testing.T) {
 			}
 		})
 	}
+	// One key given twice is refused in an anonymous envelope too, where no
+	// identifier would show it, in either spelling (docs/FORMAT.md: a
+	// writer never writes two stanzas for one public key).
+	ageX, err := x[0].AgeString()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rs := range [][]*Recipient{{p[0], p[1], p[0]}, {x[0], mustParseRecipient(t, ageX)}} {
+		if _, err := (&Sealer{Anonymous: true}).SealBytes(nil, rs...); !errors.Is(err, ErrDuplicateRecipient) {
+			t.Fatalf("anonymous SealBytes of one key twice: %v, want ErrDuplicateRecipient", err)
+		}
+	}
 	// Classical suites mix freely.
 	ids, _ := identities(t, X25519, 1)
 	env := mustSeal(t, new(Sealer), []byte("x"), p[0], x[0])

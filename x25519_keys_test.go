@@ -144,6 +144,44 @@ func le32(n *big.Int) []byte {
 	return b
 }
 
+// A badX25519 is a 32-byte string that is not an X25519 public key, and
+// the word its error must say.
+type badX25519 struct {
+	name, reason string
+	pub          []byte
+}
+
+// badX25519Keys returns every 32-byte string that is not the canonical
+// encoding of a point (bit 255 set, u ≥ p), and the low-order points, in
+// every encoding; good is a valid key.
+func badX25519Keys(t *testing.T, good []byte) []badX25519 {
+	top := new(big.Int).Lsh(big.NewInt(1), 255)
+	setTop := func(b []byte) []byte {
+		b = bytes.Clone(b)
+		b[31] |= 0x80
+		return b
+	}
+	var cases []badX25519
+	cases = append(cases, badX25519{"a key with bit 255 set", "bit 255", setTop(good)})
+	for i := range int64(19) {
+		// p + i, i < 19: the non-canonical encodings below 2^255.
+		v := new(big.Int).Add(p25519, big.NewInt(i))
+		cases = append(cases, badX25519{"u = p + " + big.NewInt(i).String(), "not reduced", le32(v)})
+	}
+	cases = append(cases, badX25519{"u = 2^255 - 1", "not reduced", le32(new(big.Int).Sub(top, big.NewInt(1)))})
+	for _, l := range lowOrderU(t) {
+		cases = append(cases, badX25519{"low-order u = " + l.String(), "low-order", le32(l)})
+		forms := []*big.Int{l}
+		if v := new(big.Int).Add(l, p25519); v.Cmp(top) < 0 {
+			forms = append(forms, v)
+		}
+		for _, f := range forms {
+			cases = append(cases, badX25519{"low-order u = " + l.String() + " as " + f.String() + " with bit 255 set", "bit 255", setTop(le32(f))})
+		}
+	}
+	return cases
+}
+
 // TestX25519PublicKeyRefused: an X25519 public key has one encoding, the
 // canonical one (u < p, bit 255 clear), and is not a low-order point.
 // NewRecipient and ParseRecipient, in fanseal's and age's spelling, refuse
@@ -152,34 +190,7 @@ func le32(n *big.Int) []byte {
 func TestX25519PublicKeyRefused(t *testing.T) {
 	_, rs := identities(t, X25519, 1)
 	good := rs[0].Bytes()
-	top := new(big.Int).Lsh(big.NewInt(1), 255)
-	type bad struct {
-		name, reason string
-		pub          []byte
-	}
-	var cases []bad
-	setTop := func(b []byte) []byte {
-		b = bytes.Clone(b)
-		b[31] |= 0x80
-		return b
-	}
-	cases = append(cases, bad{"a key with bit 255 set", "bit 255", setTop(good)})
-	for i := range int64(19) {
-		// p + i, i < 19: the non-canonical encodings below 2^255.
-		v := new(big.Int).Add(p25519, big.NewInt(i))
-		cases = append(cases, bad{"u = p + " + big.NewInt(i).String(), "not reduced", le32(v)})
-	}
-	cases = append(cases, bad{"u = 2^255 - 1", "not reduced", le32(new(big.Int).Sub(top, big.NewInt(1)))})
-	for _, l := range lowOrderU(t) {
-		cases = append(cases, bad{"low-order u = " + l.String(), "low-order", le32(l)})
-		forms := []*big.Int{l}
-		if v := new(big.Int).Add(l, p25519); v.Cmp(top) < 0 {
-			forms = append(forms, v)
-		}
-		for _, f := range forms {
-			cases = append(cases, bad{"low-order u = " + l.String() + " as " + f.String() + " with bit 255 set", "bit 255", setTop(le32(f))})
-		}
-	}
+	cases := badX25519Keys(t, good)
 	for _, c := range cases {
 		check := func(how string, err error) {
 			t.Helper()
@@ -200,5 +211,41 @@ func TestX25519PublicKeyRefused(t *testing.T) {
 		if _, err := NewRecipient(X25519, ok); err != nil {
 			t.Errorf("NewRecipient(%x): %v", ok, err)
 		}
+	}
+}
+
+// TestHybridX25519HalfRefused: the X25519 rule covers the X25519 half of
+// an ML-KEM-768+X25519 public key (docs/FORMAT.md, "Text forms"): with
+// any of the 32-byte strings an X25519 key may not be, after a valid
+// ML-KEM-768 encapsulation key, NewRecipient and ParseRecipient, in
+// fanseal's and age's (age1pq1…) spelling, refuse the key with
+// ErrInvalidKey saying why and naming the half; the identity's own key
+// and one with another valid X25519 half are taken.
+func TestHybridX25519HalfRefused(t *testing.T) {
+	ids, rs := identities(t, MLKEM768X25519, 1)
+	pub := rs[0].Bytes()
+	ek, half := pub[:len(pub)-32], pub[len(pub)-32:]
+	for _, c := range badX25519Keys(t, half) {
+		key := slices.Concat(ek, c.pub)
+		check := func(how string, err error) {
+			t.Helper()
+			if !errors.Is(err, ErrInvalidKey) || !strings.Contains(err.Error(), c.reason) || !strings.Contains(err.Error(), "X25519 half") {
+				t.Errorf("%s, %s: %v, want ErrInvalidKey saying %q of the X25519 half", c.name, how, err, c.reason)
+			}
+		}
+		_, err := NewRecipient(MLKEM768X25519, key)
+		check("NewRecipient", err)
+		_, err = ParseRecipient(specKeyText("fanseal_mlkem768x25519_", key))
+		check("fanseal text", err)
+		_, err = ParseRecipient(specAge("age1pq", key))
+		check("age text", err)
+	}
+	for _, ok := range [][]byte{pub, slices.Concat(ek, le32(big.NewInt(9)))} {
+		if _, err := NewRecipient(MLKEM768X25519, ok); err != nil {
+			t.Errorf("NewRecipient(ML-KEM-768 key || %x): %v", ok[len(ok)-32:], err)
+		}
+	}
+	if got := ids[0].Recipient().String(); got != rs[0].String() {
+		t.Fatalf("identity's recipient %s, want %s", got, rs[0])
 	}
 }

@@ -7,9 +7,9 @@
 //	-----END FANSEAL ENVELOPE-----
 //
 // An envelope has one armored text, up to what an editor adds around it
-// and what age's armor reader tolerates too: white space lines before the
-// begin line, white space after the end line, LF or CRLF line ends (see
-// NewReader). Otherwise the decoder is strict: no headers, no blank lines,
+// and what age's armor reader (v1.3.2) tolerates too: white space lines
+// before the begin line, white space after the end line, LF or CRLF line
+// ends (see NewReader). Otherwise the decoder is strict: no headers, no blank lines,
 // no characters outside the alphabet inside the text (a carriage return
 // included), canonical padding, lines of the exact width. Both directions
 // stream in constant memory.
@@ -130,10 +130,12 @@ type Reader struct {
 // Errors wrap fanseal's ErrMalformed (or ErrTruncated for input that ends
 // before the end line) with the offending line number.
 //
-// It tolerates exactly what age's armor reader (filippo.io/age/armor)
-// does, and nothing else: lines of white space before the begin line (at
-// most 1 024 bytes of them), LF or CRLF at the end of each line, no line
-// end after the end line, and white space after it (at most 1 023 bytes).
+// It tolerates a subset of what age's armor reader (filippo.io/age/armor)
+// does: exactly what age v1.3.2's does, which is less than earlier
+// versions, whose base64 decoder skips CRs inside a short last line. That
+// is lines of white space before the begin line (at most 1 024 bytes of
+// them), LF or CRLF at the end of each line, no line end or a lone CR
+// after the end line, and white space after it (at most 1 023 bytes).
 // White space is Unicode's, as bytes.TrimSpace has it. Every line between
 // the begin and end lines is base64 with no other character, a carriage
 // return included.
@@ -148,9 +150,10 @@ func NewReader(src io.Reader) *Reader {
 }
 
 // IsArmored reports whether b, the start of an input, starts an armored
-// envelope: the begin line, after the lines of white space a Reader
-// skips. b should hold the first DetectSize bytes of the input, or all of
-// it if shorter.
+// envelope: the 32 bytes of the begin line at the start of the first line
+// that is not white space, after at most the white space a Reader skips
+// (docs/FORMAT.md, "Armored or binary"). b should hold the first
+// DetectSize bytes of the input, or all of it if shorter.
 func IsArmored(b []byte) bool {
 	skipped := 0
 	for {
@@ -179,8 +182,11 @@ func blankLine(line []byte, skipped *int) (blank, over bool) {
 }
 
 // DetectSize is how many bytes of an input IsArmored needs to see: the
-// white space a Reader skips before the begin line, and that line.
-const DetectSize = maxWhitespace + 1 + len(Header) + 2
+// white space a Reader skips before the begin line, and that line. The
+// skipped lines count at most maxWhitespace bytes, but a CR before a
+// line's LF is not counted, so they span up to twice that: 1 024 lines of
+// CRLF alone.
+const DetectSize = 2*maxWhitespace + len(Header)
 
 func trimCR(l []byte) []byte { return bytes.TrimSuffix(l, []byte("\r")) }
 

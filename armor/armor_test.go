@@ -158,6 +158,35 @@ func TestTolerated(t *testing.T) {
 	}
 }
 
+// TestDetectSize: IsArmored, given the first DetectSize bytes of an input,
+// recognises every armored text a Reader decodes, up to the most white
+// space it skips before the begin line, which spans 2 048 bytes as 1 024
+// lines of CRLF alone (a CR before a LF is not counted); one line more,
+// and the Reader refuses the input, and IsArmored says it is not armor.
+func TestDetectSize(t *testing.T) {
+	data := bytes.Repeat([]byte{0xab}, 100)
+	good := armor(t, data)
+	for _, c := range []struct {
+		before string
+		ok     bool
+	}{
+		{strings.Repeat("\r\n", 1024), true},
+		{strings.Repeat(" \r\n", 512), true},
+		{strings.Repeat(" ", 1023) + "\r\n", true},
+		{strings.Repeat("\r\n", 1025), false},
+		{strings.Repeat(" \r\n", 513), false},
+	} {
+		in := []byte(c.before + good)
+		got, err := io.ReadAll(NewReader(bytes.NewReader(in)))
+		if (err == nil && bytes.Equal(got, data)) != c.ok {
+			t.Errorf("%d bytes of white space before: %d bytes, %v", len(c.before), len(got), err)
+		}
+		if IsArmored(in[:min(len(in), DetectSize)]) != c.ok {
+			t.Errorf("%d bytes of white space before: IsArmored of the first DetectSize bytes is %v", len(c.before), !c.ok)
+		}
+	}
+}
+
 func FuzzReader(f *testing.F) {
 	f.Add(armor(f, []byte("hello")))
 	f.Add(armor(f, bytes.Repeat([]byte{1}, 200)))

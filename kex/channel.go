@@ -1,10 +1,12 @@
 package kex
 
 import (
+	"crypto/aes"
 	"crypto/cipher"
 	"crypto/hkdf"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/binary"
 	"fmt"
 	"sync"
@@ -17,40 +19,58 @@ import (
 // one direction from the pairwise key.
 const boxInfo = "fanseal/kex/v1 x25519 box"
 
+// tagInfo prefixes the HKDF info that derives, for the Secp256k1 suite,
+// the key with which a member marks the nonces it draws.
+const tagInfo = "fanseal/kex/v1 secp256k1 nonce tag"
+
 // A Channel seals messages between two members of a round under their
-// pairwise key. Its methods may be called from many goroutines.
+// pairwise key. Its methods may be called from many goroutines; a Channel
+// holds a fixed amount of memory however many boxes it seals.
 //
-// Nonces are random: 24 bytes for secretbox (Secp256k1), for which random
-// nonces are safe for any practical number of messages, and 12 bytes for
-// ChaCha20-Poly1305 (X25519), under a key used by one pair for one round
-// in one direction; keep it under 2^32 messages per direction and round,
-// far above what a round sends.
+// Nonces are random: 12 bytes for ChaCha20-Poly1305 (X25519), under a key
+// used by one pair for one round in one direction; keep it under 2^32
+// messages per direction and round, far above what a round sends. For
+// secretbox (Secp256k1) the 24-byte nonce is r || tag, with r 16 random
+// bytes and tag the first 8 bytes of AES-256(T, r), where T =
+// HKDF-SHA256-Expand(pairwise key, "fanseal/kex/v1 secp256k1 nonce tag" ||
+// I2OSP(sender, 4), 32). Two nonces of one key repeat only if their r do
+// (the tag is a function of r and the sender): with 2^32 boxes in each
+// direction that is below 2^-63. Secretbox asks of its nonces only that
+// they never repeat under one key; the tag, a public function of r, takes
+// nothing from that.
 //
-// A box says which way it travels in the X25519 suite only: each direction
-// has its own key, HKDF-SHA256-Expand(pairwise key, "fanseal/kex/v1 x25519
+// A box says which way it travels. In the X25519 suite each direction has
+// its own key, HKDF-SHA256-Expand(pairwise key, "fanseal/kex/v1 x25519
 // box" || I2OSP(sender, 4) || I2OSP(receiver, 4), 32), so a member's own
 // box sent back to it does not open. The Secp256k1 suite keeps the wire
-// format of existing deployments, one secretbox key for both directions,
-// in which a reflected box is a valid box from the peer. There a Channel
-// remembers the nonces of the boxes it sealed (24 bytes each) and refuses
-// a box with one of them, the only reflection the message lets it tell:
-// a box sealed by another Channel of the same member and peer, in another
-// process for example, still opens. Derive one Channel per peer and round.
+// format of existing deployments, one secretbox key for both directions
+// and a nonce the receiver does not check, so a box of ours is still a
+// valid box to a receiver that knows nothing of the tag. A Channel
+// refuses, with ErrReflected, a box whose nonce carries its own member's
+// tag: every box that member sealed for this peer in this round, by this
+// Channel or by another one (in another process, say), and nothing else
+// but with probability 2^-64 per box: the tag of a box from the peer is
+// keyed by the peer's index, and a box from a sender that draws its 24
+// bytes at random (keep-core) carries a given tag by chance alone. The
+// check needs no memory: a Channel no longer records the nonces it drew.
 type Channel struct {
 	suite Suite
 	key   [32]byte
+	self  uint32
 	peer  uint32
 	// X25519: the key of each direction.
 	seal, open cipher.AEAD
-	// Secp256k1: the nonces this Channel drew.
-	mu     sync.Mutex
-	nonces map[[24]byte]struct{}
+	// Secp256k1: the block cipher under T that tags this member's
+	// nonces, made on first use.
+	tagOnce sync.Once
+	tag     cipher.Block
+	tagErr  error
 }
 
 // newChannel returns member self's channel with peer under their pairwise
 // key.
 func newChannel(s Suite, key [32]byte, self, peer uint32) (*Channel, error) {
-	c := &Channel{suite: s, key: key, peer: peer}
+	c := &Channel{suite: s, key: key, self: self, peer: peer}
 	if s != X25519 {
 		return c, nil
 	}
@@ -91,20 +111,37 @@ func (c *Channel) Seal(plaintext []byte) ([]byte, error) {
 		rand.Read(out)
 		return c.seal.Seal(out, out, plaintext, nil), nil
 	}
-	var nonce [24]byte
-	rand.Read(nonce[:])
-	c.mu.Lock()
-	if c.nonces == nil {
-		c.nonces = map[[24]byte]struct{}{}
+	tag, err := c.nonceTag()
+	if err != nil {
+		return nil, err
 	}
-	c.nonces[nonce] = struct{}{}
-	c.mu.Unlock()
+	var nonce [24]byte
+	rand.Read(nonce[:16])
+	var block [aes.BlockSize]byte
+	tag.Encrypt(block[:], nonce[:16])
+	copy(nonce[16:], block[:8])
 	return secretbox.Seal(nonce[:], plaintext, &nonce, &c.key), nil
+}
+
+// nonceTag returns the block cipher under this member's tag key T.
+func (c *Channel) nonceTag() (cipher.Block, error) {
+	c.tagOnce.Do(func() {
+		info := binary.BigEndian.AppendUint32([]byte(tagInfo), c.self)
+		k, err := hkdf.Expand(sha256.New, c.key[:], string(info), 32)
+		if err != nil {
+			c.tagErr = err
+			return
+		}
+		defer clear(k)
+		c.tag, c.tagErr = aes.NewCipher(k)
+	})
+	return c.tag, c.tagErr
 }
 
 // Open opens a box made by the other member's Seal. Short or forged input
 // is ErrOpen; so is this member's own box sent back to it, which also
-// matches ErrReflected where the Secp256k1 suite tells it by its nonce.
+// matches ErrReflected in the Secp256k1 suite, which tells it by the tag
+// in its nonce.
 func (c *Channel) Open(box []byte) ([]byte, error) {
 	if c.open != nil {
 		ns := c.open.NonceSize()
@@ -121,15 +158,19 @@ func (c *Channel) Open(box []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %d bytes", ErrOpen, len(box))
 	}
 	nonce := [24]byte(box[:24])
-	c.mu.Lock()
-	_, own := c.nonces[nonce]
-	c.mu.Unlock()
-	if own {
-		return nil, fmt.Errorf("%w: %w", ErrOpen, ErrReflected)
-	}
 	pt, ok := secretbox.Open(nil, box[24:], &nonce, &c.key)
 	if !ok {
 		return nil, ErrOpen
+	}
+	tag, err := c.nonceTag()
+	if err != nil {
+		return nil, err
+	}
+	var block [aes.BlockSize]byte
+	tag.Encrypt(block[:], nonce[:16])
+	if subtle.ConstantTimeCompare(block[:8], nonce[16:]) == 1 {
+		clear(pt)
+		return nil, fmt.Errorf("%w: %w", ErrOpen, ErrReflected)
 	}
 	return pt, nil
 }

@@ -28,10 +28,13 @@
 //     point's X coordinate written as a big-endian integer with its leading
 //     zero bytes dropped (the historical encoding through big.Int.Bytes, so
 //     a shared X below 2^248 hashes fewer than 32 bytes); boxes are NaCl
-//     secretbox with a random 24-byte nonce, under that one key in both
-//     directions: a box does not say which way it travels, so a member's
-//     own box sent back to it is a valid box (a Channel refuses those whose
-//     nonce it drew itself; see Channel).
+//     secretbox with a 24-byte nonce sent in front of the box, under that
+//     one key in both directions. The wire format does not say which way a
+//     box travels, so a member's own box sent back to it is a valid box;
+//     fanseal draws 16 bytes of its nonces at random and makes the other 8
+//     a tag keyed by the pairwise key and the sender's index, which a
+//     Channel checks to refuse its own member's boxes (see Channel) while
+//     a receiver that ignores the tag opens them as any other.
 //   - X25519, for new deployments: 32-byte keys; the pairwise key is
 //     HKDF-SHA256 of the X25519 shared secret bound to the session and the
 //     two member indexes, and each direction has a key of its own derived

@@ -86,6 +86,11 @@ func TestArmorMatchesAge(t *testing.T) {
 		"a blank line inside":        func(s string) string { return strings.Replace(s, "\n", "\n\n", 2) },
 		"padding removed":            func(s string) string { return strings.ReplaceAll(s, "=", "") },
 		"lower case":                 strings.ToLower,
+		"cut inside the begin line":  func(s string) string { return s[:20] },
+		"cut after the begin line":   func(s string) string { return s[:len(armor.Header)] },
+		"cut inside the end line":    func(s string) string { return s[:strings.LastIndex(s, armor.Footer)+16] },
+		"CRLF lines before":          func(s string) string { return strings.Repeat("\r\n", 1024) + s },
+		"too many CRLF lines before": func(s string) string { return strings.Repeat("\r\n", 1025) + s },
 	}
 	for _, text := range texts {
 		for name, edit := range edits {

@@ -239,23 +239,27 @@ func headerVectors(k *kit) {
 
 	// The header limit: unknown-type stanzas of zeros fill the header to
 	// exactly 16 MiB, or one byte more.
+	sizedEnv := func(g *gen, size int) (*envelope, *encoded) {
+		e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(me))
+		rest := size - preambleSize - (3 + 2 + 8 + 32 + 48)
+		for rest > 3+0xffff {
+			e.add(raw(0xfe, make([]byte, 0xffff)))
+			rest -= 3 + 0xffff
+		}
+		if rest < 3 {
+			panic("header filler")
+		}
+		e.add(raw(0xfe, make([]byte, rest-3)))
+		e.payload = g.text()
+		enc := e.encode()
+		if enc.header != size {
+			panic("header size")
+		}
+		return e, enc
+	}
 	sized := func(name, class, comment string, size int) {
 		k.add(name, func(g *gen) *Vector {
-			e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(me))
-			rest := size - preambleSize - (3 + 2 + 8 + 32 + 48)
-			for rest > 3+0xffff {
-				e.add(raw(0xfe, make([]byte, 0xffff)))
-				rest -= 3 + 0xffff
-			}
-			if rest < 3 {
-				panic("header filler")
-			}
-			e.add(raw(0xfe, make([]byte, rest-3)))
-			e.payload = g.text()
-			enc := e.encode()
-			if enc.header != size {
-				panic("header size")
-			}
+			e, enc := sizedEnv(g, size)
 			v := result(class, comment, enc.bytes, e.payload, me)
 			v.Compressed = true
 			return v
@@ -263,6 +267,17 @@ func headerVectors(k *kit) {
 	}
 	sized("header_16mib", Success, "rule 3: a header of exactly 16 MiB (16 777 216 bytes): the reader's stanza, then stanzas of unknown type 0xfe", 16<<20)
 	sized("header_over_16mib", Malformed, "rule 3: a header of 16 MiB + 1 byte: the reader's stanza first, then stanzas of unknown type 0xfe", 16<<20+1)
+	k.add("header_over_16mib_cut", func(g *gen) *Vector {
+		_, enc := sizedEnv(g, 16<<20+1)
+		last := enc.stanzaEnd[len(enc.stanzaEnd)-2] // where the last stanza starts
+		if last+3 >= 16<<20 {
+			panic("the cut is not inside the last stanza's body")
+		}
+		v := result(Malformed, "rule 3: a header of 16 MiB + 1 byte as in header_over_16mib, the file cut after 16 MiB, inside the body of the stanza that takes the header past the limit: its length crosses the limit, whatever follows",
+			enc.bytes[:16<<20], nil, me)
+		v.Compressed = true
+		return v
+	})
 }
 
 // framingVectors: rules 4 to 8, each fault before and after the reader's
@@ -550,6 +565,28 @@ func anonymousVectors(k *kit) {
 	many("anonymous_trials_1000", Success, "rule 12: anonymous; 999 X25519 stanzas for nobody, then the reader's: 1 000 trials, the most allowed", 999, me)
 	many("anonymous_trials_1001", Unsupported, "rule 12: anonymous; 1 000 X25519 stanzas for nobody, then the reader's: 1 001 trials", 1000, me)
 	many("anonymous_trials_two_identities", Unsupported, "rule 12: anonymous; 500 X25519 stanzas for nobody and the reader's, read with two X25519 identities: 1 002 trials", 500, me, bob(x25519))
+	// Identities count as distinct public keys, a keyring's included.
+	many("anonymous_trials_same_identity_twice", Success, "rule 12: anonymous; 600 X25519 stanzas for nobody and the reader's, read with the reader's identity given twice: one public key, 601 trials", 600, me, me)
+	k.add("anonymous_trials_keyring", func(g *gen) *Vector {
+		e := g.newEnvelope(aeadAESGCM, true)
+		for range 500 {
+			e.add(raw(0x01, cat(u16(kemX25519), g.rand(x25519.nenc+ctSize))))
+		}
+		e.add(g.hpke(me))
+		e.payload = g.text()
+		v := open(Unsupported, "rule 12: anonymous; 500 X25519 stanzas for nobody and the reader's, read with the reader's identity and a keyring of another X25519 identity: two public keys, 1 002 trials", e, me)
+		return withKeyring(v, bob(x25519), carol(x25519), 0)
+	})
+	k.add("anonymous_trials_keyring_same_key", func(g *gen) *Vector {
+		e := g.newEnvelope(aeadAESGCM, true)
+		for range 600 {
+			e.add(raw(0x01, cat(u16(kemX25519), g.rand(x25519.nenc+ctSize))))
+		}
+		e.add(g.hpke(me))
+		e.payload = g.text()
+		v := open(Success, "rule 12: anonymous; 600 X25519 stanzas for nobody and the reader's, read with the reader's identity and a keyring of the same identity: one public key, 601 trials", e, me)
+		return withKeyring(v, me, bob(x25519), 0)
+	})
 	// Only the reader's suites count: 1 001 X25519 stanzas cost a P-256
 	// reader no trial.
 	k.add("anonymous_trials_other_suite", func(g *gen) *Vector {
@@ -735,6 +772,10 @@ func skipVectors(k *kit) {
 		func(g *gen) []stanza { return append(unknownSuites(g, true), g.hpke(me)) })
 	env("skip_unknown_suites_pq", "stanzas of unknown suites are neither post-quantum nor classical: an ML-KEM-768+X25519 reader skips them", false, alice(mlkem),
 		func(g *gen) []stanza { return append(unknownSuites(g, false), g.hpke(alice(mlkem))) })
+	env("skip_unknown_suite_ephemeral_5_bytes", "rule 8: a type 0x02 stanza has no key identifier: one of unknown suite 0x0013 with L = 5 (its suite and 3 bytes), in an envelope with key identifiers, and the type 0x03 stanza that uses it, before the reader's, are skipped", false, me,
+		func(g *gen) []stanza {
+			return []stanza{raw(0x02, cat(u16(0x0013), g.rand(3))), raw(0x03, cat(u16(0x0013), g.rand(keyIDSize), g.rand(ctSize))), g.hpke(me)}
+		})
 	env("skip_unknown_suite_channel", "a type 0x04 stanza (L = 94) of unknown suite 0x0011 after the reader's is skipped", false, me,
 		func(g *gen) []stanza { return []stanza{g.hpke(me), raw(0x04, cat(u16(0x0011), g.rand(92)))} })
 }
@@ -917,6 +958,33 @@ func armorVectors(k *kit) {
 		v.Armored = true
 		return v
 	})
+	text("armor_cr_in_last_line", Malformed, "armor: a CR after the fourth character of the last, short, line of base64, which a base64 decoder skips",
+		func(env []byte) string {
+			ls := lines(env)
+			last := len(ls) - 3 // the end line and the empty string after its LF follow
+			ls[last] = ls[last][:4] + "\r" + ls[last][4:]
+			return join(ls)
+		})
+	text("armor_cr_after_end_line", Success, "armor: the end line ended by a lone CR, at the end of the input",
+		func(env []byte) string { return good(env) + "\r" })
+	text("armor_crlf_lines_before", Success, "armor: 1 024 empty lines ended by CRLF before the begin line (2 048 bytes, 1 024 counted: a CR before a LF is not)",
+		func(env []byte) string { return strings.Repeat("\r\n", 1024) + good(env) })
+	text("armor_1025_crlf_lines_before", Malformed, "armor: 1 025 empty lines ended by CRLF before the begin line (1 025 bytes counted)",
+		func(env []byte) string { return strings.Repeat("\r\n", 1025) + good(env) })
+	// Input that ends inside a line: the line is judged as what it is.
+	text("armor_cut_inside_begin_line", Malformed, "armor: the input ends after the first 20 bytes of the begin line",
+		func(env []byte) string { return good(env)[:20] })
+	text("armor_cut_after_begin_line", Truncated, "armor: the input ends right after the begin line, with no LF",
+		func(env []byte) string { return lines(env)[0] })
+	text("armor_cut_inside_end_line", Malformed, "armor: the input ends inside the end line, after its first 16 bytes",
+		func(env []byte) string {
+			s := good(env)
+			return s[:strings.LastIndex(s, "-----END")+16]
+		})
+	text("armor_cut_inside_line", Malformed, "armor: the input ends after 30 characters of the third line of base64, which is not a multiple of 4",
+		func(env []byte) string { return join(lines(env)[:3]) + "\n" + lines(env)[3][:30] })
+	text("armor_cut_inside_line_at_4", Truncated, "armor: the input ends after 32 characters of the third line of base64, which read as a short last line with no end line after it",
+		func(env []byte) string { return join(lines(env)[:3]) + "\n" + lines(env)[3][:32] })
 	k.add("armor_empty", func(g *gen) *Vector {
 		v := result(Truncated, "armor: the begin line and the end line, nothing between: an empty envelope (rule 3)",
 			[]byte("-----BEGIN FANSEAL ENVELOPE-----\n-----END FANSEAL ENVELOPE-----\n"), nil, me)
@@ -1055,6 +1123,22 @@ func keyTextVectors(k *kit) {
 	recipient("age_recipient_x25519_9_plus_p", "age recipient age1… of u = 9 + p", ageText("age", ninePlusP))
 	recipient("age_recipient_x25519_low_order_zero", "age recipient age1… of the all-zero u", ageText("age", x(lowOrder[0].le)))
 	recipient("age_recipient_x25519_low_order_order_8", "age recipient age1… of a u of order 8", ageText("age", x(lowOrder[3].le)))
+	// The same rule holds for the X25519 half of an ML-KEM-768+X25519 key
+	// (its last 32 bytes), in both spellings.
+	hybrid := func(half []byte) []byte {
+		pk := alice(mlkem).pk
+		return cat(pk[:len(pk)-32], half)
+	}
+	mlkemHalf := alice(mlkem).pk[len(alice(mlkem).pk)-32:]
+	hybridBit255 := hybrid(cat(mlkemHalf[:31], []byte{mlkemHalf[31] | 0x80}))
+	recipient("key_recipient_mlkem_x25519_bit_255", "ML-KEM-768+X25519 recipient text of the reader's key with bit 255 of its X25519 half set, valid checksum",
+		lower(recipientPrefix(mlkem), hybridBit255))
+	recipient("key_recipient_mlkem_x25519_9_plus_p", "ML-KEM-768+X25519 recipient text whose X25519 half is u = 9 + p, valid checksum",
+		lower(recipientPrefix(mlkem), hybrid(ninePlusP)))
+	recipient("key_recipient_mlkem_x25519_low_order_zero", "ML-KEM-768+X25519 recipient text whose X25519 half is the all-zero u, valid checksum",
+		lower(recipientPrefix(mlkem), hybrid(x(lowOrder[0].le))))
+	recipient("age_recipient_mlkem_x25519_bit_255", "age recipient age1pq1… of the reader's ML-KEM-768+X25519 key with bit 255 of its X25519 half set",
+		ageText("age1pq", hybridBit255))
 	ar := ageText("age", me.pk)
 	// otherLast changes the last character of Bech32 text to another of
 	// the charset, in its case.

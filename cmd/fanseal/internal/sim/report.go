@@ -167,7 +167,11 @@ func Print(w io.Writer, res *Result) {
 			fmt.Fprintf(w, "\nsoak: %d samples, one every %v; warm-up %v; latency windows of %v\n", len(k.Samples), k.Interval, k.Warmup.Round(time.Second), k.Window)
 			if len(k.Samples) > 0 {
 				last := k.Samples[len(k.Samples)-1]
-				fmt.Fprintf(w, "soak: live heap at the end %s; goroutines %d; open files %d; %d %s done\n", mib(float64(last.Heap)), last.Goroutines, last.FDs, last.Completed, s.Unit)
+				files := "not measured"
+				if last.FDs >= 0 {
+					files = fmt.Sprint(last.FDs)
+				}
+				fmt.Fprintf(w, "soak: live heap at the end %s; goroutines %d; open files %s; %d %s done\n", mib(float64(last.Heap)), last.Goroutines, files, last.Completed, s.Unit)
 			}
 		}
 	}
@@ -175,7 +179,10 @@ func Print(w io.Writer, res *Result) {
 	for _, s := range sides {
 		for _, ch := range s.Checks {
 			mark := "ok  "
-			if !ch.OK {
+			switch {
+			case ch.NotMeasured:
+				mark = "n/a "
+			case !ch.OK:
 				mark = "FAIL"
 			}
 			fmt.Fprintf(w, "%s %s: %s (%s)\n", mark, s.Side, ch.Name, ch.Detail)

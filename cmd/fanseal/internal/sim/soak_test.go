@@ -185,3 +185,73 @@ func TestWindowedRoom(t *testing.T) {
 		t.Fatalf("%v allocations to record %d samples", n, maxSamples/2)
 	}
 }
+
+// TestSoakFilesNotMeasured: where the system does not count open files
+// (openFDs returns -1 before and after), the open-files criterion is
+// reported as not measured: not met, not failed, and said so in the
+// report; measured counts are judged as before.
+func TestSoakFilesNotMeasured(t *testing.T) {
+	steady := []uint64{1, 50, 100, 104, 100, 98, 103, 101, 99, 102}
+	flat := []float64{9e6, 9e6, 5e6, 6e6, 5e6, 6e6, 5e6, 6e6, 5e6, 6e6}
+	for _, c := range []struct {
+		before, after int
+		measured, ok  bool
+	}{{-1, -1, false, false}, {5, -1, false, false}, {-1, 5, false, false}, {5, 5, true, true}, {5, 6, true, false}} {
+		k, l := soakOf(steady, flat)
+		k.FDsBefore, k.FDsAfter = c.before, c.after
+		r := &SideResult{Side: "fanseal"}
+		k.conclude(l, r)
+		var got *Check
+		for i := range r.Checks {
+			if r.Checks[i].Name == "soak: open files return to their count before the run" {
+				got = &r.Checks[i]
+			}
+		}
+		if got == nil {
+			t.Fatalf("%d before, %d after: no open-files check in %+v", c.before, c.after, r.Checks)
+		}
+		if got.NotMeasured == c.measured || got.OK != c.ok {
+			t.Errorf("%d before, %d after: check %+v, want measured %v, ok %v", c.before, c.after, *got, c.measured, c.ok)
+		}
+		failedFiles := false
+		for _, f := range (&Result{Sides: []*SideResult{r}}).Failed() {
+			failedFiles = failedFiles || strings.Contains(f, "open files")
+		}
+		if failedFiles != (c.measured && !c.ok) {
+			t.Errorf("%d before, %d after: Failed lists the open-files check: %v", c.before, c.after, failedFiles)
+		}
+	}
+}
+
+// TestSoakRunWithoutProc soaks a small ledger with openFDs standing in for
+// a system without /proc: the run passes its other checks and reports the
+// open-files criterion as not measured, never as met.
+func TestSoakRunWithoutProc(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a soak of a few seconds")
+	}
+	defer func(f func() int) { openFDs = f }(openFDs)
+	openFDs = func() int { return -1 }
+	res, err := Run(context.Background(), Ledger(LedgerOptions{Workers: 1}), Config{Duration: 2 * time.Second, Seed: 5, Soak: true})
+	if res == nil {
+		t.Fatal(err)
+	}
+	if err != nil && strings.Contains(err.Error(), "open files") {
+		t.Fatalf("the run failed on the criterion it could not measure: %v", err)
+	}
+	var files *Check
+	for i, c := range res.Sides[0].Checks {
+		if c.Name == "soak: open files return to their count before the run" {
+			files = &res.Sides[0].Checks[i]
+		}
+	}
+	if files == nil || files.OK || !files.NotMeasured {
+		t.Fatalf("open-files check %+v, want not measured", files)
+	}
+	var b strings.Builder
+	Print(&b, res)
+	if out := b.String(); !strings.Contains(out, "n/a  fanseal: soak: open files return to their count before the run (not measured") ||
+		!strings.Contains(out, "open files not measured") || strings.Contains(out, "ok   fanseal: soak: open files") {
+		t.Fatalf("report:\n%s", out)
+	}
+}
