@@ -104,7 +104,9 @@ Options:
                       of a tenth of the run: the heap's high-water mark in
                       the last half at most 1.1x the first half's;
                       goroutines and open files back to their count before
-                      the run; p99 latency in the last window (a minute, or
+                      the run (open files where the system counts them,
+                      /proc; elsewhere that check says "not measured" and
+                      is never taken as met); p99 latency in the last window (a minute, or
                       a tenth of a shorter run) at most 1.5x the first's;
                       and no verdict or entry lost
     --seed N          the generated work; both sides get the same (default 1)
