@@ -88,19 +88,7 @@ func onTerminal(t *testing.T, stdin string, args ...string) (int, string, string
 func withTerminal(t *testing.T, stdin string, stderrOnTerminal bool, args ...string) (int, string, string) {
 	t.Helper()
 	master, tty := openPTYPair(t)
-	var screen strings.Builder
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		buf := make([]byte, 4096)
-		for {
-			n, err := master.Read(buf)
-			screen.Write(buf[:n])
-			if err != nil {
-				return
-			}
-		}
-	}()
+	screen := readScreen(master, tty)
 	var status int
 	var stderr strings.Builder
 	var stdout, errOut io.Writer = tty, &stderr
@@ -119,16 +107,38 @@ func withTerminal(t *testing.T, stdin string, stderrOnTerminal bool, args ...str
 		}
 		status = cmd.ProcessState.ExitCode()
 	}
-	// Let the terminal's output drain, then close it so the reader ends.
-	time.Sleep(100 * time.Millisecond)
-	tty.Close()
-	select {
-	case <-done:
-	case <-time.After(2 * time.Second):
-		master.Close()
-		<-done
+	return status, screen(), stderr.String()
+}
+
+// readScreen starts reading what is written to the terminal tty, whose
+// master end is master, and returns a function to call once the command
+// is done: it lets the terminal's output drain, closes the terminal so
+// that the reader ends, and returns all that was written.
+func readScreen(master, tty *os.File) func() string {
+	var screen strings.Builder
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			screen.Write(buf[:n])
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return func() string {
+		time.Sleep(100 * time.Millisecond)
+		tty.Close()
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+			master.Close()
+			<-done
+		}
+		return screen.String()
 	}
-	return status, screen.String(), stderr.String()
 }
 
 // TestDecryptToTerminal: decrypt prints text on a terminal, refuses a
@@ -228,27 +238,15 @@ func TestBenchOnOneTerminal(t *testing.T) {
 	if err := unix.IoctlSetWinsize(int(tty.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Col: 100, Row: 40}); err != nil {
 		t.Skipf("set the terminal's size: %v", err)
 	}
-	var screen strings.Builder
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		io.Copy(&screen, master)
-	}()
+	screen := readScreen(master, tty)
 	cmd := exec.Command(binary(t), "bench", "--quick", "--recipients", "0")
 	cmd.Stdout, cmd.Stderr = tty, tty
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond)
-	tty.Close()
-	select {
-	case <-done:
-	case <-time.After(2 * time.Second):
-		master.Close()
-		<-done
-	}
+	shown := screen()
 	legends := 0
-	for _, line := range strings.Split(screen.String(), "\n") {
+	for _, line := range strings.Split(shown, "\n") {
 		// What the line shows: what follows its last carriage return,
 		// less the erase-line sequence.
 		line = strings.TrimSuffix(line, "\r")
@@ -272,6 +270,6 @@ func TestBenchOnOneTerminal(t *testing.T) {
 		}
 	}
 	if legends < 4 {
-		t.Fatalf("%d legends on the screen:\n%s", legends, screen.String())
+		t.Fatalf("%d legends on the screen:\n%s", legends, shown)
 	}
 }
