@@ -35,33 +35,59 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) (err erro
 	if err != nil {
 		return err
 	}
-	if len(opts.identities) == 0 {
-		return fmt.Errorf("%w: decrypt needs at least one -i PATH (an identity file)", errUsage)
+	noIdentities := fmt.Errorf("%w: decrypt needs at least one -i PATH (an identity file), except for an age file sealed to a passphrase", errUsage)
+	if len(opts.identities) == 0 && payloadFromStdin(pos) && report.IsTerminal(stdin) {
+		return noIdentities
 	}
-	ids, err := identityList(opts.identities)
-	if err != nil {
-		return err
-	}
+	keysIn := newStdinUse(stdin, payloadFromStdin(pos))
 	in, closeIn, err := openInput(first(pos), stdin)
 	if err != nil {
 		return err
 	}
 	defer closeIn()
-	in, clearProgress := withProgress(in, stderr, "decrypting")
+	// An empty input is said to be empty after the identities are read,
+	// so that a fault in them is reported first, as for any envelope.
+	br, isAge, sniffErr := sniffInput(in)
+	switch {
+	case sniffErr != nil && !errors.Is(sniffErr, errEmptyInput):
+		return sniffErr
+	case len(opts.identities) == 0 && !isAge:
+		return noIdentities
+	}
+	var ids []*namedIdentity
+	var ageIDs *ageIdentities
+	if isAge {
+		ageIDs, err = readAgeIdentities(opts.identities, keysIn, stderr)
+	} else {
+		ids, err = identityList(opts.identities, keysIn)
+	}
+	if err != nil {
+		return err
+	}
+	if sniffErr != nil {
+		return sniffErr
+	}
+	src, clearProgress := withProgress(br, stderr, "decrypting")
 	defer clearProgress()
 	o, err := createOutput(opts.out, stdout, 0o666)
 	if err != nil {
 		return err
 	}
 	defer o.Abort()
-	br, err := refuseAgeFile(in)
-	if err != nil {
-		return err
-	}
-	src, armored := maybeArmored(br)
-	r, err := fanseal.Open(src, identities(ids)...)
-	if err != nil {
-		return describe(armorFirst(armored, src, err))
+	var r io.Reader
+	var failed func(error) error // says what an error of r means
+	if isAge {
+		failed = func(err error) error { return err } // openAge describes its errors
+		r, err = openAge(bufio.NewReader(src), ageIDs)
+		if err != nil {
+			return err
+		}
+	} else {
+		env, armored := maybeArmored(src)
+		failed = func(err error) error { return describe(armorFirst(armored, env, err)) }
+		if r, err = fanseal.Open(env, identities(ids)...); err != nil {
+			return failed(err)
+		}
 	}
 	var dst io.Writer = o
 	if opts.out == "" && report.IsTerminal(stdout) {
@@ -77,7 +103,7 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) (err erro
 		if errors.Is(err, errBinaryToTerminal) {
 			return err
 		}
-		return describe(armorFirst(armored, src, err))
+		return failed(err)
 	}
 	return o.Commit()
 }

@@ -42,7 +42,7 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	list, err := recipientList(opts.recipients, opts.files)
+	list, err := recipientList(opts.recipients, opts.files, newStdinUse(stdin, payloadFromStdin(pos)))
 	if err != nil {
 		return err
 	}
