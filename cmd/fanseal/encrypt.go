@@ -15,7 +15,7 @@ import (
 type encryptOptions struct {
 	recipients, files multiFlag
 	armor, anonymous  bool
-	verbose           bool
+	verbose, age      bool
 	out               string
 }
 
@@ -28,6 +28,7 @@ func encryptFlags(fs *flag.FlagSet) *encryptOptions {
 	fs.BoolVar(&o.armor, "a", false, "armor")
 	fs.BoolVar(&o.armor, "armor", false, "armor")
 	fs.BoolVar(&o.anonymous, "anonymous", false, "omit key identifiers")
+	fs.BoolVar(&o.age, "age", false, "write an age file")
 	fs.BoolVar(&o.verbose, "v", false, "say who the envelope is for and what it holds")
 	fs.BoolVar(&o.verbose, "verbose", false, "say who the envelope is for and what it holds")
 	fs.StringVar(&o.out, "o", "", "output file")
@@ -41,6 +42,9 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	pos, err := parseFlags(fs, args, 1)
 	if err != nil {
 		return err
+	}
+	if opts.age {
+		return encryptAge(opts, pos, stdin, stdout, stderr)
 	}
 	list, err := recipientList(opts.recipients, opts.files, newStdinUse(stdin, payloadFromStdin(pos)))
 	if err != nil {

@@ -6,7 +6,8 @@
 //	fanseal keygen [--suite SUITE] [--age] [-o OUTPUT]
 //	fanseal keygen -y [--age] [-o OUTPUT] [INPUT]
 //	fanseal encrypt (-r RECIPIENT | -R PATH)... [-a] [--anonymous] [-v] [-o OUTPUT] [INPUT]
-//	fanseal decrypt -i PATH... [-o OUTPUT] [INPUT]
+//	fanseal encrypt --age (-r RECIPIENT | -R PATH)... [-a] [-o OUTPUT] [INPUT]
+//	fanseal decrypt [-i PATH]... [-o OUTPUT] [INPUT]
 //	fanseal inspect [--json] [-r RECIPIENT]... [-R PATH]... [-i PATH]... [INPUT]
 //	fanseal bench [--quick] [--recipients N] [--json FILE] [--plot FILE] ...
 //	fanseal sim synchronizer|ledger|dkg [flags]
@@ -98,8 +99,9 @@ Keys and files follow age's conventions: -r takes a public key, -R a file of
 them, -i an identity file, # starts a comment line. age's X25519 and
 ML-KEM-768+X25519 keys (age1..., age1pq1..., AGE-SECRET-KEY-...) are the same
 keys as fanseal's x25519 and mlkem768x25519 ones in another spelling, and work
-wherever fanseal reads keys; age's SSH, plugin and passphrase keys do not.
-Envelopes are fanseal's, not age's: age cannot open them, nor fanseal age's.
+wherever fanseal reads keys. fanseal decrypt opens age files too, with
+age's SSH, plugin and passphrase keys as well, and encrypt --age writes
+age files, which age opens; fanseal's own envelopes are not age's format.
 
 ` + outputRule + `
 
