@@ -42,5 +42,7 @@ replace github.com/fanseal/fanseal => ../..
 
 tool (
 	filippo.io/age/cmd/age
+	filippo.io/age/cmd/age-inspect
 	filippo.io/age/cmd/age-keygen
+	filippo.io/age/cmd/age-plugin-batchpass
 )
