@@ -19,6 +19,9 @@ var errEmptyInput = fmt.Errorf("%w: the input is empty (0 bytes): there is no en
 // ageIntro is the first line of a binary age v1 file.
 const ageIntro = "age-encryption.org/"
 
+// ageArmorName is what age's armor header says, in upper case.
+const ageArmorName = "AGE ENCRYPTED"
+
 // ageMaxWhitespace is how much white space age's command line skips
 // before its armor header; fanseal looks as far.
 const ageMaxWhitespace = 1024
@@ -37,7 +40,10 @@ func sniffInput(r io.Reader) (br *bufio.Reader, isAge bool, err error) {
 		return nil, false, err
 	}
 	trimmed := bytes.TrimLeft(start, " \t\r\n")
-	isAge = bytes.HasPrefix(trimmed, []byte(ageIntro)) || bytes.HasPrefix(trimmed, []byte(armor.Header))
+	isAge = bytes.HasPrefix(trimmed, []byte(ageIntro)) || bytes.HasPrefix(trimmed, []byte(armor.Header)) ||
+		// A damaged armor (cased otherwise, or after other text) is still
+		// an age file, for age's reader to refuse in its own words.
+		bytes.Contains(bytes.ToUpper(start), []byte(ageArmorName))
 	return br, isAge, nil
 }
 

@@ -3,6 +3,7 @@ module github.com/fanseal/fanseal/cmd/fanseal
 go 1.26.0
 
 require (
+	c2sp.org/CCTV/age v0.0.0-20260829155415-4448f2097b2d
 	filippo.io/age v1.3.2
 	github.com/btcsuite/btcd/btcec/v2 v2.3.5
 	github.com/decred/dcrd/dcrec/secp256k1/v4 v4.4.1
