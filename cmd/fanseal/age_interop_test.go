@@ -24,7 +24,8 @@ var ageCommands struct {
 }
 
 // ageTool returns the path of one of age's commands (age, age-keygen,
-// age-inspect, age-plugin-batchpass), built from the module cache.
+// age-inspect, age-plugin-batchpass), built from the module cache, or of
+// fanseal's test plugin, age-plugin-fstest.
 func ageTool(t *testing.T, name string) string {
 	t.Helper()
 	if testing.Short() {
@@ -40,6 +41,10 @@ func ageTool(t *testing.T, name string) string {
 			args = append(args, "filippo.io/age/cmd/"+c)
 		}
 		ageCommands.out, ageCommands.err = exec.Command("go", args...).CombinedOutput()
+		if ageCommands.err == nil {
+			// fanseal's test plugin, age-plugin-fstest (testdata/ageplugin).
+			ageCommands.out, ageCommands.err = exec.Command("go", "build", "-o", filepath.Join(ageCommands.dir, "age-plugin-fstest"), "./testdata/ageplugin").CombinedOutput()
+		}
 	})
 	if ageCommands.err != nil {
 		t.Fatalf("building age's commands: %v\n%s", ageCommands.err, ageCommands.out)
@@ -210,4 +215,35 @@ func TestInspectAgeMatchesAgeInspect(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestAgeInteropPlugin: a plugin built in the test (age-plugin-fstest,
+// speaking the real protocol through filippo.io/age/plugin) serves
+// recipients of encrypt --age and identities of decrypt, and age reads
+// both ways what fanseal and the plugin wrote.
+func TestAgeInteropPlugin(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Dir(ageTool(t, "age-plugin-fstest"))
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	recipient := plugin.EncodeRecipient("fstest", []byte("alice"))
+	id := writeFile(t, dir, "plugin.key", []byte("# the test plugin\n"+plugin.EncodeIdentity("fstest", nil)+"\n"))
+	payload := []byte("through a plugin")
+	in := writeFile(t, dir, "plain", payload)
+	ours := filepath.Join(dir, "ours.age")
+	mustRun(t, "", "encrypt", "--age", "-r", recipient, "-o", ours, in)
+	var rep ageInspection
+	if err := json.Unmarshal([]byte(mustRun(t, "", "inspect", "--json", ours)), &rep); err != nil || !reflect.DeepEqual(rep.StanzaTypes, []string{"fstest"}) || rep.PostQuantum != "unknown" {
+		t.Fatalf("inspect: %+v %v", rep, err)
+	}
+	if got := runAge(t, nil, nil, "age", "-d", "-i", id, ours); !bytes.Equal(got, payload) {
+		t.Fatalf("age -d of fanseal's plugin file: %q", got)
+	}
+	theirs := writeFile(t, dir, "theirs.age", runAge(t, payload, nil, "age", "-a", "-r", recipient))
+	for _, file := range []string{ours, theirs} {
+		if got := mustRun(t, "", "decrypt", "-i", id, file); got != string(payload) {
+			t.Fatalf("fanseal decrypt of %s: %q", filepath.Base(file), got)
+		}
+	}
+	// A plugin that is not installed says where plugins come from.
+	mustFail(t, "x", "age-encryption.org/awesome#plugins", "encrypt", "--age", "-r", plugin.EncodeRecipient("nosuchplugin", nil))
 }
