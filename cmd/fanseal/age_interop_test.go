@@ -176,6 +176,14 @@ func TestAgeInteropPassphraseAndPlugin(t *testing.T) {
 	if got, _ := os.ReadFile(out); string(got) != "sealed to a passphrase by age" || *asked != 0 {
 		t.Fatalf("plugin identity: %q, passphrase asked %d times", got, *asked)
 	}
+	// -j batchpass: the plugin without an identity, as age -j.
+	os.Remove(out)
+	mustRun(t, "", "decrypt", "-j", "batchpass", "-o", out, file)
+	if got, _ := os.ReadFile(out); string(got) != "sealed to a passphrase by age" || *asked != 0 {
+		t.Fatalf("-j batchpass: %q, passphrase asked %d times", got, *asked)
+	}
+	_, _, pubs := setup(t, "x25519", 1)
+	mustFail(t, mustRun(t, "x", "encrypt", "-r", pubs[0]), "-j batchpass: age plugins open age files", "decrypt", "-j", "batchpass")
 	// A missing plugin says where plugins come from.
 	missing := writeFile(t, dir, "missing.key", []byte(plugin.EncodeIdentity("nosuchplugin", nil)+"\n"))
 	mustFail(t, "", "age-encryption.org/awesome#plugins", "decrypt", "-i", missing, file)

@@ -67,9 +67,10 @@ func ageUI(stderr io.Writer) *plugin.ClientUI {
 // readAgeIdentities reads the -i files as age identities: age's X25519
 // and post-quantum keys (or fanseal's spelling of them), plugin
 // identities, SSH private keys (asking a key's passphrase on the
-// terminal) and age-encrypted identity files (asking theirs). stdin hands
-// out standard input for a file named "-".
-func readAgeIdentities(files []string, stdin *stdinUse, stderr io.Writer) (*ageIdentities, error) {
+// terminal) and age-encrypted identity files (asking theirs); then the
+// plugins named with -j, asked without an identity, as age -j does.
+// stdin hands out standard input for a file named "-".
+func readAgeIdentities(files, plugins []string, stdin *stdinUse, stderr io.Writer) (*ageIdentities, error) {
 	out := &ageIdentities{}
 	for _, name := range files {
 		var in io.Reader
@@ -90,6 +91,13 @@ func readAgeIdentities(files []string, stdin *stdinUse, stderr io.Writer) (*ageI
 		if err := out.readFile(name, in, stderr); err != nil {
 			return nil, err
 		}
+	}
+	for _, name := range plugins {
+		id, err := plugin.NewIdentityWithoutData(name, ageUI(stderr))
+		if err != nil {
+			return nil, fmt.Errorf("%w: -j %s: %v", errUsage, name, err)
+		}
+		out.ids = append(out.ids, id)
 	}
 	return out, nil
 }

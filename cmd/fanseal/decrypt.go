@@ -16,6 +16,7 @@ import (
 // decryptOptions are decrypt's flags.
 type decryptOptions struct {
 	identities multiFlag
+	plugins    multiFlag // -j: age plugins to ask, without an identity
 	out        string
 }
 
@@ -23,6 +24,7 @@ func decryptFlags(fs *flag.FlagSet) *decryptOptions {
 	o := &decryptOptions{}
 	fs.Var(&o.identities, "i", "identity file")
 	fs.Var(&o.identities, "identity", "identity file")
+	fs.Var(&o.plugins, "j", "age plugin")
 	fs.StringVar(&o.out, "o", "", "output file")
 	fs.StringVar(&o.out, "output", "", "output file")
 	return o
@@ -36,7 +38,7 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) (err erro
 		return err
 	}
 	noIdentities := fmt.Errorf("%w: decrypt needs at least one -i PATH (an identity file), except for an age file sealed to a passphrase", errUsage)
-	if len(opts.identities) == 0 && payloadFromStdin(pos) && report.IsTerminal(stdin) {
+	if len(opts.identities)+len(opts.plugins) == 0 && payloadFromStdin(pos) && report.IsTerminal(stdin) {
 		return noIdentities
 	}
 	keysIn := newStdinUse(stdin, payloadFromStdin(pos))
@@ -51,13 +53,15 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) (err erro
 	switch {
 	case sniffErr != nil && !errors.Is(sniffErr, errEmptyInput):
 		return sniffErr
+	case len(opts.plugins) > 0 && !isAge:
+		return fmt.Errorf("%w: -j %s: age plugins open age files; this is not one", errUsage, opts.plugins[0])
 	case len(opts.identities) == 0 && !isAge:
 		return noIdentities
 	}
 	var ids []*namedIdentity
 	var ageIDs *ageIdentities
 	if isAge {
-		ageIDs, err = readAgeIdentities(opts.identities, keysIn, stderr)
+		ageIDs, err = readAgeIdentities(opts.identities, opts.plugins, keysIn, stderr)
 	} else {
 		ids, err = identityList(opts.identities, keysIn)
 	}

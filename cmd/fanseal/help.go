@@ -100,8 +100,8 @@ Examples:
     $ fanseal encrypt --age -R ~/.ssh/id_ed25519.pub -a -o notes.age notes.txt
 `
 
-const decryptUsage = `fanseal decrypt -i PATH... [-o OUTPUT] [INPUT]
-fanseal decrypt [-o OUTPUT] [INPUT]
+const decryptUsage = `fanseal decrypt -i PATH... [-j PLUGIN]... [-o OUTPUT] [INPUT]
+fanseal decrypt [-j PLUGIN]... [-o OUTPUT] [INPUT]
 `
 
 const decryptHelp = `
@@ -137,6 +137,9 @@ Options:
                              reads it from standard input (then INPUT must be
                              a file). Can be repeated; identities the
                              envelope is not for are ignored.
+    -j PLUGIN                For an age file: ask the age plugin PLUGIN (the
+                             program age-plugin-PLUGIN on the PATH) without
+                             an identity, as age -j does. Can be repeated.
     -o, --output OUTPUT      Write the payload to OUTPUT; - is standard
                              output, even a terminal.
     -h, --help               Print this help.

@@ -7,7 +7,7 @@
 //	fanseal keygen -y [--age] [-o OUTPUT] [INPUT]
 //	fanseal encrypt (-r RECIPIENT | -R PATH)... [-a] [--anonymous] [-v] [-o OUTPUT] [INPUT]
 //	fanseal encrypt --age (-r RECIPIENT | -R PATH)... [-a] [-o OUTPUT] [INPUT]
-//	fanseal decrypt [-i PATH]... [-o OUTPUT] [INPUT]
+//	fanseal decrypt [-i PATH]... [-j PLUGIN]... [-o OUTPUT] [INPUT]
 //	fanseal inspect [--json] [-r RECIPIENT]... [-R PATH]... [-i PATH]... [INPUT]
 //	fanseal bench [--quick] [--recipients N] [--json FILE] [--plot FILE] ...
 //	fanseal sim synchronizer|ledger|dkg [flags]
@@ -224,10 +224,13 @@ func parseFlags(fs *flag.FlagSet, args []string, max int) ([]string, error) {
 
 // notFromAge explains the age flags that fanseal does not have.
 var notFromAge = map[string]string{
-	"p":          "passphrases (age -p, scrypt) are not supported; encrypt to a recipient with -r or -R",
-	"passphrase": "passphrases (age -p, scrypt) are not supported; encrypt to a recipient with -r or -R",
-	"j":          "age plugins are not supported",
+	"p":          passphraseHint,
+	"passphrase": passphraseHint,
+	"j":          "encrypt takes a plugin's recipient (age1NAME1...) with --age -r; decrypt -j NAME asks the plugin age-plugin-NAME",
 }
+
+// passphraseHint is what -p and --passphrase say: decrypt needs neither.
+const passphraseHint = "passphrases (age -p, scrypt) are not supported for sealing yet; encrypt to a recipient with -r or -R (decrypt needs no -p: it asks the passphrase of an age file sealed to one)"
 
 // ageModes names the command for what an age user types first: age's
 // mode flags, and its encrypt flags, which age takes without a command.
