@@ -287,17 +287,9 @@ func (e *encryptedIdentity) Unwrap(stanzas []*age.Stanza) ([]byte, error) {
 
 // decrypt asks the passphrase and reads the identities of the file.
 func (e *encryptedIdentity) decrypt() error {
-	pass := &passphraseIdentity{prompt: fmt.Sprintf("Enter passphrase for identity file %q:", e.name)}
-	r, err := age.Decrypt(bytes.NewReader(e.contents), pass)
-	if errors.As(err, new(*age.NoIdentityMatchError)) {
-		return fmt.Errorf("%s: %w: the identity file is encrypted with age, but not with a passphrase", e.name, fanseal.ErrInvalidKey)
-	}
+	plain, err := e.plaintext()
 	if err != nil {
-		return fmt.Errorf("%s: decrypting the identity file: %w", e.name, err)
-	}
-	plain, err := io.ReadAll(r)
-	if err != nil {
-		return fmt.Errorf("%s: decrypting the identity file: %w", e.name, err)
+		return err
 	}
 	inner := &ageIdentities{}
 	err = readKeyLines(e.name, bytes.NewReader(plain), "identity", fanseal.MaxIdentities, func(line string, src keySource) error {
@@ -312,6 +304,60 @@ func (e *encryptedIdentity) decrypt() error {
 	}
 	e.ids = inner.ids
 	return nil
+}
+
+// plaintext asks the passphrase and returns the decrypted file.
+func (e *encryptedIdentity) plaintext() ([]byte, error) {
+	pass := &passphraseIdentity{prompt: fmt.Sprintf("Enter passphrase for identity file %q:", e.name)}
+	r, err := age.Decrypt(bytes.NewReader(e.contents), pass)
+	if errors.As(err, new(*age.NoIdentityMatchError)) {
+		return nil, fmt.Errorf("%s: %w: the identity file is encrypted with age, but not with a passphrase", e.name, fanseal.ErrInvalidKey)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: decrypting the identity file: %w", e.name, err)
+	}
+	plain, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: decrypting the identity file: %w", e.name, err)
+	}
+	return plain, nil
+}
+
+// unlockIdentityFile returns what to read of the identity file name
+// (from in, or from the file itself when in is nil) for fanseal's own
+// envelopes: the plaintext of an identity file that age encrypted with a
+// passphrase, asked on the terminal, or else the file as it is. The
+// function returned closes the file.
+func unlockIdentityFile(name string, in io.Reader) (io.Reader, func(), error) {
+	done := func() {}
+	if in == nil {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("identity file: %w", err)
+		}
+		in, done = f, func() { f.Close() }
+	}
+	br := bufio.NewReaderSize(in, 2*ageMaxWhitespace+len(armor.Header))
+	start, _ := br.Peek(ageMaxWhitespace + len(armor.Header))
+	trimmed := bytes.TrimSpace(start)
+	if !bytes.HasPrefix(start, []byte(ageIntro)) && !bytes.HasPrefix(trimmed, []byte(armor.Header)) {
+		return br, done, nil
+	}
+	var r io.Reader = br
+	if bytes.HasPrefix(trimmed, []byte(armor.Header)) {
+		r = armor.NewReader(br)
+	}
+	contents, err := readAtMost(r, ageFileLimit)
+	if err != nil {
+		done()
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	plain, err := (&encryptedIdentity{name: name, contents: contents}).plaintext()
+	if err != nil {
+		done()
+		return nil, nil, err
+	}
+	return bytes.NewReader(plain), done, nil
 }
 
 // openAge decrypts the age file in br with ids, and returns the reader of

@@ -19,6 +19,14 @@ import (
 	"golang.org/x/crypto/ssh"
 )
 
+// The tests answer only the passphrase prompts they expect
+// (withPassphrase); any other fails, rather than wait on a terminal.
+func init() {
+	readPassphrase = func(prompt string) ([]byte, error) {
+		return nil, errors.New("the test answers no passphrase prompt here: " + prompt)
+	}
+}
+
 // ageSeal writes payload as an age file for recipients with age's own
 // library, armored or not.
 func ageSeal(t *testing.T, payload []byte, armored bool, recipients ...age.Recipient) []byte {
@@ -258,6 +266,31 @@ func TestDecryptAgeEncryptedIdentity(t *testing.T) {
 	if status, got, errOut := decryptAgeTo(t, body, "-i", lockedKey); status != 0 || string(got) != "for the post-quantum key" || *asked != 1 {
 		t.Fatalf("status %d, asked %d, stderr %q", status, *asked, errOut)
 	}
+}
+
+// TestEncryptedIdentityForFansealEnvelope: an identity file that age
+// encrypted with a passphrase opens fanseal's own envelopes too, after
+// asking it; a wrong passphrase is refused.
+func TestEncryptedIdentityForFansealEnvelope(t *testing.T) {
+	key := ageKeyFiles["x25519"]
+	keyText, err := os.ReadFile(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := age.NewScryptRecipient("identity pass")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.SetWorkFactor(10)
+	dir := t.TempDir()
+	locked := writeFile(t, dir, "keys.txt.age", ageSeal(t, keyText, false, r))
+	env := mustRun(t, "a fanseal envelope", "encrypt", "-r", agePublicKey(t, key))
+	asked := withPassphrase(t, "identity pass")
+	if got := mustRun(t, env, "decrypt", "-i", locked); got != "a fanseal envelope" || *asked != 1 {
+		t.Fatalf("%q, asked %d", got, *asked)
+	}
+	withPassphrase(t, "wrong")
+	mustFail(t, env, "incorrect passphrase", "decrypt", "-i", locked)
 }
 
 // TestDecryptEmpty: an empty input is said to be empty, for fanseal and

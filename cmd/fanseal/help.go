@@ -132,8 +132,10 @@ Options:
     -i, --identity PATH      An identity file: fanseal's, or one age-keygen
                              wrote (x25519 and mlkem768x25519 keys); blank
                              lines and lines starting with # are ignored.
-                             For an age file, also an SSH private key, plugin
-                             identities or an encrypted identity file. -
+                             One that age encrypted with a passphrase is read
+                             after asking it on the terminal. For an age
+                             file, also an SSH private key or plugin
+                             identities. -
                              reads it from standard input (then INPUT must be
                              a file). Can be repeated; identities the
                              envelope is not for are ignored.

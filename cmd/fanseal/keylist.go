@@ -239,7 +239,8 @@ func checkSealable(list []*namedRecipient, anonymous bool) error {
 }
 
 // identityList parses the identity files, in order; a file named "-" is
-// standard input, which stdin hands out once.
+// standard input, which stdin hands out once. A file that age encrypted
+// with a passphrase is read after asking it on the terminal.
 func identityList(files []string, stdin *stdinUse) ([]*namedIdentity, error) {
 	var list []*namedIdentity
 	for _, name := range files {
@@ -247,7 +248,12 @@ func identityList(files []string, stdin *stdinUse) ([]*namedIdentity, error) {
 		if err != nil {
 			return nil, err
 		}
+		in, done, err := unlockIdentityFile(name, in)
+		if err != nil {
+			return nil, err
+		}
 		more, err := readIdentities(name, in)
+		done()
 		if err != nil {
 			return nil, err
 		}
