@@ -311,3 +311,16 @@ func TestDescribeAgeErrors(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// TestInspectSaysOneChunk: inspect counts "1 chunk", not "1 chunks", in
+// fanseal's envelopes and age's files.
+func TestInspectSaysOneChunk(t *testing.T) {
+	_, _, pubs := setup(t, "x25519", 1)
+	env := mustRun(t, "small", "encrypt", "-r", pubs[0])
+	file := ageSeal(t, []byte("small"), false, ageRecipientOf(t, ageKeyFiles["x25519"]))
+	for name, body := range map[string]string{"fanseal": env, "age": string(file)} {
+		if out := mustRun(t, body, "inspect"); !strings.Contains(out, "5 bytes in 1 chunk (") {
+			t.Fatalf("%s: %q", name, out)
+		}
+	}
+}

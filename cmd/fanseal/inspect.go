@@ -212,7 +212,7 @@ func inspect(args []string, stdin io.Reader, stdout, _ io.Writer) error {
 		fmt.Fprintf(stdout, "shared ephemeral keys: %s\n", strings.Join(rep.SharedKeys, ", "))
 	}
 	fmt.Fprintf(stdout, "header:      %d bytes\n", rep.HeaderSize)
-	fmt.Fprintf(stdout, "payload:     %d bytes in %d chunks (not authenticated: inspect holds no key)\n", rep.PayloadSize, rep.Chunks)
+	fmt.Fprintf(stdout, "payload:     %d bytes in %s (not authenticated: inspect holds no key)\n", rep.PayloadSize, plural(int(rep.Chunks), "chunk"))
 	return nil
 }
 
