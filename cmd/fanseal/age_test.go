@@ -104,6 +104,7 @@ func TestAgeKeysRefused(t *testing.T) {
 	mustFail(t, "", "PEM private key", "decrypt", "-i", ssh)
 	mustFail(t, "", "decrypting the identity file: failed to read header", "decrypt", "-i", pass)
 	mustFail(t, "", "passphrases (age -p, scrypt) are not supported", "encrypt", "-p")
-	mustFail(t, "", "passphrases (age -p, scrypt) are not supported", "decrypt", "--passphrase")
+	mustFail(t, "", "decrypt: --passphrase: passphrases (age -p, scrypt) are not supported", "decrypt", "--passphrase")
+	mustFail(t, "", "encrypt: -p: passphrases", "encrypt", "-p")
 	mustFail(t, "", "reads recipients fanseal_<suite>_…, and age's age1…", "encrypt", "-r", "ssh-rsa AAAAB3NzaC1yc2E")
 }

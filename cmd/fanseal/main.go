@@ -211,7 +211,7 @@ func parseFlags(fs *flag.FlagSet, args []string, max int) ([]string, error) {
 		}
 		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
 			if why, ok := notFromAge[strings.TrimPrefix(name, "-")]; ok {
-				return nil, fmt.Errorf("%w: %s: -%s: %s", errUsage, fs.Name(), name, why)
+				return nil, fmt.Errorf("%w: %s: %s: %s", errUsage, fs.Name(), asTyped(args, name), why)
 			}
 		}
 		return nil, fmt.Errorf("%w: %s: %v", errUsage, fs.Name(), err)
@@ -220,6 +220,18 @@ func parseFlags(fs *flag.FlagSet, args []string, max int) ([]string, error) {
 		return nil, fmt.Errorf("%w: %s: too many arguments: %q (flags go before the input file)", errUsage, fs.Name(), fs.Args()[max:])
 	}
 	return fs.Args(), nil
+}
+
+// asTyped returns the flag name (without its dash, as package flag names
+// it) as the user typed it among args: --passphrase, not -passphrase.
+func asTyped(args []string, name string) string {
+	for _, a := range args {
+		flagName, _, _ := strings.Cut(a, "=")
+		if strings.TrimLeft(flagName, "-") == name {
+			return flagName
+		}
+	}
+	return "-" + name
 }
 
 // notFromAge explains the age flags that fanseal does not have.
