@@ -70,26 +70,31 @@ func parseAgeRecipient(s string, stderr io.Writer) (age.Recipient, string, error
 	return x, key, err
 }
 
-// ageRecipientList parses the recipients of -r and -R for an age file, in
-// that order, merging a key given twice; errors name the -r flag or the
-// file and line.
-func ageRecipientList(keys, files []string, stdin *stdinUse, stderr io.Writer) ([]*ageRecipient, error) {
+// ageRecipientList parses the recipients of -r and -R for an age file,
+// then those of the identity files of -i, in that order, merging a key
+// given twice (with a warning naming both places); errors name the -r
+// flag or the file and line.
+func ageRecipientList(keys, files, identityFiles []string, stdin *stdinUse, stderr io.Writer) ([]*ageRecipient, error) {
 	var list []*ageRecipient
-	seen := map[string]bool{}
-	add := func(s string, src keySource) error {
+	first := map[string]keySource{}
+	add := func(r *ageRecipient) {
+		if src, ok := first[r.key]; ok {
+			fmt.Fprintf(stderr, "fanseal: warning: %s gives the same key as %s; it is one recipient\n", r.src, src)
+			return
+		}
+		first[r.key] = r.src
+		list = append(list, r)
+	}
+	parse := func(s string, src keySource) error {
 		r, key, err := parseAgeRecipient(s, stderr)
-		if err != nil {
-			return err
+		if err == nil {
+			add(&ageRecipient{Recipient: r, key: key, src: src})
 		}
-		if !seen[key] {
-			seen[key] = true
-			list = append(list, &ageRecipient{Recipient: r, key: key, src: src})
-		}
-		return nil
+		return err
 	}
 	for i, s := range keys {
 		src := keySource{Line: i + 1}
-		if err := add(s, src); err != nil {
+		if err := parse(s, src); err != nil {
 			if isSecretKey(s) {
 				return nil, fmt.Errorf("%s: %w", src, err)
 			}
@@ -101,9 +106,16 @@ func ageRecipientList(keys, files []string, stdin *stdinUse, stderr io.Writer) (
 		if err != nil {
 			return nil, err
 		}
-		if err := readKeyLines(name, in, "recipients", 0, add); err != nil {
+		if err := readKeyLines(name, in, "recipients", 0, parse); err != nil {
 			return nil, err
 		}
+	}
+	fromIDs, err := ageIdentityRecipients(identityFiles, stdin, stderr)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range fromIDs {
+		add(r)
 	}
 	return list, nil
 }
@@ -117,12 +129,12 @@ func encryptAge(opts *encryptOptions, pos []string, stdin io.Reader, stdout, std
 	case opts.verbose:
 		return fmt.Errorf("%w: -v: --age writes age's format, whose stanzas fanseal does not report; fanseal inspect describes the file", errUsage)
 	}
-	list, err := ageRecipientList(opts.recipients, opts.files, newStdinUse(stdin, payloadFromStdin(pos)), stderr)
+	list, err := ageRecipientList(opts.recipients, opts.files, opts.identities, newStdinUse(stdin, payloadFromStdin(pos)), stderr)
 	if err != nil {
 		return err
 	}
 	if len(list) == 0 {
-		return fmt.Errorf("%w: encrypt needs at least one -r or -R", errUsage)
+		return fmt.Errorf("%w: encrypt needs at least one -r, -R or -i", errUsage)
 	}
 	if opts.out == "" && !opts.armor && report.IsTerminal(stdout) {
 		return fmt.Errorf("refusing to output binary to the terminal: use -a for text armor, -o FILE, or force it with -o -")

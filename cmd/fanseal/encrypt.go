@@ -14,6 +14,7 @@ import (
 // encryptOptions are encrypt's flags.
 type encryptOptions struct {
 	recipients, files multiFlag
+	identities        multiFlag // -i: seal for the recipients of identity files
 	armor, anonymous  bool
 	verbose, age      bool
 	out               string
@@ -25,6 +26,8 @@ func encryptFlags(fs *flag.FlagSet) *encryptOptions {
 	fs.Var(&o.recipients, "recipient", "recipient")
 	fs.Var(&o.files, "R", "recipients file")
 	fs.Var(&o.files, "recipients-file", "recipients file")
+	fs.Var(&o.identities, "i", "identity file")
+	fs.Var(&o.identities, "identity", "identity file")
 	fs.BoolVar(&o.armor, "a", false, "armor")
 	fs.BoolVar(&o.armor, "armor", false, "armor")
 	fs.BoolVar(&o.anonymous, "anonymous", false, "omit key identifiers")
@@ -46,13 +49,20 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if opts.age {
 		return encryptAge(opts, pos, stdin, stdout, stderr)
 	}
-	list, err := recipientList(opts.recipients, opts.files, newStdinUse(stdin, payloadFromStdin(pos)))
+	keysIn := newStdinUse(stdin, payloadFromStdin(pos))
+	list, err := recipientList(opts.recipients, opts.files, keysIn)
 	if err != nil {
 		return err
 	}
-	if len(list) == 0 {
-		return fmt.Errorf("%w: encrypt needs at least one -r or -R", errUsage)
+	ids, err := identityList(opts.identities, keysIn)
+	if err != nil {
+		return err
 	}
+	list = withIdentityRecipients(list, ids)
+	if len(list) == 0 {
+		return fmt.Errorf("%w: encrypt needs at least one -r, -R or -i", errUsage)
+	}
+	warnDuplicates(stderr, list)
 	if err := checkSealable(list, opts.anonymous); err != nil {
 		return err
 	}

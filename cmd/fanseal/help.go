@@ -44,15 +44,16 @@ Examples:
     age1...
 `
 
-const encryptUsage = `fanseal encrypt (-r RECIPIENT | -R PATH)... [-a] [--anonymous] [-v] [-o OUTPUT] [INPUT]
-fanseal encrypt --age (-r RECIPIENT | -R PATH)... [-a] [-o OUTPUT] [INPUT]
+const encryptUsage = `fanseal encrypt (-r RECIPIENT | -R PATH | -i PATH)... [-a] [--anonymous] [-v] [-o OUTPUT] [INPUT]
+fanseal encrypt --age (-r RECIPIENT | -R PATH | -i PATH)... [-a] [-o OUTPUT] [INPUT]
 `
 
 const encryptHelp = `
 Seal INPUT (default: standard input) for every recipient, so that each
 opens it with its own identity and one key agreement. A key given more
 than once (with -r and in a -R file, in two files, or in fanseal's and
-age's spelling) is one recipient. Post-quantum (mlkem768x25519) and
+age's spelling) is one recipient, with a warning on standard error that
+names the places. Post-quantum (mlkem768x25519) and
 classical recipients cannot share an envelope.
 
 With --age, write an age v1 file instead, with age's own library
@@ -76,6 +77,10 @@ Options:
                                   files work. - reads the keys from standard
                                   input (then INPUT must be a file). Can be
                                   repeated.
+    -i, --identity PATH           Seal for the public key of every identity in
+                                  the identity file PATH (as age does with -i);
+                                  with --age, SSH private keys and plugin
+                                  identities too. Can be repeated.
     -a, --armor                   Write the envelope as text armor (age's
                                   armor with --age).
         --age                     Write an age v1 file, which age reads, for

@@ -22,10 +22,14 @@ type keySource struct {
 	Comment string `json:"comment,omitempty"`
 }
 
-// String returns "team.txt:3" or "-r #2".
+// String returns "team.txt:3" or "-r #2", or "id_ed25519" for a whole
+// file (Line 0).
 func (s keySource) String() string {
-	if s.File == "" {
+	switch {
+	case s.File == "":
 		return fmt.Sprintf("-r #%d", s.Line)
+	case s.Line == 0:
+		return s.File
 	}
 	return fmt.Sprintf("%s:%d", s.File, s.Line)
 }
