@@ -50,7 +50,8 @@ var readPassphrase = func(prompt string) ([]byte, error) {
 }
 
 // An ageIdentities is what decrypt gives age's library: the identities of
-// the -i files, and where each was read, for the errors.
+// the -i and -j flags, and, for the errors, where the fanseal keys that
+// no age file can be for (p256, secp256k1) were given.
 type ageIdentities struct {
 	ids     []age.Identity
 	skipped []string // fanseal keys age files cannot be for, by source
@@ -158,18 +159,15 @@ func readAtMost(r io.Reader, limit int64) ([]byte, error) {
 }
 
 // parseAgeIdentity parses one line of an identity file as an age
-// identity. A fanseal key of a suite age has no form for (p256,
+// identity: a plugin identity, or an X25519 or post-quantum key in age's
+// or fanseal's spelling. A fanseal key of a suite age has no form for (p256,
 // secp256k1) cannot open an age file: it is nil, without an error.
 func parseAgeIdentity(line string, stderr io.Writer) (age.Identity, error) {
-	u := strings.ToUpper(line)
-	switch {
-	case strings.HasPrefix(u, "AGE-PLUGIN-"):
+	if strings.HasPrefix(strings.ToUpper(line), "AGE-PLUGIN-") {
 		return plugin.NewIdentity(line, ageUI(stderr))
-	case strings.HasPrefix(u, "AGE-SECRET-KEY-PQ-1"):
-		return age.ParseHybridIdentity(u)
-	case strings.HasPrefix(u, "AGE-SECRET-KEY-1"):
-		return age.ParseX25519Identity(u)
 	}
+	// age's keys and fanseal's go through the library's parser, which
+	// checks age's spelling rules and never quotes a secret in an error.
 	id, err := fanseal.ParseIdentity(line)
 	if err != nil {
 		return nil, err
