@@ -324,3 +324,23 @@ func TestInspectSaysOneChunk(t *testing.T) {
 		}
 	}
 }
+
+// TestAgeIdentityErrorsHideSecrets: a damaged secret key in an identity
+// file given for an age file is refused with its file and line, and the
+// error quotes none of it.
+func TestAgeIdentityErrorsHideSecrets(t *testing.T) {
+	secret := secretLine(t, ageKeyFiles["x25519"])
+	damaged := secret[:30] + strings.Repeat("Q", 10) + secret[40:]
+	dir := t.TempDir()
+	keys := writeFile(t, dir, "keys.txt", []byte("# mine\n"+damaged+"\n"))
+	body := ageSeal(t, []byte("x"), false, ageRecipientOf(t, ageKeyFiles["x25519"]))
+	status, _, errOut := decryptAgeTo(t, body, "-i", keys)
+	if status != 1 || !strings.Contains(errOut, keys+":2") {
+		t.Fatalf("status %d, stderr %q", status, errOut)
+	}
+	for i := 0; i+12 <= len(damaged); i += 6 {
+		if strings.Contains(errOut, damaged[i:i+12]) {
+			t.Fatalf("the error quotes the secret key: %q", errOut)
+		}
+	}
+}
