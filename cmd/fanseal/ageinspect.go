@@ -51,8 +51,9 @@ var (
 )
 
 // inspectAge describes the age file in br, read to its end, named name
-// ("" for standard input).
-func inspectAge(br *bufio.Reader, name string, asJSON bool, stdout io.Writer) error {
+// ("" for standard input); naming says keys were given to name stanzas,
+// which age's stanzas do not allow.
+func inspectAge(br *bufio.Reader, name string, asJSON, naming bool, stdout io.Writer) error {
 	rep, err := inspectAgeFile(br)
 	if err != nil {
 		return err
@@ -67,7 +68,11 @@ func inspectAge(br *bufio.Reader, name string, asJSON bool, stdout io.Writer) er
 	}
 	fmt.Fprintf(stdout, "age file, version %q (%s)\n", rep.Version, name)
 	fmt.Fprintf(stdout, "armored:     %v\n", rep.Armored)
-	fmt.Fprintf(stdout, "recipients:  %d (age stanzas carry no key identifiers: only their types can be told)\n", len(rep.StanzaTypes))
+	if naming {
+		fmt.Fprintf(stdout, "recipients:  %d (age stanzas carry no key identifiers, so the keys given cannot name them)\n", len(rep.StanzaTypes))
+	} else {
+		fmt.Fprintf(stdout, "recipients:  %d (age stanzas carry no key identifiers: only their types can be told)\n", len(rep.StanzaTypes))
+	}
 	for i, t := range rep.StanzaTypes {
 		fmt.Fprintf(stdout, "  %4d  %s\n", i, t)
 	}

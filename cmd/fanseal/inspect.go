@@ -144,7 +144,7 @@ func inspect(args []string, stdin io.Reader, stdout, _ io.Writer) error {
 		return err
 	}
 	if isAge {
-		return inspectAge(raw, first(pos), opts.json, stdout)
+		return inspectAge(raw, first(pos), opts.json, naming, stdout)
 	}
 	br, armored := maybeArmored(raw)
 	h, err := format.ReadHeader(br)

@@ -32,7 +32,7 @@ func TestKeysFromStdin(t *testing.T) {
 		mustFail(t, string(env), "-i -: standard input is already the input", "decrypt", "-i", "-")
 		mustFail(t, string(env), "-i -: standard input is already the input", "decrypt", "-i", keys[1], "-i", "-", "-")
 	}
-	if out := mustRun(t, pubs[1]+"\n", "inspect", "-R", "-", filepath.Join(dir, "env")); !strings.Contains(out, "age file") {
+	if out := mustRun(t, pubs[1]+"\n", "inspect", "-R", "-", filepath.Join(dir, "env")); !strings.Contains(out, "age file") || !strings.Contains(out, "the keys given cannot name them") {
 		t.Fatalf("inspect -R - of an age file: %q", out)
 	}
 	mustFail(t, pubs[0]+"\n", "-R -: standard input is already the input (the payload)", "encrypt", "-R", "-")
