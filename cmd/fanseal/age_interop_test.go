@@ -184,6 +184,15 @@ func TestAgeInteropPassphraseAndPlugin(t *testing.T) {
 	}
 	_, _, pubs := setup(t, "x25519", 1)
 	mustFail(t, mustRun(t, "x", "encrypt", "-r", pubs[0]), "-j batchpass: age plugins open age files", "decrypt", "-j", "batchpass")
+	// encrypt --age -p's file opens with age (its batchpass plugin reads
+	// the passphrase from the environment; age -p reads only a terminal).
+	fastScrypt(t)
+	withPassphrases(t, "hunter2 hunter2", "hunter2 hunter2")
+	ours := filepath.Join(dir, "ours.age")
+	mustRun(t, "written by fanseal", "encrypt", "--age", "-p", "-o", ours)
+	if got := runAge(t, nil, env, "age", "-d", "-j", "batchpass", ours); string(got) != "written by fanseal" {
+		t.Fatalf("age -d -j batchpass of encrypt --age -p's file: %q", got)
+	}
 	// A missing plugin says where plugins come from.
 	missing := writeFile(t, dir, "missing.key", []byte(plugin.EncodeIdentity("nosuchplugin", nil)+"\n"))
 	mustFail(t, "", "age-encryption.org/awesome#plugins", "decrypt", "-i", missing, file)

@@ -2,10 +2,12 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"filippo.io/age"
 	"filippo.io/age/agessh"
@@ -14,6 +16,7 @@ import (
 	"filippo.io/age/tag"
 	"github.com/fanseal/fanseal"
 	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
+	"golang.org/x/crypto/scrypt"
 )
 
 // Writing age files: encrypt --age writes an age v1 file with age's own
@@ -121,20 +124,29 @@ func ageRecipientList(keys, files, identityFiles []string, stdin *stdinUse, stde
 }
 
 // encryptAge is encrypt --age: it writes INPUT as an age v1 file for the
-// recipients, with age's library, armored with age's armor under -a.
+// recipients, or with -p for a passphrase asked on the terminal, with
+// age's library, armored with age's armor under -a.
 func encryptAge(opts *encryptOptions, pos []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	switch {
 	case opts.anonymous:
 		return fmt.Errorf("%w: --anonymous: an age file never carries key identifiers; leave it out with --age", errUsage)
 	case opts.verbose:
 		return fmt.Errorf("%w: -v: --age writes age's format, whose stanzas fanseal does not report; fanseal inspect describes the file", errUsage)
+	case opts.passphrase && len(opts.recipients)+len(opts.files)+len(opts.identities) > 0:
+		return fmt.Errorf("%w: -p: a passphrase is alone in its file (age's rule): leave out -r, -R and -i, or -p", errUsage)
 	}
-	list, err := ageRecipientList(opts.recipients, opts.files, opts.identities, newStdinUse(stdin, payloadFromStdin(pos)), stderr)
+	var list []*ageRecipient
+	var err error
+	if opts.passphrase {
+		list, err = agePassphraseRecipient()
+	} else {
+		list, err = ageRecipientList(opts.recipients, opts.files, opts.identities, newStdinUse(stdin, payloadFromStdin(pos)), stderr)
+	}
 	if err != nil {
 		return err
 	}
 	if len(list) == 0 {
-		return fmt.Errorf("%w: encrypt needs at least one -r, -R or -i", errUsage)
+		return fmt.Errorf("%w: encrypt needs at least one -r, -R or -i, or --age -p", errUsage)
 	}
 	if opts.out == "" && !opts.armor && report.IsTerminal(stdout) {
 		return fmt.Errorf("refusing to output binary to the terminal: use -a for text armor, -o FILE, or force it with -o -")
@@ -185,4 +197,50 @@ func encryptAge(opts *encryptOptions, pos []string, stdin io.Reader, stdout, std
 		return err
 	}
 	return o.Commit()
+}
+
+// scryptWorkFactor returns the scrypt work factor (log2 N) for a new
+// passphrase file; tests replace it with a small one.
+var scryptWorkFactor = tunedScryptWorkFactor
+
+// tunedScryptWorkFactor measures scrypt on this machine and returns the
+// work factor that takes about a second, at least age's default (18) and
+// at most what readers accept (ageMaxScryptWorkFactor).
+func tunedScryptWorkFactor() int {
+	const probe = 14
+	start := time.Now()
+	if _, err := scrypt.Key([]byte("probe"), []byte("fanseal scrypt probe"), 1<<probe, 8, 1, 32); err != nil {
+		return 18
+	}
+	took := time.Since(start)
+	logN := probe
+	for ; logN < ageMaxScryptWorkFactor && took < 700*time.Millisecond; logN++ {
+		took *= 2
+	}
+	return min(max(logN, 18), ageMaxScryptWorkFactor)
+}
+
+// agePassphraseRecipient asks a new passphrase twice on the terminal and
+// returns age's passphrase (scrypt) recipient for it.
+func agePassphraseRecipient() ([]*ageRecipient, error) {
+	pass, err := readPassphrase("Enter passphrase:")
+	if err != nil {
+		return nil, err
+	}
+	if len(pass) == 0 {
+		return nil, errors.New("the passphrase is empty")
+	}
+	again, err := readPassphrase("Confirm passphrase:")
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(pass, again) {
+		return nil, errors.New("the passphrases do not match")
+	}
+	r, err := age.NewScryptRecipient(string(pass))
+	if err != nil {
+		return nil, err
+	}
+	r.SetWorkFactor(scryptWorkFactor())
+	return []*ageRecipient{{Recipient: r, key: "scrypt", src: keySource{File: "the passphrase"}}}, nil
 }

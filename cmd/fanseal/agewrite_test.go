@@ -157,3 +157,76 @@ func TestEncryptAgeRefusesFansealSuites(t *testing.T) {
 	mustFail(t, "x", "this is a secret key", "encrypt", "--age", "-r", secretLine(t, ageKeyFiles["x25519"]))
 	mustFail(t, "x", "can't mix post-quantum and classic recipients", "encrypt", "--age", "-r", agePublicKey(t, ageKeyFiles["x25519"]), "-r", agePublicKey(t, ageKeyFiles["mlkem768x25519"]))
 }
+
+// withPassphrases makes the passphrase prompts answer answers in turn,
+// and records the prompts.
+func withPassphrases(t *testing.T, answers ...string) (prompts *[]string) {
+	t.Helper()
+	prompts = new([]string)
+	saved := readPassphrase
+	readPassphrase = func(prompt string) ([]byte, error) {
+		*prompts = append(*prompts, prompt)
+		if len(answers) == 0 {
+			t.Fatalf("an unexpected prompt: %q", prompt)
+		}
+		a := answers[0]
+		answers = answers[1:]
+		return []byte(a), nil
+	}
+	t.Cleanup(func() { readPassphrase = saved })
+	return prompts
+}
+
+// fastScrypt makes new passphrase files use a small work factor.
+func fastScrypt(t *testing.T) {
+	saved := scryptWorkFactor
+	scryptWorkFactor = func() int { return 10 }
+	t.Cleanup(func() { scryptWorkFactor = saved })
+}
+
+// TestEncryptAgePassphrase: encrypt --age -p asks the passphrase twice
+// and writes an age file with one scrypt stanza, which age's library and
+// fanseal decrypt open with it; mismatched or empty passphrases, and -p
+// with recipients, are refused with no output.
+func TestEncryptAgePassphrase(t *testing.T) {
+	fastScrypt(t)
+	dir := t.TempDir()
+	in := writeFile(t, dir, "plain", []byte("sealed for a passphrase"))
+	out := filepath.Join(dir, "out.age")
+	prompts := withPassphrases(t, "long enough", "long enough")
+	mustRun(t, "", "encrypt", "--age", "-p", "-a", "-o", out, in)
+	if len(*prompts) != 2 || !strings.Contains((*prompts)[1], "Confirm") {
+		t.Fatalf("prompts %q", *prompts)
+	}
+	body := mustRead(t, out)
+	if !bytes.Contains(mustRead(t, out), []byte(armor.Header)) {
+		t.Fatal("not armored")
+	}
+	var rep ageInspection
+	if err := json.Unmarshal([]byte(mustRun(t, "", "inspect", "--json", out)), &rep); err != nil || len(rep.StanzaTypes) != 1 || rep.StanzaTypes[0] != "scrypt" {
+		t.Fatalf("inspect: %+v %v", rep, err)
+	}
+	id, err := age.NewScryptIdentity("long enough")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ageOpen(t, body, id); string(got) != "sealed for a passphrase" {
+		t.Fatalf("age: %q", got)
+	}
+	withPassphrase(t, "long enough")
+	if got := mustRun(t, string(body), "decrypt"); got != "sealed for a passphrase" {
+		t.Fatalf("fanseal decrypt: %q", got)
+	}
+	os.Remove(out)
+	withPassphrases(t, "one", "another")
+	mustFail(t, "", "the passphrases do not match", "encrypt", "--age", "-p", "-o", out, in)
+	withPassphrases(t, "")
+	mustFail(t, "", "the passphrase is empty", "encrypt", "--age", "-p", "-o", out, in)
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("an output file appeared")
+	}
+	mustFail(t, "", "a passphrase is alone in its file", "encrypt", "--age", "-p", "-r", agePublicKey(t, ageKeyFiles["x25519"]), in)
+	if n := tunedScryptWorkFactor(); n < 18 || n > ageMaxScryptWorkFactor {
+		t.Fatalf("tuned work factor %d, want 18 to %d", n, ageMaxScryptWorkFactor)
+	}
+}

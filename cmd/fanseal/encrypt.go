@@ -17,6 +17,7 @@ type encryptOptions struct {
 	identities        multiFlag // -i: seal for the recipients of identity files
 	armor, anonymous  bool
 	verbose, age      bool
+	passphrase        bool // -p: seal an age file for a passphrase
 	out               string
 }
 
@@ -32,6 +33,8 @@ func encryptFlags(fs *flag.FlagSet) *encryptOptions {
 	fs.BoolVar(&o.armor, "armor", false, "armor")
 	fs.BoolVar(&o.anonymous, "anonymous", false, "omit key identifiers")
 	fs.BoolVar(&o.age, "age", false, "write an age file")
+	fs.BoolVar(&o.passphrase, "p", false, "passphrase")
+	fs.BoolVar(&o.passphrase, "passphrase", false, "passphrase")
 	fs.BoolVar(&o.verbose, "v", false, "say who the envelope is for and what it holds")
 	fs.BoolVar(&o.verbose, "verbose", false, "say who the envelope is for and what it holds")
 	fs.StringVar(&o.out, "o", "", "output file")
@@ -48,6 +51,9 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	if opts.age {
 		return encryptAge(opts, pos, stdin, stdout, stderr)
+	}
+	if opts.passphrase {
+		return fmt.Errorf("%w: -p: fanseal's envelopes have no passphrase stanza yet; seal an age file with --age -p, or encrypt to a recipient with -r or -R", errUsage)
 	}
 	keysIn := newStdinUse(stdin, payloadFromStdin(pos))
 	list, err := recipientList(opts.recipients, opts.files, keysIn)

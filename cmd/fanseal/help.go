@@ -46,6 +46,7 @@ Examples:
 
 const encryptUsage = `fanseal encrypt (-r RECIPIENT | -R PATH | -i PATH)... [-a] [--anonymous] [-v] [-o OUTPUT] [INPUT]
 fanseal encrypt --age (-r RECIPIENT | -R PATH | -i PATH)... [-a] [-o OUTPUT] [INPUT]
+fanseal encrypt --age -p [-a] [-o OUTPUT] [INPUT]
 `
 
 const encryptHelp = `
@@ -64,7 +65,10 @@ fanseal_mlkem768x25519_...), SSH public keys (ssh-ed25519 and ssh-rsa
 lines, as in authorized_keys or GitHub's .keys files), age's tagged keys
 (age1tag1..., age1tagpq1...) and plugin recipients (age1NAME1..., through
 the program age-plugin-NAME on the PATH). fanseal-only suites (p256,
-secp256k1) are refused, naming the key.
+secp256k1) are refused, naming the key. With -p, the age file is sealed
+for a passphrase instead, asked twice on the terminal (never taken from an
+argument or the environment), with scrypt tuned to about a second on this
+machine (work factor 2^18 to 2^22); fanseal decrypt and age open it.
 
 Options:
     -r, --recipient RECIPIENT     Seal for the public key RECIPIENT:
@@ -85,6 +89,8 @@ Options:
                                   armor with --age).
         --age                     Write an age v1 file, which age reads, for
                                   recipients age knows (see above).
+    -p, --passphrase              With --age: seal for a passphrase, asked on
+                                  the terminal, alone in the file.
         --anonymous               Leave the key identifiers out: the envelope
                                   does not say who can open it, and opening
                                   tries every stanza, as age does.

@@ -241,8 +241,9 @@ var notFromAge = map[string]string{
 	"j":          "encrypt takes a plugin's recipient (age1NAME1...) with --age -r; decrypt -j NAME asks the plugin age-plugin-NAME",
 }
 
-// passphraseHint is what -p and --passphrase say: decrypt needs neither.
-const passphraseHint = "passphrases (age -p, scrypt) are not supported for sealing yet; encrypt to a recipient with -r or -R (decrypt needs no -p: it asks the passphrase of an age file sealed to one)"
+// passphraseHint is what decrypt -p and --passphrase say: decrypt needs
+// neither.
+const passphraseHint = "decrypt needs no -p: it asks the passphrase of an age file sealed to one (fanseal encrypt --age -p writes one)"
 
 // ageModes names the command for what an age user types first: age's
 // mode flags, and its encrypt flags, which age takes without a command.
