@@ -102,8 +102,8 @@ func TestAgeKeysRefused(t *testing.T) {
 	mustFail(t, "x", sshRecipients+":1: invalid key: an SSH public key (ssh-ed25519)", "encrypt", "-R", sshRecipients)
 	mustFail(t, "x", "age plugin recipient", "encrypt", "-r", "age1yubikey1qqqsyqcyq5rqwzqfpg9scrgwpugpzysnzs23v9ccrydpk8qarc0jqmenk29")
 	mustFail(t, "", "PEM private key", "decrypt", "-i", ssh)
-	mustFail(t, "", "fanseal has no passphrases", "decrypt", "-i", pass)
-	mustFail(t, "", "passphrases (age -p, scrypt) are not supported", "encrypt", "-p")
-	mustFail(t, "", "passphrases (age -p, scrypt) are not supported", "decrypt", "--passphrase")
+	mustFail(t, "", "decrypting the identity file: failed to read header", "decrypt", "-i", pass)
+	mustFail(t, "", "decrypt: --passphrase: decrypt needs no -p", "decrypt", "--passphrase")
+	mustFail(t, "", "-p: fanseal's envelopes have no passphrase stanza yet; seal an age file with --age -p", "encrypt", "-p")
 	mustFail(t, "", "reads recipients fanseal_<suite>_…, and age's age1…", "encrypt", "-r", "ssh-rsa AAAAB3NzaC1yc2E")
 }

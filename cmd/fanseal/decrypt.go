@@ -16,6 +16,7 @@ import (
 // decryptOptions are decrypt's flags.
 type decryptOptions struct {
 	identities multiFlag
+	plugins    multiFlag // -j: age plugins to ask, without an identity
 	out        string
 }
 
@@ -23,6 +24,7 @@ func decryptFlags(fs *flag.FlagSet) *decryptOptions {
 	o := &decryptOptions{}
 	fs.Var(&o.identities, "i", "identity file")
 	fs.Var(&o.identities, "identity", "identity file")
+	fs.Var(&o.plugins, "j", "age plugin")
 	fs.StringVar(&o.out, "o", "", "output file")
 	fs.StringVar(&o.out, "output", "", "output file")
 	return o
@@ -35,36 +37,64 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) (err erro
 	if err != nil {
 		return err
 	}
-	if len(opts.identities) == 0 {
-		return fmt.Errorf("%w: decrypt needs at least one -i PATH (an identity file)", errUsage)
-	}
 	if err := refuseSameAsInput("-o", opts.out, inputs(first(pos), "identity file", opts.identities)...); err != nil {
 		return err
 	}
-	ids, err := identityList(opts.identities)
-	if err != nil {
-		return err
+	noIdentities := fmt.Errorf("%w: decrypt needs at least one -i PATH (an identity file), except for an age file sealed to a passphrase", errUsage)
+	if len(opts.identities)+len(opts.plugins) == 0 && payloadFromStdin(pos) && report.IsTerminal(stdin) {
+		return noIdentities
 	}
+	keysIn := newStdinUse(stdin, payloadFromStdin(pos))
 	in, closeIn, err := openInput(first(pos), stdin)
 	if err != nil {
 		return err
 	}
 	defer closeIn()
-	in, clearProgress := withProgress(in, stderr, "decrypting")
+	// An empty input is said to be empty after the identities are read,
+	// so that a fault in them is reported first, as for any envelope.
+	br, isAge, sniffErr := sniffInput(in)
+	switch {
+	case sniffErr != nil && !errors.Is(sniffErr, errEmptyInput):
+		return sniffErr
+	case len(opts.plugins) > 0 && !isAge:
+		return fmt.Errorf("%w: -j %s: age plugins open age files; this is not one", errUsage, opts.plugins[0])
+	case len(opts.identities) == 0 && !isAge:
+		return noIdentities
+	}
+	var ids []*namedIdentity
+	var ageIDs *ageIdentities
+	if isAge {
+		ageIDs, err = readAgeIdentities(opts.identities, opts.plugins, keysIn, stderr)
+	} else {
+		ids, err = identityList(opts.identities, keysIn)
+	}
+	if err != nil {
+		return err
+	}
+	if sniffErr != nil {
+		return sniffErr
+	}
+	src, clearProgress := withProgress(br, stderr, "decrypting")
 	defer clearProgress()
 	o, err := createOutput(opts.out, stdout, 0o666)
 	if err != nil {
 		return err
 	}
 	defer o.Abort()
-	br, err := refuseAgeFile(in)
-	if err != nil {
-		return err
-	}
-	src, armored := maybeArmored(br)
-	r, err := fanseal.Open(src, identities(ids)...)
-	if err != nil {
-		return describe(armorFirst(armored, src, err))
+	var r io.Reader
+	var failed func(error) error // says what an error of r means
+	if isAge {
+		failed = func(err error) error { return err } // openAge describes its errors
+		r, err = openAge(bufio.NewReader(src), ageIDs)
+		if err != nil {
+			return err
+		}
+	} else {
+		env, armored := maybeArmored(src)
+		failed = func(err error) error { return describe(armorFirst(armored, env, err)) }
+		if r, err = fanseal.Open(env, identities(ids)...); err != nil {
+			return failed(err)
+		}
 	}
 	var dst io.Writer = o
 	if opts.out == "" && report.IsTerminal(stdout) {
@@ -80,7 +110,7 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) (err erro
 		if errors.Is(err, errBinaryToTerminal) {
 			return err
 		}
-		return describe(armorFirst(armored, src, err))
+		return failed(err)
 	}
 	return o.Commit()
 }

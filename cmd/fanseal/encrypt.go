@@ -14,8 +14,10 @@ import (
 // encryptOptions are encrypt's flags.
 type encryptOptions struct {
 	recipients, files multiFlag
+	identities        multiFlag // -i: seal for the recipients of identity files
 	armor, anonymous  bool
-	verbose           bool
+	verbose, age      bool
+	passphrase        bool // -p: seal an age file for a passphrase
 	out               string
 }
 
@@ -25,9 +27,14 @@ func encryptFlags(fs *flag.FlagSet) *encryptOptions {
 	fs.Var(&o.recipients, "recipient", "recipient")
 	fs.Var(&o.files, "R", "recipients file")
 	fs.Var(&o.files, "recipients-file", "recipients file")
+	fs.Var(&o.identities, "i", "identity file")
+	fs.Var(&o.identities, "identity", "identity file")
 	fs.BoolVar(&o.armor, "a", false, "armor")
 	fs.BoolVar(&o.armor, "armor", false, "armor")
 	fs.BoolVar(&o.anonymous, "anonymous", false, "omit key identifiers")
+	fs.BoolVar(&o.age, "age", false, "write an age file")
+	fs.BoolVar(&o.passphrase, "p", false, "passphrase")
+	fs.BoolVar(&o.passphrase, "passphrase", false, "passphrase")
 	fs.BoolVar(&o.verbose, "v", false, "say who the envelope is for and what it holds")
 	fs.BoolVar(&o.verbose, "verbose", false, "say who the envelope is for and what it holds")
 	fs.StringVar(&o.out, "o", "", "output file")
@@ -42,16 +49,30 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := refuseSameAsInput("-o", opts.out, inputs(first(pos), "recipients file", opts.files)...); err != nil {
+	keyFiles := append(append([]input{}, inputs("", "recipients file", opts.files)...), inputs("", "identity file", opts.identities)...)
+	if err := refuseSameAsInput("-o", opts.out, append(keyFiles, input{"input", first(pos)})...); err != nil {
 		return err
 	}
-	list, err := recipientList(opts.recipients, opts.files)
+	if opts.age {
+		return encryptAge(opts, pos, stdin, stdout, stderr)
+	}
+	if opts.passphrase {
+		return fmt.Errorf("%w: -p: fanseal's envelopes have no passphrase stanza yet; seal an age file with --age -p, or encrypt to a recipient with -r or -R", errUsage)
+	}
+	keysIn := newStdinUse(stdin, payloadFromStdin(pos))
+	list, err := recipientList(opts.recipients, opts.files, keysIn)
 	if err != nil {
 		return err
 	}
-	if len(list) == 0 {
-		return fmt.Errorf("%w: encrypt needs at least one -r or -R", errUsage)
+	ids, err := identityList(opts.identities, keysIn)
+	if err != nil {
+		return err
 	}
+	list = withIdentityRecipients(list, ids)
+	if len(list) == 0 {
+		return fmt.Errorf("%w: encrypt needs at least one -r, -R or -i", errUsage)
+	}
+	warnDuplicates(stderr, list)
 	if err := checkSealable(list, opts.anonymous); err != nil {
 		return err
 	}

@@ -44,15 +44,31 @@ Examples:
     age1...
 `
 
-const encryptUsage = `fanseal encrypt (-r RECIPIENT | -R PATH)... [-a] [--anonymous] [-v] [-o OUTPUT] [INPUT]
+const encryptUsage = `fanseal encrypt (-r RECIPIENT | -R PATH | -i PATH)... [-a] [--anonymous] [-v] [-o OUTPUT] [INPUT]
+fanseal encrypt --age (-r RECIPIENT | -R PATH | -i PATH)... [-a] [-o OUTPUT] [INPUT]
+fanseal encrypt --age -p [-a] [-o OUTPUT] [INPUT]
 `
 
 const encryptHelp = `
 Seal INPUT (default: standard input) for every recipient, so that each
 opens it with its own identity and one key agreement. A key given more
 than once (with -r and in a -R file, in two files, or in fanseal's and
-age's spelling) is one recipient. Post-quantum (mlkem768x25519) and
+age's spelling) is one recipient, with a warning on standard error that
+names the places. Post-quantum (mlkem768x25519) and
 classical recipients cannot share an envelope.
+
+With --age, write an age v1 file instead, with age's own library
+(filippo.io/age v1.3.2), for recipients who have only age: age opens it,
+and so does fanseal decrypt. Its recipients are the keys age knows:
+x25519 (age1... or fanseal_x25519_...), mlkem768x25519 (age1pq1... or
+fanseal_mlkem768x25519_...), SSH public keys (ssh-ed25519 and ssh-rsa
+lines, as in authorized_keys or GitHub's .keys files), age's tagged keys
+(age1tag1..., age1tagpq1...) and plugin recipients (age1NAME1..., through
+the program age-plugin-NAME on the PATH). fanseal-only suites (p256,
+secp256k1) are refused, naming the key. With -p, the age file is sealed
+for a passphrase instead, asked twice on the terminal (never taken from an
+argument or the environment), with scrypt tuned to about a second on this
+machine (work factor 2^18 to 2^22); fanseal decrypt and age open it.
 
 Options:
     -r, --recipient RECIPIENT     Seal for the public key RECIPIENT:
@@ -62,8 +78,19 @@ Options:
     -R, --recipients-file PATH    Seal for every public key in the file PATH,
                                   one per line; blank lines and lines starting
                                   with # are ignored, so age's recipients
-                                  files work. Can be repeated.
-    -a, --armor                   Write the envelope as text armor.
+                                  files work. - reads the keys from standard
+                                  input (then INPUT must be a file). Can be
+                                  repeated.
+    -i, --identity PATH           Seal for the public key of every identity in
+                                  the identity file PATH (as age does with -i);
+                                  with --age, SSH private keys and plugin
+                                  identities too. Can be repeated.
+    -a, --armor                   Write the envelope as text armor (age's
+                                  armor with --age).
+        --age                     Write an age v1 file, which age reads, for
+                                  recipients age knows (see above).
+    -p, --passphrase              With --age: seal for a passphrase, asked on
+                                  the terminal, alone in the file.
         --anonymous               Leave the key identifiers out: the envelope
                                   does not say who can open it, and opening
                                   tries every stanza, as age does.
@@ -81,16 +108,28 @@ Options:
 Examples:
     $ fanseal encrypt -r fanseal_x25519_... -R team.txt -o report.fsl report.pdf
     $ tar cz docs | fanseal encrypt -R team.txt -a > docs.tgz.fsl.txt
-    $ fanseal encrypt -v -R age-recipients.txt -o notes.fsl notes.txt
+    $ fanseal encrypt --age -R ~/.ssh/id_ed25519.pub -a -o notes.age notes.txt
 `
 
-const decryptUsage = `fanseal decrypt -i PATH... [-o OUTPUT] [INPUT]
+const decryptUsage = `fanseal decrypt -i PATH... [-j PLUGIN]... [-o OUTPUT] [INPUT]
+fanseal decrypt [-j PLUGIN]... [-o OUTPUT] [INPUT]
 `
 
 const decryptHelp = `
 Open the envelope INPUT (default: standard input), binary or armored, with
 the identities of the files given with -i, and write the payload to OUTPUT
 (default: standard output).
+
+An age v1 file (binary, or armored with age's armor) is opened with age's
+own library (filippo.io/age v1.3.2), as age opens it: with age's x25519
+and post-quantum keys (or fanseal's spelling of them), SSH private keys
+(ssh-ed25519 and ssh-rsa; one protected by a passphrase asks it on the
+terminal), plugin identities (AGE-PLUGIN-..., through the program
+age-plugin-NAME on the PATH), and identity files that age encrypted with a
+passphrase (asked on the terminal). An age file sealed to a passphrase
+needs no -i: the passphrase is asked on the terminal, never taken from an
+argument or the environment, and a work factor over 2^22 is refused, as
+age refuses it.
 
 With -o, OUTPUT appears only once the whole payload has authenticated;
 until then the plaintext is in an unnamed file only you can read, which
@@ -104,8 +143,16 @@ Options:
     -i, --identity PATH      An identity file: fanseal's, or one age-keygen
                              wrote (x25519 and mlkem768x25519 keys); blank
                              lines and lines starting with # are ignored.
-                             Can be repeated; identities the envelope is not
-                             for are ignored.
+                             One that age encrypted with a passphrase is read
+                             after asking it on the terminal. For an age
+                             file, also an SSH private key or plugin
+                             identities. -
+                             reads it from standard input (then INPUT must be
+                             a file). Can be repeated; identities the
+                             envelope is not for are ignored.
+    -j PLUGIN                For an age file: ask the age plugin PLUGIN (the
+                             program age-plugin-PLUGIN on the PATH) without
+                             an identity, as age -j does. Can be repeated.
     -o, --output OUTPUT      Write the payload to OUTPUT; - is standard
                              output, even a terminal.
     -h, --help               Print this help.
@@ -115,7 +162,8 @@ Options:
 Examples:
     $ fanseal decrypt -i alice.key -o report.pdf report.fsl
     $ fanseal decrypt -i ~/.config/age/keys.txt notes.fsl | less
-    $ fanseal decrypt -i alice.key -o - data.fsl | xxd | head
+    $ fanseal decrypt -i ~/.ssh/id_ed25519 -o notes.txt notes.age
+    $ fanseal decrypt -o secrets.txt secrets.txt.age
 `
 
 const inspectUsage = `fanseal inspect [--json] [-r RECIPIENT]... [-R PATH]... [-i PATH]... [INPUT]
@@ -124,7 +172,10 @@ const inspectUsage = `fanseal inspect [--json] [-r RECIPIENT]... [-R PATH]... [-
 const inspectHelp = `
 Describe the envelope INPUT (default: standard input), binary or armored,
 without opening it: version, cipher, its stanzas with their suites and key
-identifiers, and the payload's size.
+identifiers, and the payload's size. An age file is described as
+age-inspect describes it (its --json fields too): version, armor, stanza
+types, whether it is post-quantum, and the size of header, armor,
+overhead and payload.
 
 Keys given with -r, -R and -i name the stanzas they own: by -r flag, or by
 file and line and the comment above the key, as in "team.txt:4 (bob)". The

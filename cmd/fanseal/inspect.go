@@ -77,13 +77,14 @@ func inspectFlags(fs *flag.FlagSet) *inspectOptions {
 // command line that have it.
 type knownKeys map[suiteKey][]keyOwner
 
-// knownKeysOf indexes the keys of -r, -R and -i by key identifier.
-func knownKeysOf(o *inspectOptions) (knownKeys, error) {
-	rs, err := recipientList(o.recipients, o.files)
+// knownKeysOf indexes the keys of -r, -R and -i by key identifier; stdin
+// hands out standard input to a -R - or -i -.
+func knownKeysOf(o *inspectOptions, stdin *stdinUse) (knownKeys, error) {
+	rs, err := recipientList(o.recipients, o.files, stdin)
 	if err != nil {
 		return nil, err
 	}
-	ids, err := identityList(o.identities)
+	ids, err := identityList(o.identities, stdin)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +129,7 @@ func inspect(args []string, stdin io.Reader, stdout, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
-	known, err := knownKeysOf(opts)
+	known, err := knownKeysOf(opts, newStdinUse(stdin, payloadFromStdin(pos)))
 	if err != nil {
 		return err
 	}
@@ -138,9 +139,12 @@ func inspect(args []string, stdin io.Reader, stdout, _ io.Writer) error {
 		return err
 	}
 	defer closeIn()
-	raw, err := refuseAgeFile(in)
+	raw, isAge, err := sniffInput(in)
 	if err != nil {
 		return err
+	}
+	if isAge {
+		return inspectAge(raw, first(pos), opts.json, naming, stdout)
 	}
 	br, armored := maybeArmored(raw)
 	h, err := format.ReadHeader(br)

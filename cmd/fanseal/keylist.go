@@ -22,10 +22,14 @@ type keySource struct {
 	Comment string `json:"comment,omitempty"`
 }
 
-// String returns "team.txt:3" or "-r #2".
+// String returns "team.txt:3" or "-r #2", or "id_ed25519" for a whole
+// file (Line 0).
 func (s keySource) String() string {
-	if s.File == "" {
+	switch {
+	case s.File == "":
 		return fmt.Sprintf("-r #%d", s.Line)
+	case s.Line == 0:
+		return s.File
 	}
 	return fmt.Sprintf("%s:%d", s.File, s.Line)
 }
@@ -168,8 +172,9 @@ func parseRecipientText(s string) (*fanseal.Recipient, error) {
 // of keys), in that order. A key given more than once, in either spelling
 // (fanseal's or age's), is one recipient: its first source is kept and
 // the others are listed in also. An error names the file and line, or
-// the -r flag, of the key it is about.
-func recipientList(keys, files []string) ([]*namedRecipient, error) {
+// the -r flag, of the key it is about. A file named "-" is standard
+// input, which stdin hands out once.
+func recipientList(keys, files []string, stdin *stdinUse) ([]*namedRecipient, error) {
 	var list []*namedRecipient
 	byKey := map[suiteKey]*namedRecipient{}
 	add := func(r *fanseal.Recipient, src keySource) {
@@ -194,7 +199,11 @@ func recipientList(keys, files []string) ([]*namedRecipient, error) {
 		add(r, src)
 	}
 	for _, name := range files {
-		err := readKeyLines(name, nil, "recipients", 0, func(line string, src keySource) error {
+		in, name, err := keyFileInput(name, "-R -", stdin)
+		if err != nil {
+			return nil, err
+		}
+		err = readKeyLines(name, in, "recipients", 0, func(line string, src keySource) error {
 			r, err := parseRecipientText(line)
 			if err == nil {
 				add(r, src)
@@ -233,11 +242,22 @@ func checkSealable(list []*namedRecipient, anonymous bool) error {
 	return nil
 }
 
-// identityList parses the identity files, in order.
-func identityList(files []string) ([]*namedIdentity, error) {
+// identityList parses the identity files, in order; a file named "-" is
+// standard input, which stdin hands out once. A file that age encrypted
+// with a passphrase is read after asking it on the terminal.
+func identityList(files []string, stdin *stdinUse) ([]*namedIdentity, error) {
 	var list []*namedIdentity
 	for _, name := range files {
-		more, err := readIdentities(name, nil)
+		in, name, err := keyFileInput(name, "-i -", stdin)
+		if err != nil {
+			return nil, err
+		}
+		in, done, err := unlockIdentityFile(name, in)
+		if err != nil {
+			return nil, err
+		}
+		more, err := readIdentities(name, in)
+		done()
 		if err != nil {
 			return nil, err
 		}
@@ -258,6 +278,17 @@ func readIdentities(name string, in io.Reader) ([]*namedIdentity, error) {
 		return nil
 	})
 	return list, err
+}
+
+// keyFileInput returns what readKeyLines reads for the key file name:
+// nil (the file itself), or standard input, taken from stdin for flag,
+// under the name stdinName.
+func keyFileInput(name, flag string, stdin *stdinUse) (io.Reader, string, error) {
+	if name != "-" {
+		return nil, name, nil
+	}
+	in, err := stdin.take(flag)
+	return in, stdinName, err
 }
 
 // identities returns the identities of list.

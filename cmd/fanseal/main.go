@@ -5,8 +5,9 @@
 //
 //	fanseal keygen [--suite SUITE] [--age] [-o OUTPUT]
 //	fanseal keygen -y [--age] [-o OUTPUT] [INPUT]
-//	fanseal encrypt (-r RECIPIENT | -R PATH)... [-a] [--anonymous] [-v] [-o OUTPUT] [INPUT]
-//	fanseal decrypt -i PATH... [-o OUTPUT] [INPUT]
+//	fanseal encrypt (-r RECIPIENT | -R PATH | -i PATH)... [-a] [--anonymous] [-v] [-o OUTPUT] [INPUT]
+//	fanseal encrypt --age (-r RECIPIENT | -R PATH | -i PATH)... [-a] [-o OUTPUT] [INPUT]
+//	fanseal decrypt [-i PATH]... [-j PLUGIN]... [-o OUTPUT] [INPUT]
 //	fanseal inspect [--json] [-r RECIPIENT]... [-R PATH]... [-i PATH]... [INPUT]
 //	fanseal bench [--quick] [--recipients N] [--json FILE] [--plot FILE] ...
 //	fanseal sim synchronizer|ledger|dkg [flags]
@@ -98,8 +99,9 @@ Keys and files follow age's conventions: -r takes a public key, -R a file of
 them, -i an identity file, # starts a comment line. age's X25519 and
 ML-KEM-768+X25519 keys (age1..., age1pq1..., AGE-SECRET-KEY-...) are the same
 keys as fanseal's x25519 and mlkem768x25519 ones in another spelling, and work
-wherever fanseal reads keys; age's SSH, plugin and passphrase keys do not.
-Envelopes are fanseal's, not age's: age cannot open them, nor fanseal age's.
+wherever fanseal reads keys. fanseal decrypt opens age files too, with
+age's SSH, plugin and passphrase keys as well, and encrypt --age writes
+age files, which age opens; fanseal's own envelopes are not age's format.
 
 ` + outputRule + `
 
@@ -208,11 +210,10 @@ func parseFlags(fs *flag.FlagSet, args []string, max int) ([]string, error) {
 			return nil, err
 		}
 		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
-			typed := asTyped(args, name)
 			if why, ok := notFromAge[strings.TrimPrefix(name, "-")]; ok {
-				return nil, fmt.Errorf("%w: %s: %s: %s", errUsage, fs.Name(), typed, why)
+				return nil, fmt.Errorf("%w: %s: %s: %s", errUsage, fs.Name(), asTyped(args, name), why)
 			}
-			return nil, fmt.Errorf("%w: %s: flag provided but not defined: %s", errUsage, fs.Name(), typed)
+			return nil, fmt.Errorf("%w: %s: flag provided but not defined: %s", errUsage, fs.Name(), asTyped(args, name))
 		}
 		return nil, fmt.Errorf("%w: %s: %v", errUsage, fs.Name(), err)
 	}
@@ -222,13 +223,13 @@ func parseFlags(fs *flag.FlagSet, args []string, max int) ([]string, error) {
 	return fs.Args(), nil
 }
 
-// asTyped returns the unknown flag name ("passphrase", as the flag
-// package reports it) as it appears in args: "--passphrase" where the
-// user typed two dashes.
+// asTyped returns the flag name (without its dash, as package flag names
+// it) as the user typed it among args: --passphrase, not -passphrase.
 func asTyped(args []string, name string) string {
 	for _, a := range args {
-		if flag, _, _ := strings.Cut(a, "="); flag == "--"+name {
-			return flag
+		flagName, _, _ := strings.Cut(a, "=")
+		if strings.TrimLeft(flagName, "-") == name {
+			return flagName
 		}
 	}
 	return "-" + name
@@ -236,10 +237,14 @@ func asTyped(args []string, name string) string {
 
 // notFromAge explains the age flags that fanseal does not have.
 var notFromAge = map[string]string{
-	"p":          "passphrases (age -p, scrypt) are not supported; encrypt to a recipient with -r or -R",
-	"passphrase": "passphrases (age -p, scrypt) are not supported; encrypt to a recipient with -r or -R",
-	"j":          "age plugins are not supported",
+	"p":          passphraseHint,
+	"passphrase": passphraseHint,
+	"j":          "encrypt takes a plugin's recipient (age1NAME1...) with --age -r; decrypt -j NAME asks the plugin age-plugin-NAME",
 }
+
+// passphraseHint is what decrypt -p and --passphrase say: decrypt needs
+// neither.
+const passphraseHint = "decrypt needs no -p: it asks the passphrase of an age file sealed to one (fanseal encrypt --age -p writes one)"
 
 // ageModes names the command for what an age user types first: age's
 // mode flags, and its encrypt flags, which age takes without a command.

@@ -396,6 +396,8 @@ func TestOutputIsInput(t *testing.T) {
 		{"encrypt", "-r", pubs[0], "-o", "foo/../X", "X"},
 		{"encrypt", "-r", pubs[0], "-o", "Xlink", "X"},
 		{"encrypt", "-R", team, "-o", team, plain},
+		{"encrypt", "-i", keys[0], "-o", keys[0], plain},
+		{"encrypt", "--age", "-R", team, "-o", team, plain},
 		{"decrypt", "-i", keys[0], "-o", keys[0], envFile},
 		{"decrypt", "-i", keys[0], "-o", envFile, envFile},
 		{"keygen", "-y", "-o", keys[0], keys[0]},

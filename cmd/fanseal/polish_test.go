@@ -10,21 +10,6 @@ import (
 	"unicode/utf8"
 )
 
-// TestInspectCountsChunks: a one-chunk payload is "1 chunk", two are
-// "2 chunks".
-func TestInspectCountsChunks(t *testing.T) {
-	_, _, pubs := setup(t, "x25519", 1)
-	for _, c := range []struct {
-		size int
-		want string
-	}{{10, " in 1 chunk "}, {100 << 10, " in 2 chunks "}} {
-		env := mustRun(t, strings.Repeat("x", c.size), "encrypt", "-r", pubs[0])
-		if out := mustRun(t, env, "inspect"); !strings.Contains(out, c.want) {
-			t.Errorf("%d bytes: inspect says\n%s", c.size, out)
-		}
-	}
-}
-
 // TestUnknownFlagAsTyped: an unknown flag is named as the user typed it,
 // with one dash or two.
 func TestUnknownFlagAsTyped(t *testing.T) {
