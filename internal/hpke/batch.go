@@ -320,9 +320,15 @@ func (k *KEM) randomScalar(s *[32]byte) {
 	if k.id == KEMSecp256k1 {
 		order = &k256Order
 	}
+	randomBelow(s, order)
+}
+
+// randomBelow sets s to a uniformly random big-endian integer in [1, n-1],
+// as randomScalar describes.
+func randomBelow(s, n *[32]byte) {
 	for {
 		rand.Read(s[:])
-		if inRange(s, order) {
+		if inRange(s, n) {
 			return
 		}
 	}
