@@ -231,6 +231,13 @@ func BenchmarkSecp256k1Agree(b *testing.B) {
 			secp256k1.GenerateSharedSecret(priv, pub)
 		}
 	})
+	b.Run("impl=default", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := ECDHOne(Secp256k1, &scalars[0], points[0]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // BenchmarkSecp256k1PublicKey is one secp256k1 public key from its
@@ -259,6 +266,14 @@ func BenchmarkSecp256k1PublicKey(b *testing.B) {
 	b.Run("impl=decred", func(b *testing.B) {
 		for b.Loop() {
 			_ = secp256k1.PrivKeyFromBytes(scalars[0][:]).PubKey().SerializeUncompressed()
+		}
+	})
+	b.Run("impl=default", func(b *testing.B) {
+		PublicKeyOne(Secp256k1, &scalars[0]) // the tables, once
+		for b.Loop() {
+			if _, err := PublicKeyOne(Secp256k1, &scalars[0]); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 }
