@@ -59,9 +59,10 @@ func perOp(b *testing.B, n int) {
 // impl=stdlib (P-256): n crypto/ecdh agreements, the private keys already
 // parsed (ecdh.PrivateKey, as a caller keeps them), each peer key parsed
 // by ecdh.P256().NewPublicKey in the loop, as opening a message must.
-// impl=decred (secp256k1): what kex does per agreement today,
+// impl=decred (secp256k1): what kex did per agreement before ECDHOne,
 // secp256k1.ParsePubKey on the compressed key, then GenerateSharedSecret
-// (ScalarMultNonConst and the affine x-coordinate), private keys parsed.
+// (ScalarMultNonConst, variable time, and the affine x-coordinate),
+// private keys parsed.
 func BenchmarkECDH(b *testing.B) {
 	for _, c := range curves {
 		scalars, points := benchKeys(b, c)
