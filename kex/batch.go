@@ -8,7 +8,6 @@ import (
 	"errors"
 	"runtime"
 
-	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/fanseal/fanseal/internal/ecdhx8"
@@ -19,8 +18,9 @@ import (
 // their key generations and key agreements into passes of eight
 // (internal/x25519x8, internal/ecdhx8): on CPUs with AVX-512 IFMA, where
 // an X25519 pass costs about one crypto/ecdh agreement and a secp256k1
-// pass less than one of decred's. Tests and benchmarks turn them off to
-// run the one-at-a-time path.
+// pass about one agreement of the one-at-a-time path (which is a one-lane
+// pass). Tests and benchmarks turn them off to run the one-at-a-time
+// path.
 var (
 	batchX25519    = x25519x8.Accelerated()
 	batchSecp256k1 = ecdhx8.Accelerated()
@@ -70,47 +70,22 @@ func checked(s *[32]byte) ([]byte, error) {
 	return bytes.Clone(s[:]), nil
 }
 
-// kScalar is a secp256k1 key pair made in a pass of ecdhx8: the private
-// key and its compressed public key, which decred would compute again (a
-// whole scalar multiplication) at every PubKey call. Its agreement, one
-// at a time, is decred's, as secpKey's.
-type kScalar struct {
-	k   *secp256k1.PrivateKey
-	pub [secp256k1.PubKeyBytesLenCompressed]byte
-}
-
-func (x *kScalar) public() []byte                   { return bytes.Clone(x.pub[:]) }
-func (x *kScalar) bytes() []byte                    { return x.k.Serialize() }
-func (x *kScalar) agree(pub []byte) ([]byte, error) { return secpKey{x.k}.agree(pub) }
-
 // generateSecp256k1 sets keys[i] to a new key pair for each i in peers:
-// decred's random private keys, their public keys in passes of ecdhx8,
-// compressed.
-func generateSecp256k1(keys []privateKey, peers []int) error {
-	errs := make([]error, len(peers))
+// random private keys, their public keys in passes of ecdhx8, compressed.
+func generateSecp256k1(keys []privateKey, peers []int) {
 	inBatches(len(peers), func(start, end int) {
 		var scalars [ecdhx8.Lanes][32]byte
 		var pubs [ecdhx8.Lanes][65]byte
-		ks := make([]*secp256k1.PrivateKey, end-start)
-		for j := range ks {
-			var err error
-			if ks[j], err = secp256k1.GeneratePrivateKeyFromRand(rand.Reader); err != nil {
-				errs[start+j] = err
-				return
-			}
-			ks[j].Key.PutBytes(&scalars[j])
+		for j := range end - start {
+			randomSecpScalar(&scalars[j])
 		}
 		// The scalars are in [1, n-1]: PublicKeys cannot fail.
 		ecdhx8.PublicKeys(ecdhx8.Secp256k1, &pubs, &scalars, end-start)
-		clear(scalars[:])
 		for j, i := range peers[start:end] {
-			x := &kScalar{k: ks[j]}
-			x.pub[0] = 2 | pubs[j][64]&1 // the parity of y
-			copy(x.pub[1:], pubs[j][1:33])
-			keys[i] = x
+			keys[i] = secpKeyOf(&scalars[j], &pubs[j])
 		}
+		clear(scalars[:])
 	})
-	return errors.Join(errs...)
 }
 
 // inBatches runs f on consecutive parts of [0, n) of at most

@@ -77,8 +77,8 @@ func TestChannelsX25519(t *testing.T) {
 
 // TestChannelsSecp256k1 checks every pairwise key of secp256k1 rounds
 // whose keys were generated in batches, derived in batches, against the
-// other member's derivation one at a time (decred's), and each
-// batch-generated public key against decred's.
+// other member's derivation one at a time, and each batch-generated
+// public key against decred's.
 func TestChannelsSecp256k1(t *testing.T) {
 	withBatching(t, func(t *testing.T) {
 		for _, n := range []int{2, 3, 10, 19} {

@@ -106,15 +106,15 @@ func BenchmarkGenerate(b *testing.B) {
 
 // BenchmarkMemberRound is one member's whole round: its n−1 key pairs and
 // message (NewRound), then the n−1 peers' messages decoded and the n−1
-// channels derived. path=ecdh (X25519) and path=decred (secp256k1) are
-// the one-at-a-time code (keys from crypto/ecdh or decred, Round.Channel
-// per message); path=ifma gathers the key generations and agreements into
+// channels derived. path=ecdh (X25519) and path=single (secp256k1) are
+// the one-at-a-time code (keys from crypto/ecdh or ecdhx8's PublicKeyOne,
+// Round.Channel per message); path=ifma gathers the key generations and agreements into
 // passes of eight (internal/x25519x8, internal/ecdhx8; Round.Channels).
 func BenchmarkMemberRound(b *testing.B) {
 	for _, suite := range []Suite{X25519, Secp256k1} {
 		single, accelerated := "ecdh", x25519x8.Accelerated()
 		if suite == Secp256k1 {
-			single, accelerated = "decred", ecdhx8.Accelerated()
+			single, accelerated = "single", ecdhx8.Accelerated()
 		}
 		for _, n := range []int{10, 100} {
 			g := Group{Suite: suite, Size: n, SessionID: "bench"}

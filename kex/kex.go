@@ -18,8 +18,12 @@
 // like the public keys of its key generations in NewRound, eight to a
 // pass (internal/x25519x8 for X25519, internal/ecdhx8 for secp256k1, which
 // decompresses the peers' keys in the pass), several times faster than one
-// at a time. Round.Channel, one peer at a time, keeps decred's secp256k1
-// (and x25519x8's single lane for X25519 keys made in a pass).
+// at a time. Round.Channel, one peer at a time, computes one agreement
+// (ecdhx8's ECDHOne for secp256k1: a one-lane pass, or elsewhere the
+// constant-time portable code; x25519x8's single lane for X25519 keys
+// made in a pass). Every computation with a private key is constant time
+// on every CPU and in every build; decred's secp256k1 only parses the
+// peers' public keys.
 //
 // Two suites share the message shape:
 //

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"math/big"
 	"testing"
 
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
@@ -83,6 +84,52 @@ func TestRound(t *testing.T) {
 	}
 }
 
+// TestSecp256k1KeysAgainstDecred compares the key pairs and agreements of
+// the one-at-a-time path (generate, parsePrivate, agree: internal/ecdhx8's
+// PublicKeyOne and ECDHOne) with decred's variable-time reference, on
+// random scalars and the edges 1, 2, n-2 and n-1, and refuses 0 and n.
+func TestSecp256k1KeysAgainstDecred(t *testing.T) {
+	n := secp256k1.Params().N
+	edge := func(d int64) []byte {
+		var b [32]byte
+		if d > 0 {
+			return new(big.Int).SetInt64(d).FillBytes(b[:])
+		}
+		return new(big.Int).Add(n, big.NewInt(d)).FillBytes(b[:])
+	}
+	scalars := [][]byte{edge(1), edge(2), edge(-2), edge(-1)}
+	for range 50 {
+		k, err := Secp256k1.generate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		scalars = append(scalars, k.bytes())
+	}
+	for _, sb := range scalars {
+		k, err := Secp256k1.parsePrivate(sb)
+		if err != nil {
+			t.Fatalf("%x: %v", sb, err)
+		}
+		ref := secp256k1.PrivKeyFromBytes(sb)
+		if want := ref.PubKey().SerializeCompressed(); !bytes.Equal(k.public(), want) {
+			t.Fatalf("%x: public key %x, decred says %x", sb, k.public(), want)
+		}
+		peer, _ := secp256k1.GeneratePrivateKey()
+		got, err := k.agree(peer.PubKey().SerializeCompressed())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := secp256k1.GenerateSharedSecret(ref, peer.PubKey()); !bytes.Equal(got, want) {
+			t.Fatalf("%x: shared secret %x, decred says %x", sb, got, want)
+		}
+	}
+	for _, bad := range [][]byte{make([]byte, 32), n.FillBytes(make([]byte, 32)), edge(1)[1:]} {
+		if _, err := Secp256k1.parsePrivate(bad); !errors.Is(err, ErrReveal) {
+			t.Errorf("parsePrivate(%x) = %v, want ErrReveal", bad, err)
+		}
+	}
+}
+
 // TestSecp256k1PairwiseKey checks the historical key derivation directly
 // against the curve library, including a shared X with a leading zero
 // byte, which must be hashed without it.
@@ -98,7 +145,7 @@ func TestSecp256k1PairwiseKey(t *testing.T) {
 		if x[0] != 0 && tries > 0 {
 			continue
 		}
-		c, err := derive(g, secpKey{a}, b.PubKey().SerializeCompressed(), 1, 2)
+		c, err := derive(g, newSecpKey((*[32]byte)(a.Serialize())), b.PubKey().SerializeCompressed(), 1, 2)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -38,8 +38,8 @@ func NewRound(g Group, self uint32) (*Round, error) {
 		}
 		if g.Suite == X25519 {
 			generateX25519(r.keys, peers)
-		} else if err := generateSecp256k1(r.keys, peers); err != nil {
-			return nil, err
+		} else {
+			generateSecp256k1(r.keys, peers)
 		}
 		for _, i := range peers {
 			pubs[i] = r.keys[i].public()

@@ -1,6 +1,7 @@
 package kex
 
 import (
+	"bytes"
 	"crypto/ecdh"
 	"crypto/hkdf"
 	"crypto/rand"
@@ -9,6 +10,9 @@ import (
 	"fmt"
 
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+	voi "gitlab.com/yawning/secp256k1-voi"
+
+	"github.com/fanseal/fanseal/internal/ecdhx8"
 )
 
 // A Suite is the curve and box of a round.
@@ -44,11 +48,10 @@ type privateKey interface {
 
 func (s Suite) generate() (privateKey, error) {
 	if s == Secp256k1 {
-		k, err := secp256k1.GeneratePrivateKeyFromRand(rand.Reader)
-		if err != nil {
-			return nil, err
-		}
-		return secpKey{k}, nil
+		var sc [32]byte
+		randomSecpScalar(&sc)
+		defer clear(sc[:])
+		return newSecpKey(&sc), nil
 	}
 	k, err := ecdh.X25519().GenerateKey(rand.Reader)
 	if err != nil {
@@ -60,11 +63,10 @@ func (s Suite) generate() (privateKey, error) {
 // parsePrivate decodes a revealed private key.
 func (s Suite) parsePrivate(b []byte) (privateKey, error) {
 	if s == Secp256k1 {
-		var sc secp256k1.ModNScalar
-		if len(b) != 32 || sc.SetByteSlice(b) || sc.IsZero() {
+		if len(b) != 32 || !secpScalarValid((*[32]byte)(b)) {
 			return nil, fmt.Errorf("%w: not a secp256k1 private key", ErrReveal)
 		}
-		return secpKey{secp256k1.NewPrivateKey(&sc)}, nil
+		return newSecpKey((*[32]byte)(b)), nil
 	}
 	k, err := ecdh.X25519().NewPrivateKey(b)
 	if err != nil {
@@ -105,7 +107,58 @@ func (s Suite) pairwiseKey(shared []byte, session string, a, b uint32) [32]byte 
 	return [32]byte(k)
 }
 
-type secpKey struct{ k *secp256k1.PrivateKey }
+// secpKey is a secp256k1 key pair: the private scalar (big-endian, in
+// [1, n-1]) and its compressed public key, computed once. Its public key
+// and agreements are internal/ecdhx8's PublicKeyOne and ECDHOne (or a
+// pass of ecdhx8, in a round that batches), constant time on every CPU
+// and in every build. decred's secp256k1 parses the peers' keys, which
+// are public; its own key operations (PrivateKey.PubKey,
+// GenerateSharedSecret) take a time that depends on the scalar, and are
+// not used.
+type secpKey struct {
+	k   [32]byte
+	pub [secp256k1.PubKeyBytesLenCompressed]byte
+}
+
+// newSecpKey returns the key pair of the scalar k, in [1, n-1].
+func newSecpKey(k *[32]byte) *secpKey {
+	pub, err := ecdhx8.PublicKeyOne(ecdhx8.Secp256k1, k)
+	if err != nil {
+		panic(err) // unreachable: k is in [1, n-1]
+	}
+	return secpKeyOf(k, &pub)
+}
+
+// secpKeyOf returns the key pair of k and its uncompressed public key.
+func secpKeyOf(k *[32]byte, pub *[65]byte) *secpKey {
+	x := &secpKey{k: *k}
+	x.pub[0] = 2 | pub[64]&1 // the parity of y
+	copy(x.pub[1:], pub[1:33])
+	return x
+}
+
+// secpScalarValid reports, in constant time, whether k is a secp256k1
+// private key: a big-endian integer in [1, n-1].
+func secpScalarValid(k *[32]byte) bool {
+	var s voi.Scalar
+	_, err := s.SetCanonicalBytes(k) // refuses k >= n, in constant time
+	defer s.Zero()
+	return err == nil && s.IsZero() == 0
+}
+
+// randomSecpScalar sets k to a uniformly random secp256k1 private key, by
+// rejection sampling as decred's and crypto/ecdh's key generation do: a
+// candidate outside [1, n-1] (probability below 2^-127) is drawn again;
+// only that verdict, which says nothing about the key kept, is branched
+// on.
+func randomSecpScalar(k *[32]byte) {
+	for {
+		rand.Read(k[:])
+		if secpScalarValid(k) {
+			return
+		}
+	}
+}
 
 func parseSecp(b []byte) (*secp256k1.PublicKey, error) {
 	if err := Secp256k1.checkLength(b); err != nil {
@@ -127,14 +180,22 @@ func (s Suite) checkLength(b []byte) error {
 	return err
 }
 
-func (k secpKey) public() []byte { return k.k.PubKey().SerializeCompressed() }
-func (k secpKey) bytes() []byte  { return k.k.Serialize() }
-func (k secpKey) agree(pub []byte) ([]byte, error) {
+func (k *secpKey) public() []byte { return bytes.Clone(k.pub[:]) }
+func (k *secpKey) bytes() []byte  { return bytes.Clone(k.k[:]) }
+
+// agree parses pub with decred (its checks and words), then computes the
+// agreement with ECDHOne on the decompressed key.
+func (k *secpKey) agree(pub []byte) ([]byte, error) {
 	p, err := parseSecp(pub)
 	if err != nil {
 		return nil, err
 	}
-	return secp256k1.GenerateSharedSecret(k.k, p), nil
+	s, err := ecdhx8.ECDHOne(ecdhx8.Secp256k1, &k.k, p.SerializeUncompressed())
+	if err != nil {
+		return nil, err // unreachable: a valid point, a scalar in [1, n-1]
+	}
+	defer clear(s[:])
+	return bytes.Clone(s[:]), nil
 }
 
 type xKey struct{ k *ecdh.PrivateKey }

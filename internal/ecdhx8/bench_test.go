@@ -59,9 +59,10 @@ func perOp(b *testing.B, n int) {
 // impl=stdlib (P-256): n crypto/ecdh agreements, the private keys already
 // parsed (ecdh.PrivateKey, as a caller keeps them), each peer key parsed
 // by ecdh.P256().NewPublicKey in the loop, as opening a message must.
-// impl=decred (secp256k1): what kex does per agreement today,
+// impl=decred (secp256k1): what kex did per agreement before ECDHOne,
 // secp256k1.ParsePubKey on the compressed key, then GenerateSharedSecret
-// (ScalarMultNonConst and the affine x-coordinate), private keys parsed.
+// (ScalarMultNonConst, variable time, and the affine x-coordinate),
+// private keys parsed.
 func BenchmarkECDH(b *testing.B) {
 	for _, c := range curves {
 		scalars, points := benchKeys(b, c)
@@ -191,4 +192,89 @@ func BenchmarkParsePoints(b *testing.B) {
 			perOp(b, n)
 		})
 	}
+}
+
+// BenchmarkSecp256k1Agree is one secp256k1 agreement with a compressed
+// peer key, as an open or a kex channel computes it: impl=ifma-1lane, an
+// ECDH pass with one lane (skipped without AVX-512 IFMA); impl=portable,
+// the constant-time portable path (decred's ParsePubKey, then
+// secp256k1-voi's ScalarMult); impl=decred, ParsePubKey and
+// GenerateSharedSecret (ScalarMultNonConst, variable time: what fanseal
+// used before); impl=default, ECDHOne, whichever of the constant-time
+// paths this build and CPU use.
+func BenchmarkSecp256k1Agree(b *testing.B) {
+	scalars, points := benchKeys(b, Secp256k1)
+	b.Run("impl=ifma-1lane", func(b *testing.B) {
+		if !Accelerated() {
+			b.Skip("no AVX-512 IFMA")
+		}
+		var dst [Lanes][32]byte
+		for b.Loop() {
+			if errs := ECDH(Secp256k1, &dst, &scalars, &points, 1); errs[0] != nil {
+				b.Fatal(errs[0])
+			}
+		}
+	})
+	b.Run("impl=portable", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := ecdhPortable(Secp256k1, &scalars[0], points[0]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("impl=decred", func(b *testing.B) {
+		priv := secp256k1.PrivKeyFromBytes(scalars[0][:])
+		for b.Loop() {
+			pub, err := secp256k1.ParsePubKey(points[0])
+			if err != nil {
+				b.Fatal(err)
+			}
+			secp256k1.GenerateSharedSecret(priv, pub)
+		}
+	})
+	b.Run("impl=default", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := ECDHOne(Secp256k1, &scalars[0], points[0]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkSecp256k1PublicKey is one secp256k1 public key from its
+// scalar: impl=ifma-1lane, a PublicKeys pass with one lane;
+// impl=portable, secp256k1-voi's ScalarBaseMult; impl=decred,
+// PrivKeyFromBytes(k).PubKey() (ScalarBaseMultNonConst, variable time);
+// impl=default, PublicKeyOne.
+func BenchmarkSecp256k1PublicKey(b *testing.B) {
+	scalars, _ := benchKeys(b, Secp256k1)
+	b.Run("impl=ifma-1lane", func(b *testing.B) {
+		if !Accelerated() {
+			b.Skip("no AVX-512 IFMA")
+		}
+		var dst [Lanes][65]byte
+		PublicKeys(Secp256k1, &dst, &scalars, 1) // the table, once
+		for b.Loop() {
+			PublicKeys(Secp256k1, &dst, &scalars, 1)
+		}
+	})
+	b.Run("impl=portable", func(b *testing.B) {
+		publicKeyPortable(Secp256k1, &scalars[0]) // the tables, once
+		for b.Loop() {
+			publicKeyPortable(Secp256k1, &scalars[0])
+		}
+	})
+	b.Run("impl=decred", func(b *testing.B) {
+		for b.Loop() {
+			_ = secp256k1.PrivKeyFromBytes(scalars[0][:]).PubKey().SerializeUncompressed()
+		}
+	})
+	b.Run("impl=default", func(b *testing.B) {
+		PublicKeyOne(Secp256k1, &scalars[0]) // the tables, once
+		for b.Loop() {
+			if _, err := PublicKeyOne(Secp256k1, &scalars[0]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -1,9 +1,11 @@
 // Package ecdhx8 computes up to eight elliptic-curve scalar multiplications
 // in one pass, for P-256 and secp256k1: on CPUs with AVX-512 IFMA, as one
 // computation whose eight 64-bit vector lanes each carry an independent
-// scalar and point; elsewhere, and under the purego build tag, with the
-// reference implementations one lane at a time (crypto/ecdh for P-256,
-// github.com/decred/dcrd/dcrec/secp256k1/v4 for secp256k1).
+// scalar and point; elsewhere, and under the purego build tag, with
+// portable constant-time implementations one lane at a time (crypto/ecdh
+// for P-256, gitlab.com/yawning/secp256k1-voi for secp256k1, with
+// github.com/decred/dcrd/dcrec/secp256k1/v4 parsing the points). ECDHOne
+// and PublicKeyOne compute a single operation on the same paths.
 //
 // Besides internal/x25519x8, it is the one place in fanseal where field
 // arithmetic is fanseal's own rather than a library's. The vector code is
@@ -30,9 +32,13 @@
 // assembly and in the Go code that packs and unpacks them); only the
 // reported errors reveal anything: which lanes had an invalid point
 // (public data) and which results are the point at infinity (scalar = 0
-// mod n). The fallback inherits the properties of the libraries:
-// crypto/ecdh's P-256 is constant time, but decred's ScalarMultNonConst
-// and ScalarBaseMultNonConst, which the secp256k1 fallback uses, are not.
+// mod n). The portable path is constant time too: crypto/ecdh's P-256,
+// and secp256k1-voi's ScalarMult and ScalarBaseMult (fiat-crypto field
+// and scalar arithmetic, complete formulas, table lookups that scan the
+// whole table), which a second timing test (TestTimingPortable, run by
+// CI) checks; decred only parses and validates points, which are public.
+// Nothing in this package multiplies by a scalar with decred's
+// variable-time ScalarMultNonConst or ScalarBaseMultNonConst.
 package ecdhx8
 
 import (
@@ -111,6 +117,47 @@ func ECDH(c Curve, dst *[Lanes][32]byte, scalars *[Lanes][32]byte, points *[Lane
 		return ecdhIFMA(c, dst, scalars, points, n)
 	}
 	return ecdhGeneric(c, dst, scalars, points, n)
+}
+
+// ECDHOne computes one key agreement, as a lane of ECDH does: the 32-byte
+// big-endian x-coordinate of scalar·P, P parsed from point, with ECDH's
+// errors. It is constant time in the scalar on every CPU and in every
+// build: a one-lane pass of the IFMA code where ECDH uses it (a little
+// faster than the portable path, docs/PERFORMANCE.md), the portable path
+// elsewhere.
+func ECDHOne(c Curve, scalar *[32]byte, point []byte) (out [32]byte, err error) {
+	if !c.valid() {
+		return out, ErrCurve
+	}
+	if !accelerated {
+		return ecdhPortable(c, scalar, point)
+	}
+	var dst, scalars [Lanes][32]byte
+	var points [Lanes][]byte
+	scalars[0], points[0] = *scalar, point
+	errs := ecdhIFMA(c, &dst, &scalars, &points, 1)
+	clear(scalars[0][:])
+	out = dst[0]
+	clear(dst[0][:])
+	return out, errs[0]
+}
+
+// PublicKeyOne returns the uncompressed SEC 1 encoding of scalar·G, as a
+// lane of PublicKeys does, with its errors, in constant time on every CPU
+// and in every build, on the paths ECDHOne takes.
+func PublicKeyOne(c Curve, scalar *[32]byte) (out [65]byte, err error) {
+	if !c.valid() {
+		return out, ErrCurve
+	}
+	if !accelerated {
+		return publicKeyPortable(c, scalar)
+	}
+	var dst [Lanes][65]byte
+	var scalars [Lanes][32]byte
+	scalars[0] = *scalar
+	errs := publicKeysIFMA(c, &dst, &scalars, 1)
+	clear(scalars[0][:])
+	return dst[0], errs[0]
 }
 
 // PublicKeys sets dst[i] to the uncompressed SEC 1 encoding (0x04 || X ||

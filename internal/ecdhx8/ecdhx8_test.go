@@ -115,8 +115,9 @@ func refPublicKey(t testing.TB, c Curve, k *[32]byte) ([65]byte, string) {
 	return [65]byte(secp256k1.NewPrivateKey(&s).PubKey().SerializeUncompressed()), "ok"
 }
 
-// impl is one path: the one in use (IFMA where available) or the
-// reference fallback, which the other builds use.
+// impl is one path: the one in use (IFMA where available), the portable
+// fallback, which the other builds use, or ECDHOne and PublicKeyOne, lane
+// after lane.
 type implT struct {
 	name  string
 	ecdh  func(Curve, *[Lanes][32]byte, *[Lanes][32]byte, *[Lanes][]byte, int) [Lanes]error
@@ -128,6 +129,7 @@ func paths() []implT {
 	return []implT{
 		{fmt.Sprintf("impl=default/accelerated=%v", Accelerated()), ECDH, PublicKeys, ParsePoints},
 		{"impl=generic", ecdhGeneric, publicKeysGeneric, parsePointsGeneric},
+		{fmt.Sprintf("impl=one/accelerated=%v", Accelerated()), ecdhByOne, publicKeysByOne, ParsePoints},
 	}
 }
 
@@ -364,7 +366,7 @@ func TestECDHEdgeCases(t *testing.T) {
 		}
 		for _, im := range paths() {
 			shifts := Lanes
-			if im.name == "impl=generic" || testing.Short() {
+			if im.name != paths()[0].name || testing.Short() {
 				shifts = 1
 			}
 			for shift := range shifts {
@@ -534,7 +536,7 @@ func TestPublicKeys(t *testing.T) {
 				checkPublicKeys(t, im, c, &scalars, Lanes)
 			}
 			count := 200
-			if im.name == "impl=generic" || testing.Short() {
+			if im.name != paths()[0].name || testing.Short() {
 				count = 20
 			}
 			for range count {

@@ -6,12 +6,19 @@ import (
 	"math/bits"
 
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+	voi "gitlab.com/yawning/secp256k1-voi"
 )
 
-// The portable path: crypto/ecdh (P-256) and decred's secp256k1, one lane
-// at a time, with the same verdicts as the IFMA path. crypto/ecdh's P-256
-// is constant time; decred's ScalarMultNonConst and ScalarBaseMultNonConst
-// are not (their running time depends on the scalar).
+// The portable path, one lane at a time, with the same verdicts as the
+// IFMA path, constant time in the scalar: crypto/ecdh for P-256, and for
+// secp256k1 gitlab.com/yawning/secp256k1-voi (fiat-crypto field and
+// scalar arithmetic, the complete formulas of Renes, Costello and Batina,
+// a GLV split and a fixed 4-bit window with table lookups that scan the
+// whole table, whichever digit is wanted; a fixed-base comb with the same
+// lookups for public keys). decred's secp256k1 parses and validates the
+// points (public data) and computes nothing from a scalar: its
+// ScalarMultNonConst and ScalarBaseMultNonConst take a time that depends
+// on the scalar.
 
 // reduceP256 returns k mod n for the P-256 group order n, in constant
 // time: k < 2^256 < 2n, so at most one subtraction, selected by a mask.
@@ -74,13 +81,14 @@ func parseK256Generic(b []byte) (*secp256k1.PublicKey, error) {
 func ecdhGeneric(c Curve, dst *[Lanes][32]byte, scalars *[Lanes][32]byte, points *[Lanes][]byte, n int) (errs [Lanes]error) {
 	for i := range n {
 		var out [32]byte
-		out, errs[i] = ecdhOne(c, &scalars[i], points[i])
+		out, errs[i] = ecdhPortable(c, &scalars[i], points[i])
 		dst[i] = out
 	}
 	return errs
 }
 
-func ecdhOne(c Curve, k *[32]byte, point []byte) (out [32]byte, err error) {
+// ecdhPortable is one lane of ecdhGeneric.
+func ecdhPortable(c Curve, k *[32]byte, point []byte) (out [32]byte, err error) {
 	if c == P256 {
 		pub, err := parseP256Generic(point)
 		if err != nil {
@@ -105,30 +113,46 @@ func ecdhOne(c Curve, k *[32]byte, point []byte) (out [32]byte, err error) {
 	if err != nil {
 		return out, err
 	}
-	var s secp256k1.ModNScalar
-	s.SetBytes(k) // reduces mod n
+	p := k256Point(pub)
+	var s voi.Scalar
+	s.SetBytes(k) // reduces mod n, in constant time
 	defer s.Zero()
-	if s.IsZero() {
+	if s.IsZero() == 1 {
 		return out, ErrIdentity
 	}
-	var p, r secp256k1.JacobianPoint
-	pub.AsJacobian(&p)
-	secp256k1.ScalarMultNonConst(&s, &p, &r)
-	r.ToAffine()
-	r.X.PutBytes(&out)
-	return out, nil
+	r := voi.NewIdentityPoint().ScalarMult(&s, p)
+	x, err := r.XBytes()
+	if err != nil {
+		panic(err) // unreachable: a prime-order group, s != 0, a valid point
+	}
+	return [32]byte(x), nil
+}
+
+// k256Point converts a point that decred parsed and validated.
+func k256Point(pub *secp256k1.PublicKey) *voi.Point {
+	var j secp256k1.JacobianPoint
+	pub.AsJacobian(&j) // affine and normalized: Z = 1
+	var x, y [32]byte
+	j.X.PutBytes(&x)
+	j.Y.PutBytes(&y)
+	p, err := voi.NewPointFromCoords(&x, &y)
+	if err != nil {
+		panic(err) // unreachable: decred checked the point is on the curve
+	}
+	return p
 }
 
 func publicKeysGeneric(c Curve, dst *[Lanes][65]byte, scalars *[Lanes][32]byte, n int) (errs [Lanes]error) {
 	for i := range n {
 		var out [65]byte
-		out, errs[i] = publicKeyOne(c, &scalars[i])
+		out, errs[i] = publicKeyPortable(c, &scalars[i])
 		dst[i] = out
 	}
 	return errs
 }
 
-func publicKeyOne(c Curve, k *[32]byte) (out [65]byte, err error) {
+// publicKeyPortable is one lane of publicKeysGeneric.
+func publicKeyPortable(c Curve, k *[32]byte) (out [65]byte, err error) {
 	if c == P256 {
 		r := reduceP256(k)
 		if isZero32(&r) {
@@ -141,16 +165,14 @@ func publicKeyOne(c Curve, k *[32]byte) (out [65]byte, err error) {
 		}
 		return [65]byte(priv.PublicKey().Bytes()), nil
 	}
-	var s secp256k1.ModNScalar
-	s.SetBytes(k)
+	var s voi.Scalar
+	s.SetBytes(k) // reduces mod n, in constant time
 	defer s.Zero()
-	if s.IsZero() {
+	if s.IsZero() == 1 {
 		return out, ErrIdentity
 	}
-	var r secp256k1.JacobianPoint
-	secp256k1.ScalarBaseMultNonConst(&s, &r)
-	r.ToAffine()
-	return [65]byte(secp256k1.NewPublicKey(&r.X, &r.Y).SerializeUncompressed()), nil
+	r := voi.NewIdentityPoint().ScalarBaseMult(&s)
+	return [65]byte(r.UncompressedBytes()), nil
 }
 
 func parsePointsGeneric(c Curve, dst *[Lanes][65]byte, points *[Lanes][]byte, n int) (errs [Lanes]error) {

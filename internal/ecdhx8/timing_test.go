@@ -4,16 +4,12 @@ package ecdhx8
 
 import (
 	"crypto/rand"
-	"math"
 	"math/big"
 	mrand "math/rand/v2"
 	"os"
 	"runtime"
 	"runtime/debug"
-	"slices"
-	"strconv"
 	"testing"
-	"time"
 )
 
 // TestTiming is a dudect-style test of the IFMA path: Welch's t-test on
@@ -23,7 +19,8 @@ import (
 // digits are almost all 0, the identity's table entry) against random
 // scalars, and random points against edge points (G, small multiples of
 // G, points with x near p), for ECDH, and the fixed scalar against random
-// ones for PublicKeys. |t| above 4.5 fails; the t values are logged, for
+// ones for PublicKeys, ECDHOne and PublicKeyOne (one-lane passes; the
+// portable path has TestTimingPortable). |t| above 4.5 fails; the t values are logged, for
 // all the measurements and for those below the 50th and 90th percentiles
 // (cropping, as dudect does, what the scheduler adds). It takes a few
 // minutes: set ECDHX8_TIMING=1.
@@ -32,13 +29,7 @@ func TestTiming(t *testing.T) {
 		t.Skip("set ECDHX8_TIMING=1 to run the timing test")
 	}
 	requireIFMA(t)
-	n := 100_000
-	if s := os.Getenv("ECDHX8_TIMING_N"); s != "" {
-		var err error
-		if n, err = strconv.Atoi(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	n := timingCount(t)
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -94,13 +85,24 @@ func TestTiming(t *testing.T) {
 				PublicKeys(c, &dst, &in.k, Lanes)
 			})
 		})
+		// A single agreement and public key (a one-lane pass, what an
+		// open or a kex channel computes on this path).
+		t.Run(c.String()+"/ECDHOne/scalar=fixed-vs-random", func(t *testing.T) {
+			welch(t, n, r, func(in *timingInput, class int) {
+				scalar(in, 0, class == 0)
+				in.p[0] = pool[r.IntN(len(pool))]
+			}, func(in *timingInput) {
+				ECDHOne(c, &in.k[0], in.p[0])
+			})
+		})
+		t.Run(c.String()+"/PublicKeyOne/scalar=fixed-vs-random", func(t *testing.T) {
+			welch(t, n, r, func(in *timingInput, class int) {
+				scalar(in, 0, class == 0)
+			}, func(in *timingInput) {
+				PublicKeyOne(c, &in.k[0])
+			})
+		})
 	}
-}
-
-// A timingInput is the input of one measured pass.
-type timingInput struct {
-	k [Lanes][32]byte
-	p [Lanes][]byte
 }
 
 // timingEdgePoints: G, 2G..8G, and points with x near p.
@@ -119,64 +121,4 @@ func timingEdgePoints(c Curve) [][]byte {
 		}
 	}
 	return pts
-}
-
-// welch measures run on n inputs per class, prepared by prepare in
-// chunks, in a random order of the classes, and checks Welch's t
-// statistic.
-func welch(t *testing.T, n int, r *mrand.Rand, prepare func(in *timingInput, class int), run func(in *timingInput)) {
-	classes := make([]int, 2*n)
-	for i := range classes {
-		classes[i] = i % 2
-	}
-	r.Shuffle(len(classes), func(i, j int) { classes[i], classes[j] = classes[j], classes[i] })
-	var warm timingInput
-	for range 200 {
-		prepare(&warm, 1)
-		run(&warm)
-	}
-	const chunk = 1000
-	inputs := make([]timingInput, chunk)
-	times := make([]float64, len(classes))
-	for start := 0; start < len(classes); start += chunk {
-		end := min(start+chunk, len(classes))
-		for i := start; i < end; i++ {
-			prepare(&inputs[i-start], classes[i])
-		}
-		for i := start; i < end; i++ {
-			t0 := time.Now()
-			run(&inputs[i-start])
-			times[i] = float64(time.Since(t0).Nanoseconds())
-		}
-	}
-	sorted := slices.Clone(times)
-	slices.Sort(sorted)
-	var worst float64
-	var report []string
-	for _, crop := range []struct {
-		name string
-		max  float64
-	}{{"all", math.Inf(1)}, {"p90", sorted[len(sorted)*9/10]}, {"p50", sorted[len(sorted)/2]}} {
-		var cnt [2]float64
-		var mean, m2 [2]float64
-		for i, x := range times {
-			if x > crop.max {
-				continue
-			}
-			cl := classes[i]
-			cnt[cl]++
-			d := x - mean[cl]
-			mean[cl] += d / cnt[cl]
-			m2[cl] += d * (x - mean[cl])
-		}
-		v0, v1 := m2[0]/(cnt[0]-1), m2[1]/(cnt[1]-1)
-		tv := (mean[0] - mean[1]) / math.Sqrt(v0/cnt[0]+v1/cnt[1])
-		report = append(report, strconv.FormatFloat(tv, 'f', 2, 64)+" ("+crop.name+", means "+
-			strconv.FormatFloat(mean[0]/1000, 'f', 2, 64)+" and "+strconv.FormatFloat(mean[1]/1000, 'f', 2, 64)+" µs)")
-		worst = math.Max(worst, math.Abs(tv))
-	}
-	t.Logf("t = %v; %d passes per class", report, n)
-	if worst >= 4.5 {
-		t.Errorf("|t| = %.2f >= 4.5: the running time depends on the class", worst)
-	}
 }

@@ -39,14 +39,14 @@ func (k *KEM) Batches() bool {
 	return false
 }
 
-// PassCost is what one pass of the batch methods costs, in key agreements
-// of the one-at-a-time path rounded up: 1 for X25519 and secp256k1, whose
-// pass costs about one crypto/ecdh X25519 agreement and half a decred
-// secp256k1 one, and 2 for P-256, whose pass costs between one and two
-// crypto/ecdh P-256 agreements on the CPUs of docs/PERFORMANCE.md (1.4×
-// to 1.8×). A caller that could run the agreements one at a time on
-// several cores instead compares the two with it. It is 1 where k does
-// not batch.
+// PassCost is what one pass of the batch methods costs, in key agreements of
+// the one-at-a-time path rounded up: 1 for X25519 and secp256k1, whose pass
+// costs about one crypto/ecdh X25519 agreement and one secp256k1 agreement
+// of the one-at-a-time path (itself a one-lane pass), and 2 for P-256, whose
+// pass costs between one and two crypto/ecdh P-256 agreements on the CPUs of
+// docs/PERFORMANCE.md (1.4× to 1.8×). A caller that could run the agreements
+// one at a time on several cores instead compares the two with it. It is 1
+// where k does not batch.
 func (k *KEM) PassCost() int {
 	if k.id == KEMP256 && k.Batches() {
 		return 2
@@ -320,9 +320,15 @@ func (k *KEM) randomScalar(s *[32]byte) {
 	if k.id == KEMSecp256k1 {
 		order = &k256Order
 	}
+	randomBelow(s, order)
+}
+
+// randomBelow sets s to a uniformly random big-endian integer in [1, n-1],
+// as randomScalar describes.
+func randomBelow(s, n *[32]byte) {
 	for {
 		rand.Read(s[:])
-		if inRange(s, order) {
+		if inRange(s, n) {
 			return
 		}
 	}

@@ -8,13 +8,17 @@
 //
 // Go's crypto/hpke does not let a sender choose or reuse its ephemeral key,
 // which the shared-ephemeral and precompute strategies require, so the
-// classical KEMs are implemented here on crypto/ecdh, crypto/sha256 and the
-// secp256k1 module. Curve arithmetic is never done here: every scalar
-// multiplication and point validation is a library's (crypto/ecdh, decred's
-// secp256k1, filippo.io/edwards25519's fixed base for X25519 public keys)
-// or, in the batch methods (batch.go), an IFMA engine's: up to eight
-// agreements in one pass, X25519 with internal/x25519x8 and P-256 and
-// secp256k1 with internal/ecdhx8, where the CPU has AVX-512 IFMA. HMAC,
+// classical KEMs are implemented here on crypto/ecdh, crypto/sha256,
+// internal/ecdhx8 and the secp256k1 modules. Curve arithmetic is never
+// done here: every scalar multiplication and point validation is a
+// library's (crypto/ecdh, filippo.io/edwards25519's fixed base for X25519
+// public keys; decred's secp256k1 validates secp256k1 points) or an
+// engine's: in the batch methods (batch.go) up to eight agreements in one
+// pass, X25519 with internal/x25519x8 and P-256 and secp256k1 with
+// internal/ecdhx8, where the CPU has AVX-512 IFMA; and every single
+// secp256k1 agreement and public key with internal/ecdhx8's ECDHOne and
+// PublicKeyOne (a one-lane pass, or secp256k1-voi), so that all of them
+// are constant time on every CPU. HMAC,
 // HKDF's building block, runs on pooled SHA-256 states (mac), the same
 // function as crypto/hmac's without its allocations.
 //

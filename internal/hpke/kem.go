@@ -32,7 +32,8 @@ type KEM struct {
 }
 
 // group is what a DHKEM needs from a Diffie-Hellman group. Implementations
-// wrap crypto/ecdh or the secp256k1 module; they never do arithmetic.
+// wrap crypto/ecdh, or internal/ecdhx8 and the secp256k1 modules; they
+// never do arithmetic.
 type group interface {
 	// generate returns a fresh random private key.
 	generate() (dhKey, error)
@@ -420,46 +421,68 @@ func (k ecdhKey) bytes() []byte       { return k.k.Bytes() }
 // buffer on the caller's stack once inlined.
 func (k ecdhKey) scalar(s *[32]byte) { copy(s[:], k.k.Bytes()) }
 
-// secpGroup is secp256k1 from github.com/decred/dcrd/dcrec/secp256k1/v4.
-// Public keys are serialized uncompressed (65 bytes), private keys as 32-byte
-// big-endian scalars in [1, n-1], and the DH output is the 32-byte X
-// coordinate, as for P-256 in RFC 9180.
+// secpGroup is secp256k1. Public keys are serialized uncompressed (65
+// bytes), private keys as 32-byte big-endian scalars in [1, n-1], and the
+// DH output is the 32-byte X coordinate, as for P-256 in RFC 9180.
+// github.com/decred/dcrd/dcrec/secp256k1/v4 parses and validates public
+// keys, which are public data; every computation with a private scalar
+// (its public key, its agreements) is internal/ecdhx8's PublicKeyOne and
+// ECDHOne, constant time on every CPU and in every build (the IFMA code,
+// or gitlab.com/yawning/secp256k1-voi). decred's own key operations
+// (PrivateKey.PubKey, GenerateSharedSecret) take a time that depends on
+// the scalar, and are not used.
 type secpGroup struct{}
 
-type secpKey struct{ k *secp256k1.PrivateKey }
+// secpKey is a secp256k1 private key: its scalar and its public key,
+// computed once.
+type secpKey struct {
+	s   [32]byte // big-endian, in [1, n-1]
+	pub []byte   // uncompressed
+}
+
+// secpPoint is a public key that parseSecpPublic validated: its
+// uncompressed encoding.
+type secpPoint []byte
+
+func newSecpKey(s *[32]byte) *secpKey {
+	pub, err := ecdhx8.PublicKeyOne(ecdhx8.Secp256k1, s)
+	if err != nil {
+		panic(err) // unreachable: s is in [1, n-1]
+	}
+	return &secpKey{s: *s, pub: pub[:]}
+}
 
 func (secpGroup) generate() (dhKey, error) {
-	k, err := secp256k1.GeneratePrivateKeyFromRand(rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	return secpKey{k}, nil
+	var s [32]byte
+	randomBelow(&s, &k256Order)
+	defer clear(s[:])
+	return newSecpKey(&s), nil
 }
 
 func (secpGroup) newPrivate(b []byte) (dhKey, error) {
 	if len(b) != 32 {
 		return nil, fmt.Errorf("%w: secp256k1 private key is %d bytes, want 32", ErrInvalidKey, len(b))
 	}
-	var s secp256k1.ModNScalar
-	if overflow := s.SetByteSlice(b); overflow || s.IsZero() {
+	s := [32]byte(b)
+	defer clear(s[:])
+	if !inRange(&s, &k256Order) {
 		return nil, fmt.Errorf("%w: secp256k1 private key out of range", ErrInvalidKey)
 	}
-	return secpKey{secp256k1.NewPrivateKey(&s)}, nil
+	return newSecpKey(&s), nil
 }
 
 func (g secpGroup) derive(k *KEM, prk []byte) (dhKey, error) {
 	return deriveCandidates(k, prk, 32, g.newPrivate)
 }
 
-func parseSecpPublic(b []byte) (*secp256k1.PublicKey, error) {
+func parseSecpPublic(b []byte) (secpPoint, error) {
 	if len(b) != 65 || b[0] != 0x04 {
 		return nil, fmt.Errorf("%w: secp256k1 public key must be 65 bytes, uncompressed", ErrInvalidKey)
 	}
-	p, err := secp256k1.ParsePubKey(b) // checks the point is on the curve
-	if err != nil {
+	if _, err := secp256k1.ParsePubKey(b); err != nil { // checks the point is on the curve
 		return nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
 	}
-	return p, nil
+	return secpPoint(bytes.Clone(b)), nil
 }
 
 func (secpGroup) parsePublic(b []byte) (any, error) { return parseSecpPublic(b) }
@@ -467,19 +490,24 @@ func (secpGroup) parsePublic(b []byte) (any, error) { return parseSecpPublic(b) 
 func (secpGroup) privateSize() int { return 32 }
 func (secpGroup) publicSize() int  { return 65 }
 
-func (k secpKey) dh(pub any) ([]byte, error) {
-	p, ok := pub.(*secp256k1.PublicKey)
+func (k *secpKey) dh(pub any) ([]byte, error) {
+	p, ok := pub.(secpPoint)
 	if !ok {
 		return nil, fmt.Errorf("%w: public key of another group", ErrInvalidKey)
 	}
 	// secp256k1 has cofactor 1 and ParsePubKey rejects the point at
 	// infinity, so a valid key never gives a degenerate result.
-	return secp256k1.GenerateSharedSecret(k.k, p), nil
+	s, err := ecdhx8.ECDHOne(ecdhx8.Secp256k1, &k.s, p)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidKey, err) // unreachable: a valid point, a scalar in [1, n-1]
+	}
+	defer clear(s[:])
+	return bytes.Clone(s[:]), nil
 }
 
-func (k secpKey) publicBytes() []byte { return k.k.PubKey().SerializeUncompressed() }
-func (k secpKey) bytes() []byte       { return k.k.Serialize() }
-func (k secpKey) scalar(s *[32]byte)  { k.k.Key.PutBytes(s) }
+func (k *secpKey) publicBytes() []byte { return k.pub }
+func (k *secpKey) bytes() []byte       { return bytes.Clone(k.s[:]) }
+func (k *secpKey) scalar(s *[32]byte)  { *s = k.s }
 
 // DH returns the raw Diffie-Hellman shared secret of sk and pk, for
 // protocols built beside the KEM (fanseal's static channel keys). It

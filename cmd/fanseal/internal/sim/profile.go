@@ -28,7 +28,8 @@ import (
 //   - Go's crypto/... (crypto/internal/fips140/... included), vendored
 //     golang.org/x/crypto and golang.org/x/crypto/...;
 //   - the third-party cryptography fanseal uses: decred's secp256k1,
-//     btcec, filippo.io/edwards25519, ed25519consensus, zeebo/blake3;
+//     secp256k1-voi, btcec, filippo.io/edwards25519, ed25519consensus,
+//     zeebo/blake3;
 //   - fanseal's own cryptographic packages: the root package,
 //     internal/hpke, internal/stream, internal/x25519x8, internal/ecdhx8,
 //     ledger, kex, lthash, acs and verify.
@@ -45,6 +46,7 @@ var cryptoPackages = []string{
 	"crypto/",
 	"golang.org/x/crypto/",
 	"github.com/decred/dcrd/dcrec/secp256k1/",
+	"gitlab.com/yawning/secp256k1-voi",
 	"github.com/btcsuite/btcd/btcec/",
 	"filippo.io/edwards25519",
 	"github.com/hdevalence/ed25519consensus",

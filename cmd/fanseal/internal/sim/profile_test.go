@@ -20,6 +20,8 @@ func TestIsCrypto(t *testing.T) {
 		"golang.org/x/crypto/nacl/secretbox.Seal":                                  true,
 		"github.com/decred/dcrd/dcrec/secp256k1/v4.(*FieldVal).Mul":                true,
 		"filippo.io/edwards25519/field.feMul":                                      true,
+		"gitlab.com/yawning/secp256k1-voi.(*Point).ScalarMult":                     true,
+		"gitlab.com/yawning/secp256k1-voi/internal/field.(*Element).Multiply":      true,
 		"github.com/fanseal/fanseal.(*Sealer).header":                              true,
 		"github.com/fanseal/fanseal/lthash.(*Hash16).Add":                          true,
 		"github.com/fanseal/fanseal/internal/ecdhx8.scalarMultK256":                true,
