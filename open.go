@@ -446,7 +446,7 @@ func (t *trial) openStanza(st format.Stanza, ident *Identity) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cs.pqKEM != nil {
+	if cs.pq {
 		return checkFileKey(cs.unwrapPQ(ident, t.h.PreambleBytes(), hs))
 	}
 	ss, err := t.decap(cs, ident, hs.Enc)

@@ -2,11 +2,11 @@ package hpke
 
 import (
 	"crypto/ecdh"
-	"crypto/mlkem"
 	"crypto/rand"
 	"crypto/sha3"
 	"fmt"
 
+	"github.com/fanseal/fanseal/internal/mlkem768"
 	"github.com/fanseal/fanseal/internal/x25519x8"
 )
 
@@ -18,25 +18,27 @@ const KEMMLKEM768X25519 = 0x647a
 // encapsulation key and the X25519 public key; the encapsulated key, the
 // ML-KEM-768 ciphertext and the X25519 ephemeral public key.
 const (
-	HybridPublicKeySize = mlkem.EncapsulationKeySize768 + 32
-	HybridEncSize       = mlkem.CiphertextSize768 + 32
+	HybridPublicKeySize = mlkem768.EncapsulationKeySize + 32
+	HybridEncSize       = mlkem768.CiphertextSize + 32
+	HybridSeedSize      = 32
 )
 
 // hybridLabel is X-Wing's label, the last input of the combiner.
 const hybridLabel = `\./` + `/^\`
 
 // A HybridPublicKey is a validated MLKEM768-X25519 public key, the
-// ML-KEM-768 half parsed once.
+// ML-KEM-768 half parsed once (its matrix expanded) and kept.
 //
 // The hybrid's encapsulation is composed here, as crypto/hpke composes it
-// (draft-ietf-hpke-pq): crypto/mlkem's ML-KEM-768 encapsulation, an X25519
+// (draft-ietf-hpke-pq): internal/mlkem768's ML-KEM-768 encapsulation
+// (circl's or crypto/mlkem's, byte for byte the same), an X25519
 // agreement of a fresh ephemeral key with the X25519 half, and the
 // combiner SHA3-256(ss_M || ss_X || ct_X || pk_X || label), so that the
 // X25519 halves of many encapsulations can run eight to a pass
 // (HybridEncapFresh). The stanzas it makes open with crypto/hpke.
 type HybridPublicKey struct {
 	raw []byte
-	pq  *mlkem.EncapsulationKey768
+	pq  *mlkem768.EncapsulationKey
 	t   [32]byte
 }
 
@@ -47,14 +49,14 @@ func NewHybridPublicKey(b []byte) (*HybridPublicKey, error) {
 	if len(b) != HybridPublicKeySize {
 		return nil, fmt.Errorf("%w: MLKEM768-X25519 public key of %d bytes, want %d", ErrInvalidKey, len(b), HybridPublicKeySize)
 	}
-	pq, err := mlkem.NewEncapsulationKey768(b[:mlkem.EncapsulationKeySize768])
+	pq, err := mlkem768.NewEncapsulationKey(b[:mlkem768.EncapsulationKeySize])
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
 	}
-	if _, err := ecdh.X25519().NewPublicKey(b[mlkem.EncapsulationKeySize768:]); err != nil {
+	if _, err := ecdh.X25519().NewPublicKey(b[mlkem768.EncapsulationKeySize:]); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
 	}
-	return &HybridPublicKey{raw: append([]byte(nil), b...), pq: pq, t: [32]byte(b[mlkem.EncapsulationKeySize768:])}, nil
+	return &HybridPublicKey{raw: append([]byte(nil), b...), pq: pq, t: [32]byte(b[mlkem768.EncapsulationKeySize:])}, nil
 }
 
 // Bytes returns the serialized public key. The caller must not modify it.
@@ -74,7 +76,7 @@ func HybridBatches() bool { return x25519x8.Accelerated() }
 // known answers: the ML-KEM-768 encapsulation, and the X25519 ephemeral
 // private key (32 random bytes, as crypto/ecdh's GenerateKey draws).
 var (
-	mlkemEncapsulate = func(ek *mlkem.EncapsulationKey768) (ss, ct []byte) { return ek.Encapsulate() }
+	mlkemEncapsulate = func(ek *mlkem768.EncapsulationKey) (ss, ct []byte) { return ek.Encapsulate() }
 	x25519Ephemeral  = func(k *[32]byte) { rand.Read(k[:]) }
 )
 
@@ -106,7 +108,7 @@ func HybridEncap(pk *HybridPublicKey) (enc, ss []byte, err error) {
 // HybridEncapFresh runs HybridEncap for each of at most MaxBatch public
 // keys: on a CPU with AVX-512 IFMA, the ephemeral X25519 keys and their
 // agreements in two passes of internal/x25519x8 for all of them, the
-// ML-KEM-768 encapsulations one after another with crypto/mlkem. errs is
+// ML-KEM-768 encapsulations one after another with internal/mlkem768. errs is
 // nil if every encapsulation succeeded; otherwise errs[i] says why pks[i]
 // failed (a low-order X25519 half) and encs[i] and ss[i] are nil.
 func HybridEncapFresh(pks []*HybridPublicKey) (encs, ss [][]byte, errs []error) {
@@ -155,13 +157,86 @@ func HybridEncapFresh(pks []*HybridPublicKey) (encs, ss [][]byte, errs []error) 
 func (pk *HybridPublicKey) finish(ssT, ctT *[32]byte) (enc, ss []byte) {
 	ssPQ, ctPQ := mlkemEncapsulate(pk.pq)
 	defer clear(ssPQ)
-	h := sha3.New256()
-	h.Write(ssPQ)
-	h.Write(ssT[:])
-	h.Write(ctT[:])
-	h.Write(pk.t[:])
-	h.Write([]byte(hybridLabel))
 	enc = make([]byte, 0, HybridEncSize)
 	enc = append(append(enc, ctPQ...), ctT[:]...)
-	return enc, h.Sum(nil)
+	return enc, combine(ssPQ, ssT[:], ctT[:], pk.t[:])
+}
+
+// A HybridPrivateKey is an MLKEM768-X25519 private key, expanded once from
+// its 32-byte seed: the ML-KEM-768 decapsulation key (internal/mlkem768)
+// and the X25519 key.
+type HybridPrivateKey struct {
+	pq  *mlkem768.DecapsulationKey
+	t   *ecdh.PrivateKey
+	pub *HybridPublicKey
+}
+
+// NewHybridPrivateKey expands a 32-byte MLKEM768-X25519 seed as
+// draft-ietf-hpke-pq (and crypto/hpke's MLKEM768X25519().NewPrivateKey)
+// does: SHAKE256(seed) gives the 64-byte ML-KEM-768 seed d || z, then the
+// 32-byte X25519 private key.
+func NewHybridPrivateKey(seed []byte) (*HybridPrivateKey, error) {
+	if len(seed) != HybridSeedSize {
+		return nil, fmt.Errorf("%w: MLKEM768-X25519 seed of %d bytes, want %d", ErrInvalidKey, len(seed), HybridSeedSize)
+	}
+	var expanded [mlkem768.SeedSize + 32]byte
+	defer clear(expanded[:])
+	s := sha3.NewSHAKE256()
+	s.Write(seed)
+	s.Read(expanded[:])
+	pq, err := mlkem768.NewDecapsulationKey(expanded[:mlkem768.SeedSize])
+	if err != nil {
+		return nil, err
+	}
+	// Every 32 bytes are an X25519 private key, so crypto/hpke's loop
+	// over further SHAKE256 output never runs a second time.
+	t, err := ecdh.X25519().NewPrivateKey(expanded[mlkem768.SeedSize:])
+	if err != nil {
+		return nil, err
+	}
+	raw := append(append(make([]byte, 0, HybridPublicKeySize), pq.EncapsulationKey().Bytes()...), t.PublicKey().Bytes()...)
+	pub := &HybridPublicKey{raw: raw, pq: pq.EncapsulationKey(), t: [32]byte(t.PublicKey().Bytes())}
+	return &HybridPrivateKey{pq: pq, t: t, pub: pub}, nil
+}
+
+// PublicKey returns the key's public key.
+func (sk *HybridPrivateKey) PublicKey() *HybridPublicKey { return sk.pub }
+
+// HybridDecap runs the hybrid's Decap: the ML-KEM-768 decapsulation of
+// ct_M (implicit rejection: a ciphertext not made for sk gives an
+// unrelated secret, never an error), the X25519 agreement with ct_X, and
+// the combiner. As crypto/hpke's, it fails only for an encapsulated key of
+// the wrong length or an all-zero X25519 agreement (a low-order ct_X).
+func HybridDecap(enc []byte, sk *HybridPrivateKey) ([]byte, error) {
+	if len(enc) != HybridEncSize {
+		return nil, fmt.Errorf("%w: MLKEM768-X25519 encapsulated key of %d bytes, want %d", ErrInvalidKey, len(enc), HybridEncSize)
+	}
+	ctPQ, ctT := enc[:mlkem768.CiphertextSize], enc[mlkem768.CiphertextSize:]
+	ssPQ, err := sk.pq.Decapsulate(ctPQ)
+	if err != nil {
+		return nil, err
+	}
+	defer clear(ssPQ)
+	peer, err := ecdh.X25519().NewPublicKey(ctT)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
+	}
+	ssT, err := sk.t.ECDH(peer)
+	if err != nil {
+		return nil, errLowOrder
+	}
+	defer clear(ssT)
+	return combine(ssPQ, ssT, ctT, sk.pub.t[:]), nil
+}
+
+// combine is X-Wing's combiner, SHA3-256(ss_M || ss_X || ct_X || pk_X ||
+// label).
+func combine(ssPQ, ssT, ctT, pkT []byte) []byte {
+	h := sha3.New256()
+	h.Write(ssPQ)
+	h.Write(ssT)
+	h.Write(ctT)
+	h.Write(pkT)
+	h.Write([]byte(hybridLabel))
+	return h.Sum(nil)
 }

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	stdhpke "crypto/hpke"
 	"crypto/mlkem"
-	"crypto/mlkem/mlkemtest"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fanseal/fanseal/internal/mlkem768"
 	"github.com/fanseal/fanseal/internal/x25519x8"
 )
 
@@ -28,6 +29,7 @@ type hybridVector struct {
 	AEAD        uint16 `json:"aead_id"`
 	Info        string `json:"info"`
 	IkmE        string `json:"ikmE"`
+	SkRm        string `json:"skRm"`
 	PkRm        string `json:"pkRm"`
 	Enc         string `json:"enc"`
 	Secret      string `json:"shared_secret"`
@@ -66,8 +68,8 @@ func hybridVectors(t *testing.T) []hybridVector {
 func derandomize(t *testing.T, ikmE []byte) {
 	savedM, savedX := mlkemEncapsulate, x25519Ephemeral
 	t.Cleanup(func() { mlkemEncapsulate, x25519Ephemeral = savedM, savedX })
-	mlkemEncapsulate = func(ek *mlkem.EncapsulationKey768) ([]byte, []byte) {
-		ss, ct, err := mlkemtest.Encapsulate768(ek, ikmE[:32])
+	mlkemEncapsulate = func(ek *mlkem768.EncapsulationKey) ([]byte, []byte) {
+		ss, ct, err := ek.EncapsulateDerand(ikmE[:32])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,6 +117,94 @@ func TestHybridVectors(t *testing.T) {
 		if ct, err := ctx.Seal(nil, unhex(t, e.AAD), unhex(t, e.PT)); err != nil || !bytes.Equal(ct, unhex(t, e.CT)) {
 			t.Fatalf("AEAD %04x: first ciphertext %x, want %s (%v)", v.AEAD, ct, e.CT, err)
 		}
+	}
+}
+
+// TestHybridDecapVectors: the vectors' private key expands to their public
+// key, and HybridDecap of their encapsulated key gives their secret.
+func TestHybridDecapVectors(t *testing.T) {
+	for _, v := range hybridVectors(t) {
+		sk, err := NewHybridPrivateKey(unhex(t, v.SkRm))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(sk.PublicKey().Bytes(), unhex(t, v.PkRm)) {
+			t.Fatal("NewHybridPrivateKey: public key differs from pkRm")
+		}
+		ss, err := HybridDecap(unhex(t, v.Enc), sk)
+		if err != nil || !bytes.Equal(ss, unhex(t, v.Secret)) {
+			t.Fatalf("HybridDecap: %x, %v; want %s", ss, err, v.Secret)
+		}
+	}
+}
+
+// TestHybridDecapStdlib holds NewHybridPrivateKey and HybridDecap to
+// crypto/hpke's MLKEM768-X25519 on random seeds: the same public key, and
+// for valid, corrupted (ML-KEM half, X25519 half) and random encapsulated
+// keys the same verdict and the same secret (compared through the key
+// schedule's exporter), low-order X25519 halves refused by both, wrong
+// lengths too.
+func TestHybridDecapStdlib(t *testing.T) {
+	suite, _ := NewHybridSuite(AEADExportOnly)
+	exportOnly, _ := stdhpke.NewAEAD(AEADExportOnly)
+	info := []byte("hybrid decap")
+	sched := suite.ScheduleContext(info)
+	n := 200
+	if testing.Short() {
+		n = 20
+	}
+	for i := range n {
+		seed := make([]byte, HybridSeedSize)
+		rand.Read(seed)
+		std, err := stdhpke.MLKEM768X25519().NewPrivateKey(seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sk, err := NewHybridPrivateKey(seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(sk.PublicKey().Bytes(), std.PublicKey().Bytes()) {
+			t.Fatalf("seed %x: public keys differ", seed)
+		}
+		enc, _, err := HybridEncap(sk.PublicKey())
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases := map[string][]byte{"valid": enc}
+		flip := func(j int) []byte { e := bytes.Clone(enc); e[j] ^= 1 << (i % 8); return e }
+		cases["ML-KEM bit"] = flip(i % mlkem768.CiphertextSize)
+		cases["X25519 bit"] = flip(mlkem768.CiphertextSize + i%32)
+		random := make([]byte, HybridEncSize)
+		rand.Read(random)
+		cases["random"] = random
+		lowOrder := bytes.Clone(enc)
+		clear(lowOrder[mlkem768.CiphertextSize:])
+		cases["low-order X25519"] = lowOrder
+		cases["short"] = enc[:len(enc)-1]
+		cases["long"] = append(bytes.Clone(enc), 0)
+		for name, e := range cases {
+			r, stdErr := stdhpke.NewRecipient(e, std, stdhpke.HKDFSHA256(), exportOnly, info)
+			ss, err := HybridDecap(e, sk)
+			if (err == nil) != (stdErr == nil) {
+				t.Fatalf("%s: HybridDecap %v, crypto/hpke %v", name, err, stdErr)
+			}
+			if err != nil {
+				continue
+			}
+			ctx, err := suite.NewContext(ss, sched)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := ctx.Export([]byte("x"), 32)
+			want, _ := r.Export("x", 32)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%s: secrets differ", name)
+			}
+		}
+	}
+	if _, err := NewHybridPrivateKey(make([]byte, 31)); !errors.Is(err, ErrInvalidKey) {
+		t.Fatalf("31-byte seed: %v", err)
 	}
 }
 
@@ -247,6 +337,34 @@ func BenchmarkHybridEncap(b *testing.B) {
 				if _, _, err := stdhpke.NewSender(sk.PublicKey(), stdhpke.HKDFSHA256(), a, nil); err != nil {
 					b.Fatal(err)
 				}
+			}
+		}
+	})
+}
+
+// BenchmarkHybridDecap is one MLKEM768-X25519 decapsulation: HybridDecap
+// (impl=fanseal, internal/mlkem768's ML-KEM) against crypto/hpke's
+// NewRecipient (impl=hpke, the key schedule included).
+func BenchmarkHybridDecap(b *testing.B) {
+	seed := make([]byte, HybridSeedSize)
+	rand.Read(seed)
+	sk, _ := NewHybridPrivateKey(seed)
+	std, _ := stdhpke.MLKEM768X25519().NewPrivateKey(seed)
+	enc, _, _ := HybridEncap(sk.PublicKey())
+	b.Run("impl=fanseal", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := HybridDecap(enc, sk); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("impl=hpke", func(b *testing.B) {
+		a, _ := stdhpke.NewAEAD(AEADAES256GCM)
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := stdhpke.NewRecipient(enc, std, stdhpke.HKDFSHA256(), a, nil); err != nil {
+				b.Fatal(err)
 			}
 		}
 	})
