@@ -2,6 +2,7 @@ package hpke
 
 import (
 	"bytes"
+	"crypto/fips140"
 	stdhpke "crypto/hpke"
 	"crypto/mlkem"
 	"crypto/rand"
@@ -368,4 +369,58 @@ func BenchmarkHybridDecap(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestHybridFIPSOnly: in FIPS 140-only mode (GODEBUG=fips140=only) the
+// hybrid still seals and opens, its ML-KEM half crypto/mlkem's and its
+// X25519 half run outside enforcement, as crypto/hpke runs it. Run
+// otherwise, the test runs itself again in such a subprocess.
+func TestHybridFIPSOnly(t *testing.T) {
+	if !fips140.Enforced() {
+		if os.Getenv("HPKE_FIPS_CHILD") != "" {
+			t.Fatal("the child runs with GODEBUG=fips140=only, but FIPS 140-only mode is off")
+		}
+		if purego {
+			t.Skip("FIPS 140-3 mode is incompatible with the purego build tag")
+		}
+		exe, err := os.Executable()
+		if err != nil {
+			t.Skip(err)
+		}
+		cmd := exec.Command(exe, "-test.run=^TestHybridFIPSOnly$", "-test.v", "-test.count=1")
+		cmd.Env = append(os.Environ(), "GODEBUG=fips140=only", "HPKE_FIPS_CHILD=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "FIPS 140-only: crypto/mlkem") {
+			t.Fatalf("the FIPS 140-only child failed: %v\n%s", err, out)
+		}
+		return
+	}
+	if got := mlkem768.Implementation(); got != "crypto/mlkem" {
+		t.Fatalf("FIPS 140-only mode runs %s", got)
+	}
+	seed := make([]byte, HybridSeedSize)
+	rand.Read(seed)
+	sk, err := NewHybridPrivateKey(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, err := NewHybridPublicKey(sk.PublicKey().Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	encs, sss, errs := HybridEncapFresh([]*HybridPublicKey{pk, pk})
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	enc, ss, err := HybridEncap(pk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	encs, sss = append(encs, enc), append(sss, ss)
+	for i := range encs {
+		if got, err := HybridDecap(encs[i], sk); err != nil || !bytes.Equal(got, sss[i]) {
+			t.Fatalf("HybridDecap of encapsulation %d: %x, %v; want %x", i, got, err, sss[i])
+		}
+	}
+	t.Logf("FIPS 140-only: %s", mlkem768.Implementation())
 }

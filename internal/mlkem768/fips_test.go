@@ -33,8 +33,8 @@ func TestSelection(t *testing.T) {
 
 // TestFIPSModeUsesCryptoMLKEM proves that in FIPS 140-3 mode every key of
 // this package is crypto/mlkem's: run in FIPS mode (CI's FIPS step), it
-// checks so directly; run otherwise, it runs itself again in a
-// subprocess with GODEBUG=fips140=on.
+// checks so directly; run otherwise, it runs itself again in
+// subprocesses with GODEBUG=fips140=on and with GODEBUG=fips140=only.
 func TestFIPSModeUsesCryptoMLKEM(t *testing.T) {
 	if !fips140.Enabled() {
 		if os.Getenv("MLKEM768_FIPS_CHILD") != "" {
@@ -47,11 +47,13 @@ func TestFIPSModeUsesCryptoMLKEM(t *testing.T) {
 		if err != nil {
 			t.Skip(err)
 		}
-		cmd := exec.Command(exe, "-test.run=^TestFIPSModeUsesCryptoMLKEM$", "-test.v", "-test.count=1")
-		cmd.Env = append(os.Environ(), "GODEBUG=fips140=on", "MLKEM768_FIPS_CHILD=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "FIPS 140-3 mode: crypto/mlkem") {
-			t.Fatalf("the FIPS-mode child failed: %v\n%s", err, out)
+		for _, mode := range []string{"on", "only"} {
+			cmd := exec.Command(exe, "-test.run=^TestFIPSModeUsesCryptoMLKEM$", "-test.v", "-test.count=1")
+			cmd.Env = append(os.Environ(), "GODEBUG=fips140="+mode, "MLKEM768_FIPS_CHILD=1")
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "FIPS 140-3 mode: crypto/mlkem") {
+				t.Fatalf("the child with GODEBUG=fips140=%s failed: %v\n%s", mode, err, out)
+			}
 		}
 		return
 	}
@@ -74,6 +76,10 @@ func TestFIPSModeUsesCryptoMLKEM(t *testing.T) {
 		if _, ok := k.(stdEK); !ok {
 			t.Fatalf("encapsulation key of type %T", k)
 		}
+	}
+	ss, ct := ek.Encapsulate()
+	if got, err := dk.Decapsulate(ct); err != nil || string(got) != string(ss) {
+		t.Fatalf("Decapsulate(Encapsulate()) = %x, %v; want %x", got, err, ss)
 	}
 	t.Logf("FIPS 140-3 mode: %s", Implementation())
 }
