@@ -144,13 +144,17 @@ func (it *precomputed) seal(dst, preamble, fileKey []byte) ([]byte, error) {
 }
 
 // unwrapPQ opens a post-quantum HPKE stanza with identity i: one hybrid
-// decapsulation (one key agreement), then the key schedule and the AEAD,
-// as crypto/hpke's NewRecipient and Open would.
-func (cs *cipherSuite) unwrapPQ(i *Identity, preamble []byte, st *format.HPKEStanza) ([]byte, error) {
-	keyAgreements.Add(1)
-	ss, err := hpke.HybridDecap(st.Enc, i.pq)
-	if err != nil {
-		return nil, err
+// decapsulation (one key agreement, unless OpenAll computed it ahead in
+// ag, which may be nil), then the key schedule and the AEAD, as
+// crypto/hpke's NewRecipient and Open would.
+func (cs *cipherSuite) unwrapPQ(i *Identity, preamble []byte, st *format.HPKEStanza, ag *agreements) ([]byte, error) {
+	ss, ok := ag.takePQ(i, st.Enc)
+	if !ok {
+		keyAgreements.Add(1)
+		var err error
+		if ss, err = hpke.HybridDecap(st.Enc, i.pq); err != nil {
+			return nil, err
+		}
 	}
 	defer clear(ss)
 	return cs.openWith(ss, preamble, st.CT)

@@ -447,7 +447,7 @@ func (t *trial) openStanza(st format.Stanza, ident *Identity) ([]byte, error) {
 		return nil, err
 	}
 	if cs.pq {
-		return checkFileKey(cs.unwrapPQ(ident, t.h.PreambleBytes(), hs))
+		return checkFileKey(cs.unwrapPQ(ident, t.h.PreambleBytes(), hs, t.ag))
 	}
 	ss, err := t.decap(cs, ident, hs.Enc)
 	if err != nil {

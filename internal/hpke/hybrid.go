@@ -167,9 +167,10 @@ func (pk *HybridPublicKey) finish(ssT, ctT *[32]byte) (enc, ss []byte) {
 // its 32-byte seed: the ML-KEM-768 decapsulation key (internal/mlkem768)
 // and the X25519 key.
 type HybridPrivateKey struct {
-	pq  *mlkem768.DecapsulationKey
-	t   *ecdh.PrivateKey
-	pub *HybridPublicKey
+	pq     *mlkem768.DecapsulationKey
+	t      *ecdh.PrivateKey
+	scalar [32]byte // t's private key, for internal/x25519x8
+	pub    *HybridPublicKey
 }
 
 // NewHybridPrivateKey expands a 32-byte MLKEM768-X25519 seed as
@@ -197,7 +198,7 @@ func NewHybridPrivateKey(seed []byte) (*HybridPrivateKey, error) {
 	}
 	raw := append(append(make([]byte, 0, HybridPublicKeySize), pq.EncapsulationKey().Bytes()...), t.PublicKey().Bytes()...)
 	pub := &HybridPublicKey{raw: raw, pq: pq.EncapsulationKey(), t: [32]byte(t.PublicKey().Bytes())}
-	return &HybridPrivateKey{pq: pq, t: t, pub: pub}, nil
+	return &HybridPrivateKey{pq: pq, t: t, scalar: [32]byte(expanded[mlkem768.SeedSize:]), pub: pub}, nil
 }
 
 // PublicKey returns the key's public key.
@@ -228,6 +229,65 @@ func HybridDecap(enc []byte, sk *HybridPrivateKey) ([]byte, error) {
 	}
 	defer clear(ssT)
 	return combine(ssPQ, ssT, ctT, sk.pub.t[:]), nil
+}
+
+// HybridDecapBatch runs HybridDecap(encs[i], sk) for each of at most
+// MaxBatch encapsulated keys: the ML-KEM-768 decapsulations one after
+// another, and, on a CPU with AVX-512 IFMA, the X25519 halves in one pass
+// of internal/x25519x8 (the same function as crypto/ecdh's X25519: RFC
+// 7748, bit 255 of u ignored, non-canonical u reduced). errs is nil if
+// every decapsulation succeeded; otherwise errs[i] says why encs[i]
+// failed, as HybridDecap would (a wrong length, an all-zero X25519
+// agreement), and ss[i] is nil.
+func HybridDecapBatch(sk *HybridPrivateKey, encs [][]byte) (ss [][]byte, errs []error) {
+	if len(encs) > MaxBatch {
+		panic(fmt.Sprintf("hpke: batch of %d key agreements (at most %d)", len(encs), MaxBatch))
+	}
+	n := len(encs)
+	ss = make([][]byte, n)
+	fail := func(i int, err error) {
+		if errs == nil {
+			errs = make([]error, n)
+		}
+		errs[i] = err
+	}
+	if !HybridBatches() {
+		for i, enc := range encs {
+			var err error
+			if ss[i], err = HybridDecap(enc, sk); err != nil {
+				fail(i, err)
+			}
+		}
+		return ss, errs
+	}
+	var scalars, points, dh [MaxBatch][32]byte
+	defer clear(scalars[:])
+	defer clear(dh[:])
+	for i, enc := range encs {
+		scalars[i] = sk.scalar
+		if len(enc) == HybridEncSize {
+			points[i] = [32]byte(enc[mlkem768.CiphertextSize:])
+		}
+	}
+	x25519x8.ScalarMult(&dh, &scalars, &points, n)
+	for i, enc := range encs {
+		if len(enc) != HybridEncSize {
+			fail(i, fmt.Errorf("%w: MLKEM768-X25519 encapsulated key of %d bytes, want %d", ErrInvalidKey, len(enc), HybridEncSize))
+			continue
+		}
+		if isZero(&dh[i]) {
+			fail(i, errLowOrder)
+			continue
+		}
+		ssPQ, err := sk.pq.Decapsulate(enc[:mlkem768.CiphertextSize])
+		if err != nil {
+			fail(i, err)
+			continue
+		}
+		ss[i] = combine(ssPQ, dh[i][:], enc[mlkem768.CiphertextSize:], sk.pub.t[:])
+		clear(ssPQ)
+	}
+	return ss, errs
 }
 
 // combine is X-Wing's combiner, SHA3-256(ss_M || ss_X || ct_X || pk_X ||

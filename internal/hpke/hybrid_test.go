@@ -424,3 +424,59 @@ func TestHybridFIPSOnly(t *testing.T) {
 	}
 	t.Logf("FIPS 140-only: %s", mlkem768.Implementation())
 }
+
+// TestHybridDecapBatch holds every lane of HybridDecapBatch, for every
+// batch size, to HybridDecap: the same secret or the same error, for
+// valid encapsulated keys, corrupted ML-KEM and X25519 halves, the
+// low-order X25519 encodings (non-canonical ones included) and wrong
+// lengths.
+func TestHybridDecapBatch(t *testing.T) {
+	seed := make([]byte, HybridSeedSize)
+	rand.Read(seed)
+	sk, _ := NewHybridPrivateKey(seed)
+	lowOrder := []string{
+		"0000000000000000000000000000000000000000000000000000000000000000",
+		"0100000000000000000000000000000000000000000000000000000000000000",
+		"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+		"e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800",
+		"5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157",
+		"edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+		"eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+	}
+	variant := func(k int) []byte {
+		enc, _, err := HybridEncap(sk.PublicKey())
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch k % 6 {
+		case 1:
+			enc[k%mlkem768.CiphertextSize] ^= 1
+		case 2:
+			enc[mlkem768.CiphertextSize+k%32] ^= 0x80 // bit 255 too, which X25519 ignores
+		case 3:
+			copy(enc[mlkem768.CiphertextSize:], unhex(t, lowOrder[k%len(lowOrder)]))
+		case 4:
+			enc = enc[:len(enc)-1-k%2]
+		}
+		return enc
+	}
+	for n := 1; n <= MaxBatch; n++ {
+		for round := range 6 {
+			encs := make([][]byte, n)
+			for i := range encs {
+				encs[i] = variant(round*n + i)
+			}
+			ss, errs := HybridDecapBatch(sk, encs)
+			for i, enc := range encs {
+				want, wantErr := HybridDecap(enc, sk)
+				var err error
+				if errs != nil {
+					err = errs[i]
+				}
+				if fmt.Sprint(err) != fmt.Sprint(wantErr) || !bytes.Equal(ss[i], want) {
+					t.Fatalf("n=%d, lane %d (batches=%v): %x, %v; HybridDecap: %x, %v", n, i, HybridBatches(), ss[i], err, want, wantErr)
+				}
+			}
+		}
+	}
+}
