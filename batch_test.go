@@ -58,8 +58,15 @@ func openWithStdlib(t *testing.T, env []byte, ids []*Identity) []byte {
 				id = i
 			}
 		}
-		sk := id.pq
-		if curve != nil {
+		// The post-quantum identity opens with crypto/hpke's own
+		// MLKEM768-X25519 key from the same seed.
+		var sk stdhpke.PrivateKey
+		if curve == nil {
+			var err error
+			if sk, err = stdhpke.MLKEM768X25519().NewPrivateKey(id.priv); err != nil {
+				t.Fatal(err)
+			}
+		} else {
 			priv, err := curve.NewPrivateKey(id.priv)
 			if err != nil {
 				t.Fatal(err)

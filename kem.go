@@ -2,7 +2,6 @@ package fanseal
 
 import (
 	"bytes"
-	stdhpke "crypto/hpke"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
@@ -34,11 +33,10 @@ type cipherSuite struct {
 	kem   *hpke.KEM // classical suites
 	hs    *hpke.Suite
 	sched []byte
-	// The post-quantum suite opens with crypto/hpke; it seals with
-	// internal/hpke's composition of the hybrid (HybridEncap), whose
-	// X25519 halves batch.
-	pqKEM stdhpke.KEM
-	pqAD  stdhpke.AEAD
+	// pq marks the post-quantum suite, which seals and opens with
+	// internal/hpke's composition of the hybrid (HybridEncap, whose X25519
+	// halves batch, and HybridDecap) on internal/mlkem768's ML-KEM-768.
+	pq bool
 }
 
 var cipherSuites = func() map[[2]uint16]*cipherSuite {
@@ -47,11 +45,8 @@ var cipherSuites = func() map[[2]uint16]*cipherSuite {
 		for _, a := range []AEAD{AES256GCM, ChaCha20Poly1305} {
 			cs := &cipherSuite{suite: s, aead: a}
 			if s.PostQuantum() {
-				cs.pqKEM = stdhpke.MLKEM768X25519()
+				cs.pq = true
 				var err error
-				if cs.pqAD, err = stdhpke.NewAEAD(uint16(a)); err != nil {
-					panic(err)
-				}
 				if cs.hs, err = hpke.NewHybridSuite(uint16(a)); err != nil {
 					panic(err)
 				}
@@ -148,16 +143,21 @@ func (it *precomputed) seal(dst, preamble, fileKey []byte) ([]byte, error) {
 	return it.ctx.Seal(dst, preamble, fileKey)
 }
 
-// unwrapPQ opens a post-quantum HPKE stanza with identity i, with
-// crypto/hpke: one key agreement.
-func (cs *cipherSuite) unwrapPQ(i *Identity, preamble []byte, st *format.HPKEStanza) ([]byte, error) {
-	keyAgreements.Add(1)
-	stanzaOpens.Add(1)
-	r, err := stdhpke.NewRecipient(st.Enc, i.pq, stdhpke.HKDFSHA256(), cs.pqAD, []byte(stanzaInfo))
-	if err != nil {
-		return nil, err
+// unwrapPQ opens a post-quantum HPKE stanza with identity i: one hybrid
+// decapsulation (one key agreement, unless OpenAll computed it ahead in
+// ag, which may be nil), then the key schedule and the AEAD, as
+// crypto/hpke's NewRecipient and Open would.
+func (cs *cipherSuite) unwrapPQ(i *Identity, preamble []byte, st *format.HPKEStanza, ag *agreements) ([]byte, error) {
+	ss, ok := ag.takePQ(i, st.Enc)
+	if !ok {
+		keyAgreements.Add(1)
+		var err error
+		if ss, err = hpke.HybridDecap(st.Enc, i.pq); err != nil {
+			return nil, err
+		}
 	}
-	return r.Open(preamble, st.CT)
+	defer clear(ss)
+	return cs.openWith(ss, preamble, st.CT)
 }
 
 // decap is a classical suite's Decap with identity i: one key agreement.

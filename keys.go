@@ -2,7 +2,7 @@ package fanseal
 
 import (
 	"bytes"
-	stdhpke "crypto/hpke"
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base32"
@@ -199,8 +199,8 @@ func (r *Recipient) String() string {
 type Identity struct {
 	suite Suite
 	priv  []byte
-	dh    *hpke.PrivateKey   // classical suites
-	pq    stdhpke.PrivateKey // post-quantum suite
+	dh    *hpke.PrivateKey       // classical suites
+	pq    *hpke.HybridPrivateKey // post-quantum suite
 	r     *Recipient
 }
 
@@ -209,13 +209,9 @@ func GenerateIdentity(s Suite) (*Identity, error) {
 	var priv []byte
 	switch {
 	case s.PostQuantum():
-		k, err := stdhpke.MLKEM768X25519().GenerateKey()
-		if err != nil {
-			return nil, err
-		}
-		if priv, err = k.Bytes(); err != nil {
-			return nil, err
-		}
+		// A random 32-byte seed, as crypto/hpke's GenerateKey draws it.
+		priv = make([]byte, hpke.HybridSeedSize)
+		rand.Read(priv)
 	case s == P256 || s == X25519 || s == Secp256k1:
 		kem, _ := hpke.NewKEM(uint16(s))
 		k, err := kem.GenerateKey()
@@ -243,7 +239,7 @@ func NewIdentity(s Suite, priv []byte) (*Identity, error) {
 	var pub []byte
 	switch {
 	case s.PostQuantum():
-		k, err := stdhpke.MLKEM768X25519().NewPrivateKey(priv)
+		k, err := hpke.NewHybridPrivateKey(priv)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s private key: %v", ErrInvalidKey, s, err)
 		}
@@ -257,6 +253,13 @@ func NewIdentity(s Suite, priv []byte) (*Identity, error) {
 		i.dh, pub = k, k.PublicKey()
 	default:
 		return nil, fmt.Errorf("%w: suite 0x%04x", ErrUnsupported, uint16(s))
+	}
+	if i.pq != nil {
+		// The recipient shares the private key's parsed public key (its
+		// expanded ML-KEM matrix) instead of parsing it again.
+		i.r = &Recipient{suite: s, raw: pub, pq: i.pq.PublicKey()}
+		i.r.id, i.r.fp = keyDigest(s, pub)
+		return i, nil
 	}
 	r, err := NewRecipient(s, pub)
 	if err != nil {

@@ -171,7 +171,7 @@ func TestLayerOf(t *testing.T) {
 var appOnly = []string{
 	"gonum.org/", "codeberg.org/go-fonts/", "codeberg.org/go-latex/", "codeberg.org/go-pdf/",
 	"git.sr.ht/~sbinet/", "github.com/ajstarks/svgo", "github.com/golang/freetype", "golang.org/x/image",
-	"golang.org/x/perf", "filippo.io/age", "github.com/cloudflare/circl", "github.com/tink-crypto/",
+	"golang.org/x/perf", "filippo.io/age", "github.com/tink-crypto/",
 }
 
 // TestLibraryModuleGraph builds the module graph of a small program that

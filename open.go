@@ -446,8 +446,8 @@ func (t *trial) openStanza(st format.Stanza, ident *Identity) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cs.pqKEM != nil {
-		return checkFileKey(cs.unwrapPQ(ident, t.h.PreambleBytes(), hs))
+	if cs.pq {
+		return checkFileKey(cs.unwrapPQ(ident, t.h.PreambleBytes(), hs, t.ag))
 	}
 	ss, err := t.decap(cs, ident, hs.Enc)
 	if err != nil {

@@ -12,7 +12,8 @@ import (
 // OpenAll opens many whole envelopes held in memory, as OpenBytes would
 // open each of them with the same identities, computing their key
 // agreements together: eight to a pass of the engines that take them
-// (X25519, P-256 and secp256k1 on a CPU with AVX-512 IFMA). out[i] and
+// (X25519, P-256 and secp256k1, and the X25519 halves of ML-KEM-768+X25519,
+// on a CPU with AVX-512 IFMA). out[i] and
 // errs[i] are what OpenBytes(envelopes[i], identities...) returns; errs
 // always has one entry per envelope, nil where it opened.
 func OpenAll(envelopes [][]byte, identities ...*Identity) (out [][]byte, errs []error) {
@@ -49,9 +50,11 @@ const (
 // holds the headers and the shared secrets of one window, wiped when the
 // window is done.
 //
-// The post-quantum suite opens one agreement at a time, as OpenBytes
-// does, and so does a P-256 identity with a single agreement in a window,
-// where a pass would cost more than the agreement.
+// The post-quantum suite's agreements batch too, on a CPU with AVX-512
+// IFMA: their ML-KEM-768 halves one after another, their X25519 halves
+// eight to a pass (hpke.HybridDecapBatch). An identity with a single
+// agreement in a window has it computed by OpenBytes's own path (a P-256
+// or post-quantum one), where a pass would cost as much or more.
 func (o *Opener) OpenAll(envelopes [][]byte, identities ...*Identity) (out [][]byte, errs []error) {
 	out, errs = make([][]byte, len(envelopes)), make([]error, len(envelopes))
 	ids := o.identities(identities)
@@ -100,16 +103,23 @@ func (o *Opener) openWindow(envelopes [][]byte, ids []*Identity, out [][]byte, e
 // envelope with header h: for every HPKE and shared stanza that one of
 // the identities may open (candidates), the agreement of that
 // identity with the stanza's encapsulated key (a shared stanza's is the
-// envelope's ephemeral key of its suite). It adds none for an envelope
-// the Cache serves, for an anonymous envelope that checkTrials refuses,
-// or for the post-quantum suite. It changes nothing but ag: unwrap judges
-// the envelope, whatever gather took.
+// envelope's ephemeral key of its suite; a post-quantum stanza's, the
+// hybrid's, on a CPU whose X25519 halves batch). It adds none for an
+// envelope the Cache serves or for an anonymous envelope that
+// checkTrials refuses. It changes nothing but ag: unwrap judges the
+// envelope, whatever gather took.
 func (o *Opener) gather(ag *agreements, h *format.Header, ids []*Identity) {
 	anon := h.Anonymous()
 	if len(ids) == 0 || o.Cache != nil && o.Cache.serves(h, ids) || anon && o.checkTrials(h, ids) != nil {
 		return
 	}
 	for st, ident := range o.candidates(h, ids) {
+		if ident.pq != nil && st.Type == format.StanzaHPKE && hpke.HybridBatches() {
+			if hs, err := format.ParseHPKE(st.Body, anon); err == nil {
+				ag.addPQ(ident, hs.Enc)
+			}
+			continue
+		}
 		if st.Type == format.StanzaChannel || ident.dh == nil {
 			continue
 		}
@@ -138,6 +148,83 @@ type agreements struct {
 	count   int
 	pending map[*Identity][][]byte // encapsulated keys, aliasing the envelopes
 	ss      map[agreementKey][]byte
+	// The post-quantum suite's, the same way.
+	pqPending map[*Identity][][]byte
+	pqSS      map[pqAgreementKey][]byte
+}
+
+// A pqAgreementKey names a post-quantum agreement: the identity and the
+// hybrid's encapsulated key.
+type pqAgreementKey struct {
+	ident *Identity
+	enc   [hpke.HybridEncSize]byte
+}
+
+// addPQ records that the post-quantum identity ident will decapsulate
+// enc, once per window, unless enc has the wrong length (HybridDecap
+// refuses it without an agreement, and so will unwrap).
+func (ag *agreements) addPQ(ident *Identity, enc []byte) {
+	if len(enc) != hpke.HybridEncSize {
+		return
+	}
+	k := pqAgreementKey{ident, [hpke.HybridEncSize]byte(enc)}
+	if _, seen := ag.pqSS[k]; seen {
+		return
+	}
+	if ag.pqSS == nil {
+		ag.pqPending, ag.pqSS = map[*Identity][][]byte{}, map[pqAgreementKey][]byte{}
+	}
+	ag.pqSS[k] = nil // pending
+	ag.pqPending[ident] = append(ag.pqPending[ident], enc)
+	ag.count++
+}
+
+// pqPassCost is the fewest post-quantum agreements of one identity worth
+// a pass: one lane of internal/x25519x8 costs a whole pass, about
+// crypto/ecdh's X25519, so a single agreement is left to unwrap.
+const pqPassCost = 2
+
+// computePQ runs the pending post-quantum agreements as compute runs the
+// classical ones: the ML-KEM halves one after another, the X25519 halves
+// eight to a pass.
+func (ag *agreements) computePQ() {
+	for ident, encs := range ag.pqPending {
+		if len(encs) < pqPassCost {
+			for _, enc := range encs {
+				delete(ag.pqSS, pqAgreementKey{ident, [hpke.HybridEncSize]byte(enc)})
+			}
+			continue
+		}
+		size := hpke.BatchSize(len(encs))
+		for len(encs) > 0 {
+			batch := encs[:min(size, len(encs))]
+			encs = encs[len(batch):]
+			keyAgreements.Add(uint64(len(batch)))
+			passAgreements.Add(uint64(len(batch)))
+			ss, errs := hpke.HybridDecapBatch(ident.pq, batch)
+			for i, enc := range batch {
+				key := pqAgreementKey{ident, [hpke.HybridEncSize]byte(enc)}
+				if errs != nil && errs[i] != nil {
+					delete(ag.pqSS, key) // unwrap's own agreement gives the error
+					continue
+				}
+				ag.pqSS[key] = ss[i]
+			}
+		}
+	}
+	ag.pqPending = nil
+}
+
+// takePQ is take for the post-quantum suite.
+func (ag *agreements) takePQ(ident *Identity, enc []byte) ([]byte, bool) {
+	if ag == nil || len(enc) != hpke.HybridEncSize {
+		return nil, false
+	}
+	ss := ag.pqSS[pqAgreementKey{ident, [hpke.HybridEncSize]byte(enc)}]
+	if ss == nil {
+		return nil, false
+	}
+	return bytes.Clone(ss), true
 }
 
 // An agreementKey names an agreement: the identity and the encapsulated
@@ -181,6 +268,7 @@ func (ag *agreements) add(ident *Identity, enc []byte) {
 // An identity with fewer agreements than a pass costs (PassCost: a
 // single P-256 agreement) has them computed by unwrap one at a time.
 func (ag *agreements) compute() {
+	ag.computePQ()
 	for ident, encs := range ag.pending {
 		k := ident.dh.KEM()
 		if len(encs) < k.PassCost() {
@@ -233,5 +321,9 @@ func (ag *agreements) clear() {
 	for k, ss := range ag.ss {
 		clear(ss)
 		delete(ag.ss, k)
+	}
+	for k, ss := range ag.pqSS {
+		clear(ss)
+		delete(ag.pqSS, k)
 	}
 }

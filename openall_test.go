@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fanseal/fanseal/internal/format"
+	"github.com/fanseal/fanseal/internal/hpke"
 )
 
 // openEach opens envelopes one after another with OpenBytes: the verdicts
@@ -174,6 +175,58 @@ func TestOpenAllBadBatches(t *testing.T) {
 		}
 		check(t, envs, xs[0], ps[0], xs[1])
 	})
+	t.Run("suite=x25519+mlkem768x25519", func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(7, 8))
+		xs, _ := identities(t, X25519, 2)
+		ms, _ := identities(t, MLKEM768X25519, 2)
+		a, b := badBatch(t, rng, xs, 40), badBatch(t, rng, ms, 40)
+		var envs [][]byte
+		for i := range a {
+			envs = append(envs, a[i], b[i])
+		}
+		check(t, envs, ms[0], xs[0], ms[1])
+	})
+}
+
+// TestOpenAllPostQuantum: 64 post-quantum envelopes open with OpenAll in
+// 64 key agreements, all computed ahead in passes where the X25519 halves
+// batch (none ahead elsewhere: OpenBytes's path), and a batch of repeats
+// through a SessionCache takes one agreement per distinct envelope.
+func TestOpenAllPostQuantum(t *testing.T) {
+	ids, rs := identities(t, MLKEM768X25519, 5)
+	var envs [][]byte
+	for i := range 64 {
+		envs = append(envs, mustSeal(t, &Sealer{Strategy: []Strategy{Sequential, Parallel}[i%2]}, []byte{byte(i)}, rs...))
+	}
+	agreed, passed := keyAgreements.Load(), passAgreements.Load()
+	got, errs := OpenAll(envs, ids[3])
+	for i := range envs {
+		if errs[i] != nil || !bytes.Equal(got[i], []byte{byte(i)}) {
+			t.Fatalf("envelope %d: %q, %v", i, got[i], errs[i])
+		}
+	}
+	if n := keyAgreements.Load() - agreed; n != 64 {
+		t.Errorf("%d key agreements for 64 envelopes", n)
+	}
+	want := uint64(0)
+	if hpke.HybridBatches() {
+		want = 64
+	}
+	if n := passAgreements.Load() - passed; n != want {
+		t.Errorf("%d of the 64 key agreements computed ahead, want %d (batches: %v)", n, want, hpke.HybridBatches())
+	}
+	var mixed [][]byte
+	for i := range 20 {
+		mixed = append(mixed, envs[i], envs[i])
+	}
+	mk := func() *Opener { return &Opener{Cache: NewSessionCache(0, time.Hour)} }
+	wantOut, wantErr := openEach(mk(), mixed, ids[3])
+	agreed = keyAgreements.Load()
+	gotOut, gotErr := mk().OpenAll(mixed, ids[3])
+	sameVerdicts(t, mixed, gotOut, wantOut, gotErr, wantErr)
+	if n := keyAgreements.Load() - agreed; n != 20 {
+		t.Errorf("%d key agreements for 20 envelopes twice each, want 20", n)
+	}
 }
 
 // TestOpenAllKeepsCacheOrder: asking the SessionCache ahead of opening

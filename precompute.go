@@ -388,7 +388,7 @@ func (p *Precomputer) pace() bool {
 // precompute does everything of a fresh stanza but the AEAD seal: a new
 // ephemeral key, Encap and the key schedule.
 func (cs *cipherSuite) precompute(r *Recipient) (*precomputed, error) {
-	if cs.pqKEM != nil {
+	if cs.pq {
 		enc, ss, err := hpke.HybridEncap(r.pq)
 		if err != nil {
 			return nil, err

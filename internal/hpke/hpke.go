@@ -2,9 +2,10 @@
 // Encryption) that fanseal needs with full control over the ephemeral key:
 // DHKEM over P-256, X25519 and secp256k1 with HKDF-SHA256, the base-mode key
 // schedule, and the sealing/opening context with its exporter; and the
-// encapsulation of the post-quantum hybrid MLKEM768-X25519 (hybrid.go),
-// composed here of crypto/mlkem and X25519 so that its X25519 halves can
-// run in batches.
+// post-quantum hybrid MLKEM768-X25519 (hybrid.go), its encapsulation and
+// decapsulation composed here of internal/mlkem768's ML-KEM-768 (circl's
+// or crypto/mlkem's, see that package) and X25519, so that its X25519
+// halves can run in batches and its ML-KEM keys stay parsed.
 //
 // Go's crypto/hpke does not let a sender choose or reuse its ephemeral key,
 // which the shared-ephemeral and precompute strategies require, so the

@@ -2,11 +2,12 @@ package hpke
 
 import (
 	"crypto/ecdh"
-	"crypto/mlkem"
+	"crypto/fips140"
 	"crypto/rand"
 	"crypto/sha3"
 	"fmt"
 
+	"github.com/fanseal/fanseal/internal/mlkem768"
 	"github.com/fanseal/fanseal/internal/x25519x8"
 )
 
@@ -18,25 +19,27 @@ const KEMMLKEM768X25519 = 0x647a
 // encapsulation key and the X25519 public key; the encapsulated key, the
 // ML-KEM-768 ciphertext and the X25519 ephemeral public key.
 const (
-	HybridPublicKeySize = mlkem.EncapsulationKeySize768 + 32
-	HybridEncSize       = mlkem.CiphertextSize768 + 32
+	HybridPublicKeySize = mlkem768.EncapsulationKeySize + 32
+	HybridEncSize       = mlkem768.CiphertextSize + 32
+	HybridSeedSize      = 32
 )
 
 // hybridLabel is X-Wing's label, the last input of the combiner.
 const hybridLabel = `\./` + `/^\`
 
 // A HybridPublicKey is a validated MLKEM768-X25519 public key, the
-// ML-KEM-768 half parsed once.
+// ML-KEM-768 half parsed once (its matrix expanded) and kept.
 //
 // The hybrid's encapsulation is composed here, as crypto/hpke composes it
-// (draft-ietf-hpke-pq): crypto/mlkem's ML-KEM-768 encapsulation, an X25519
+// (draft-ietf-hpke-pq): internal/mlkem768's ML-KEM-768 encapsulation
+// (circl's or crypto/mlkem's, byte for byte the same), an X25519
 // agreement of a fresh ephemeral key with the X25519 half, and the
 // combiner SHA3-256(ss_M || ss_X || ct_X || pk_X || label), so that the
 // X25519 halves of many encapsulations can run eight to a pass
 // (HybridEncapFresh). The stanzas it makes open with crypto/hpke.
 type HybridPublicKey struct {
 	raw []byte
-	pq  *mlkem.EncapsulationKey768
+	pq  *mlkem768.EncapsulationKey
 	t   [32]byte
 }
 
@@ -47,14 +50,14 @@ func NewHybridPublicKey(b []byte) (*HybridPublicKey, error) {
 	if len(b) != HybridPublicKeySize {
 		return nil, fmt.Errorf("%w: MLKEM768-X25519 public key of %d bytes, want %d", ErrInvalidKey, len(b), HybridPublicKeySize)
 	}
-	pq, err := mlkem.NewEncapsulationKey768(b[:mlkem.EncapsulationKeySize768])
+	pq, err := mlkem768.NewEncapsulationKey(b[:mlkem768.EncapsulationKeySize])
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
 	}
-	if _, err := ecdh.X25519().NewPublicKey(b[mlkem.EncapsulationKeySize768:]); err != nil {
+	if _, err := x25519PublicKey(b[mlkem768.EncapsulationKeySize:]); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
 	}
-	return &HybridPublicKey{raw: append([]byte(nil), b...), pq: pq, t: [32]byte(b[mlkem.EncapsulationKeySize768:])}, nil
+	return &HybridPublicKey{raw: append([]byte(nil), b...), pq: pq, t: [32]byte(b[mlkem768.EncapsulationKeySize:])}, nil
 }
 
 // Bytes returns the serialized public key. The caller must not modify it.
@@ -74,7 +77,7 @@ func HybridBatches() bool { return x25519x8.Accelerated() }
 // known answers: the ML-KEM-768 encapsulation, and the X25519 ephemeral
 // private key (32 random bytes, as crypto/ecdh's GenerateKey draws).
 var (
-	mlkemEncapsulate = func(ek *mlkem.EncapsulationKey768) (ss, ct []byte) { return ek.Encapsulate() }
+	mlkemEncapsulate = func(ek *mlkem768.EncapsulationKey) (ss, ct []byte) { return ek.Encapsulate() }
 	x25519Ephemeral  = func(k *[32]byte) { rand.Read(k[:]) }
 )
 
@@ -85,16 +88,16 @@ var (
 func HybridEncap(pk *HybridPublicKey) (enc, ss []byte, err error) {
 	var k [32]byte
 	x25519Ephemeral(&k)
-	eph, err := ecdh.X25519().NewPrivateKey(k[:])
+	eph, err := x25519PrivateKey(k[:])
 	clear(k[:])
 	if err != nil {
 		return nil, nil, err
 	}
-	peer, err := ecdh.X25519().NewPublicKey(pk.t[:])
+	peer, err := x25519PublicKey(pk.t[:])
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
 	}
-	ssT, err := eph.ECDH(peer)
+	ssT, err := x25519(eph, peer)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
 	}
@@ -106,7 +109,7 @@ func HybridEncap(pk *HybridPublicKey) (enc, ss []byte, err error) {
 // HybridEncapFresh runs HybridEncap for each of at most MaxBatch public
 // keys: on a CPU with AVX-512 IFMA, the ephemeral X25519 keys and their
 // agreements in two passes of internal/x25519x8 for all of them, the
-// ML-KEM-768 encapsulations one after another with crypto/mlkem. errs is
+// ML-KEM-768 encapsulations one after another with internal/mlkem768. errs is
 // nil if every encapsulation succeeded; otherwise errs[i] says why pks[i]
 // failed (a low-order X25519 half) and encs[i] and ss[i] are nil.
 func HybridEncapFresh(pks []*HybridPublicKey) (encs, ss [][]byte, errs []error) {
@@ -155,13 +158,164 @@ func HybridEncapFresh(pks []*HybridPublicKey) (encs, ss [][]byte, errs []error) 
 func (pk *HybridPublicKey) finish(ssT, ctT *[32]byte) (enc, ss []byte) {
 	ssPQ, ctPQ := mlkemEncapsulate(pk.pq)
 	defer clear(ssPQ)
-	h := sha3.New256()
-	h.Write(ssPQ)
-	h.Write(ssT[:])
-	h.Write(ctT[:])
-	h.Write(pk.t[:])
-	h.Write([]byte(hybridLabel))
 	enc = make([]byte, 0, HybridEncSize)
 	enc = append(append(enc, ctPQ...), ctT[:]...)
-	return enc, h.Sum(nil)
+	return enc, combine(ssPQ, ssT[:], ctT[:], pk.t[:])
+}
+
+// A HybridPrivateKey is an MLKEM768-X25519 private key, expanded once from
+// its 32-byte seed: the ML-KEM-768 decapsulation key (internal/mlkem768)
+// and the X25519 key.
+type HybridPrivateKey struct {
+	pq     *mlkem768.DecapsulationKey
+	t      *ecdh.PrivateKey
+	scalar [32]byte // t's private key, for internal/x25519x8
+	pub    *HybridPublicKey
+}
+
+// NewHybridPrivateKey expands a 32-byte MLKEM768-X25519 seed as
+// draft-ietf-hpke-pq (and crypto/hpke's MLKEM768X25519().NewPrivateKey)
+// does: SHAKE256(seed) gives the 64-byte ML-KEM-768 seed d || z, then the
+// 32-byte X25519 private key.
+func NewHybridPrivateKey(seed []byte) (*HybridPrivateKey, error) {
+	if len(seed) != HybridSeedSize {
+		return nil, fmt.Errorf("%w: MLKEM768-X25519 seed of %d bytes, want %d", ErrInvalidKey, len(seed), HybridSeedSize)
+	}
+	var expanded [mlkem768.SeedSize + 32]byte
+	defer clear(expanded[:])
+	s := sha3.NewSHAKE256()
+	s.Write(seed)
+	s.Read(expanded[:])
+	pq, err := mlkem768.NewDecapsulationKey(expanded[:mlkem768.SeedSize])
+	if err != nil {
+		return nil, err
+	}
+	// Every 32 bytes are an X25519 private key, so crypto/hpke's loop
+	// over further SHAKE256 output never runs a second time.
+	t, err := x25519PrivateKey(expanded[mlkem768.SeedSize:])
+	if err != nil {
+		return nil, err
+	}
+	raw := append(append(make([]byte, 0, HybridPublicKeySize), pq.EncapsulationKey().Bytes()...), t.PublicKey().Bytes()...)
+	pub := &HybridPublicKey{raw: raw, pq: pq.EncapsulationKey(), t: [32]byte(t.PublicKey().Bytes())}
+	return &HybridPrivateKey{pq: pq, t: t, scalar: [32]byte(expanded[mlkem768.SeedSize:]), pub: pub}, nil
+}
+
+// PublicKey returns the key's public key.
+func (sk *HybridPrivateKey) PublicKey() *HybridPublicKey { return sk.pub }
+
+// HybridDecap runs the hybrid's Decap: the ML-KEM-768 decapsulation of
+// ct_M (implicit rejection: a ciphertext not made for sk gives an
+// unrelated secret, never an error), the X25519 agreement with ct_X, and
+// the combiner. As crypto/hpke's, it fails only for an encapsulated key of
+// the wrong length or an all-zero X25519 agreement (a low-order ct_X).
+func HybridDecap(enc []byte, sk *HybridPrivateKey) ([]byte, error) {
+	if len(enc) != HybridEncSize {
+		return nil, fmt.Errorf("%w: MLKEM768-X25519 encapsulated key of %d bytes, want %d", ErrInvalidKey, len(enc), HybridEncSize)
+	}
+	ctPQ, ctT := enc[:mlkem768.CiphertextSize], enc[mlkem768.CiphertextSize:]
+	ssPQ, err := sk.pq.Decapsulate(ctPQ)
+	if err != nil {
+		return nil, err
+	}
+	defer clear(ssPQ)
+	peer, err := x25519PublicKey(ctT)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
+	}
+	ssT, err := x25519(sk.t, peer)
+	if err != nil {
+		return nil, errLowOrder
+	}
+	defer clear(ssT)
+	return combine(ssPQ, ssT, ctT, sk.pub.t[:]), nil
+}
+
+// HybridDecapBatch runs HybridDecap(encs[i], sk) for each of at most
+// MaxBatch encapsulated keys: the ML-KEM-768 decapsulations one after
+// another, and, on a CPU with AVX-512 IFMA, the X25519 halves in one pass
+// of internal/x25519x8 (the same function as crypto/ecdh's X25519: RFC
+// 7748, bit 255 of u ignored, non-canonical u reduced). errs is nil if
+// every decapsulation succeeded; otherwise errs[i] says why encs[i]
+// failed, as HybridDecap would (a wrong length, an all-zero X25519
+// agreement), and ss[i] is nil.
+func HybridDecapBatch(sk *HybridPrivateKey, encs [][]byte) (ss [][]byte, errs []error) {
+	if len(encs) > MaxBatch {
+		panic(fmt.Sprintf("hpke: batch of %d key agreements (at most %d)", len(encs), MaxBatch))
+	}
+	n := len(encs)
+	ss = make([][]byte, n)
+	fail := func(i int, err error) {
+		if errs == nil {
+			errs = make([]error, n)
+		}
+		errs[i] = err
+	}
+	if !HybridBatches() {
+		for i, enc := range encs {
+			var err error
+			if ss[i], err = HybridDecap(enc, sk); err != nil {
+				fail(i, err)
+			}
+		}
+		return ss, errs
+	}
+	var scalars, points, dh [MaxBatch][32]byte
+	defer clear(scalars[:])
+	defer clear(dh[:])
+	for i, enc := range encs {
+		scalars[i] = sk.scalar
+		if len(enc) == HybridEncSize {
+			points[i] = [32]byte(enc[mlkem768.CiphertextSize:])
+		}
+	}
+	x25519x8.ScalarMult(&dh, &scalars, &points, n)
+	for i, enc := range encs {
+		if len(enc) != HybridEncSize {
+			fail(i, fmt.Errorf("%w: MLKEM768-X25519 encapsulated key of %d bytes, want %d", ErrInvalidKey, len(enc), HybridEncSize))
+			continue
+		}
+		if isZero(&dh[i]) {
+			fail(i, errLowOrder)
+			continue
+		}
+		ssPQ, err := sk.pq.Decapsulate(enc[:mlkem768.CiphertextSize])
+		if err != nil {
+			fail(i, err)
+			continue
+		}
+		ss[i] = combine(ssPQ, dh[i][:], enc[mlkem768.CiphertextSize:], sk.pub.t[:])
+		clear(ssPQ)
+	}
+	return ss, errs
+}
+
+// combine is X-Wing's combiner, SHA3-256(ss_M || ss_X || ct_X || pk_X ||
+// label).
+func combine(ssPQ, ssT, ctT, pkT []byte) []byte {
+	h := sha3.New256()
+	h.Write(ssPQ)
+	h.Write(ssT)
+	h.Write(ctT)
+	h.Write(pkT)
+	h.Write([]byte(hybridLabel))
+	return h.Sum(nil)
+}
+
+// The X25519 half runs on crypto/ecdh outside FIPS 140-only enforcement,
+// as crypto/hpke runs it: the hybrid is approved as ML-KEM is, whose half
+// is the validated module's in FIPS mode (internal/mlkem768).
+func x25519PublicKey(b []byte) (k *ecdh.PublicKey, err error) {
+	fips140.WithoutEnforcement(func() { k, err = ecdh.X25519().NewPublicKey(b) })
+	return k, err
+}
+
+func x25519PrivateKey(b []byte) (k *ecdh.PrivateKey, err error) {
+	fips140.WithoutEnforcement(func() { k, err = ecdh.X25519().NewPrivateKey(b) })
+	return k, err
+}
+
+func x25519(sk *ecdh.PrivateKey, pk *ecdh.PublicKey) (ss []byte, err error) {
+	fips140.WithoutEnforcement(func() { ss, err = sk.ECDH(pk) })
+	return ss, err
 }

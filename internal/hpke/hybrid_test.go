@@ -2,9 +2,10 @@ package hpke
 
 import (
 	"bytes"
+	"crypto/fips140"
 	stdhpke "crypto/hpke"
 	"crypto/mlkem"
-	"crypto/mlkem/mlkemtest"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fanseal/fanseal/internal/mlkem768"
 	"github.com/fanseal/fanseal/internal/x25519x8"
 )
 
@@ -28,6 +30,7 @@ type hybridVector struct {
 	AEAD        uint16 `json:"aead_id"`
 	Info        string `json:"info"`
 	IkmE        string `json:"ikmE"`
+	SkRm        string `json:"skRm"`
 	PkRm        string `json:"pkRm"`
 	Enc         string `json:"enc"`
 	Secret      string `json:"shared_secret"`
@@ -66,8 +69,8 @@ func hybridVectors(t *testing.T) []hybridVector {
 func derandomize(t *testing.T, ikmE []byte) {
 	savedM, savedX := mlkemEncapsulate, x25519Ephemeral
 	t.Cleanup(func() { mlkemEncapsulate, x25519Ephemeral = savedM, savedX })
-	mlkemEncapsulate = func(ek *mlkem.EncapsulationKey768) ([]byte, []byte) {
-		ss, ct, err := mlkemtest.Encapsulate768(ek, ikmE[:32])
+	mlkemEncapsulate = func(ek *mlkem768.EncapsulationKey) ([]byte, []byte) {
+		ss, ct, err := ek.EncapsulateDerand(ikmE[:32])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,6 +118,94 @@ func TestHybridVectors(t *testing.T) {
 		if ct, err := ctx.Seal(nil, unhex(t, e.AAD), unhex(t, e.PT)); err != nil || !bytes.Equal(ct, unhex(t, e.CT)) {
 			t.Fatalf("AEAD %04x: first ciphertext %x, want %s (%v)", v.AEAD, ct, e.CT, err)
 		}
+	}
+}
+
+// TestHybridDecapVectors: the vectors' private key expands to their public
+// key, and HybridDecap of their encapsulated key gives their secret.
+func TestHybridDecapVectors(t *testing.T) {
+	for _, v := range hybridVectors(t) {
+		sk, err := NewHybridPrivateKey(unhex(t, v.SkRm))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(sk.PublicKey().Bytes(), unhex(t, v.PkRm)) {
+			t.Fatal("NewHybridPrivateKey: public key differs from pkRm")
+		}
+		ss, err := HybridDecap(unhex(t, v.Enc), sk)
+		if err != nil || !bytes.Equal(ss, unhex(t, v.Secret)) {
+			t.Fatalf("HybridDecap: %x, %v; want %s", ss, err, v.Secret)
+		}
+	}
+}
+
+// TestHybridDecapStdlib holds NewHybridPrivateKey and HybridDecap to
+// crypto/hpke's MLKEM768-X25519 on random seeds: the same public key, and
+// for valid, corrupted (ML-KEM half, X25519 half) and random encapsulated
+// keys the same verdict and the same secret (compared through the key
+// schedule's exporter), low-order X25519 halves refused by both, wrong
+// lengths too.
+func TestHybridDecapStdlib(t *testing.T) {
+	suite, _ := NewHybridSuite(AEADExportOnly)
+	exportOnly, _ := stdhpke.NewAEAD(AEADExportOnly)
+	info := []byte("hybrid decap")
+	sched := suite.ScheduleContext(info)
+	n := 200
+	if testing.Short() {
+		n = 20
+	}
+	for i := range n {
+		seed := make([]byte, HybridSeedSize)
+		rand.Read(seed)
+		std, err := stdhpke.MLKEM768X25519().NewPrivateKey(seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sk, err := NewHybridPrivateKey(seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(sk.PublicKey().Bytes(), std.PublicKey().Bytes()) {
+			t.Fatalf("seed %x: public keys differ", seed)
+		}
+		enc, _, err := HybridEncap(sk.PublicKey())
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases := map[string][]byte{"valid": enc}
+		flip := func(j int) []byte { e := bytes.Clone(enc); e[j] ^= 1 << (i % 8); return e }
+		cases["ML-KEM bit"] = flip(i % mlkem768.CiphertextSize)
+		cases["X25519 bit"] = flip(mlkem768.CiphertextSize + i%32)
+		random := make([]byte, HybridEncSize)
+		rand.Read(random)
+		cases["random"] = random
+		lowOrder := bytes.Clone(enc)
+		clear(lowOrder[mlkem768.CiphertextSize:])
+		cases["low-order X25519"] = lowOrder
+		cases["short"] = enc[:len(enc)-1]
+		cases["long"] = append(bytes.Clone(enc), 0)
+		for name, e := range cases {
+			r, stdErr := stdhpke.NewRecipient(e, std, stdhpke.HKDFSHA256(), exportOnly, info)
+			ss, err := HybridDecap(e, sk)
+			if (err == nil) != (stdErr == nil) {
+				t.Fatalf("%s: HybridDecap %v, crypto/hpke %v", name, err, stdErr)
+			}
+			if err != nil {
+				continue
+			}
+			ctx, err := suite.NewContext(ss, sched)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := ctx.Export([]byte("x"), 32)
+			want, _ := r.Export("x", 32)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%s: secrets differ", name)
+			}
+		}
+	}
+	if _, err := NewHybridPrivateKey(make([]byte, 31)); !errors.Is(err, ErrInvalidKey) {
+		t.Fatalf("31-byte seed: %v", err)
 	}
 }
 
@@ -250,4 +341,142 @@ func BenchmarkHybridEncap(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkHybridDecap is one MLKEM768-X25519 decapsulation: HybridDecap
+// (impl=fanseal, internal/mlkem768's ML-KEM) against crypto/hpke's
+// NewRecipient (impl=hpke, the key schedule included).
+func BenchmarkHybridDecap(b *testing.B) {
+	seed := make([]byte, HybridSeedSize)
+	rand.Read(seed)
+	sk, _ := NewHybridPrivateKey(seed)
+	std, _ := stdhpke.MLKEM768X25519().NewPrivateKey(seed)
+	enc, _, _ := HybridEncap(sk.PublicKey())
+	b.Run("impl=fanseal", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := HybridDecap(enc, sk); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("impl=hpke", func(b *testing.B) {
+		a, _ := stdhpke.NewAEAD(AEADAES256GCM)
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := stdhpke.NewRecipient(enc, std, stdhpke.HKDFSHA256(), a, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestHybridFIPSOnly: in FIPS 140-only mode (GODEBUG=fips140=only) the
+// hybrid still seals and opens, its ML-KEM half crypto/mlkem's and its
+// X25519 half run outside enforcement, as crypto/hpke runs it. Run
+// otherwise, the test runs itself again in such a subprocess.
+func TestHybridFIPSOnly(t *testing.T) {
+	if !fips140.Enforced() {
+		if os.Getenv("HPKE_FIPS_CHILD") != "" {
+			t.Fatal("the child runs with GODEBUG=fips140=only, but FIPS 140-only mode is off")
+		}
+		if purego {
+			t.Skip("FIPS 140-3 mode is incompatible with the purego build tag")
+		}
+		exe, err := os.Executable()
+		if err != nil {
+			t.Skip(err)
+		}
+		cmd := exec.Command(exe, "-test.run=^TestHybridFIPSOnly$", "-test.v", "-test.count=1")
+		cmd.Env = append(os.Environ(), "GODEBUG=fips140=only", "HPKE_FIPS_CHILD=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "FIPS 140-only: crypto/mlkem") {
+			t.Fatalf("the FIPS 140-only child failed: %v\n%s", err, out)
+		}
+		return
+	}
+	if got := mlkem768.Implementation(); got != "crypto/mlkem" {
+		t.Fatalf("FIPS 140-only mode runs %s", got)
+	}
+	seed := make([]byte, HybridSeedSize)
+	rand.Read(seed)
+	sk, err := NewHybridPrivateKey(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, err := NewHybridPublicKey(sk.PublicKey().Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	encs, sss, errs := HybridEncapFresh([]*HybridPublicKey{pk, pk})
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	enc, ss, err := HybridEncap(pk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	encs, sss = append(encs, enc), append(sss, ss)
+	for i := range encs {
+		if got, err := HybridDecap(encs[i], sk); err != nil || !bytes.Equal(got, sss[i]) {
+			t.Fatalf("HybridDecap of encapsulation %d: %x, %v; want %x", i, got, err, sss[i])
+		}
+	}
+	t.Logf("FIPS 140-only: %s", mlkem768.Implementation())
+}
+
+// TestHybridDecapBatch holds every lane of HybridDecapBatch, for every
+// batch size, to HybridDecap: the same secret or the same error, for
+// valid encapsulated keys, corrupted ML-KEM and X25519 halves, the
+// low-order X25519 encodings (non-canonical ones included) and wrong
+// lengths.
+func TestHybridDecapBatch(t *testing.T) {
+	seed := make([]byte, HybridSeedSize)
+	rand.Read(seed)
+	sk, _ := NewHybridPrivateKey(seed)
+	lowOrder := []string{
+		"0000000000000000000000000000000000000000000000000000000000000000",
+		"0100000000000000000000000000000000000000000000000000000000000000",
+		"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+		"e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800",
+		"5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157",
+		"edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+		"eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+	}
+	variant := func(k int) []byte {
+		enc, _, err := HybridEncap(sk.PublicKey())
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch k % 6 {
+		case 1:
+			enc[k%mlkem768.CiphertextSize] ^= 1
+		case 2:
+			enc[mlkem768.CiphertextSize+k%32] ^= 0x80 // bit 255 too, which X25519 ignores
+		case 3:
+			copy(enc[mlkem768.CiphertextSize:], unhex(t, lowOrder[k%len(lowOrder)]))
+		case 4:
+			enc = enc[:len(enc)-1-k%2]
+		}
+		return enc
+	}
+	for n := 1; n <= MaxBatch; n++ {
+		for round := range 6 {
+			encs := make([][]byte, n)
+			for i := range encs {
+				encs[i] = variant(round*n + i)
+			}
+			ss, errs := HybridDecapBatch(sk, encs)
+			for i, enc := range encs {
+				want, wantErr := HybridDecap(enc, sk)
+				var err error
+				if errs != nil {
+					err = errs[i]
+				}
+				if fmt.Sprint(err) != fmt.Sprint(wantErr) || !bytes.Equal(ss[i], want) {
+					t.Fatalf("n=%d, lane %d (batches=%v): %x, %v; HybridDecap: %x, %v", n, i, HybridBatches(), ss[i], err, want, wantErr)
+				}
+			}
+		}
+	}
 }

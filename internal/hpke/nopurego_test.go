@@ -1,0 +1,5 @@
+//go:build !purego
+
+package hpke
+
+const purego = false

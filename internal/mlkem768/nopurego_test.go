@@ -1,0 +1,5 @@
+//go:build !purego
+
+package mlkem768
+
+const purego = false

@@ -1,0 +1,160 @@
+package mlkem768
+
+import (
+	"crypto/rand"
+	"math"
+	mrand "math/rand/v2"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// TestTiming is a dudect-style test of decapsulation, for each
+// implementation: Welch's t-test on the running times of decapsulations
+// of two classes of inputs, measured in a random interleaving, at least
+// 10^5 per class (MLKEM768_TIMING_N to change it). The classes: valid
+// ciphertexts against invalid ones (a valid ciphertext with one bit
+// flipped, which implicit rejection must answer in the same time), and a
+// fixed key against random keys (valid ciphertexts of each; the fixed
+// key in as many separately expanded copies as there are random keys, so
+// that the cache holds neither class better). |t| above
+// 4.5 fails; the t values are logged, for all the measurements and for
+// those below the 50th and 90th percentiles (cropping, as dudect does,
+// what the scheduler adds). It takes about a minute on an idle core, and
+// a loaded machine's noise can fail it: set MLKEM768_TIMING=1.
+func TestTiming(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the timing test does not run in -short")
+	}
+	if os.Getenv("MLKEM768_TIMING") == "" {
+		t.Skip("set MLKEM768_TIMING=1 to run the timing test")
+	}
+	n := 100_000
+	if s := os.Getenv("MLKEM768_TIMING_N"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	r := mrand.New(mrand.NewPCG(27, 203))
+	const pool = 64
+	for _, impl := range implementations() {
+		// keys[0] holds pool copies of one key pair, each expanded apart
+		// (so that both classes read a key out of the same amount of
+		// memory, and the cache does not favour the fixed one), keys[1]
+		// pool random key pairs; valid[c][i] is a valid ciphertext of
+		// keys[c][i].
+		var keys [2][]*DecapsulationKey
+		var valid [2][][]byte
+		fixed := make([]byte, SeedSize)
+		rand.Read(fixed)
+		for c := range keys {
+			for range pool {
+				seed := fixed
+				if c == 1 {
+					seed = make([]byte, SeedSize)
+					rand.Read(seed)
+				}
+				dk, _ := newDecapsulationKey(impl, seed)
+				_, ct := dk.EncapsulationKey().Encapsulate()
+				keys[c], valid[c] = append(keys[c], dk), append(valid[c], ct)
+			}
+		}
+		// Valid and invalid ciphertexts of keys[0].
+		good, bad := make([][]byte, pool), make([][]byte, pool)
+		for i := range good {
+			_, good[i] = keys[0][0].EncapsulationKey().Encapsulate()
+			bad[i] = slices.Clone(good[i])
+			j := r.IntN(CiphertextSize * 8)
+			bad[i][j/8] ^= 1 << (j % 8)
+		}
+		t.Run(impl.name()+"/ciphertext=valid-vs-invalid", func(t *testing.T) {
+			welch(t, n, r, func(in *timingInput, class int) {
+				in.dk, in.ct = keys[0][0], good[r.IntN(pool)]
+				if class == 1 {
+					in.ct = bad[r.IntN(pool)]
+				}
+			})
+		})
+		t.Run(impl.name()+"/key=fixed-vs-random", func(t *testing.T) {
+			welch(t, n, r, func(in *timingInput, class int) {
+				i := r.IntN(pool)
+				in.dk, in.ct = keys[class][i], valid[class][i]
+			})
+		})
+	}
+}
+
+// A timingInput is the input of one measured decapsulation.
+type timingInput struct {
+	dk *DecapsulationKey
+	ct []byte
+}
+
+// welch measures decapsulations of n inputs per class, prepared by
+// prepare in chunks, in a random order of the classes, and checks Welch's
+// t statistic.
+func welch(t *testing.T, n int, r *mrand.Rand, prepare func(in *timingInput, class int)) {
+	classes := make([]int, 2*n)
+	for i := range classes {
+		classes[i] = i % 2
+	}
+	r.Shuffle(len(classes), func(i, j int) { classes[i], classes[j] = classes[j], classes[i] })
+	var warm timingInput
+	for range 200 {
+		prepare(&warm, 1)
+		warm.dk.Decapsulate(warm.ct)
+	}
+	const chunk = 1000
+	inputs := make([]timingInput, chunk)
+	times := make([]float64, len(classes))
+	for start := 0; start < len(classes); start += chunk {
+		end := min(start+chunk, len(classes))
+		for i := start; i < end; i++ {
+			prepare(&inputs[i-start], classes[i])
+		}
+		runtime.GC() // outside the measurements: the collector is off
+		for i := start; i < end; i++ {
+			in := &inputs[i-start]
+			t0 := time.Now()
+			in.dk.Decapsulate(in.ct)
+			times[i] = float64(time.Since(t0).Nanoseconds())
+		}
+	}
+	sorted := slices.Clone(times)
+	slices.Sort(sorted)
+	var worst float64
+	var report []string
+	for _, crop := range []struct {
+		name string
+		max  float64
+	}{{"all", math.Inf(1)}, {"p90", sorted[len(sorted)*9/10]}, {"p50", sorted[len(sorted)/2]}} {
+		var cnt, mean, m2 [2]float64
+		for i, x := range times {
+			if x > crop.max {
+				continue
+			}
+			cl := classes[i]
+			cnt[cl]++
+			d := x - mean[cl]
+			mean[cl] += d / cnt[cl]
+			m2[cl] += d * (x - mean[cl])
+		}
+		v0, v1 := m2[0]/(cnt[0]-1), m2[1]/(cnt[1]-1)
+		tv := (mean[0] - mean[1]) / math.Sqrt(v0/cnt[0]+v1/cnt[1])
+		report = append(report, strconv.FormatFloat(tv, 'f', 2, 64)+" ("+crop.name+", means "+
+			strconv.FormatFloat(mean[0]/1000, 'f', 2, 64)+" and "+strconv.FormatFloat(mean[1]/1000, 'f', 2, 64)+" µs)")
+		worst = math.Max(worst, math.Abs(tv))
+	}
+	t.Logf("t = %v; %d decapsulations per class", report, n)
+	if worst >= 4.5 {
+		t.Errorf("|t| = %.2f >= 4.5: the running time depends on the class", worst)
+	}
+}
