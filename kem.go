@@ -129,7 +129,7 @@ func (cs *cipherSuite) senderContext(eph *hpke.PrivateKey, r *Recipient) (*hpke.
 	if err != nil {
 		return nil, err
 	}
-	return cs.hs.NewContext(ss, cs.sched)
+	return cs.hs.NewContext(ss, cs.schedFor(r))
 }
 
 // wrapShared seals the file key to r with the envelope's shared ephemeral
@@ -166,10 +166,11 @@ func (cs *cipherSuite) decap(i *Identity, enc []byte) ([]byte, error) {
 	return cs.kem.Decap(enc, i.dh)
 }
 
-// openWith opens a stanza's ciphertext with the KEM shared secret ss.
-func (cs *cipherSuite) openWith(ss, preamble, ct []byte) ([]byte, error) {
+// openWith opens a stanza's ciphertext for r with the KEM shared secret
+// ss.
+func (cs *cipherSuite) openWith(r *Recipient, ss, preamble, ct []byte) ([]byte, error) {
 	stanzaOpens.Add(1)
-	ctx, err := cs.hs.NewContext(ss, cs.sched)
+	ctx, err := cs.hs.NewContext(ss, cs.schedFor(r))
 	if err != nil {
 		return nil, err
 	}

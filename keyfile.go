@@ -42,8 +42,24 @@ const maxKeyLine = 64 << 10
 // with a line over 64 KiB or with more than MaxIdentities identities, is
 // refused. Beside the identities it returns, it holds at most 128 KiB,
 // and each identity takes at most 1.5 KiB (18 KiB for mlkem768x25519).
+//
+// A file that starts with "-----BEGIN " is an SSH private key, read whole
+// (at most 16 KiB) with ParseSSHIdentity.
 func ParseIdentities(r io.Reader) ([]*Identity, error) {
-	return parseLines(r, "identity", "identity file", MaxIdentities, ParseIdentity)
+	br := bufio.NewReader(r)
+	start, _ := br.Peek(64)
+	if IsSSHPrivateKey(start) {
+		b, err := io.ReadAll(io.LimitReader(br, maxSSHKeySize+1))
+		if err != nil {
+			return nil, err
+		}
+		id, err := ParseSSHIdentity(b)
+		if err != nil {
+			return nil, err
+		}
+		return []*Identity{id}, nil
+	}
+	return parseLines(br, "identity", "identity file", MaxIdentities, ParseIdentity)
 }
 
 // ParseRecipients reads a recipients file: one recipient per line. White

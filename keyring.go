@@ -243,7 +243,8 @@ func (k *Keyring) Epoch() uint32 {
 }
 
 func (r *Recipient) equal(o *Recipient) bool {
-	return r.suite == o.suite && string(r.raw) == string(o.raw)
+	return r.suite == o.suite && string(r.raw) == string(o.raw) && r.ssh.wireBytes() == o.ssh.wireBytes() &&
+		(r.wrap == nil || r == o)
 }
 
 // findLocked returns the Keyring's own Recipient for peer r, or nil.
