@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/fanseal/fanseal/internal/format"
 	"github.com/fanseal/fanseal/internal/hpke"
@@ -148,23 +147,6 @@ func (i *Identity) unwrapScrypt(body, preamble []byte, aead AEAD) ([]byte, error
 		return nil, fmt.Errorf("%w: wrong passphrase, or the stanza was tampered with", ErrAuthentication)
 	}
 	return checkFileKey(fileKey, nil)
-}
-
-// ScryptWorkFactor returns the work factor (log2 N) that makes scrypt
-// take about target on this machine, from 10 to 22: measured with one
-// derivation at 2^10 and scaled (scrypt's cost is linear in N).
-func ScryptWorkFactor(target time.Duration) int {
-	start := time.Now()
-	if _, err := scrypt.Key([]byte("x"), []byte("fanseal/v1 scrypt tuning"), 1<<10, 8, 1, 32); err != nil {
-		panic(err)
-	}
-	per := time.Since(start)
-	logN := 10
-	for logN < DefaultMaxScryptLogN && per*2 <= target {
-		per *= 2
-		logN++
-	}
-	return logN
 }
 
 // ErrScryptNotAlone is returned when a passphrase recipient is given
