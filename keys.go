@@ -239,6 +239,8 @@ func ParseRecipient(s string) (*Recipient, error) {
 	switch lower := strings.ToLower(s); {
 	case isSSHLine(s):
 		return ParseSSHRecipient(s)
+	case sshLineWithOptions(s):
+		return nil, fmt.Errorf("%w: an authorized_keys line with options before the key type; fanseal reads SSH public keys without options (\"<type> <base64> [comment]\")", ErrInvalidKey)
 	case strings.HasPrefix(lower, "age1"):
 		return parseAgeRecipient(s)
 	case !strings.HasPrefix(lower, recipientPrefix):

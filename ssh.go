@@ -112,6 +112,18 @@ func isSSHLine(s string) bool {
 	return strings.HasPrefix(s, "ssh-") || strings.HasPrefix(s, "ecdsa-sha2-") || strings.HasPrefix(s, "sk-ssh-") || strings.HasPrefix(s, "sk-ecdsa-")
 }
 
+// sshLineWithOptions reports whether s is an authorized_keys line whose
+// key follows options.
+func sshLineWithOptions(s string) bool {
+	fields := strings.Fields(s)
+	for _, f := range fields[min(1, len(fields)):min(len(fields), 8)] {
+		if isSSHLine(f) {
+			return true
+		}
+	}
+	return false
+}
+
 // sshTypeSupported refuses an SSH key type that fanseal cannot use,
 // saying why. options is true when the line starts with something else.
 func sshTypeSupported(typ string, identity bool) error {

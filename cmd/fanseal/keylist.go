@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -129,8 +130,11 @@ func isSecretKey(s string) bool {
 // parseRecipientText parses one recipient, refusing an identity without
 // echoing it.
 func parseRecipientText(s string) (*fanseal.Recipient, error) {
-	if isSecretKey(s) {
+	switch {
+	case isSecretKey(s):
 		return nil, errSecretAsRecipient
+	case isPluginRecipient(s):
+		return ageStanzaRecipient(s)
 	}
 	return fanseal.ParseRecipient(s)
 }
@@ -233,10 +237,35 @@ func identityList(files []string, stdin *stdinUse) ([]*namedIdentity, error) {
 	return list, nil
 }
 
-// readIdentities parses the identity file name, or in under that name.
+// readIdentities parses the identity file name, or in under that name:
+// fanseal's and age's keys and plugin identities, one per line, or an SSH
+// private key, the whole file.
 func readIdentities(name string, in io.Reader) ([]*namedIdentity, error) {
+	if in == nil {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("identity file: %w", err)
+		}
+		defer f.Close()
+		in = f
+	}
+	br := bufio.NewReader(in)
+	if startsSSHKey(br) {
+		id, err := readSSHIdentity(name, br)
+		if err != nil {
+			return nil, err
+		}
+		return []*namedIdentity{id}, nil
+	}
 	var list []*namedIdentity
-	err := readKeyLines(name, in, "identity", fanseal.MaxIdentities, func(line string, src keySource) error {
+	err := readKeyLines(name, br, "identity", fanseal.MaxIdentities, func(line string, src keySource) error {
+		if strings.HasPrefix(strings.ToUpper(line), "AGE-PLUGIN-") {
+			id, err := pluginIdentity(line)
+			if err == nil {
+				list = append(list, &namedIdentity{Identity: id, src: src})
+			}
+			return err
+		}
 		id, err := fanseal.ParseIdentity(line)
 		if err != nil {
 			return err
