@@ -271,6 +271,8 @@ func (r *Recipient) String() string {
 		return "scrypt recipient"
 	case r.ageOf() != nil:
 		return r.ageOf().name
+	case r.suite == 0:
+		return "" // a passphrase or age identity's placeholder: no key
 	}
 	return encodeKey(recipientPrefix+r.suite.String()+"_", r.raw)
 }

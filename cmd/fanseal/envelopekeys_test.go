@@ -211,3 +211,25 @@ func TestPluginFanseal(t *testing.T) {
 	}
 	mustFail(t, "x", "age-encryption.org/awesome#plugins", "encrypt", "-r", plugin.EncodeRecipient("nosuchplugin", nil), "-o", env)
 }
+
+// TestInspectNewStanzas: inspect names the ssh-rsa, scrypt and age
+// stanzas of an envelope; keygen -y of a plugin identity says why it
+// prints nothing.
+func TestInspectNewStanzas(t *testing.T) {
+	fastScrypt(t)
+	dir := t.TempDir()
+	_, rsaPub := writeSSHKey(t, dir, "id_rsa", testRSAKey(), "")
+	in := writeFile(t, dir, "plain", []byte("x"))
+	env := filepath.Join(dir, "env.fsl")
+	mustRun(t, "", "encrypt", "-R", rsaPub, "-o", env, in)
+	if got := mustRun(t, "", "inspect", env); !strings.Contains(got, "ssh-rsa") {
+		t.Fatalf("inspect of an ssh-rsa envelope: %s", got)
+	}
+	withPassphrases(t, "pw", "pw")
+	mustRun(t, "", "encrypt", "-p", "-o", env, in)
+	if got := mustRun(t, "", "inspect", env); !strings.Contains(got, "scrypt (work factor 2^10)") {
+		t.Fatalf("inspect of a passphrase envelope: %s", got)
+	}
+	id := writeFile(t, dir, "plugin.key", []byte(plugin.EncodeIdentity("fstest", nil)+"\n"))
+	mustFail(t, "", "the plugin (age-plugin-NAME) prints its recipient", "keygen", "-y", id)
+}
