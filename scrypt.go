@@ -129,7 +129,7 @@ func (i *Identity) unwrapScrypt(body, preamble []byte, aead AEAD) ([]byte, error
 	}
 	pass, err := i.scrypt.passphrase()
 	if err != nil {
-		return nil, fmt.Errorf("%w: reading the passphrase: %w", ErrNotRecipient, err)
+		return nil, fmt.Errorf("reading the passphrase: %w", err)
 	}
 	defer clear(pass)
 	stanzaOpens.Add(1)
