@@ -276,3 +276,19 @@ func TestSSHUnsupportedTypes(t *testing.T) {
 		t.Errorf("low-order ssh-ed25519 key: %v", err)
 	}
 }
+
+// OpenAll opens envelopes for ssh-ed25519 identities as OpenBytes does,
+// its agreements batched: one per envelope.
+func TestSSHEd25519OpenAll(t *testing.T) {
+	ids, rs := sshIdentities(t, 20)
+	var envs [][]byte
+	for i := range 16 {
+		envs = append(envs, mustSeal(t, &Sealer{Strategy: SharedParallel, Anonymous: i%2 == 1}, []byte{byte(i)}, rs...))
+	}
+	out, errs := OpenAll(envs, ids[19])
+	for i := range envs {
+		if errs[i] != nil || !bytes.Equal(out[i], []byte{byte(i)}) {
+			t.Fatalf("envelope %d: %v", i, errs[i])
+		}
+	}
+}
