@@ -160,6 +160,12 @@ func newSSHRecipient(pub ssh.PublicKey) (*Recipient, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: ssh-ed25519 key is not a point of edwards25519", ErrInvalidKey)
 		}
+		// SetBytes takes the non-canonical encodings of a point too
+		// (y ≥ p): such a key would bind its stanzas to bytes that its
+		// owner's key, derived from the seed, never has.
+		if !bytes.Equal(p.Bytes(), key) {
+			return nil, fmt.Errorf("%w: ssh-ed25519 key is not the canonical encoding of its point", ErrInvalidKey)
+		}
 		r, err := NewRecipient(X25519, p.BytesMontgomery())
 		if err != nil {
 			return nil, fmt.Errorf("ssh-ed25519 key: %w", err)

@@ -292,3 +292,19 @@ func TestSSHEd25519OpenAll(t *testing.T) {
 		}
 	}
 }
+
+// A non-canonical encoding of an Ed25519 point (y + p for a small y) is
+// refused: the point's owner could not open what is sealed to it.
+func TestSSHEd25519NonCanonical(t *testing.T) {
+	// y = 2^255 - 19 + 3 = p + 3 encodes y = 3, a point, non-canonically.
+	a := bytes.Repeat([]byte{0xff}, 32)
+	a[0], a[31] = 0xed+3, 0x7f
+	wire := ssh.Marshal(struct {
+		Name string
+		Key  []byte
+	}{"ssh-ed25519", a})
+	_, err := ParseRecipient("ssh-ed25519 " + b64(wire))
+	if !errors.Is(err, ErrInvalidKey) || !strings.Contains(err.Error(), "canonical") {
+		t.Fatalf("non-canonical ssh-ed25519 key: %v", err)
+	}
+}
