@@ -308,3 +308,52 @@ func TestSSHEd25519NonCanonical(t *testing.T) {
 		t.Fatalf("non-canonical ssh-ed25519 key: %v", err)
 	}
 }
+
+// A Precomputer's items for ssh-ed25519 recipients carry their own key
+// schedule: the envelopes open.
+func TestSSHEd25519Precomputed(t *testing.T) {
+	ids, rs := sshIdentities(t, 3)
+	p, err := NewPrecomputer(PrecomputeOptions{PoolSize: 2}, rs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.WaitFull(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	env := mustSeal(t, &Sealer{Strategy: Precomputed, Precomputer: p}, []byte("pre"), rs...)
+	for _, id := range ids {
+		if got, err := OpenBytes(env, id); err != nil || string(got) != "pre" {
+			t.Fatalf("%q, %v", got, err)
+		}
+	}
+}
+
+// An ssh-ed25519 key and the plain X25519 key of the same point are two
+// recipients for a Precomputer: each gets items under its own key
+// schedule, and each identity opens its own stanza.
+func TestSSHEd25519PrecomputedBesidePlainKey(t *testing.T) {
+	_, k, _ := ed25519.GenerateKey(rand.Reader)
+	priv, pub := sshKeyPair(t, k, "")
+	sshID, _ := ParseSSHIdentity(priv)
+	sshR, _ := ParseRecipient(pub)
+	h := sha512.Sum512(k.Seed())
+	plain, err := NewIdentity(X25519, h[:32])
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPrecomputer(PrecomputeOptions{PoolSize: 1}, sshR, plain.Recipient())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.WaitFull(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	env := mustSeal(t, &Sealer{Strategy: Precomputed, Precomputer: p}, []byte("two forms"), sshR, plain.Recipient())
+	for _, id := range []*Identity{sshID, plain} {
+		if got, err := OpenBytes(env, id); err != nil || string(got) != "two forms" {
+			t.Fatalf("%s: %q, %v", id.Recipient().Type(), got, err)
+		}
+	}
+}
