@@ -225,6 +225,9 @@ func TestInspectNewStanzas(t *testing.T) {
 	if got := mustRun(t, "", "inspect", env); !strings.Contains(got, "ssh-rsa") {
 		t.Fatalf("inspect of an ssh-rsa envelope: %s", got)
 	}
+	if got := mustRun(t, "", "inspect", "-R", rsaPub, env); !strings.Contains(got, "id_rsa.pub:1") {
+		t.Fatalf("inspect -R of an ssh-rsa envelope does not name the key: %s", got)
+	}
 	withPassphrases(t, "pw", "pw")
 	mustRun(t, "", "encrypt", "-p", "-o", env, in)
 	if got := mustRun(t, "", "inspect", env); !strings.Contains(got, "scrypt (work factor 2^10)") {
