@@ -423,3 +423,19 @@ func BenchmarkHeaderMAC(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSSHRSA seals to one 2048-bit ssh-rsa recipient and opens it:
+// one RSA-OAEP encryption, one decryption.
+func BenchmarkSSHRSA(b *testing.B) {
+	id, r := rsaIdentity(b)
+	key := make([]byte, 32)
+	b.Run("op=seal/bits=2048", func(b *testing.B) { benchSeal(b, new(Sealer), key, []*Recipient{r}) })
+	env, _ := SealBytes(key, r)
+	b.Run("op=open/bits=2048", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := OpenBytes(env, id); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
