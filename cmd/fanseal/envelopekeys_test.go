@@ -228,6 +228,9 @@ func TestInspectNewStanzas(t *testing.T) {
 	if got := mustRun(t, "", "inspect", "-R", rsaPub, env); !strings.Contains(got, "id_rsa.pub:1") {
 		t.Fatalf("inspect -R of an ssh-rsa envelope does not name the key: %s", got)
 	}
+	if status, _, errOut := cli(t, "", "encrypt", "-v", "-R", rsaPub, "-o", env, in); status != 0 || !strings.Contains(errOut, "ssh-rsa ") || strings.Contains(errOut, "suite(") {
+		t.Fatalf("encrypt -v: status %d, stderr %q", status, errOut)
+	}
 	withPassphrases(t, "pw", "pw")
 	mustRun(t, "", "encrypt", "-p", "-o", env, in)
 	if got := mustRun(t, "", "inspect", env); !strings.Contains(got, "scrypt (work factor 2^10)") {
