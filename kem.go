@@ -162,8 +162,12 @@ func (cs *cipherSuite) unwrapPQ(i *Identity, preamble []byte, st *format.HPKESta
 
 // decap is a classical suite's Decap with identity i: one key agreement.
 func (cs *cipherSuite) decap(i *Identity, enc []byte) ([]byte, error) {
+	k, err := i.resolve()
+	if err != nil {
+		return nil, err
+	}
 	keyAgreements.Add(1)
-	return cs.kem.Decap(enc, i.dh)
+	return cs.kem.Decap(enc, k.dh)
 }
 
 // openWith opens a stanza's ciphertext for r with the KEM shared secret

@@ -118,6 +118,9 @@ func NewKeyring(self *Identity, cacheSize int) (*Keyring, error) {
 	if self.suite.PostQuantum() {
 		return nil, fmt.Errorf("%w: channel keys need a Diffie-Hellman suite, not %s", ErrUnsupported, self.suite)
 	}
+	if self.dh == nil {
+		return nil, fmt.Errorf("%w: channel keys need a Diffie-Hellman key, not %s", ErrUnsupported, self.name())
+	}
 	if cacheSize <= 0 {
 		cacheSize = DefaultKeyringCacheSize
 	}

@@ -291,6 +291,9 @@ type Identity struct {
 	rsa    *rsa.PrivateKey
 	scrypt *scryptIdentity
 	age    SecretUnwrapper
+	// lazy is set for a passphrase-protected SSH key, decrypted when
+	// first needed (resolve); dh and rsa are nil here.
+	lazy *lazySSH
 }
 
 // GenerateIdentity returns a new random identity of suite s.
@@ -453,7 +456,7 @@ func checkX25519Public(what string, pub []byte) error {
 // (types 0x06 to 0x08), or 0.
 func (i *Identity) kind() byte {
 	switch {
-	case i.rsa != nil:
+	case i.rsa != nil, i.lazy != nil && i.r.rsaPub() != nil:
 		return format.StanzaRSA
 	case i.scrypt != nil:
 		return format.StanzaScrypt
@@ -484,7 +487,7 @@ func (i *Identity) mayOpen(st format.Stanza, anonymous bool) bool {
 		return false
 	}
 	if anonymous {
-		return len(ct) == i.rsa.Size()
+		return len(ct) == i.r.rsaPub().Size()
 	}
 	return bytes.Equal(id, i.r.id[:])
 }

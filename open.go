@@ -250,7 +250,8 @@ func (o *Opener) unwrap(h *format.Header, identities []*Identity, ag *agreements
 	for st, ident := range o.candidates(h, identities) {
 		key, pending, err := t.open(st, ident)
 		if err != nil {
-			if !anon || st.Type == format.StanzaChannel || st.Type == format.StanzaScrypt || st.Type == format.StanzaAge && !errors.Is(err, ErrNotRecipient) {
+			var ie *identityError
+			if !anon || st.Type == format.StanzaChannel || st.Type == format.StanzaScrypt || st.Type == format.StanzaAge && !errors.Is(err, ErrNotRecipient) || errors.As(err, &ie) {
 				// An identifier matched but the stanza did not open:
 				// tampering, or an unknown channel sender or epoch. (An
 				// anonymous stanza that does not open, whatever the
@@ -500,6 +501,10 @@ func (t *trial) openStanza(st format.Stanza, ident *Identity) ([]byte, error) {
 
 // unwrapError is the error of a stanza whose key agreement failed.
 func unwrapError(err error) error {
+	var ie *identityError
+	if errors.As(err, &ie) {
+		return err // the reader's key, not the envelope: as it is
+	}
 	if errors.Is(err, hpke.ErrInvalidKey) {
 		// A corrupted ephemeral key: the header was tampered with.
 		return fmt.Errorf("%w: invalid ephemeral key: %v", ErrAuthentication, err)

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"filippo.io/edwards25519"
 	"golang.org/x/crypto/ssh"
@@ -286,6 +287,83 @@ func parseSSHIdentity(pemBytes, passphrase []byte) (*Identity, error) {
 	id.r = r
 	id.text = string(pemBytes)
 	return id, nil
+}
+
+// NewEncryptedSSHIdentity returns the identity of an SSH private key file
+// protected by a passphrase, from the public key the file holds in the
+// clear (OpenSSH's format does): passphrase is called, once, only when
+// the identity first opens a stanza of its key, so an envelope that is
+// not for it, and sealing to it, ask nothing. A file without its public
+// key in the clear is refused with ErrSSHPassphrase: ask the passphrase
+// and use ParseSSHIdentityWithPassphrase. An unprotected key is parsed as
+// ParseSSHIdentity does.
+func NewEncryptedSSHIdentity(pemBytes []byte, passphrase func() ([]byte, error)) (*Identity, error) {
+	if len(pemBytes) > maxSSHKeySize {
+		return nil, fmt.Errorf("%w: SSH private key file larger than %d bytes", ErrInvalidKey, maxSSHKeySize)
+	}
+	_, err := ssh.ParseRawPrivateKey(pemBytes)
+	var missing *ssh.PassphraseMissingError
+	switch {
+	case err == nil:
+		return ParseSSHIdentity(pemBytes)
+	case !errors.As(err, &missing):
+		return nil, fmt.Errorf("%w: not an SSH private key fanseal can use: %v", ErrInvalidKey, err)
+	case missing.PublicKey == nil:
+		return nil, fmt.Errorf("%w, and its public key is not in the file", ErrSSHPassphrase)
+	}
+	if err := sshTypeSupported(missing.PublicKey.Type(), true); err != nil {
+		return nil, err
+	}
+	r, err := newSSHRecipient(missing.PublicKey)
+	if err != nil {
+		return nil, err
+	}
+	return &Identity{suite: r.suite, r: r, text: string(pemBytes), lazy: &lazySSH{pem: bytes.Clone(pemBytes), passphrase: passphrase}}, nil
+}
+
+// A lazySSH is a passphrase-protected SSH private key, decrypted the first
+// time it is needed.
+type lazySSH struct {
+	once       sync.Once
+	pem        []byte
+	passphrase func() ([]byte, error)
+	id         *Identity
+	err        error
+}
+
+// An identityError is a failure of the reader's own key (a protected SSH
+// key whose passphrase was wrong), not of the envelope: it is reported as
+// it is, wherever the stanza is.
+type identityError struct{ err error }
+
+func (e *identityError) Error() string { return e.err.Error() }
+func (e *identityError) Unwrap() error { return e.err }
+
+// resolve returns the identity that holds i's private key: i itself, or
+// for a protected SSH key the key decrypted on first use.
+func (i *Identity) resolve() (*Identity, error) {
+	l := i.lazy
+	if l == nil {
+		return i, nil
+	}
+	l.once.Do(func() {
+		pass, err := l.passphrase()
+		if err != nil {
+			l.err = &identityError{fmt.Errorf("reading the SSH key's passphrase: %w", err)}
+			return
+		}
+		defer clear(pass)
+		id, err := ParseSSHIdentityWithPassphrase(l.pem, pass)
+		switch {
+		case err != nil:
+			l.err = &identityError{err}
+		case !id.r.equal(i.r):
+			l.err = &identityError{fmt.Errorf("%w: the SSH private key does not match the public key in its file", ErrInvalidKey)}
+		default:
+			l.id = id
+		}
+	})
+	return l.id, l.err
 }
 
 // ed25519Identity returns the X25519 identity of an Ed25519 private key,

@@ -357,3 +357,49 @@ func TestSSHEd25519PrecomputedBesidePlainKey(t *testing.T) {
 		}
 	}
 }
+
+// A passphrase-protected SSH key asks its passphrase only when it first
+// opens a stanza of its own key: not to seal to it, not for an envelope
+// that is not for it, and once however many envelopes it opens; a wrong
+// passphrase is the key's error, anonymous envelope or not.
+func TestEncryptedSSHIdentityLazy(t *testing.T) {
+	for _, key := range []any{ed25519Key(t), rsaTestKey(t)} {
+		priv, _ := sshKeyPair(t, key, "pw")
+		asked := 0
+		id, err := NewEncryptedSSHIdentity(priv, func() ([]byte, error) { asked++; return []byte("pw"), nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, xs := identities(t, X25519, 1)
+		other := mustSeal(t, new(Sealer), []byte("m"), xs[0])
+		if _, err := OpenBytes(other, id); !errors.Is(err, ErrNotRecipient) || asked != 0 {
+			t.Fatalf("%T: not for it: %v, asked %d", key, err, asked)
+		}
+		for _, anon := range []bool{false, true, false} {
+			env := mustSeal(t, &Sealer{Anonymous: anon}, []byte("m"), id.Recipient(), xs[0])
+			if got, err := OpenBytes(env, id); err != nil || string(got) != "m" {
+				t.Fatalf("%T: %q, %v", key, got, err)
+			}
+		}
+		if asked != 1 {
+			t.Fatalf("%T: asked %d times", key, asked)
+		}
+		wrong, _ := NewEncryptedSSHIdentity(priv, func() ([]byte, error) { return []byte("wrong"), nil })
+		for _, anon := range []bool{false, true} {
+			env := mustSeal(t, &Sealer{Anonymous: anon}, []byte("m"), id.Recipient())
+			if _, err := OpenBytes(env, wrong); !errors.Is(err, ErrInvalidKey) || !strings.Contains(err.Error(), "passphrase is wrong") {
+				t.Fatalf("%T anonymous=%v: wrong passphrase: %v", key, anon, err)
+			}
+		}
+	}
+}
+
+func ed25519Key(t testing.TB) ed25519.PrivateKey {
+	_, k, _ := ed25519.GenerateKey(rand.Reader)
+	return k
+}
+
+func rsaTestKey(t testing.TB) any {
+	id, _ := rsaIdentity(t)
+	return id.rsa
+}

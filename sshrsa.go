@@ -36,6 +36,9 @@ func newRSARecipient(key *rsa.PublicKey, k *sshKey) (*Recipient, error) {
 }
 
 func newRSAIdentity(key *rsa.PrivateKey, r *Recipient) (*Identity, error) {
+	if err := key.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: RSA private key: %v", ErrInvalidKey, err)
+	}
 	if pub := r.rsaPub(); pub == nil || key.N.Cmp(pub.N) != 0 || key.E != pub.E {
 		return nil, fmt.Errorf("%w: the RSA private key does not match its public key", ErrInvalidKey)
 	}
@@ -74,11 +77,15 @@ func (i *Identity) unwrapRSA(body, preamble []byte, anonymous bool) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
-	if len(ct) != i.rsa.Size() {
-		return nil, fmt.Errorf("%w: ssh-rsa stanza of %d bytes for a %d-byte modulus", ErrAuthentication, len(ct), i.rsa.Size())
+	if size := i.r.rsaPub().Size(); len(ct) != size {
+		return nil, fmt.Errorf("%w: ssh-rsa stanza of %d bytes for a %d-byte modulus", ErrAuthentication, len(ct), size)
+	}
+	k, err := i.resolve()
+	if err != nil {
+		return nil, err
 	}
 	keyAgreements.Add(1)
 	stanzaOpens.Add(1)
-	key, err := rsa.DecryptOAEP(sha256.New(), nil, i.rsa, ct, rsaLabel(i.r.ssh, preamble))
+	key, err := rsa.DecryptOAEP(sha256.New(), nil, k.rsa, ct, rsaLabel(i.r.ssh, preamble))
 	return checkFileKey(key, err)
 }
