@@ -100,13 +100,17 @@ func pluginIdentity(line string) (*fanseal.Identity, error) {
 const sshKeyLimit = 16 << 10
 
 // readSSHIdentity reads the SSH private key file name from in; one
-// protected by a passphrase asks it on the terminal, never echoing it.
+// protected by a passphrase asks it on the terminal, never echoing it,
+// when it first opens a stanza of its key (an envelope not for it, or
+// sealing to it, asks nothing), or at once if the file does not hold its
+// public key in the clear.
 func readSSHIdentity(name string, in io.Reader) (*namedIdentity, error) {
 	b, err := readAtMost(in, sshKeyLimit)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	id, err := fanseal.ParseSSHIdentity(b)
+	prompt := func() ([]byte, error) { return readPassphrase(fmt.Sprintf("Enter passphrase for %q:", name)) }
+	id, err := fanseal.NewEncryptedSSHIdentity(b, prompt)
 	if errors.Is(err, fanseal.ErrSSHPassphrase) {
 		pass, perr := readPassphrase(fmt.Sprintf("Enter passphrase for %q:", name))
 		if perr != nil {

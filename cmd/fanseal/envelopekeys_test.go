@@ -139,6 +139,15 @@ func TestSSHKeyPassphrase(t *testing.T) {
 	}
 	withPassphrases(t, "wrong")
 	mustFail(t, "", "passphrase is wrong", "decrypt", "-i", priv, env)
+	// Sealing to it, and an envelope that is not for it, ask nothing.
+	withPassphrases(t) // any prompt fails the test
+	mustRun(t, "", "encrypt", "-i", priv, "-o", env, in)
+	other := filepath.Join(dir, "other.fsl")
+	mustRun(t, "", "encrypt", "-r", agePublicKey(t, ageKeyFiles["x25519"]), "-o", other, in)
+	mustFail(t, "", "not a recipient", "decrypt", "-i", priv, other)
+	if got := mustRun(t, "", "decrypt", "-i", priv, "-i", ageKeyFiles["x25519"], other); got != "behind two passphrases" {
+		t.Fatalf("decrypt with a protected SSH key beside the envelope's key: %q", got)
+	}
 }
 
 // TestEncryptPassphrase: encrypt -p seals a fanseal envelope to a
