@@ -51,9 +51,9 @@ type UnsupportedKeyError struct {
 
 func (e *UnsupportedKeyError) Error() string {
 	if e.Identity {
-		return fmt.Sprintf("%v: %s is not supported: fanseal reads identities FANSEAL_SECRET_<SUITE>_…, and age's AGE-SECRET-KEY-1… (X25519) and AGE-SECRET-KEY-PQ-1… (ML-KEM-768+X25519)", ErrInvalidKey, e.Kind)
+		return fmt.Sprintf("%v: %s is not supported: fanseal reads identities FANSEAL_SECRET_<SUITE>_…, age's AGE-SECRET-KEY-1… (X25519) and AGE-SECRET-KEY-PQ-1… (ML-KEM-768+X25519), and SSH private key files (ed25519, RSA, ECDSA P-256)", ErrInvalidKey, e.Kind)
 	}
-	return fmt.Sprintf("%v: %s is not supported: fanseal reads recipients fanseal_<suite>_…, and age's age1… (X25519) and age1pq1… (ML-KEM-768+X25519)", ErrInvalidKey, e.Kind)
+	return fmt.Sprintf("%v: %s is not supported: fanseal reads recipients fanseal_<suite>_…, age's age1… (X25519) and age1pq1… (ML-KEM-768+X25519), and ssh-ed25519, ssh-rsa and ecdsa-sha2-nistp256 public keys", ErrInvalidKey, e.Kind)
 }
 
 // Is reports whether target is ErrInvalidKey.

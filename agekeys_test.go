@@ -299,10 +299,8 @@ func TestAgeUnsupported(t *testing.T) {
 		text, kind string
 		identity   bool
 	}{
-		"ssh-ed25519":        {sshEd25519, "SSH public key (ssh-ed25519)", false},
-		"ssh-rsa":            {sshRSA, "SSH public key (ssh-rsa)", false},
-		"ecdsa":              {"ecdsa-sha2-nistp256 AAAAE2VjZHNh", "SSH public key (ecdsa-sha2-nistp256)", false},
-		"sk-ed25519":         {"sk-ssh-ed25519@openssh.com AAAA", "SSH public key (sk-ssh-ed25519@openssh.com)", false},
+		"sk-ed25519":         {"sk-ssh-ed25519@openssh.com AAAA", "SSH key of type sk-ssh-ed25519@openssh.com", false},
+		"ecdsa-p384":         {"ecdsa-sha2-nistp384 AAAA", "SSH key of type ecdsa-sha2-nistp384", false},
 		"plugin-recipient":   {specAge("age1yubikey", data), "age-plugin-yubikey", false},
 		"tagged-recipient":   {specAge("age1tag", make([]byte, 33)), "tagged", false},
 		"tagged-pq":          {specAge("age1tagpq", make([]byte, 33)), "tagged", false},
@@ -331,9 +329,18 @@ func TestAgeUnsupported(t *testing.T) {
 			t.Errorf("%s: error %q does not say what is supported", name, err)
 		}
 	}
-	// In files, as age-keygen, ssh-keygen and age -p write them.
+	// SSH keys are read now (ssh_test.go); a damaged one is an invalid
+	// key.
+	for _, line := range []string{sshEd25519, sshRSA, "ecdsa-sha2-nistp256 AAAAE2VjZHNh"} {
+		if _, err := ParseRecipient(line); !errors.Is(err, ErrInvalidKey) {
+			t.Errorf("%.20s: %v", line, err)
+		}
+	}
+	if _, err := ParseIdentities(strings.NewReader("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n")); !errors.Is(err, ErrInvalidKey) {
+		t.Errorf("damaged SSH key file: %v", err)
+	}
+	// In files, as age-keygen and age -p write them.
 	for name, file := range map[string]string{
-		"ssh":        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n",
 		"passphrase": "age-encryption.org/v1\n-> scrypt c2FsdA 18\nAAAA\n--- AAAA\n",
 	} {
 		_, err := ParseIdentities(strings.NewReader(file))

@@ -230,7 +230,7 @@ func (a *agreed) schedule(ps []plan, batch []int) error {
 		}
 		ss, err := cs.kem.ExtractAndExpand(a.dh[j], enc, ps[i].r.dh)
 		if err == nil {
-			it.ctx, err = cs.hs.NewContext(ss, cs.sched)
+			it.ctx, err = cs.hs.NewContext(ss, cs.schedFor(ps[i].r))
 			clear(ss)
 		}
 		if err != nil {
@@ -275,7 +275,7 @@ func (cs *cipherSuite) precomputeBatch(rs []*Recipient) (its []*precomputed, err
 	} else {
 		encs, ss, errs = cs.kem.EncapFresh(publicKeys(rs))
 	}
-	return cs.contexts(encs, ss, errs)
+	return cs.contexts(rs, encs, ss, errs)
 }
 
 func publicKeys(rs []*Recipient) []*hpke.PublicKey {
@@ -287,13 +287,13 @@ func publicKeys(rs []*Recipient) []*hpke.PublicKey {
 }
 
 // contexts runs the key schedule on each shared secret that has no error.
-func (cs *cipherSuite) contexts(encs, ss [][]byte, errs []error) ([]*precomputed, []error) {
+func (cs *cipherSuite) contexts(rs []*Recipient, encs, ss [][]byte, errs []error) ([]*precomputed, []error) {
 	its := make([]*precomputed, len(ss))
 	for i := range ss {
 		if errs != nil && errs[i] != nil {
 			continue
 		}
-		ctx, err := cs.hs.NewContext(ss[i], cs.sched)
+		ctx, err := cs.hs.NewContext(ss[i], cs.schedFor(rs[i]))
 		if err != nil {
 			if errs == nil {
 				errs = make([]error, len(ss))

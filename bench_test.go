@@ -55,6 +55,16 @@ func BenchmarkSeal(b *testing.B) {
 		}
 		_ = ids
 	}
+	// ssh-ed25519 recipients are X25519 recipients with their own key
+	// identifier and HPKE info: the same agreements, batched and shared.
+	_, rs := sshIdentities(b, 100)
+	for _, st := range []Strategy{Sequential, Parallel, Shared, SharedParallel} {
+		for _, n := range []int{20, 100} {
+			b.Run(fmt.Sprintf("suite=ssh-ed25519/strategy=%s/n=%d", st, n), func(b *testing.B) {
+				benchSeal(b, &Sealer{Strategy: st}, key, rs[:n])
+			})
+		}
+	}
 }
 
 func benchSeal(b *testing.B, sealer *Sealer, key []byte, rs []*Recipient) {
@@ -412,4 +422,20 @@ func BenchmarkHeaderMAC(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkSSHRSA seals to one 2048-bit ssh-rsa recipient and opens it:
+// one RSA-OAEP encryption, one decryption.
+func BenchmarkSSHRSA(b *testing.B) {
+	id, r := rsaIdentity(b)
+	key := make([]byte, 32)
+	b.Run("op=seal/bits=2048", func(b *testing.B) { benchSeal(b, new(Sealer), key, []*Recipient{r}) })
+	env, _ := SealBytes(key, r)
+	b.Run("op=open/bits=2048", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := OpenBytes(env, id); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

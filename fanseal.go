@@ -8,6 +8,13 @@
 // Identity.Recipient is its public key; ParseRecipient, ParseRecipients,
 // ParseIdentity and ParseIdentities read their text forms (fanseal's, and
 // age's age1… and AGE-SECRET-KEY-1… for the suites age shares).
+// ParseRecipient also takes SSH public key lines (ssh-ed25519, ssh-rsa,
+// ecdsa-sha2-nistp256), and ParseSSHIdentity, NewEncryptedSSHIdentity
+// and ParseIdentities SSH private key files; NewScryptRecipient and
+// NewScryptIdentityFunc seal to and open with a passphrase;
+// NewWrappedRecipient and NewWrappedIdentity carry any age recipient's
+// stanzas (a plugin's), through the SecretWrapper and SecretUnwrapper
+// interfaces, without this module depending on age.
 //
 // Sealing: SealBytes seals a payload held in memory for every recipient,
 // Seal streams one of any size. Opening: OpenBytes and Open, with the
@@ -44,7 +51,10 @@
 // Every bound a reader or writer enforces is an error when it is hit,
 // never a silent stop: MaxRecipients recipients an envelope; a header of
 // at most 16 MiB; DefaultMaxAnonymousTrials trial decryptions for an
-// anonymous envelope (Opener.MaxAnonymousTrials); MaxIdentities identities
+// anonymous envelope (Opener.MaxAnonymousTrials), which also bounds the
+// trials of age stanzas, and of ssh-rsa stanzas at 8 trials each; a scrypt
+// work factor of 2^DefaultMaxScryptLogN for a passphrase, checked before
+// it is asked; ssh-rsa keys of 2 048 to 4 096 bits; MaxIdentities identities
 // and MaxKeyFileSize bytes a key file; DefaultCacheSize entries for
 // DefaultCacheTTL in a SessionCache, and DefaultKeyringCacheSize channels
 // in a Keyring. docs/SECURITY.md says what each bound costs at most.

@@ -2,7 +2,9 @@ package fanseal
 
 import (
 	"bytes"
+	"crypto/ecdh"
 	"crypto/rand"
+	"encoding/base64"
 	"sync"
 	"testing"
 )
@@ -58,3 +60,7 @@ func mustOpen(t testing.TB, env, want []byte, ids ...*Identity) {
 		t.Fatalf("OpenBytes returned %d bytes that differ from the %d sealed", len(got), len(want))
 	}
 }
+
+func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
+func ecdhX25519() ecdh.Curve { return ecdh.X25519() }

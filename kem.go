@@ -124,7 +124,7 @@ func (cs *cipherSuite) senderContext(eph *hpke.PrivateKey, r *Recipient) (*hpke.
 	if err != nil {
 		return nil, err
 	}
-	return cs.hs.NewContext(ss, cs.sched)
+	return cs.hs.NewContext(ss, cs.schedFor(r))
 }
 
 // wrapShared seals the file key to r with the envelope's shared ephemeral
@@ -157,19 +157,24 @@ func (cs *cipherSuite) unwrapPQ(i *Identity, preamble []byte, st *format.HPKESta
 		}
 	}
 	defer clear(ss)
-	return cs.openWith(ss, preamble, st.CT)
+	return cs.openWith(i.r, ss, preamble, st.CT)
 }
 
 // decap is a classical suite's Decap with identity i: one key agreement.
 func (cs *cipherSuite) decap(i *Identity, enc []byte) ([]byte, error) {
+	k, err := i.resolve()
+	if err != nil {
+		return nil, err
+	}
 	keyAgreements.Add(1)
-	return cs.kem.Decap(enc, i.dh)
+	return cs.kem.Decap(enc, k.dh)
 }
 
-// openWith opens a stanza's ciphertext with the KEM shared secret ss.
-func (cs *cipherSuite) openWith(ss, preamble, ct []byte) ([]byte, error) {
+// openWith opens a stanza's ciphertext for r with the KEM shared secret
+// ss.
+func (cs *cipherSuite) openWith(r *Recipient, ss, preamble, ct []byte) ([]byte, error) {
 	stanzaOpens.Add(1)
-	ctx, err := cs.hs.NewContext(ss, cs.sched)
+	ctx, err := cs.hs.NewContext(ss, cs.schedFor(r))
 	if err != nil {
 		return nil, err
 	}

@@ -91,3 +91,28 @@ func TestKeyFileWhitespace(t *testing.T) {
 		t.Fatalf("a file of one indented comment: %v, want no recipient found", err)
 	}
 }
+
+// KeyLines is the one scanner of key files, the command line's too: it
+// yields key lines with the comments right above them, at most 4 of them
+// cut to 256 bytes.
+func TestKeyLines(t *testing.T) {
+	file := "# alice\n  # laptop  \nkey1\n\n# " + strings.Repeat("x", 300) + "\n#a\n#b\n#c\n#d\n\tkey2 \n# dangling\n"
+	var got []KeyLine
+	for l, err := range KeyLines(strings.NewReader(file)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, l)
+	}
+	if len(got) != 2 || got[0].Number != 3 || got[0].Text != "key1" || strings.Join(got[0].Comments, "|") != "alice|laptop" {
+		t.Fatalf("first line: %+v", got)
+	}
+	if got[1].Number != 10 || got[1].Text != "key2" || strings.Join(got[1].Comments, "|") != "a|b|c|d" {
+		t.Fatalf("second line: %+v", got[1])
+	}
+	for _, err := range KeyLines(strings.NewReader(strings.Repeat("x", 70<<10))) {
+		if !errors.Is(err, ErrKeyLineTooLong) || !errors.Is(err, ErrInvalidKey) {
+			t.Fatalf("a 70 KiB line: %v", err)
+		}
+	}
+}

@@ -118,6 +118,9 @@ func NewKeyring(self *Identity, cacheSize int) (*Keyring, error) {
 	if self.suite.PostQuantum() {
 		return nil, fmt.Errorf("%w: channel keys need a Diffie-Hellman suite, not %s", ErrUnsupported, self.suite)
 	}
+	if self.dh == nil {
+		return nil, fmt.Errorf("%w: channel keys need a Diffie-Hellman key, not %s", ErrUnsupported, self.name())
+	}
 	if cacheSize <= 0 {
 		cacheSize = DefaultKeyringCacheSize
 	}
@@ -243,7 +246,8 @@ func (k *Keyring) Epoch() uint32 {
 }
 
 func (r *Recipient) equal(o *Recipient) bool {
-	return r.suite == o.suite && string(r.raw) == string(o.raw)
+	return r.suite == o.suite && string(r.raw) == string(o.raw) && r.ssh.wireBytes() == o.ssh.wireBytes() &&
+		(r.wrap == nil || r == o)
 }
 
 // findLocked returns the Keyring's own Recipient for peer r, or nil.

@@ -3,6 +3,7 @@ package fanseal
 import (
 	"bytes"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base32"
@@ -118,6 +119,72 @@ type Recipient struct {
 	fp    fingerprint
 	dh    *hpke.PublicKey       // classical suites
 	pq    *hpke.HybridPublicKey // post-quantum suite
+	// ssh is set for SSH keys: their text, and for ssh-ed25519 and
+	// ssh-rsa what binds their stanzas to the SSH key.
+	ssh *sshKey
+	// wrap is set for passphrases and age recipients, of the stanza
+	// types 0x07 and 0x08, which have no suite.
+	wrap *wrapped
+}
+
+// wrapped is a passphrase recipient (scrypt.go) or an age recipient
+// (agestanza.go).
+type wrapped struct {
+	scrypt *scryptRecipient
+	age    *wrappedRecipient
+}
+
+// rsaPub returns the key of an ssh-rsa recipient, or nil.
+func (r *Recipient) rsaPub() *rsa.PublicKey {
+	if r.ssh == nil {
+		return nil
+	}
+	return r.ssh.rsa
+}
+
+// scryptOf returns a passphrase recipient's passphrase, or nil.
+func (r *Recipient) scryptOf() *scryptRecipient {
+	if r.wrap == nil {
+		return nil
+	}
+	return r.wrap.scrypt
+}
+
+// ageOf returns an age recipient's wrapper, or nil.
+func (r *Recipient) ageOf() *wrappedRecipient {
+	if r.wrap == nil {
+		return nil
+	}
+	return r.wrap.age
+}
+
+// stanzaType returns the stanza type of r's stanzas other than the HPKE
+// ones (types 0x06 to 0x08), or 0.
+func (r *Recipient) stanzaType() byte {
+	switch {
+	case r.rsaPub() != nil:
+		return format.StanzaRSA
+	case r.scryptOf() != nil:
+		return format.StanzaScrypt
+	case r.ageOf() != nil:
+		return format.StanzaAge
+	}
+	return 0
+}
+
+// Type names the kind of key: its suite, or ssh-ed25519, ssh-rsa,
+// ecdsa-sha2-nistp256, scrypt, or the name of an age recipient.
+func (r *Recipient) Type() string {
+	switch {
+	case r.ssh != nil:
+		typ, _, _ := strings.Cut(r.ssh.text, " ")
+		return typ
+	case r.scryptOf() != nil:
+		return "scrypt"
+	case r.ageOf() != nil:
+		return r.ageOf().name
+	}
+	return r.suite.String()
 }
 
 // NewRecipient returns the recipient of suite s with the serialized public
@@ -164,10 +231,15 @@ func NewRecipient(s Suite, pub []byte) (*Recipient, error) {
 }
 
 // ParseRecipient parses a recipient in its text form (see Recipient.String),
-// or in age's (see Recipient.AgeString). Other keys age reads (plugin,
-// tagged and SSH recipients) get an *UnsupportedKeyError.
+// in age's (see Recipient.AgeString), or an SSH public key line (see
+// ParseSSHRecipient). Other keys age reads (plugin and tagged recipients)
+// get an *UnsupportedKeyError.
 func ParseRecipient(s string) (*Recipient, error) {
 	switch lower := strings.ToLower(s); {
+	case isSSHLine(s):
+		return ParseSSHRecipient(s)
+	case sshLineWithOptions(s):
+		return nil, fmt.Errorf("%w: an authorized_keys line with options before the key type; fanseal reads SSH public keys without options (\"<type> <base64> [comment]\")", ErrInvalidKey)
 	case strings.HasPrefix(lower, "age1"):
 		return parseAgeRecipient(s)
 	case !strings.HasPrefix(lower, recipientPrefix):
@@ -191,6 +263,16 @@ func (r *Recipient) KeyID() [format.KeyIDSize]byte { return r.id }
 
 // String returns the text form, fanseal_<suite>_<base32>.
 func (r *Recipient) String() string {
+	switch {
+	case r.ssh != nil:
+		return r.ssh.text
+	case r.scryptOf() != nil:
+		return "scrypt recipient"
+	case r.ageOf() != nil:
+		return r.ageOf().name
+	case r.suite == 0:
+		return "" // a passphrase or age identity's placeholder: no key
+	}
 	return encodeKey(recipientPrefix+r.suite.String()+"_", r.raw)
 }
 
@@ -202,6 +284,15 @@ type Identity struct {
 	dh    *hpke.PrivateKey       // classical suites
 	pq    *hpke.HybridPrivateKey // post-quantum suite
 	r     *Recipient
+	// text, if set, is the identity's text form: an SSH private key file.
+	text string
+	// Identities of the stanza types 0x06 to 0x08 have no suite.
+	rsa    *rsa.PrivateKey
+	scrypt *scryptIdentity
+	age    SecretUnwrapper
+	// lazy is set for a passphrase-protected SSH key, decrypted when
+	// first needed (resolve); dh and rsa are nil here.
+	lazy *lazySSH
 }
 
 // GenerateIdentity returns a new random identity of suite s.
@@ -315,6 +406,14 @@ func (i *Identity) Recipient() *Recipient { return i.r }
 // String returns the text form, FANSEAL_SECRET_<SUITE>_<BASE32>; an X25519
 // identity writes its clamped scalar. It is a secret: keep it out of logs.
 func (i *Identity) String() string {
+	switch {
+	case i.text != "":
+		return i.text
+	case i.scrypt != nil:
+		return "scrypt identity"
+	case i.age != nil:
+		return "age identity"
+	}
 	return encodeKey(identityPrefix+strings.ToUpper(i.suite.String())+"_", i.priv)
 }
 
@@ -353,4 +452,66 @@ func checkX25519Public(what string, pub []byte) error {
 		}
 	}
 	return nil
+}
+
+// kind returns the stanza type that i opens other than the HPKE ones
+// (types 0x06 to 0x08), or 0.
+func (i *Identity) kind() byte {
+	switch {
+	case i.rsa != nil, i.lazy != nil && i.r.rsaPub() != nil:
+		return format.StanzaRSA
+	case i.scrypt != nil:
+		return format.StanzaScrypt
+	case i.age != nil:
+		return format.StanzaAge
+	}
+	return 0
+}
+
+// otherKind returns t if it is one of the stanza types 0x06 to 0x08, or 0.
+func otherKind(t byte) byte {
+	switch t {
+	case format.StanzaRSA, format.StanzaScrypt, format.StanzaAge:
+		return t
+	}
+	return 0
+}
+
+// mayOpen reports whether i, of the stanza's kind, is a candidate for it:
+// an ssh-rsa stanza with its key identifier (of its modulus size, when
+// anonymous); any scrypt or age stanza.
+func (i *Identity) mayOpen(st format.Stanza, anonymous bool) bool {
+	if st.Type != format.StanzaRSA {
+		return true
+	}
+	id, ct, err := format.ParseRSA(st.Body, anonymous)
+	if err != nil {
+		return false
+	}
+	if anonymous {
+		return len(ct) == i.r.rsaPub().Size()
+	}
+	return bytes.Equal(id, i.r.id[:])
+}
+
+// placeholder returns a recipient with no key for a passphrase or age
+// identity: its fingerprint is random, so that no session cache entry
+// ever serves it.
+func placeholder() *Recipient {
+	r := &Recipient{}
+	rand.Read(r.id[:])
+	rand.Read(r.fp[:])
+	r.raw = r.id[:]
+	return r
+}
+
+// name says what kind of identity i is, in errors: its recipient's Type.
+func (i *Identity) name() string {
+	switch {
+	case i.scrypt != nil:
+		return "the passphrase"
+	case i.age != nil:
+		return "an age identity"
+	}
+	return i.r.Type()
 }

@@ -162,7 +162,7 @@ func (o *Opener) identities(given []*Identity) []*Identity {
 			return
 		}
 		for _, j := range out {
-			if j == i || j.suite == i.suite && j.r.equal(i.r) {
+			if j == i || i.scrypt == nil && i.age == nil && j.suite == i.suite && j.r.equal(i.r) {
 				return
 			}
 		}
@@ -232,7 +232,7 @@ var errHeaderMAC = fmt.Errorf("%w: header MAC mismatch", ErrAuthentication)
 // judged the same.
 func (o *Opener) unwrap(h *format.Header, identities []*Identity, ag *agreements) (cipher.AEAD, error) {
 	anon := h.Anonymous()
-	if anon {
+	if anon || h.AgeStanzas() > 0 {
 		if err := o.checkTrials(h, identities); err != nil {
 			return nil, err
 		}
@@ -250,7 +250,8 @@ func (o *Opener) unwrap(h *format.Header, identities []*Identity, ag *agreements
 	for st, ident := range o.candidates(h, identities) {
 		key, pending, err := t.open(st, ident)
 		if err != nil {
-			if !anon || st.Type == format.StanzaChannel {
+			var ie *identityError
+			if !anon || st.Type == format.StanzaChannel || st.Type == format.StanzaScrypt || st.Type == format.StanzaAge && !errors.Is(err, ErrNotRecipient) || errors.As(err, &ie) {
 				// An identifier matched but the stanza did not open:
 				// tampering, or an unknown channel sender or epoch. (An
 				// anonymous stanza that does not open, whatever the
@@ -258,7 +259,7 @@ func (o *Opener) unwrap(h *format.Header, identities []*Identity, ag *agreements
 				// cannot try (not a recipient) never hides one that
 				// failed, whatever their order.
 				if failed == nil || !errors.Is(err, ErrNotRecipient) {
-					failed = fmt.Errorf("stanza %d for %s: %w", st.Index, ident.suite, err)
+					failed = fmt.Errorf("stanza %d for %s: %w", st.Index, ident.name(), err)
 				}
 			}
 			continue
@@ -274,7 +275,7 @@ func (o *Opener) unwrap(h *format.Header, identities []*Identity, ag *agreements
 				channel = pending
 			}
 		case differ == nil:
-			differ = fmt.Errorf("%w: stanza %d for %s opens to another file key than an earlier stanza for this reader", ErrAuthentication, st.Index, ident.suite)
+			differ = fmt.Errorf("%w: stanza %d for %s opens to another file key than an earlier stanza for this reader", ErrAuthentication, st.Index, ident.name())
 		}
 		clear(key)
 	}
@@ -309,12 +310,20 @@ func (o *Opener) candidates(h *format.Header, identities []*Identity) iter.Seq2[
 	anon := h.Anonymous()
 	return func(yield func(format.Stanza, *Identity) bool) {
 		for st := range h.Stanzas() {
+			if kind := otherKind(st.Type); kind != 0 {
+				for _, ident := range identities {
+					if ident.kind() == kind && ident.mayOpen(st, anon) && !yield(st, ident) {
+						return
+					}
+				}
+				continue
+			}
 			if st.Type != format.StanzaHPKE && st.Type != format.StanzaShared && st.Type != format.StanzaChannel {
 				continue
 			}
 			kem, id, _ := format.PeekHPKE(st.Body, anon && st.Type != format.StanzaChannel)
 			for _, ident := range identities {
-				if uint16(ident.suite) != kem || id != nil && !bytes.Equal(id, ident.r.id[:]) {
+				if ident.kind() != 0 || uint16(ident.suite) != kem || id != nil && !bytes.Equal(id, ident.r.id[:]) {
 					continue
 				}
 				if st.Type == format.StanzaChannel && (o.Keyring == nil || ident != o.Keyring.self) {
@@ -339,9 +348,15 @@ func (o *Opener) checkTrials(h *format.Header, identities []*Identity) error {
 	if limit <= 0 {
 		limit = DefaultMaxAnonymousTrials
 	}
-	trials := 0
+	anon, trials := h.Anonymous(), 0
 	for st := range o.candidates(h, identities) {
-		if st.Type != format.StanzaChannel {
+		switch {
+		case st.Type == format.StanzaAge:
+			trials++ // anonymous or not: age stanzas have no identifiers
+		case !anon, st.Type == format.StanzaChannel:
+		case st.Type == format.StanzaRSA:
+			trials += rsaTrials
+		default:
 			trials++
 		}
 	}
@@ -361,6 +376,9 @@ type trial struct {
 	shared map[*Identity]sharedSecret
 	// ag holds the agreements OpenAll computed ahead, or is nil.
 	ag *agreements
+	// ageSecrets holds, per age identity, the secret it unwrapped from the
+	// envelope's age stanzas: one Unwrap per identity.
+	ageSecrets map[*Identity]sharedSecret
 }
 
 type sharedSecret struct {
@@ -372,15 +390,39 @@ func (t *trial) clear() {
 	for _, s := range t.shared {
 		clear(s.ss)
 	}
+	for _, s := range t.ageSecrets {
+		clear(s.ss)
+	}
 }
 
 // open opens one stanza with ident and returns the file key it yields,
 // not yet checked against the header MAC, and, for a channel stanza whose
 // key was not cached, the channel key to remember once it is.
 func (t *trial) open(st format.Stanza, ident *Identity) ([]byte, *pendingChannel, error) {
+	aead, preamble := AEAD(t.h.AEAD), t.h.PreambleBytes()
 	switch st.Type {
 	case format.StanzaChannel:
 		return t.o.openChannel(t.h, st)
+	case format.StanzaRSA:
+		key, err := ident.unwrapRSA(st.Body, preamble, t.h.Anonymous())
+		return key, nil, err
+	case format.StanzaScrypt:
+		key, err := ident.unwrapScrypt(st.Body, preamble, aead)
+		return key, nil, err
+	case format.StanzaAge:
+		s, ok := t.ageSecrets[ident]
+		if !ok {
+			s.ss, s.err = unwrapAgeSecret(ident.age, t.h)
+			if t.ageSecrets == nil {
+				t.ageSecrets = map[*Identity]sharedSecret{}
+			}
+			t.ageSecrets[ident] = s
+		}
+		if s.err != nil {
+			return nil, nil, s.err
+		}
+		key, err := openAge(st.Body, s.ss, preamble, aead)
+		return key, nil, err
 	case format.StanzaShared:
 		key, err := t.openShared(st, ident)
 		return key, nil, err
@@ -420,7 +462,7 @@ func (t *trial) openShared(st format.Stanza, ident *Identity) ([]byte, error) {
 	if s.err != nil {
 		return nil, unwrapError(s.err)
 	}
-	return checkFileKey(cs.openWith(s.ss, t.h.PreambleBytes(), hs.CT))
+	return checkFileKey(cs.openWith(ident.r, s.ss, t.h.PreambleBytes(), hs.CT))
 }
 
 func (o *Opener) openChannel(h *format.Header, st format.Stanza) ([]byte, *pendingChannel, error) {
@@ -454,11 +496,15 @@ func (t *trial) openStanza(st format.Stanza, ident *Identity) ([]byte, error) {
 		return nil, unwrapError(err)
 	}
 	defer clear(ss)
-	return checkFileKey(cs.openWith(ss, t.h.PreambleBytes(), hs.CT))
+	return checkFileKey(cs.openWith(ident.r, ss, t.h.PreambleBytes(), hs.CT))
 }
 
 // unwrapError is the error of a stanza whose key agreement failed.
 func unwrapError(err error) error {
+	var ie *identityError
+	if errors.As(err, &ie) {
+		return err // the reader's key, not the envelope: as it is
+	}
 	if errors.Is(err, hpke.ErrInvalidKey) {
 		// A corrupted ephemeral key: the header was tampered with.
 		return fmt.Errorf("%w: invalid ephemeral key: %v", ErrAuthentication, err)

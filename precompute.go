@@ -117,11 +117,14 @@ func NewPrecomputer(opts PrecomputeOptions, hot ...*Recipient) (*Precomputer, er
 	return p, nil
 }
 
-// A hotKey indexes hot recipients by suite and public key. Lookups write
-// hotKey{r.suite, string(r.raw)} in the index expression itself, where the
-// compiler converts without copying the key.
+// A hotKey indexes hot recipients by suite, form and public key: an SSH
+// key's items have a key schedule of their own, so the plain X25519 key
+// of the same point is another hot recipient. Lookups write
+// hotKey{r.suite, r.ssh != nil, string(r.raw)} in the index expression
+// itself, where the compiler converts without copying the key.
 type hotKey struct {
 	suite Suite
+	ssh   bool
 	raw   string
 }
 
@@ -144,7 +147,7 @@ func (p *Precomputer) Add(rs ...*Recipient) error {
 	// failure included.
 	defer p.signal()
 	for _, r := range rs {
-		if _, ok := p.hot[hotKey{r.suite, string(r.raw)}]; ok {
+		if _, ok := p.hot[hotKey{r.suite, r.ssh != nil, string(r.raw)}]; ok {
 			continue
 		}
 		if len(p.hot) >= p.opts.MaxRecipients {
@@ -155,7 +158,7 @@ func (p *Precomputer) Add(rs ...*Recipient) error {
 			return err
 		}
 		h := &hotRecipient{r: r, cs: cs, pool: make(chan *precomputed, p.opts.PoolSize)}
-		p.hot[hotKey{r.suite, string(r.raw)}] = h
+		p.hot[hotKey{r.suite, r.ssh != nil, string(r.raw)}] = h
 		p.list = append(p.list, h)
 	}
 	return nil
@@ -169,11 +172,11 @@ func (p *Precomputer) Remove(rs ...*Recipient) {
 		if r == nil {
 			continue
 		}
-		h, ok := p.hot[hotKey{r.suite, string(r.raw)}]
+		h, ok := p.hot[hotKey{r.suite, r.ssh != nil, string(r.raw)}]
 		if !ok {
 			continue
 		}
-		delete(p.hot, hotKey{r.suite, string(r.raw)})
+		delete(p.hot, hotKey{r.suite, r.ssh != nil, string(r.raw)})
 		for i, x := range p.list {
 			if x == h {
 				p.list = append(p.list[:i:i], p.list[i+1:]...)
@@ -241,7 +244,7 @@ func (p *Precomputer) take(r *Recipient, aead AEAD) *precomputed {
 		return nil
 	}
 	p.mu.Lock()
-	h := p.hot[hotKey{r.suite, string(r.raw)}]
+	h := p.hot[hotKey{r.suite, r.ssh != nil, string(r.raw)}]
 	p.mu.Unlock()
 	if h == nil {
 		return nil

@@ -185,6 +185,9 @@ func checkRecipients(recipients []*Recipient, anonymous bool) error {
 		if r == nil {
 			return fmt.Errorf("%w: recipient %d is nil", ErrInvalidKey, i)
 		}
+		if r.scryptOf() != nil && len(recipients) > 1 {
+			return fmt.Errorf("%w: recipient %d: %w", ErrScryptNotAlone, i, errScryptNotAlone)
+		}
 		if r.suite.PostQuantum() != recipients[0].suite.PostQuantum() {
 			return fmt.Errorf("%w: %s recipient %d with %s recipient 0", ErrMixedSuites, r.suite, i, recipients[0].suite)
 		}
@@ -203,6 +206,15 @@ func checkRecipients(recipients []*Recipient, anonymous bool) error {
 			if n > DefaultMaxAnonymousTrials {
 				return fmt.Errorf("%w: %d %s recipients; an anonymous envelope holds at most %d of one suite, as many trial decryptions as a reader allows by default (Opener.MaxAnonymousTrials): seal it with key identifiers, or to fewer recipients", ErrAnonymousLimit, n, s, DefaultMaxAnonymousTrials)
 			}
+		}
+		n := 0
+		for _, r := range recipients {
+			if r.rsaPub() != nil {
+				n++
+			}
+		}
+		if n*rsaTrials > DefaultMaxAnonymousTrials {
+			return fmt.Errorf("%w: %d ssh-rsa recipients; an anonymous envelope holds at most %d, since each costs a reader %d trials of Opener.MaxAnonymousTrials: seal it with key identifiers, or to fewer recipients", ErrAnonymousLimit, n, DefaultMaxAnonymousTrials/rsaTrials, rsaTrials)
 		}
 	}
 	dup := func(i, j int) error {
@@ -262,6 +274,9 @@ type plan struct {
 	item  *precomputed     // a precomputed StanzaHPKE
 	epoch uint32           // StanzaChannel
 	salt  [format.SaltSize]byte
+	// ageEnc is a StanzaAge's age stanza, encoded; secret is what it
+	// wraps, the envelope's.
+	ageEnc, secret []byte
 	// channel is the cached channel key of a StanzaChannel, if plans
 	// found it or batchAgreements looked it up.
 	channel cipher.AEAD
@@ -277,6 +292,12 @@ func (p *plan) fill(s *Sealer, dst, preamble, fileKey []byte) ([]byte, error) {
 		return p.cs.wrapShared(dst, p.r, p.eph, preamble, fileKey, anon)
 	case p.typ == format.StanzaChannel:
 		return s.Keyring.sealChannel(dst, p.r, p.epoch, p.salt, s.aead(), p.channel, preamble, fileKey)
+	case p.typ == format.StanzaRSA:
+		return p.r.wrapRSA(dst, preamble, fileKey, anon)
+	case p.typ == format.StanzaScrypt:
+		return p.r.wrapScrypt(dst, preamble, fileKey, s.aead())
+	case p.typ == format.StanzaAge:
+		return sealAge(dst, p.ageEnc, p.secret, preamble, fileKey, s.aead())
 	case p.item != nil:
 		return p.item.seal(appendPrefix(dst, p.r, anon), preamble, fileKey)
 	}
@@ -284,7 +305,7 @@ func (p *plan) fill(s *Sealer, dst, preamble, fileKey []byte) ([]byte, error) {
 }
 
 // plans returns the stanzas for recipients under the Sealer's strategy.
-func (s *Sealer) plans(recipients []*Recipient) ([]plan, error) {
+func (s *Sealer) plans(recipients []*Recipient, secret []byte) ([]plan, error) {
 	aead, anon := s.aead(), s.Anonymous
 	switch s.Strategy {
 	case Precomputed:
@@ -308,7 +329,28 @@ func (s *Sealer) plans(recipients []*Recipient) ([]plan, error) {
 	if s.Strategy == Channel {
 		peers, epoch, salt = s.Keyring.senders(recipients, aead)
 	}
+	ageStanzas := 0
 	for i, r := range recipients {
+		switch r.stanzaType() {
+		case format.StanzaRSA:
+			ps = append(ps, plan{typ: format.StanzaRSA, size: r.rsaSize(anon), heavy: true, r: r})
+			continue
+		case format.StanzaScrypt:
+			ps = append(ps, plan{typ: format.StanzaScrypt, size: format.ScryptSize, heavy: true, r: r})
+			continue
+		case format.StanzaAge:
+			encs, err := r.ageWrap(secret)
+			if err != nil {
+				return nil, fmt.Errorf("recipient %d: %w", i, err)
+			}
+			for _, enc := range encs {
+				ps = append(ps, plan{typ: format.StanzaAge, size: len(enc) + format.WrappedSize, r: r, ageEnc: enc, secret: secret})
+			}
+			if ageStanzas += len(encs); ageStanzas > DefaultMaxAnonymousTrials {
+				return nil, fmt.Errorf("%w: %d age stanzas; a reader with one age identity allows at most %d (Opener.MaxAnonymousTrials)", ErrAnonymousLimit, ageStanzas, DefaultMaxAnonymousTrials)
+			}
+			continue
+		}
 		if cs == nil || cs.suite != r.suite {
 			var err error
 			if cs, err = lookupSuite(r.suite, aead); err != nil {
@@ -353,7 +395,10 @@ func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 	if err := checkRecipients(recipients, s.Anonymous); err != nil {
 		return nil, nil, err
 	}
-	ps, err := s.plans(recipients)
+	secret := make([]byte, AgeSecretSize)
+	defer clear(secret)
+	rand.Read(secret)
+	ps, err := s.plans(recipients, secret)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -151,3 +151,15 @@ func ageChunks(size int64) (int64, bool) {
 	want := max((plain+ageChunkSize-1)/ageChunkSize, 1)
 	return chunks, want == chunks
 }
+
+// A countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}

@@ -220,9 +220,9 @@ func tunedScryptWorkFactor() int {
 	return min(max(logN, 18), ageMaxScryptWorkFactor)
 }
 
-// agePassphraseRecipient asks a new passphrase twice on the terminal and
-// returns age's passphrase (scrypt) recipient for it.
-func agePassphraseRecipient() ([]*ageRecipient, error) {
+// askNewPassphrase asks a new passphrase twice on the terminal, never
+// echoing it, and returns it if both are the same and not empty.
+func askNewPassphrase() ([]byte, error) {
 	pass, err := readPassphrase("Enter passphrase:")
 	if err != nil {
 		return nil, err
@@ -234,8 +234,35 @@ func agePassphraseRecipient() ([]*ageRecipient, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer clear(again)
 	if !bytes.Equal(pass, again) {
 		return nil, errors.New("the passphrases do not match")
+	}
+	return pass, nil
+}
+
+// passphraseRecipient asks a new passphrase twice on the terminal and
+// returns fanseal's passphrase (scrypt) recipient for it, with the work
+// factor tuned to about a second on this machine.
+func passphraseRecipient() ([]*namedRecipient, error) {
+	pass, err := askNewPassphrase()
+	if err != nil {
+		return nil, err
+	}
+	defer clear(pass)
+	r, err := fanseal.NewScryptRecipient(pass, scryptWorkFactor())
+	if err != nil {
+		return nil, err
+	}
+	return []*namedRecipient{{Recipient: r, src: keySource{File: "the passphrase"}}}, nil
+}
+
+// agePassphraseRecipient asks a new passphrase twice on the terminal and
+// returns age's passphrase (scrypt) recipient for it.
+func agePassphraseRecipient() ([]*ageRecipient, error) {
+	pass, err := askNewPassphrase()
+	if err != nil {
+		return nil, err
 	}
 	r, err := age.NewScryptRecipient(string(pass))
 	if err != nil {

@@ -40,7 +40,7 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) (err erro
 	if err := refuseSameAsInput("-o", opts.out, inputs(first(pos), "identity file", opts.identities)...); err != nil {
 		return err
 	}
-	noIdentities := fmt.Errorf("%w: decrypt needs at least one -i PATH (an identity file), except for an age file sealed to a passphrase", errUsage)
+	noIdentities := fmt.Errorf("%w: decrypt needs at least one -i PATH (an identity file), except for an envelope or age file sealed to a passphrase", errUsage)
 	if len(opts.identities)+len(opts.plugins) == 0 && payloadFromStdin(pos) && report.IsTerminal(stdin) {
 		return noIdentities
 	}
@@ -58,14 +58,14 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) (err erro
 		return sniffErr
 	case len(opts.plugins) > 0 && !isAge:
 		return fmt.Errorf("%w: -j %s: age plugins open age files; this is not one", errUsage, opts.plugins[0])
-	case len(opts.identities) == 0 && !isAge:
+	case len(opts.identities) == 0 && !isAge && sniffErr != nil:
 		return noIdentities
 	}
 	var ids []*namedIdentity
 	var ageIDs *ageIdentities
 	if isAge {
 		ageIDs, err = readAgeIdentities(opts.identities, opts.plugins, keysIn, stderr)
-	} else {
+	} else if len(opts.identities) > 0 {
 		ids, err = identityList(opts.identities, keysIn)
 	}
 	if err != nil {
@@ -92,7 +92,19 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) (err erro
 	} else {
 		env, armored := maybeArmored(src)
 		failed = func(err error) error { return describe(armorFirst(armored, env, err)) }
-		if r, err = fanseal.Open(env, identities(ids)...); err != nil {
+		given := identities(ids)
+		if len(ids) == 0 {
+			// Without -i, an envelope sealed to a passphrase (its one
+			// stanza) asks it on the terminal, once the work factor is
+			// known to be within the bound; any other is refused.
+			given = []*fanseal.Identity{fanseal.NewScryptIdentityFunc(func() ([]byte, error) {
+				return readPassphrase("Enter passphrase:")
+			}, ageMaxScryptWorkFactor)}
+		}
+		if r, err = fanseal.Open(env, given...); err != nil {
+			if len(ids) == 0 && errors.Is(err, fanseal.ErrNotRecipient) {
+				return noIdentities
+			}
 			return failed(err)
 		}
 	}
@@ -153,6 +165,7 @@ var errorClasses = []struct {
 	{fanseal.ErrTruncated, "truncated envelope", ""},
 	{fanseal.ErrAuthentication, "the envelope was tampered with or is corrupted", ""},
 	{fanseal.ErrAnonymousLimit, "unsupported envelope: too many trial decryptions", "give only the identity the envelope is for with -i, or ask the sender to seal it with key identifiers (without --anonymous)"},
+	{fanseal.ErrScryptWorkFactor, "unsupported envelope: the passphrase's work factor is above what fanseal accepts", "the sender chose a work factor that takes too long to open; ask for one sealed with fanseal encrypt -p, which tunes it to about a second"},
 	{fanseal.ErrUnsupported, "unsupported envelope", "a newer fanseal may read it"},
 	{fanseal.ErrMalformed, "corrupted header or not a fanseal envelope", ""},
 }

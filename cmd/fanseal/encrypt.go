@@ -17,7 +17,7 @@ type encryptOptions struct {
 	identities        multiFlag // -i: seal for the recipients of identity files
 	armor, anonymous  bool
 	verbose, age      bool
-	passphrase        bool // -p: seal an age file for a passphrase
+	passphrase        bool // -p: seal for a passphrase, alone
 	out               string
 }
 
@@ -56,19 +56,25 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if opts.age {
 		return encryptAge(opts, pos, stdin, stdout, stderr)
 	}
+	var list []*namedRecipient
 	if opts.passphrase {
-		return fmt.Errorf("%w: -p: fanseal's envelopes have no passphrase stanza yet; seal an age file with --age -p, or encrypt to a recipient with -r or -R", errUsage)
+		if len(opts.recipients)+len(opts.files)+len(opts.identities) > 0 {
+			return fmt.Errorf("%w: -p: a passphrase is alone in its envelope (as in age), since anyone with another recipient's key could open it without the passphrase: leave out -r, -R and -i, or -p", errUsage)
+		}
+		if list, err = passphraseRecipient(); err != nil {
+			return err
+		}
+	} else {
+		keysIn := newStdinUse(stdin, payloadFromStdin(pos))
+		if list, err = recipientList(opts.recipients, opts.files, keysIn); err != nil {
+			return err
+		}
+		ids, err := identityList(opts.identities, keysIn)
+		if err != nil {
+			return err
+		}
+		list = withIdentityRecipients(list, ids)
 	}
-	keysIn := newStdinUse(stdin, payloadFromStdin(pos))
-	list, err := recipientList(opts.recipients, opts.files, keysIn)
-	if err != nil {
-		return err
-	}
-	ids, err := identityList(opts.identities, keysIn)
-	if err != nil {
-		return err
-	}
-	list = withIdentityRecipients(list, ids)
 	if len(list) == 0 {
 		return fmt.Errorf("%w: encrypt needs at least one -r, -R or -i", errUsage)
 	}

@@ -15,8 +15,9 @@ its suite, its public key and its key identifier. With -o the file is
 readable by you only, and the public key is printed on standard output.
 
 With -y, read the identity file INPUT (default: standard input; fanseal's,
-or one age-keygen wrote) and print the public key of every identity in it,
-one per line: a recipients file, ready for fanseal encrypt -R. The key
+one age-keygen wrote, or an SSH private key) and print the public key of
+every identity in it, one per line: a recipients file, ready for fanseal
+encrypt (an SSH key's in its authorized_keys form). The key
 identifier of each, as fanseal inspect shows it, goes to standard error.
 
 Options:
@@ -46,7 +47,7 @@ Examples:
 
 const encryptUsage = `fanseal encrypt (-r RECIPIENT | -R PATH | -i PATH)... [-a] [--anonymous] [-v] [-o OUTPUT] [INPUT]
 fanseal encrypt --age (-r RECIPIENT | -R PATH | -i PATH)... [-a] [-o OUTPUT] [INPUT]
-fanseal encrypt --age -p [-a] [-o OUTPUT] [INPUT]
+fanseal encrypt -p [--age] [-a] [-o OUTPUT] [INPUT]
 `
 
 const encryptHelp = `
@@ -57,6 +58,20 @@ age's spelling) is one recipient, with a warning on standard error that
 names the places. Post-quantum (mlkem768x25519) and
 classical recipients cannot share an envelope.
 
+Recipients are fanseal's keys (fanseal_<suite>_...), age's (age1...,
+age1pq1...), SSH public keys (ssh-ed25519, ssh-rsa of 2048 to 4096 bits
+and ecdsa-sha2-nistp256 lines, as in authorized_keys, .pub files and
+GitHub's https://github.com/NAME.keys, comments kept, no options; other
+SSH key types are refused naming the file and line), and age plugin
+recipients (age1NAME1..., through the program age-plugin-NAME on the
+PATH, whose age stanza the envelope carries). An ssh-ed25519 key opens
+with one key agreement, like an x25519 key.
+
+With -p, seal for a passphrase instead, asked twice on the terminal (never
+taken from an argument or the environment, never echoed), with scrypt
+tuned to about a second on this machine (work factor 2^18 to 2^22). A
+passphrase is alone in its envelope: -p takes no -r, -R or -i.
+
 With --age, write an age v1 file instead, with age's own library
 (filippo.io/age v1.3.2), for recipients who have only age: age opens it,
 and so does fanseal decrypt. Its recipients are the keys age knows:
@@ -66,15 +81,14 @@ lines, as in authorized_keys or GitHub's .keys files), age's tagged keys
 (age1tag1..., age1tagpq1...) and plugin recipients (age1NAME1..., through
 the program age-plugin-NAME on the PATH). fanseal-only suites (p256,
 secp256k1) are refused, naming the key. With -p, the age file is sealed
-for a passphrase instead, asked twice on the terminal (never taken from an
-argument or the environment), with scrypt tuned to about a second on this
-machine (work factor 2^18 to 2^22); fanseal decrypt and age open it.
+for a passphrase, as above; fanseal decrypt and age open it.
 
 Options:
     -r, --recipient RECIPIENT     Seal for the public key RECIPIENT:
-                                  fanseal_<suite>_..., or age's age1...
-                                  (x25519) and age1pq1... (mlkem768x25519).
-                                  Can be repeated.
+                                  fanseal_<suite>_..., age's age1...
+                                  (x25519) and age1pq1... (mlkem768x25519),
+                                  an SSH public key line, or an age plugin
+                                  recipient. Can be repeated.
     -R, --recipients-file PATH    Seal for every public key in the file PATH,
                                   one per line; blank lines and lines starting
                                   with # are ignored, so age's recipients
@@ -82,15 +96,14 @@ Options:
                                   input (then INPUT must be a file). Can be
                                   repeated.
     -i, --identity PATH           Seal for the public key of every identity in
-                                  the identity file PATH (as age does with -i);
-                                  with --age, SSH private keys and plugin
-                                  identities too. Can be repeated.
+                                  the identity file PATH (as age does with -i),
+                                  an SSH private key's too. Can be repeated.
     -a, --armor                   Write the envelope as text armor (age's
                                   armor with --age).
         --age                     Write an age v1 file, which age reads, for
                                   recipients age knows (see above).
-    -p, --passphrase              With --age: seal for a passphrase, asked on
-                                  the terminal, alone in the file.
+    -p, --passphrase              Seal for a passphrase, asked twice on the
+                                  terminal, alone in the envelope.
         --anonymous               Leave the key identifiers out: the envelope
                                   does not say who can open it, and opening
                                   tries every stanza, as age does.
@@ -108,6 +121,8 @@ Options:
 Examples:
     $ fanseal encrypt -r fanseal_x25519_... -R team.txt -o report.fsl report.pdf
     $ tar cz docs | fanseal encrypt -R team.txt -a > docs.tgz.fsl.txt
+    $ curl https://github.com/alice.keys | fanseal encrypt -R - -o n.fsl notes.txt
+    $ fanseal encrypt -p -a -o notes.fsl notes.txt
     $ fanseal encrypt --age -R ~/.ssh/id_ed25519.pub -a -o notes.age notes.txt
 `
 
@@ -119,6 +134,13 @@ const decryptHelp = `
 Open the envelope INPUT (default: standard input), binary or armored, with
 the identities of the files given with -i, and write the payload to OUTPUT
 (default: standard output).
+
+A fanseal envelope opens with fanseal's and age's keys, SSH private keys
+(ed25519, RSA, ECDSA P-256; one protected by a passphrase asks it on the
+terminal) and plugin identities (AGE-PLUGIN-...). One sealed to a
+passphrase needs no -i: the passphrase is asked on the
+terminal, never taken from an argument or the environment, and a work
+factor over 2^22 is refused before it is asked.
 
 An age v1 file (binary, or armored with age's armor) is opened with age's
 own library (filippo.io/age v1.3.2), as age opens it: with age's x25519
@@ -144,8 +166,8 @@ Options:
                              wrote (x25519 and mlkem768x25519 keys); blank
                              lines and lines starting with # are ignored.
                              One that age encrypted with a passphrase is read
-                             after asking it on the terminal. For an age
-                             file, also an SSH private key or plugin
+                             after asking it on the terminal. Also an SSH
+                             private key (the whole file), or plugin
                              identities. -
                              reads it from standard input (then INPUT must be
                              a file). Can be repeated; identities the
@@ -161,8 +183,7 @@ Options:
 
 Examples:
     $ fanseal decrypt -i alice.key -o report.pdf report.fsl
-    $ fanseal decrypt -i ~/.config/age/keys.txt notes.fsl | less
-    $ fanseal decrypt -i ~/.ssh/id_ed25519 -o notes.txt notes.age
+    $ fanseal decrypt -i ~/.ssh/id_ed25519 -o notes.txt notes.fsl
     $ fanseal decrypt -o secrets.txt secrets.txt.age
 `
 

@@ -116,6 +116,9 @@ func (k knownKeys) owners(kem string, id string) []keyOwner {
 		return nil
 	}
 	s, err := fanseal.ParseSuite(kem)
+	if kem == "ssh-rsa" {
+		s, err = 0, nil // ssh-rsa keys have no suite
+	}
 	if err != nil {
 		return nil
 	}
@@ -240,6 +243,21 @@ func stanzas(h *format.Header) (recipients []stanzaSummary, shared []string) {
 			s.Type = "channel"
 			if cs, err := format.ParseChannel(st.Body); err == nil {
 				s.Suite, s.KeyID, s.Sender, s.Epoch = fanseal.Suite(cs.KEM).String(), hex.EncodeToString(cs.KeyID), hex.EncodeToString(cs.SenderID), cs.Epoch
+			}
+		case format.StanzaRSA:
+			s.Type, s.Suite = "ssh-rsa", "ssh-rsa"
+			if id, _, err := format.ParseRSA(st.Body, h.Anonymous()); err == nil && id != nil {
+				s.KeyID = hex.EncodeToString(id)
+			}
+		case format.StanzaScrypt:
+			s.Type, s.Suite = "scrypt", "scrypt"
+			if sc, err := format.ParseScrypt(st.Body); err == nil {
+				s.Suite = fmt.Sprintf("scrypt (work factor 2^%d)", sc.LogN)
+			}
+		case format.StanzaAge:
+			s.Type = "age stanza"
+			if a, _, _, err := format.ParseAge(st.Body); err == nil {
+				s.Suite = a.Words[0]
 			}
 		case format.StanzaEphemeral:
 			if kem, _, err := format.ParseEphemeral(st.Body); err == nil {

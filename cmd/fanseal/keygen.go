@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -131,7 +132,10 @@ func suiteNames() string {
 // or, with age set, age's (age1…, AGE-SECRET-KEY-1…), which age reads too.
 func keyTexts(id *fanseal.Identity, age bool) (pub, secret string, err error) {
 	if !age {
-		return id.Recipient().String(), id.String(), nil
+		if pub = id.Recipient().String(); pub == "" {
+			return "", "", errors.New("a plugin identity has no public key fanseal can print: the plugin (age-plugin-NAME) prints its recipient")
+		}
+		return pub, id.String(), nil
 	}
 	pub, err = id.Recipient().AgeString()
 	if err == nil {

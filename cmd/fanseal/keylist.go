@@ -77,28 +77,16 @@ func readKeyLines(name string, in io.Reader, what string, maxKeys int, f func(li
 		defer file.Close()
 		in = file
 	}
-	// One byte past the limit tells a file over it from one that ends at
-	// it; the count is checked before each line, so that no line of a file
-	// over the limit is used.
-	cr := &countingReader{r: io.LimitReader(in, fanseal.MaxKeyFileSize+1)}
-	tooLarge := func() error {
-		return fmt.Errorf("%s: %w: the %s file is larger than %d MiB, the most fanseal reads", name, fanseal.ErrInvalidKey, what, fanseal.MaxKeyFileSize>>20)
-	}
-	sc := bufio.NewScanner(cr)
-	sc.Buffer(make([]byte, 0, 4096), 64<<10)
-	var comment []string
 	keys := 0
-	for n := 1; sc.Scan(); n++ {
-		if cr.n > fanseal.MaxKeyFileSize {
-			return tooLarge()
-		}
-		line := strings.TrimSpace(sc.Text())
+	for line, err := range fanseal.KeyLines(in) {
 		switch {
-		case line == "":
-			comment = nil
-			continue
-		case strings.HasPrefix(line, "#"):
-			c := strings.TrimSpace(strings.TrimLeft(line, "#"))
+		case errors.Is(err, fanseal.ErrKeyFileTooLarge):
+			return fmt.Errorf("%s: %w: the %s file is larger than %d MiB, the most fanseal reads", name, fanseal.ErrInvalidKey, what, fanseal.MaxKeyFileSize>>20)
+		case err != nil:
+			return fmt.Errorf("%s: reading the %s file: %w", name, what, err)
+		}
+		var comment []string
+		for _, c := range line.Comments {
 			meta := false
 			for _, k := range keyComments {
 				meta = meta || strings.HasPrefix(strings.ToLower(c), k)
@@ -106,40 +94,20 @@ func readKeyLines(name string, in io.Reader, what string, maxKeys int, f func(li
 			if c != "" && !meta {
 				comment = append(comment, c)
 			}
-			continue
 		}
-		src := keySource{File: name, Line: n, Comment: strings.Join(comment, " ")}
-		comment = nil
+		src := keySource{File: name, Line: line.Number, Comment: strings.Join(comment, " ")}
 		if maxKeys > 0 && keys == maxKeys {
 			return fmt.Errorf("%s: %w: more than %d keys in the %s file, the most fanseal reads", src, fanseal.ErrInvalidKey, maxKeys, what)
 		}
-		if err := f(line, src); err != nil {
+		if err := f(line.Text, src); err != nil {
 			return fmt.Errorf("%s: %w", src, err)
 		}
 		keys++
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s: reading the %s file: %w", name, what, err)
-	}
-	if cr.n > fanseal.MaxKeyFileSize {
-		return tooLarge()
 	}
 	if keys == 0 {
 		return fmt.Errorf("%s: no %s in the file (one key per line; # starts a comment)", name, what)
 	}
 	return nil
-}
-
-// A countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // A suiteKey is a suite and bytes of a key of that suite: a public key or
@@ -162,8 +130,11 @@ func isSecretKey(s string) bool {
 // parseRecipientText parses one recipient, refusing an identity without
 // echoing it.
 func parseRecipientText(s string) (*fanseal.Recipient, error) {
-	if isSecretKey(s) {
+	switch {
+	case isSecretKey(s):
 		return nil, errSecretAsRecipient
+	case isPluginRecipient(s):
+		return ageStanzaRecipient(s)
 	}
 	return fanseal.ParseRecipient(s)
 }
@@ -266,10 +237,35 @@ func identityList(files []string, stdin *stdinUse) ([]*namedIdentity, error) {
 	return list, nil
 }
 
-// readIdentities parses the identity file name, or in under that name.
+// readIdentities parses the identity file name, or in under that name:
+// fanseal's and age's keys and plugin identities, one per line, or an SSH
+// private key, the whole file.
 func readIdentities(name string, in io.Reader) ([]*namedIdentity, error) {
+	if in == nil {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("identity file: %w", err)
+		}
+		defer f.Close()
+		in = f
+	}
+	br := bufio.NewReader(in)
+	if startsSSHKey(br) {
+		id, err := readSSHIdentity(name, br)
+		if err != nil {
+			return nil, err
+		}
+		return []*namedIdentity{id}, nil
+	}
 	var list []*namedIdentity
-	err := readKeyLines(name, in, "identity", fanseal.MaxIdentities, func(line string, src keySource) error {
+	err := readKeyLines(name, br, "identity", fanseal.MaxIdentities, func(line string, src keySource) error {
+		if strings.HasPrefix(strings.ToUpper(line), "AGE-PLUGIN-") {
+			id, err := pluginIdentity(line)
+			if err == nil {
+				list = append(list, &namedIdentity{Identity: id, src: src})
+			}
+			return err
+		}
 		id, err := fanseal.ParseIdentity(line)
 		if err != nil {
 			return err

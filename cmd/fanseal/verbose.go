@@ -51,7 +51,7 @@ func reportSealed(w io.Writer, list []*namedRecipient, h *format.Header) {
 	fmt.Fprintf(w, "fanseal: sealed for %s:\n", plural(len(list), "recipient"))
 	for _, n := range list {
 		id := n.KeyID()
-		line := fmt.Sprintf("    %-16s %x  %s", n.Suite(), id, n.src.describe())
+		line := fmt.Sprintf("    %-16s %x  %s", n.Type(), id, n.src.describe())
 		if len(n.also) > 0 {
 			also := make([]string, len(n.also))
 			for i, s := range n.also {

@@ -52,6 +52,15 @@ func (h *Header) check() error {
 		i, body := st.Index, st.Body
 		switch st.Type {
 		case StanzaHPKE, StanzaShared, StanzaChannel, StanzaEphemeral:
+		case StanzaRSA, StanzaScrypt, StanzaAge:
+			if err := h.checkOther(st, seen); err != nil {
+				return err
+			}
+			dhAt = keepFirst(dhAt, i) // rule 11: all three are classical
+			if recipients++; recipients > MaxRecipients {
+				return malformed(i, "more than %d recipient stanzas", MaxRecipients)
+			}
+			continue
 		default:
 			continue // unknown types are skipped; the MAC covers them
 		}
@@ -144,6 +153,45 @@ func (h *Header) check() error {
 	h.ephemerals = ephemerals
 	return nil
 }
+
+// rsaIDTag names the key identifiers of ssh-rsa stanzas in the duplicate
+// check: a suite is a KEM identifier, and no KEM has this one (rule 11a
+// names an ssh-rsa stanza by its type, not a suite).
+const rsaIDTag = 0xff05
+
+// checkOther checks a stanza of type 0x06, 0x07 or 0x08 (rules 11a to
+// 11d); seen is nil in an anonymous envelope.
+func (h *Header) checkOther(st Stanza, seen *idSet) error {
+	anon := h.Anonymous()
+	switch st.Type {
+	case StanzaRSA: // rules 11a, 11b
+		id, _, err := ParseRSA(st.Body, anon)
+		if err != nil {
+			return fmt.Errorf("stanza %d: %w", st.Index, err)
+		}
+		if !anon {
+			if key := (recipientKey{kem: rsaIDTag, id: [KeyIDSize]byte(id)}); !seen.add(key) {
+				return fmt.Errorf("%w: %w: stanza %d repeats the ssh-rsa key identifier %x", errs.Malformed, errs.DuplicateRecipient, st.Index, id)
+			}
+		}
+	case StanzaScrypt: // rule 11c
+		if _, err := ParseScrypt(st.Body); err != nil {
+			return fmt.Errorf("stanza %d: %w", st.Index, err)
+		}
+		if h.Count != 1 {
+			return fmt.Errorf("%w: stanza %d: a scrypt (passphrase) stanza must be alone in its envelope, and this one has %d stanzas", errs.Malformed, st.Index, h.Count)
+		}
+	case StanzaAge: // rule 11d
+		if _, _, _, err := ParseAge(st.Body); err != nil {
+			return fmt.Errorf("stanza %d: %w", st.Index, err)
+		}
+		h.ageStanzas++
+	}
+	return nil
+}
+
+// AgeStanzas returns the number of StanzaAge stanzas, found by check.
+func (h *Header) AgeStanzas() int { return h.ageStanzas }
 
 // An idSet is a set of recipient keys: open addressing with linear
 // probing over a table at most half full, indexed by a hash keyed with a

@@ -58,6 +58,32 @@ const (
 	StanzaShared = 0x03
 	// StanzaChannel is the file key sealed under a static channel key.
 	StanzaChannel = 0x04
+	// StanzaRSA is the file key sealed with RSA-OAEP-SHA-256 to an ssh-rsa
+	// key.
+	StanzaRSA = 0x06
+	// StanzaScrypt is the file key sealed under a passphrase's scrypt key;
+	// it is alone in its envelope.
+	StanzaScrypt = 0x07
+	// StanzaAge is the file key sealed under a key derived from a secret
+	// that an age stanza, carried in it, wraps.
+	StanzaAge = 0x08
+)
+
+// Limits of the stanza types 0x06 to 0x08.
+const (
+	// MinRSASize and MaxRSASize bound an ssh-rsa modulus, in bytes (2 048
+	// to 4 096 bits).
+	MinRSASize = 256
+	MaxRSASize = 512
+	// ScryptSize is the body size of a scrypt stanza: salt, log_n, ct.
+	ScryptSize = ScryptSaltSize + 1 + WrappedSize
+	// ScryptSaltSize is the size of a scrypt stanza's salt.
+	ScryptSaltSize = 16
+	// MaxScryptLogN is the largest log_n the format allows.
+	MaxScryptLogN = 30
+	// MinAgeStanzaSize is the smallest age stanza body: one word of one
+	// byte, an empty body and ct.
+	MinAgeStanzaSize = 1 + 2 + 2 + WrappedSize
 )
 
 // AEAD identifiers (RFC 9180 values) allowed in a v1 envelope.
@@ -168,6 +194,8 @@ type Header struct {
 	MAC [MACSize]byte
 	// ephemerals are the StanzaEphemeral stanzas, found by check.
 	ephemerals []ephemeral
+	// ageStanzas counts the StanzaAge stanzas, found by check.
+	ageStanzas int
 }
 
 // ReadHeader reads a header and its MAC from r and checks the framing of
@@ -428,4 +456,116 @@ func ParseChannel(body []byte) (*ChannelStanza, error) {
 	s.Counter, b = binary.BigEndian.Uint64(b), b[8:]
 	s.CT = b
 	return s, nil
+}
+
+// ParseRSA decodes an ssh-rsa stanza body: its key identifier (nil when
+// anonymous) and ciphertext.
+func ParseRSA(body []byte, anonymous bool) (keyID, ct []byte, err error) {
+	if !anonymous {
+		if len(body) < KeyIDSize {
+			return nil, nil, fmt.Errorf("%w: ssh-rsa stanza of %d bytes", errs.Malformed, len(body))
+		}
+		keyID, body = body[:KeyIDSize], body[KeyIDSize:]
+	}
+	if len(body) < MinRSASize || len(body) > MaxRSASize {
+		return nil, nil, fmt.Errorf("%w: ssh-rsa stanza ciphertext of %d bytes (want %d to %d: a 2048- to 4096-bit modulus)", errs.Malformed, len(body), MinRSASize, MaxRSASize)
+	}
+	return keyID, body, nil
+}
+
+// A ScryptStanza is the body of a StanzaScrypt stanza.
+type ScryptStanza struct {
+	Salt []byte
+	LogN int
+	CT   []byte
+}
+
+// ParseScrypt decodes a scrypt stanza body.
+func ParseScrypt(body []byte) (*ScryptStanza, error) {
+	if len(body) != ScryptSize {
+		return nil, fmt.Errorf("%w: scrypt stanza of %d bytes, want %d", errs.Malformed, len(body), ScryptSize)
+	}
+	s := &ScryptStanza{Salt: body[:ScryptSaltSize], LogN: int(body[ScryptSaltSize]), CT: body[ScryptSaltSize+1:]}
+	if s.LogN < 1 || s.LogN > MaxScryptLogN {
+		return nil, fmt.Errorf("%w: scrypt work factor 2^%d (the format allows 2^1 to 2^%d)", errs.Malformed, s.LogN, MaxScryptLogN)
+	}
+	return s, nil
+}
+
+// An AgeStanza is the age stanza that a StanzaAge stanza carries: Words
+// holds its type and arguments.
+type AgeStanza struct {
+	Words []string
+	Body  []byte
+}
+
+// AppendAge appends the encoding of the age stanza a (everything of a
+// StanzaAge body but its ct) to b. It fails if a word is empty, longer
+// than 255 bytes or not printable ASCII, if there are no words or more
+// than 255, or if the body does not fit a stanza.
+func AppendAge(b []byte, a *AgeStanza) ([]byte, error) {
+	if len(a.Words) == 0 || len(a.Words) > 255 {
+		return nil, fmt.Errorf("%w: age stanza with %d words (want 1 to 255)", errs.Malformed, len(a.Words))
+	}
+	start := len(b)
+	b = append(b, byte(len(a.Words)))
+	for _, w := range a.Words {
+		if err := checkAgeWord(w); err != nil {
+			return nil, err
+		}
+		b = append(b, byte(len(w)))
+		b = append(b, w...)
+	}
+	if len(b)-start+2+len(a.Body)+WrappedSize > 0xffff {
+		return nil, fmt.Errorf("%w: age stanza of %d bytes does not fit a fanseal stanza (at most %d bytes with its ct)", errs.Malformed, len(b)-start+2+len(a.Body), 0xffff)
+	}
+	b = binary.BigEndian.AppendUint16(b, uint16(len(a.Body)))
+	return append(b, a.Body...), nil
+}
+
+func checkAgeWord(w string) error {
+	if len(w) == 0 || len(w) > 255 {
+		return fmt.Errorf("%w: age stanza word of %d bytes (want 1 to 255)", errs.Malformed, len(w))
+	}
+	for i := 0; i < len(w); i++ {
+		if w[i] < 0x21 || w[i] > 0x7e {
+			return fmt.Errorf("%w: age stanza word with byte 0x%02x (want printable ASCII)", errs.Malformed, w[i])
+		}
+	}
+	return nil
+}
+
+// ParseAge decodes a StanzaAge body: the age stanza, its encoding (the
+// bytes its key derivation hashes) and ct.
+func ParseAge(body []byte) (a *AgeStanza, encoded, ct []byte, err error) {
+	bad := func(what string) error {
+		return fmt.Errorf("%w: age stanza: %s", errs.Malformed, what)
+	}
+	if len(body) < MinAgeStanzaSize {
+		return nil, nil, nil, bad(fmt.Sprintf("%d bytes, shorter than %d", len(body), MinAgeStanzaSize))
+	}
+	encoded, ct = body[:len(body)-WrappedSize], body[len(body)-WrappedSize:]
+	b := encoded
+	n := int(b[0])
+	b = b[1:]
+	if n == 0 {
+		return nil, nil, nil, bad("no words")
+	}
+	a = &AgeStanza{Words: make([]string, 0, n)}
+	for range n {
+		if len(b) < 1 || len(b) < 1+int(b[0]) {
+			return nil, nil, nil, bad("a word runs past the stanza")
+		}
+		w := string(b[1 : 1+int(b[0])])
+		if err := checkAgeWord(w); err != nil {
+			return nil, nil, nil, err
+		}
+		a.Words = append(a.Words, w)
+		b = b[1+int(b[0]):]
+	}
+	if len(b) < 2 || len(b) != 2+int(binary.BigEndian.Uint16(b)) {
+		return nil, nil, nil, bad("its body length does not match the stanza")
+	}
+	a.Body = b[2:]
+	return a, encoded, ct, nil
 }

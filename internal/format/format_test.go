@@ -292,3 +292,42 @@ func TestShortInputMagic(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseAge decodes arbitrary bytes as an age-stanza stanza body: it
+// never panics, refuses with errs.Malformed, and what it accepts encodes
+// back to the same bytes.
+func FuzzParseAge(f *testing.F) {
+	enc, _ := AppendAge(nil, &AgeStanza{Words: []string{"X25519", "abc"}, Body: []byte("body")})
+	f.Add(append(enc, make([]byte, WrappedSize)...))
+	f.Add(make([]byte, MinAgeStanzaSize))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		a, encoded, ct, err := ParseAge(body)
+		if err != nil {
+			if !errors.Is(err, errs.Malformed) {
+				t.Fatalf("undocumented error: %v", err)
+			}
+			return
+		}
+		again, err := AppendAge(nil, a)
+		if err != nil || !bytes.Equal(again, encoded) || len(ct) != WrappedSize {
+			t.Fatalf("%x decodes to %+v, which encodes to %x (%v)", body, a, again, err)
+		}
+	})
+}
+
+// FuzzParseRSAScrypt decodes arbitrary bytes as ssh-rsa and scrypt stanza
+// bodies: never a panic, only errs.Malformed.
+func FuzzParseRSAScrypt(f *testing.F) {
+	f.Add(make([]byte, KeyIDSize+MinRSASize))
+	f.Add(append(make([]byte, ScryptSaltSize), append([]byte{18}, make([]byte, WrappedSize)...)...))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, anon := range []bool{false, true} {
+			if _, _, err := ParseRSA(body, anon); err != nil && !errors.Is(err, errs.Malformed) {
+				t.Fatal(err)
+			}
+		}
+		if s, err := ParseScrypt(body); err != nil && !errors.Is(err, errs.Malformed) || err == nil && (s.LogN < 1 || s.LogN > MaxScryptLogN) {
+			t.Fatal(err)
+		}
+	})
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// ptyRun runs bin with args on a new pseudo-terminal, its controlling
+// terminal, and types each answer when the next prompt (ending in ":")
+// appears there; it returns the command's error, its stderr and what the
+// terminal showed.
+func ptyRun(t *testing.T, bin string, answers []string, args ...string) (error, string, string) {
+	t.Helper()
+	master, tty := openPTYPair(t)
+	cmd := exec.Command(bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	var mu sync.Mutex
+	var screen strings.Builder
+	go func() {
+		buf := make([]byte, 1024)
+		for {
+			n, err := master.Read(buf)
+			mu.Lock()
+			screen.Write(buf[:n])
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i, a := range answers {
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			mu.Lock()
+			asked := strings.Count(screen.String(), "passphrase:") > i
+			mu.Unlock()
+			if asked {
+				break
+			}
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("prompt %d never came; stderr %q, terminal %q", i+1, stderr.String(), screen.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		master.Write([]byte(a + "\r"))
+	}
+	err := cmd.Wait()
+	time.Sleep(50 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	return err, stderr.String(), screen.String()
+}
+
+// TestEnvelopePassphraseOnTerminal: encrypt -p asks the passphrase twice
+// on the controlling terminal (a pseudo-terminal), never echoing it, and
+// seals a fanseal envelope that decrypt, asking once, opens with what was
+// typed; a wrong passphrase leaves no output.
+func TestEnvelopePassphraseOnTerminal(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	in := writeFile(t, dir, "plain", []byte("typed twice"))
+	env := filepath.Join(dir, "env.fsl")
+	const pass = "a passphrase on the terminal"
+	err, stderr, shown := ptyRun(t, bin, []string{pass, pass}, "encrypt", "-p", "-o", env, in)
+	if err != nil || !strings.Contains(shown, "Confirm passphrase:") {
+		t.Fatalf("encrypt -p: %v, stderr %q, terminal %q", err, stderr, shown)
+	}
+	if strings.Contains(shown, pass) {
+		t.Fatalf("the passphrase was echoed: %q", shown)
+	}
+	if !bytes.HasPrefix(mustRead(t, env), []byte("FANSEAL")) {
+		t.Fatal("not a fanseal envelope")
+	}
+	out := filepath.Join(dir, "out")
+	err, stderr, shown = ptyRun(t, bin, []string{pass}, "decrypt", "-o", out, env)
+	if got, rerr := os.ReadFile(out); err != nil || rerr != nil || string(got) != "typed twice" {
+		t.Fatalf("decrypt: %v, %q, stderr %q", err, got, stderr)
+	}
+	if strings.Contains(shown, pass) {
+		t.Fatalf("the passphrase was echoed: %q", shown)
+	}
+	os.Remove(out)
+	err, stderr, _ = ptyRun(t, bin, []string{"a wrong guess"}, "decrypt", "-o", out, env)
+	if _, rerr := os.Stat(out); err == nil || rerr == nil || !strings.Contains(stderr, "tampered with") {
+		t.Fatalf("wrong passphrase: %v, output exists %v, stderr %q", err, rerr == nil, stderr)
+	}
+	// The passphrases typed must match.
+	err, stderr, _ = ptyRun(t, bin, []string{pass, "another"}, "encrypt", "-p", "-o", env+"2", in)
+	if err == nil || !strings.Contains(stderr, "do not match") {
+		t.Fatalf("mismatch: %v, stderr %q", err, stderr)
+	}
+}
