@@ -37,7 +37,7 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) (err erro
 	if err != nil {
 		return err
 	}
-	if err := refuseSameAsInput("-o", opts.out, inputs(first(pos), "identity file", opts.identities)...); err != nil {
+	if err := refuseSameAsInput("-o", opts.out, stdin, stdout, inputs(first(pos), "identity file", opts.identities)...); err != nil {
 		return err
 	}
 	noIdentities := fmt.Errorf("%w: decrypt needs at least one -i PATH (an identity file), except for an envelope or age file sealed to a passphrase", errUsage)

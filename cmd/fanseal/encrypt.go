@@ -49,8 +49,11 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	keyFiles := append(append([]input{}, inputs("", "recipients file", opts.files)...), inputs("", "identity file", opts.identities)...)
-	if err := refuseSameAsInput("-o", opts.out, append(keyFiles, input{"input", first(pos)})...); err != nil {
+	ins := inputs(first(pos), "recipients file", opts.files)
+	for _, f := range opts.identities {
+		ins = append(ins, input{"identity file", f})
+	}
+	if err := refuseSameAsInput("-o", opts.out, stdin, stdout, ins...); err != nil {
 		return err
 	}
 	if opts.age {

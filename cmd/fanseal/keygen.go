@@ -82,12 +82,12 @@ func keygen(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 // (standard input for "" and "-") to the output, their key identifiers to
 // stderr.
 func publicKeys(o *keygenOptions, name string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if err := refuseSameAsInput("-o", o.out, stdin, stdout, input{"identity file", name}); err != nil {
+		return err
+	}
 	var in io.Reader
 	if name == "" || name == "-" {
 		name, in = "standard input", stdin
-	}
-	if err := refuseSameAsInput("-o", o.out, input{"identity file", name}); err != nil {
-		return err
 	}
 	ids, err := readIdentities(name, in)
 	if err != nil {

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"cmp"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
+	"path"
 	"strconv"
 	"strings"
 )
@@ -21,18 +24,20 @@ const outputRule = `Output files:
     only once the whole output is complete (for decrypt: once the whole
     payload has authenticated), keeping the old file's mode; a new file gets
     the mode your umask gives. Until then nothing appears under the name,
-    and an interrupted or killed command leaves nothing behind. A new key
-    file never replaces a file, not even one created while keygen ran.
-    Everything else is written in place, so the kernel's own protections
-    apply: "-", /dev/stdout, /dev/stderr and /dev/fd/N write to that
-    descriptor (in append mode if the shell opened it so); a device, a FIFO
-    or a symbolic link is opened with open(2), and a regular file reached
-    through a link keeps its inode, mode and owner and gets the output only
-    once it is complete. A link in a world-writable sticky directory such as
-    /tmp is followed only if you or the directory's owner own it. A path
-    that cannot be written, an output that is the same file as an input,
-    identity or recipients file, and two options that name one file are
-    refused before any work starts.`
+    and an interrupted command leaves nothing behind (a killed one neither,
+    where the file system has unnamed temporary files, as Linux's do). A new
+    key file never replaces a file, not even one created while keygen ran.
+    Everything else is written in place, as open(2) would and with the
+    kernel's protections whatever the system's settings: "-", /dev/stdout,
+    /dev/stderr and /dev/fd/N write to that descriptor (in append mode if
+    the shell opened it so); a device or FIFO is opened and written; a
+    regular file reached through a symbolic link keeps its inode, mode and
+    owner and gets the output only once it is complete. In a world-writable
+    sticky directory such as /tmp, a link is followed, and a file replaced,
+    only if you or the directory's owner own it. A path that cannot be
+    written, an output that is the same file as an input, identity or
+    recipients file, and two options that name one file are refused before
+    any work starts.`
 
 // unnamedOff turns unnamed temporary files off, so that the tests can run
 // the named fallback through the same code (in-process, or in a binary
@@ -42,30 +47,36 @@ var unnamedOff string
 // An output is where a command writes one of its outputs (outputRule):
 //   - standard output, or another descriptor of the process, written in
 //     place;
-//   - a device or FIFO, opened with open(2) and written in place;
+//   - a device or FIFO, opened and written in place;
 //   - a regular file that the path names directly: the content goes to a
 //     staging file in the same directory and Commit gives it the name,
 //     replacing what was there (or, for keygen, refusing to);
-//   - a regular file reached through a symbolic link, opened with open(2):
-//     the content goes to a staging file and Commit copies it into the
-//     file, which keeps its inode, mode and owner.
+//   - a regular file reached through a symbolic link: the content goes to
+//     a staging file beside it and Commit copies it into the file, which
+//     keeps its inode, mode and owner; a link to nothing gets the file
+//     created, complete, by Commit.
 //
-// A staging file is unnamed (Linux's O_TMPFILE), which the kernel discards
-// if the process dies, however it dies. Where the file system has no
-// unnamed files, a hidden temporary file takes its place, readable only by
-// its owner and removed by Abort or by a signal (see removeOnSignal); only
-// SIGKILL or a crash can leave that one behind.
+// The path is walked once, at the start (walk): every later step is
+// relative to the directory it found, so that renaming or linking a
+// directory meanwhile changes nothing. A staging file is unnamed (Linux's
+// O_TMPFILE), which the kernel discards if the process dies, however it
+// dies. Where the file system has no unnamed files, a hidden temporary
+// file takes its place, readable only by its owner and removed by Abort or
+// by a signal (see removeOnSignal); only SIGKILL or a crash can leave that
+// one behind.
 type output struct {
 	io.Writer
 	name    string      // as the user gave it, for messages
-	target  string      // the directly named regular file Commit creates or replaces
-	replace bool        // whether Commit may replace target
-	perm    os.FileMode // the mode Commit gives target
-	owner   *os.File    // the existing target whose owner the new file keeps, if any
+	replace bool        // whether Commit may replace an existing file
+	perm    os.FileMode // the mode of the file Commit creates or replaces
+	dir     *dir        // the directory of the file, once walked; nil otherwise
+	base    string      // the file's name in dir, created or replaced by Commit ("" if written in place)
+	owner   *fileInfo   // the replaced file, whose owner the new one keeps
 	through *os.File    // a regular file reached through a link, filled by Commit
-	link    string      // a dangling link, whose target Commit creates through it
 	file    *os.File    // what Writer writes to: a device, FIFO, descriptor or staging file
-	tmp     string      // the named staging file; "" for an unnamed one
+	created bool        // base is created through a link: never replaces a file
+	tmp     string      // the named staging file in dir; "" for an unnamed one
+	err     error       // the first write that failed: Commit then fails
 	done    bool
 }
 
@@ -90,106 +101,107 @@ func startOutput(name string, stdout io.Writer, perm os.FileMode, replace bool) 
 	if name == "" || name == "-" {
 		return &output{Writer: stdout, name: "standard output"}, nil
 	}
-	o := &output{name: name, replace: replace}
-	if fd, ok := descriptorName(name); ok {
-		if fd == 1 {
-			o.Writer = stdout // exactly as "-"
-			return o, nil
-		}
-		f, err := dupDescriptor(fd, name)
-		if err != nil {
-			return nil, fmt.Errorf("cannot write %s: %w", name, unwrapPath(err))
-		}
-		o.Writer, o.file = f, f
-		return o, nil
-	}
-	fi, err := os.Lstat(name)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		o.perm = perm &^ umask()
-	case err != nil:
+	o := &output{name: name, replace: replace, perm: perm &^ umask()}
+	if err := o.start(stdout); err != nil {
+		o.Abort()
 		return nil, fmt.Errorf("cannot write %s: %w", name, unwrapPath(err))
-	case fi.Mode().IsRegular():
-		if !replace {
-			return nil, errExists(name)
-		}
-		o.perm = fi.Mode().Perm()
-		// Opened read-only only to learn the owner: a fresh file belongs to
-		// whoever runs the command.
-		if f, err := os.Open(name); err == nil {
-			o.owner = f
-		}
-	case fi.IsDir():
-		return nil, fmt.Errorf("cannot write %s: it is a directory", name)
-	default: // a symbolic link, device, FIFO or socket: open(2) decides
-		if err := o.openInPlace(fi); err != nil {
-			return nil, err
-		}
-		if o.through == nil && o.link == "" {
-			return o, nil
-		}
-		// The file gets the output only once it is complete: until then
-		// it is staged where temporary files go.
-		if err := o.stage(os.TempDir()); err != nil {
-			return nil, err
-		}
-		return o, nil
-	}
-	o.target = name
-	if err := o.stage(filepath.Dir(name)); err != nil {
-		return nil, err
 	}
 	return o, nil
 }
 
-// openInPlace opens o.name, which is not a regular file (fi says what it
-// is), with open(2): a device or FIFO becomes the writer; a regular file
-// reached through a link becomes o.through; a dangling link becomes o.link.
-func (o *output) openInPlace(fi fs.FileInfo) error {
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		if err := followAllowed(o.name, fi); err != nil {
-			return fmt.Errorf("cannot write %s: %w", o.name, err)
+// start walks the output's path and opens what the output writes.
+func (o *output) start(stdout io.Writer) error {
+	fd, ok := descriptorName(o.name)
+	w := &walked{fd: fd}
+	if !ok {
+		var err error
+		if w, err = walk(o.name); err != nil {
+			return err
 		}
 	}
-	f, err := os.OpenFile(o.name, os.O_WRONLY, 0)
-	if errors.Is(err, fs.ErrNotExist) && fi.Mode()&fs.ModeSymlink != 0 {
-		if !o.replace {
-			return fmt.Errorf("cannot write %s: a symbolic link to nothing; a key file is never created through a link", o.name)
+	if w.fd >= 0 {
+		return o.useDescriptor(w.fd, stdout)
+	}
+	o.dir = w.dir
+	switch fi := w.fi; {
+	case fi == nil && w.viaLink && !o.replace:
+		return errors.New("a symbolic link to nothing; a key file is never created through a link")
+	case fi == nil:
+		o.base, o.created = w.base, w.viaLink // created by Commit
+	case fi.mode.IsDir():
+		return errors.New("it is a directory")
+	case fi.mode.IsRegular() && !o.replace:
+		return errExists(o.name)
+	case fi.mode.IsRegular():
+		if guarded, err := o.dir.guarded(fi, false); err != nil || guarded {
+			return cmp.Or(err, errProtectedFile)
 		}
-		o.link = o.name
+		if err := o.dir.writable(w.base); err != nil {
+			return err
+		}
+		if !w.viaLink {
+			o.base, o.perm, o.owner = w.base, fi.mode.Perm(), fi
+			break
+		}
+		f, err := o.dir.open(w.base, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		if fd := inheritedDescriptor(f); fd >= 0 {
+			f.Close() // the file behind standard output or error: append as they do
+			return o.useDescriptor(fd, stdout)
+		}
+		o.through = f
+	default: // a device, FIFO or socket
+		f, err := o.dir.open(w.base, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		o.Writer, o.file = f, f
 		return nil
 	}
+	return o.stage()
+}
+
+// useDescriptor makes the process's descriptor fd the writer: standard
+// output is written exactly as "-" is.
+func (o *output) useDescriptor(fd int, stdout io.Writer) error {
+	if fd == 1 {
+		o.Writer = stdout
+		return nil
+	}
+	f, err := dupDescriptor(fd, o.name)
 	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", o.name, unwrapPath(err))
+		return err
 	}
-	st, err := f.Stat()
-	switch {
-	case err != nil:
-		f.Close()
-		return fmt.Errorf("cannot write %s: %w", o.name, unwrapPath(err))
-	case st.Mode().IsRegular() && !o.replace:
-		f.Close()
-		return errExists(o.name)
-	case st.Mode().IsRegular():
-		o.through = f
-	default:
-		o.Writer, o.file = f, f
-	}
+	o.Writer, o.file = f, f
 	return nil
 }
 
-// stage creates the staging file in dir and makes it the writer.
-func (o *output) stage(dir string) error {
-	f, err := openUnnamed(dir)
-	if errors.Is(err, errNoUnnamed) {
-		f, err = createTemp(dir, tempPattern)
-		if f != nil {
-			o.tmp = f.Name()
+// inheritedDescriptor returns 1 or 2 when f is the file behind the
+// process's standard output or error, -1 otherwise.
+func inheritedDescriptor(f *os.File) int {
+	st, err := fdInfo(int(f.Fd()))
+	if err != nil {
+		return -1
+	}
+	for _, fd := range []int{1, 2} {
+		if std, err := fdInfo(fd); err == nil && std.same(st) {
+			return fd
 		}
 	}
+	return -1
+}
+
+// stage creates the staging file in the output's directory and makes it
+// the writer.
+func (o *output) stage() error {
+	f, err := o.dir.openUnnamed()
+	if errors.Is(err, errNoUnnamed) {
+		f, o.tmp, err = createTemp(o.dir)
+	}
 	if err != nil {
-		o.release()
-		return fmt.Errorf("cannot write %s: %w", o.name, unwrapPath(err))
+		return err
 	}
 	o.Writer, o.file = f, f
 	return nil
@@ -200,21 +212,30 @@ func (o *output) stage(dir string) error {
 // that fits in the directory does.
 const tempPattern = ".fanseal-*.tmp"
 
+// tempName returns a fresh hidden name: .fanseal-<16 hex digits>.tmp.
+func tempName() string {
+	var r [8]byte
+	rand.Read(r[:])
+	return strings.Replace(tempPattern, "*", hex.EncodeToString(r[:]), 1)
+}
+
 // errExists is the error of an output that must never replace a file.
 func errExists(name string) error {
 	return fmt.Errorf("%s exists; it is never replaced (remove it first, or choose another name)", name)
 }
 
 // descriptorName reports whether name is one of the names of a descriptor
-// of this process: /dev/stdout, /dev/stderr, /dev/fd/N or /proc/self/fd/N.
+// of this process: /dev/stdout, /dev/stderr, /dev/fd/N, or N in the fd
+// directory of /proc/self, /proc/thread-self or /proc/PID (this process's).
 func descriptorName(name string) (int, bool) {
-	switch name = filepath.Clean(name); name {
+	switch name = path.Clean(name); name {
 	case "/dev/stdout":
 		return 1, true
 	case "/dev/stderr":
 		return 2, true
 	}
-	for _, dir := range []string{"/dev/fd/", "/proc/self/fd/"} {
+	self := "/proc/" + strconv.Itoa(os.Getpid()) + "/fd/"
+	for _, dir := range []string{"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/", self} {
 		if n, ok := strings.CutPrefix(name, dir); ok {
 			if fd, err := strconv.Atoi(n); err == nil && fd >= 0 && strconv.Itoa(fd) == n {
 				return fd, true
@@ -239,13 +260,19 @@ func unwrapPath(err error) error {
 }
 
 // Write writes to the output. An error names the output as the user gave
-// it, never the temporary file it goes through.
+// it, never the temporary file it goes through, and is remembered: Commit
+// then fails and discards the output, so that a writer that drops errors
+// (runtime/pprof's) cannot commit a short file.
 func (o *output) Write(p []byte) (int, error) {
+	if o.err != nil {
+		return 0, o.err
+	}
 	n, err := o.Writer.Write(p)
 	if err != nil {
-		err = fmt.Errorf("writing %s: %w", o.name, unwrapPath(err))
+		o.err = fmt.Errorf("writing %s: %w", o.name, unwrapPath(err))
+		return n, o.err
 	}
-	return n, err
+	return n, nil
 }
 
 // Commit completes the output. A directly named regular file gets its mode
@@ -253,23 +280,28 @@ func (o *output) Write(p []byte) (int, error) {
 // under its name, replacing what was there, or, for createNewOutput,
 // failing if anything is there now. A regular file reached through a link
 // gets the whole output in place. Commit is a no-op for standard output,
-// and closes a descriptor, device or FIFO.
+// and closes a descriptor, device or FIFO. If a write failed, Commit
+// discards the output and returns that error.
 func (o *output) Commit() error {
 	if o.done {
 		return nil
 	}
-	o.done = true
-	if o.file == nil {
-		return nil
+	if o.err != nil {
+		o.Abort()
+		return o.err
 	}
+	o.done = true
+	defer o.release()
 	var err error
 	switch {
-	case o.target != "":
-		err = o.commitTarget()
-	case o.through != nil || o.link != "":
+	case o.file == nil:
+		return nil
+	case o.through != nil:
 		err = o.commitThrough()
-	default:
+	case o.base == "":
 		err = o.file.Close()
+	default:
+		err = o.commitTarget()
 	}
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) && !o.replace {
@@ -280,49 +312,57 @@ func (o *output) Commit() error {
 	return nil
 }
 
-// commitTarget gives the staging file the directly named target's name.
+// commitTarget gives the staging file its name in the output's directory:
+// it replaces a file there, or, for a key file and for a file created
+// through a link, is linked in only if nothing has the name. The staging
+// file keeps mode 0o600 until it is whole on disk.
 func (o *output) commitTarget() error {
-	defer o.release()
-	err := errors.Join(o.file.Chmod(o.perm), keepOwner(o.file, o.owner), o.file.Sync())
+	err := o.file.Sync()
 	if err == nil {
-		if o.tmp != "" {
-			err = errors.Join(o.file.Close(), commitTemp(o.tmp, o.target, o.replace))
-		} else {
-			err = errors.Join(linkUnnamed(o.file, o.target, o.replace), o.file.Close())
+		err = errors.Join(o.file.Chmod(o.perm), keepOwner(o.file, o.owner))
+	}
+	replace := o.replace && !o.created
+	if err == nil {
+		switch {
+		case o.tmp != "":
+			err = errors.Join(o.file.Close(), commitTemp(o.dir, o.tmp, o.base, replace))
+		case !replace:
+			err = errors.Join(o.dir.linkUnnamed(o.file, o.base), o.file.Close())
+		default:
+			// linkat cannot replace a file: link under a hidden name, then
+			// rename (the hidden name is recorded for removeOnSignal for the
+			// instant it exists; it holds the complete output).
+			hidden := tempName()
+			err = withTemporary(o.dir, hidden, func() error { return o.dir.linkUnnamed(o.file, hidden) })
+			if err == nil {
+				err = commitTemp(o.dir, hidden, o.base, true)
+			}
+			err = errors.Join(err, o.file.Close())
 		}
 	}
 	if err != nil {
 		o.file.Close()
 		if o.tmp != "" {
-			removeTemp(o.tmp)
+			removeTemp(o.dir, o.tmp)
 		}
 	}
 	return err
 }
 
 // commitThrough copies the staging file into the regular file that a link
-// leads to (opening it now, through the link, if it did not exist), from
-// its start, and cuts it there. It holds the temporaries' lock, so that a
-// signal that arrives meanwhile ends the process only once the file is
-// whole.
-func (o *output) commitThrough() (err error) {
+// leads to, from its start, and cuts it there. It holds the temporaries'
+// lock, so that a signal that arrives meanwhile ends the process only once
+// the file is whole.
+func (o *output) commitThrough() error {
 	temporaries.Lock()
 	defer temporaries.Unlock()
 	defer func() {
 		o.file.Close()
 		if o.tmp != "" {
-			os.Remove(o.tmp)
-			delete(temporaries.names, o.tmp)
+			o.dir.remove(o.tmp)
+			delete(temporaries.files, temporary{o.dir, o.tmp})
 		}
-		o.release()
 	}()
-	if o.through == nil {
-		f, err := os.OpenFile(o.link, os.O_WRONLY|os.O_CREATE, o.perm)
-		if err != nil {
-			return err
-		}
-		o.through = f
-	}
 	if _, err := o.file.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
@@ -341,23 +381,22 @@ func (o *output) Abort() {
 		return
 	}
 	o.done = true
-	o.release()
 	if o.file != nil {
 		o.file.Close()
 	}
 	if o.tmp != "" {
-		removeTemp(o.tmp)
+		removeTemp(o.dir, o.tmp)
 	}
+	o.release()
 }
 
-// release closes the files an output holds beside the one it writes.
+// release closes what an output holds beside the file it writes.
 func (o *output) release() {
-	for _, f := range []**os.File{&o.owner, &o.through} {
-		if *f != nil {
-			(*f).Close()
-			*f = nil
-		}
+	if o.through != nil {
+		o.through.Close()
+		o.through = nil
 	}
+	o.dir.close()
 }
 
 // reportTo returns where a command's report goes: to stderr when one of
@@ -377,8 +416,11 @@ func (o *output) stdout() bool { return o != nil && o.file == nil && !o.done }
 // commitWith writes the output with write, then commits it; if write
 // fails, the output is aborted.
 func (o *output) commitWith(write func(io.Writer) error) error {
-	if err := write(o.Writer); err != nil { // not o: its Write names the output too
+	if err := write(o); err != nil {
 		o.Abort()
+		if o.err != nil {
+			return o.err // Write named the output
+		}
 		return fmt.Errorf("writing %s: %w", o.name, unwrapPath(err))
 	}
 	return o.Commit()

@@ -305,7 +305,7 @@ func TestNamedFallback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.tmp == "" || mode(t, o.tmp) != 0o600 {
+	if o.tmp == "" || mode(t, filepath.Join(dir, o.tmp)) != 0o600 {
 		t.Fatalf("temporary file %q", o.tmp)
 	}
 	io.WriteString(o, "partial")

@@ -1,40 +1,55 @@
 package main
 
 import (
-	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 )
 
 // A place is what an output or input path leads to, for telling whether
 // two paths name one file: a descriptor of the process, an existing file
 // (by device and inode, through any links), or, for a file that does not
 // exist yet, the name it would get in its directory (by the directory's
-// device and inode).
+// device and inode), all as walk finds them.
 type place struct {
-	fd   int         // the descriptor, or -1
-	file fs.FileInfo // the existing file, or nil
-	dir  fs.FileInfo // the directory of a file that does not exist, or nil
-	base string      // that file's name in dir
+	fd   int       // the descriptor, or -1
+	file *fileInfo // the file: the existing one, or the descriptor's
+	dir  *fileInfo // the directory of a file that does not exist, or nil
+	base string    // that file's name in dir
 }
 
-// placeOf returns what name leads to; "-" and "" are standard output.
-func placeOf(name string) place {
+// placeOf returns what name leads to; "-" and "" are the descriptor std
+// (0 for an input, 1 for an output), described when the command's own
+// file is the process's (*os.File).
+func placeOf(name string, std int, file any) place {
 	if name == "" || name == "-" {
-		return place{fd: 1}
+		p := place{fd: std}
+		if f, ok := file.(*os.File); ok {
+			p.file, _ = fdInfo(int(f.Fd()))
+		}
+		return p
 	}
 	if fd, ok := descriptorName(name); ok {
-		return place{fd: fd}
+		p := place{fd: fd}
+		p.file, _ = fdInfo(fd)
+		return p
 	}
 	p := place{fd: -1}
-	if fi, err := os.Stat(name); err == nil {
-		p.file = fi
-	} else if errors.Is(err, fs.ErrNotExist) {
-		if dir, err := os.Stat(filepath.Dir(name)); err == nil {
-			p.dir, p.base = dir, filepath.Base(name)
-		}
+	w, err := walk(name)
+	if err != nil {
+		return p
+	}
+	defer w.dir.close()
+	switch {
+	case w.fd >= 0:
+		p.fd = w.fd
+		p.file, _ = fdInfo(w.fd)
+	case w.fi != nil:
+		p.file = w.fi
+	default:
+		p.dir, _ = w.dir.info()
+		p.base = w.base
 	}
 	return p
 }
@@ -44,20 +59,20 @@ func placeOf(name string) place {
 // /dev/null excepted: writing it twice destroys nothing), or the same name
 // in the same directory, however each path spells it.
 func sameFile(a, b string) bool {
-	pa, pb := placeOf(a), placeOf(b)
+	pa, pb := placeOf(a, 1, nil), placeOf(b, 1, nil)
 	switch {
-	case pa.fd >= 0 || pb.fd >= 0:
-		return pa.fd == pb.fd
+	case pa.fd >= 0 && pa.fd == pb.fd:
+		return true
 	case pa.file != nil && pb.file != nil:
-		return os.SameFile(pa.file, pb.file) && pa.file.Mode()&fs.ModeCharDevice == 0
+		return pa.file.same(pb.file) && pa.file.mode&fs.ModeCharDevice == 0
 	case pa.dir != nil && pb.dir != nil:
-		return pa.base == pb.base && os.SameFile(pa.dir, pb.dir)
+		return pa.base == pb.base && pa.dir.same(pb.dir)
 	}
 	return false
 }
 
 // isStdout reports whether the output name is standard output.
-func isStdout(name string) bool { return placeOf(name).fd == 1 }
+func isStdout(name string) bool { return placeOf(name, 1, nil).fd == 1 }
 
 // An input is a file a command reads, named for messages: "input",
 // "identity file", "recipients file".
@@ -74,19 +89,24 @@ func inputs(in, what string, keyFiles []string) []input {
 }
 
 // refuseSameAsInput refuses, before any work, an output that is the same
-// regular file (device and inode, through any links and spellings) as one
-// of the command's inputs: writing it would destroy what is being read.
-func refuseSameAsInput(flag, out string, inputs ...input) error {
-	po := placeOf(out)
-	if po.file == nil || !po.file.Mode().IsRegular() {
+// regular file (device and inode, through any links, spellings and
+// descriptors, standard input and output included) as one of the
+// command's inputs: writing it would destroy what is being read.
+func refuseSameAsInput(flag, out string, stdin io.Reader, stdout io.Writer, inputs ...input) error {
+	po := placeOf(out, 1, stdout)
+	if po.file == nil || !po.file.mode.IsRegular() {
 		return nil
 	}
 	for _, in := range inputs {
-		if in.name == "" || in.name == "-" {
-			continue
-		}
-		if pi := placeOf(in.name); pi.file != nil && os.SameFile(po.file, pi.file) {
-			return fmt.Errorf("input and output file are the same: %s %s is the %s %s", flag, out, in.what, in.name)
+		if pi := placeOf(in.name, 0, stdin); pi.file != nil && po.file.same(pi.file) {
+			what := in.name
+			if what == "" || what == "-" {
+				what = "(standard input)"
+			}
+			if out == "" || out == "-" {
+				out = "(standard output)"
+			}
+			return fmt.Errorf("input and output file are the same: %s %s is the %s %s", flag, out, in.what, what)
 		}
 	}
 	return nil

@@ -14,64 +14,71 @@ import (
 // files, so an output uses a named one.
 var errNoUnnamed = errors.New("no unnamed temporary files here")
 
-// temporaries holds the names of the temporary output files that are
-// neither committed nor removed yet. Its lock orders a commit's rename
-// against a signal's clean-up: a signal either removes a temporary file
-// before its rename, or finds it already renamed into a complete output.
+// temporaries holds the staging files with a name (and, for the instant
+// it exists, the hidden name an unnamed one is linked to) that are neither
+// committed nor removed yet. Its lock orders a commit's rename against a
+// signal's clean-up: a signal either removes a temporary file before its
+// rename, or finds it already renamed into a complete output.
 var temporaries = struct {
 	sync.Mutex
-	names map[string]bool
-}{names: map[string]bool{}}
+	files map[temporary]bool
+}{files: map[temporary]bool{}}
 
-// createTemp is os.CreateTemp (mode 0o600), recording the file for
-// removeOnSignal.
-func createTemp(dir, pattern string) (*os.File, error) {
-	temporaries.Lock()
-	defer temporaries.Unlock()
-	f, err := os.CreateTemp(dir, pattern)
-	if err == nil {
-		temporaries.names[f.Name()] = true
-	}
-	return f, err
+// A temporary is a file name in a directory that an output holds open.
+type temporary struct {
+	d    *dir
+	name string
 }
 
-// withTemporary runs create, which makes the file tmp, recording tmp for
-// removeOnSignal from before it exists.
-func withTemporary(tmp string, create func() error) error {
+// createTemp creates a named staging file in d (mode 0o600), recording it
+// for removeOnSignal.
+func createTemp(d *dir) (*os.File, string, error) {
+	temporaries.Lock()
+	defer temporaries.Unlock()
+	f, name, err := d.createTemp()
+	if err == nil {
+		temporaries.files[temporary{d, name}] = true
+	}
+	return f, name, err
+}
+
+// withTemporary runs create, which makes the file name in d, recording it
+// for removeOnSignal from before it exists.
+func withTemporary(d *dir, name string, create func() error) error {
 	temporaries.Lock()
 	defer temporaries.Unlock()
 	err := create()
 	if err == nil {
-		temporaries.names[tmp] = true
+		temporaries.files[temporary{d, name}] = true
 	}
 	return err
 }
 
-// commitTemp gives a recorded temporary file the name name: by rename,
-// replacing what is there, with replace; else by a hard link, which fails
-// if anything has that name, then removing the temporary name.
-func commitTemp(tmp, name string, replace bool) error {
+// commitTemp gives the recorded temporary file tmp in d the name name: by
+// rename, replacing what is there, with replace; else by a hard link,
+// which fails if anything has that name, then removing the temporary name.
+func commitTemp(d *dir, tmp, name string, replace bool) error {
 	temporaries.Lock()
 	defer temporaries.Unlock()
 	var err error
 	if replace {
-		err = os.Rename(tmp, name)
+		err = d.rename(tmp, name)
 	} else {
-		err = os.Link(tmp, name)
+		err = d.link(tmp, name)
 	}
 	if err != nil || !replace {
-		os.Remove(tmp)
+		d.remove(tmp)
 	}
-	delete(temporaries.names, tmp)
+	delete(temporaries.files, temporary{d, tmp})
 	return err
 }
 
 // removeTemp removes a recorded temporary file.
-func removeTemp(tmp string) {
+func removeTemp(d *dir, tmp string) {
 	temporaries.Lock()
 	defer temporaries.Unlock()
-	delete(temporaries.names, tmp)
-	os.Remove(tmp)
+	delete(temporaries.files, temporary{d, tmp})
+	d.remove(tmp)
 }
 
 // cleanSignals are the signals after which removeOnSignal cleans up: every
@@ -107,8 +114,8 @@ func removeOnSignal() {
 		// renamed from now on.
 		temporaries.Lock()
 		what := ""
-		for name := range temporaries.names {
-			os.Remove(name)
+		for t := range temporaries.files {
+			t.d.remove(t.name)
 			what = "; the partial output was removed"
 		}
 		fmt.Fprintf(os.Stderr, "fanseal: error: interrupted (%v)%s\n", sig, what)

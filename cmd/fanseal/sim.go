@@ -133,7 +133,9 @@ Options:
                   precomputed|channel (channel)
     ledger:       --workers N (GOMAXPROCS), --entries N (4), --min-size B (64),
                   --max-size B (1024), --signature-interval S (100),
-                  --dir DIR (a temporary directory, removed afterwards),
+                  --dir DIR (where each side makes a new directory of
+                  its own for its ledger file, kept; default: one in the
+                  system's temporary directory, removed afterwards),
                   --disk-rate B (bytes a second the ledger file takes, such
                   as 4M: a disk slower than the workers; default: as fast
                   as the file system)

@@ -246,15 +246,16 @@ func (l *ledgerWorkload) newWorld(ctx context.Context, side Side, cfg *Config) (
 	w.keys = []ledger.Secret{{From: 1, Key: key}}
 	w.enc = ledger.NewEncryptor(w.secrets)
 	_, w.node, _ = ed25519.GenerateKey(rand.Reader)
-	w.dir = l.o.Dir
-	if w.dir == "" {
-		if w.dir, err = os.MkdirTemp("", "fanseal-sim-ledger-"); err != nil {
-			return nil, err
-		}
-		w.tmpDir = true
+	// The ledger files go in a new directory of the run's own, in Dir (where
+	// they stay) or in the system's temporary directory (removed
+	// afterwards): the run never writes, truncates or follows a name that
+	// was there before it.
+	if w.dir, err = os.MkdirTemp(l.o.Dir, "fanseal-sim-ledger-"); err != nil {
+		return nil, err
 	}
+	w.tmpDir = l.o.Dir == ""
 	w.path = filepath.Join(w.dir, "ledger-"+side.String()+".bin")
-	if w.file, err = os.OpenFile(w.path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600); err != nil {
+	if w.file, err = os.OpenFile(w.path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err != nil {
 		w.close()
 		return nil, err
 	}

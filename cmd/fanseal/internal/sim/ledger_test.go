@@ -36,9 +36,11 @@ func TestLedger(t *testing.T) {
 	if fan.CPU.ShareOf(ShareKeySetup) > 0.02 {
 		t.Fatalf("key setup is %.1f %% of the retained side's CPU", 100*fan.CPU.ShareOf(ShareKeySetup))
 	}
-	// The files are in the directory given, and stay there.
-	if entries, _ := os.ReadDir(o.Dir); len(entries) != 2 {
-		t.Fatalf("ledger directory holds %d files, want one per side", len(entries))
+	// The files are in a directory of each side's own in the directory
+	// given, and stay there.
+	runs, _ := filepath.Glob(filepath.Join(o.Dir, "fanseal-sim-ledger-*", "ledger-*.bin"))
+	if entries, _ := os.ReadDir(o.Dir); len(entries) != 2 || len(runs) != 2 {
+		t.Fatalf("ledger directory holds %d entries and %d ledger files, want one each per side", len(entries), len(runs))
 	}
 }
 
@@ -132,7 +134,7 @@ func runLedgerForAudit(t testing.TB) *ledgerWorld {
 	if w.audit.accepted != 50 || w.sigs != 5 {
 		t.Fatalf("audit %+v, %d signatures", w.audit, w.sigs)
 	}
-	if _, err := os.Stat(filepath.Join(o.Dir, "ledger-fanseal.bin")); err != nil {
+	if _, err := os.Stat(filepath.Join(w.dir, "ledger-fanseal.bin")); err != nil {
 		t.Fatal(err)
 	}
 	return w
