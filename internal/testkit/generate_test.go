@@ -209,19 +209,21 @@ func TestParse(t *testing.T) {
 		t.Fatalf("Parse(good) = %v, %v", v, err)
 	}
 	for _, bad := range []string{
-		"expect: success\ncomment: c\n\n",                         // no payload
-		"expect: malformed\npayload: 00\ncomment: c\n\n",          // payload for a failure
-		"expect: maybe\ncomment: c\n\n",                           // unknown class
-		"expect: malformed\ncomment: c\n",                         // no blank line
-		"expect: malformed\ncolour: red\ncomment: c\n\n",          // unknown field
-		"expect: malformed\nexpect: malformed\ncomment: c\n\n",    // repeated field
-		"expect: malformed\n\n",                                   // no comment
-		"expect: malformed\narmored: no\ncomment: c\n\n",          // armored is yes
-		"expect: malformed\nepoch: 1\ncomment: c\n\n",             // epoch without keyring
-		"expect: malformed\nkeyring: x\ncomment: c\n\n",           // keyring without peer
-		"expect: malformed\ncompressed: zlib\ncomment: c\n\nbody", // not zlib
-		"expect: malformed\nrecipient: r\ncomment: c\n\n",         // recipient outside invalid-key
-		"expect malformed\ncomment: c\n\n",                        // not name: value
+		"expect: success\ncomment: c\n\n",                                 // no payload
+		"expect: malformed\npayload: 00\ncomment: c\n\n",                  // payload for a failure
+		"expect: maybe\ncomment: c\n\n",                                   // unknown class
+		"expect: malformed\ncomment: c\n",                                 // no blank line
+		"expect: malformed\ncolour: red\ncomment: c\n\n",                  // unknown field
+		"expect: malformed\nexpect: malformed\ncomment: c\n\n",            // repeated field
+		"expect: malformed\n\n",                                           // no comment
+		"expect: malformed\narmored: no\ncomment: c\n\n",                  // armored is yes
+		"expect: malformed\nepoch: 1\ncomment: c\n\n",                     // epoch without keyring
+		"expect: malformed\nkeyring: x\ncomment: c\n\n",                   // keyring without peer
+		"expect: malformed\ncompressed: zlib\ncomment: c\n\nbody",         // not zlib
+		"expect: malformed\nrecipient: r\ncomment: c\n\n",                 // recipient outside invalid-key
+		"expect malformed\ncomment: c\n\n",                                // not name: value
+		"expect: malformed\nssh-identity: !!\ncomment: c\n\n",             // not base64
+		"expect: malformed\npassphrase: a\npassphrase: b\ncomment: c\n\n", // two passphrases
 	} {
 		if _, err := Parse("bad", []byte(bad)); err == nil {
 			t.Errorf("Parse(%q) succeeded", bad)
@@ -265,6 +267,8 @@ func FuzzParse(f *testing.F) {
 func same(a, b *Vector) bool {
 	return a.Expect == b.Expect && bytes.Equal(a.Payload, b.Payload) &&
 		slices.Equal(a.Identities, b.Identities) && slices.Equal(a.Recipients, b.Recipients) &&
+		slices.EqualFunc(a.SSHIdentities, b.SSHIdentities, bytes.Equal) && a.Passphrase == b.Passphrase &&
+		slices.Equal(a.AgeIdentities, b.AgeIdentities) &&
 		a.Keyring == b.Keyring && a.Peer == b.Peer && a.Epoch == b.Epoch &&
 		a.Armored == b.Armored && a.Compressed == b.Compressed &&
 		slices.Equal(a.Comments, b.Comments) && bytes.Equal(a.Body, b.Body)
