@@ -106,6 +106,26 @@ func checkCoverage(t *testing.T, vs []*Vector) {
 			t.Errorf("no vector names rule %d", rule)
 		}
 	}
+	for _, rule := range []string{"11a", "11b", "11c", "11d"} {
+		named := false
+		for _, v := range vs {
+			named = named || strings.Contains(v.Comment(), "rule "+rule+":")
+		}
+		if !named {
+			t.Errorf("no vector names rule %s", rule)
+		}
+	}
+	// A success for each of the types of "SSH keys, passphrases and age
+	// stanzas", with both AEADs and the anonymous flag clear and set.
+	for _, kind := range []string{"ssh_ed25519_success", "ssh_ed25519_shared", "ssh_rsa_success", "scrypt_success", "age_stanza_success"} {
+		for _, a := range aeads {
+			for _, anon := range []string{"", "_anonymous"} {
+				if v := names[kind+"_"+aeadName(a)+anon]; v == nil || v.Expect != Success {
+					t.Errorf("no success vector %s_%s%s", kind, aeadName(a), anon)
+				}
+			}
+		}
+	}
 	for _, s := range kems {
 		for _, a := range aeads {
 			for _, kind := range []string{"hpke", "shared", "channel"} {
