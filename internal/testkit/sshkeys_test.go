@@ -193,12 +193,18 @@ func sshECDSA(k *key) *sshKey {
 
 // sshRSA returns the ssh-rsa key called name, of bits bits, its primes
 // drawn from the kit's seed.
-func sshRSA(name string, bits int) *sshKey {
+func sshRSA(name string, bits int) *sshKey { return sshRSAExponent(name, bits, 65537) }
+
+// sshRSAExponent is sshRSA with the public exponent exp.
+func sshRSAExponent(name string, bits int, exp int64) *sshKey {
 	label := fmt.Sprintf("ssh-rsa %d %s", bits, name)
+	if exp != 65537 {
+		label += fmt.Sprintf(" e=%d", exp)
+	}
 	if s, ok := sshKeys[label]; ok {
 		return s
 	}
-	e := big.NewInt(65537)
+	e := big.NewInt(exp)
 	one := big.NewInt(1)
 	var priv *rsa.PrivateKey
 	for i := 0; priv == nil; i++ {

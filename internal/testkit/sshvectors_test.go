@@ -106,6 +106,8 @@ func sshEd25519Vectors(k *kit) {
 	env("ssh_ed25519_and_x25519_forms", Success, "the reader holds the ssh-ed25519 identity and the plain X25519 identity of one scalar; the envelope has a stanza for each form, two identifiers (rule 10 does not apply)", false,
 		reader{ssh: []*sshKey{a}, ids: []*key{plain}},
 		func(g *gen) []stanza { return []stanza{g.hpke(plain), g.sshEd25519Stanza(a)} })
+	env("ssh_ed25519_mixed_pq_ssh_reader", Malformed, "rule 11: an ML-KEM-768+X25519 stanza for bob, then the reader's ssh-ed25519 stanza: refused whichever key opens", false, ra,
+		func(g *gen) []stanza { return []stanza{g.hpke(bob(mlkem)), g.sshEd25519Stanza(a)} })
 	env("ssh_ed25519_mixed_pq", Malformed, "rule 11: the reader's ML-KEM-768+X25519 stanza, then an ssh-ed25519 stanza (an X25519 one, classical)", false, reader{ids: []*key{alice(mlkem)}},
 		func(g *gen) []stanza { return []stanza{g.hpke(alice(mlkem)), g.sshEd25519Stanza(b)} })
 	// Rule 12: an ssh-ed25519 identity is one of suite X25519, and it and
@@ -161,6 +163,23 @@ func sshRSAVectors(k *kit) {
 	env := func(name, class, comment string, anon bool, r reader, f func(g *gen) []stanza) {
 		k.held(name, class, comment, aeadAESGCM, anon, r, f)
 	}
+	// The bounds of the modulus and of the public exponent.
+	for _, c := range []struct {
+		name, what string
+		key        *sshKey
+	}{
+		{"ssh_rsa_4096_bits", "a 4 096-bit ssh-rsa key, the largest (L = 8 + 512)", sshRSA("alice", 4096)},
+		{"ssh_rsa_exponent_3", "a 2 048-bit ssh-rsa key of public exponent 3, the least", sshRSAExponent("alice", 2048, 3)},
+		// Not in the kit: a key of public exponent 2^31 - 1, the largest
+		// FORMAT.md allows, which fanseal refuses (x/crypto/ssh, which
+		// parses its keys, takes exponents of at most 24 bits): the text
+		// and the implementation disagree.
+	} {
+		env(c.name, Success, "an X25519 stanza for bob, then the reader's type 0x06 stanza for "+c.what, false, reader{ssh: []*sshKey{c.key}},
+			func(g *gen) []stanza { return []stanza{g.hpke(bob(x25519)), g.rsaStanza(c.key, nil, nil)} })
+	}
+	env("ssh_rsa_mixed_pq_rsa_reader", Malformed, "rule 11: the reader's type 0x06 stanza, then an ML-KEM-768+X25519 stanza for bob: refused whichever key opens", false, ra,
+		func(g *gen) []stanza { return []stanza{g.rsaStanza(a, nil, nil), g.hpke(bob(mlkem))} })
 	env("ssh_rsa_two_recipients", Success, "type 0x06 stanzas for bob's and the reader's ssh-rsa keys", false, ra,
 		func(g *gen) []stanza { return []stanza{g.rsaStanza(b, nil, nil), g.rsaStanza(a, nil, nil)} })
 	env("ssh_rsa_not_recipient", NotRecipient, "rule 13: a type 0x06 stanza for bob's ssh-rsa key only (another ssh_key_id: no decryption)", false, ra,
@@ -342,6 +361,28 @@ func ageStanzaVectors(k *kit) {
 				return s(&c, pre)
 			}}
 		})
+	env("age_stanza_mixed_pq_age_reader", Malformed, "rule 11: the reader's type 0x08 stanza, then an ML-KEM-768+X25519 stanza for bob: refused whichever key opens", ra,
+		func(g *gen) []stanza { return append(wrapped(g, a), g.hpke(bob(mlkem))) })
+	// Rule 9: type 0x08 stanzas are recipient stanzas.
+	for _, c := range []struct {
+		name, class, what string
+		n                 int
+	}{
+		{"recipients_10000_with_age_stanzas", Success, "the reader's X25519 stanza and 9 999 type 0x08 stanzas of L = 53 for nobody: 10 000 recipient stanzas, the most", 9999},
+		{"recipients_10001_with_age_stanzas", Malformed, "the reader's X25519 stanza and 10 000 type 0x08 stanzas of L = 53 for nobody: 10 001 recipient stanzas", 10000},
+	} {
+		k.add(c.name, func(g *gen) *Vector {
+			e := g.newEnvelope(aeadAESGCM, false).add(g.hpke(me))
+			s := raw(0x08, cat([]byte{1, 1, 'x'}, u16(0), g.rand(ctSize)))
+			for range c.n {
+				e.add(s)
+			}
+			e.payload = g.text()
+			v := open(c.class, "rule 9: "+c.what, e, me)
+			v.Compressed = true
+			return v
+		})
+	}
 	env("age_stanza_mixed_pq", Malformed, "rule 11: the reader's ML-KEM-768+X25519 stanza, then a type 0x08 stanza (classical)", reader{ids: []*key{alice(mlkem)}},
 		func(g *gen) []stanza { return append([]stanza{g.hpke(alice(mlkem))}, wrapped(g, b)...) })
 
