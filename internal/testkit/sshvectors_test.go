@@ -361,6 +361,16 @@ func ageStanzaVectors(k *kit) {
 				return s(&c, pre)
 			}}
 		})
+	env("age_stanza_other_file_key_same_secret", Authentication, "rule 14: the reader's type 0x08 stanza, then bob's, of the same secret, whose ct seals another file key: the secret opens both cts, to two file keys", ra,
+		func(g *gen) []stanza {
+			secret, fk := g.rand(16), g.rand(32)
+			mine, bobs := ageWrapped(g.ageX25519(a, secret), secret, nil), ageWrapped(g.ageX25519(b, secret), secret, nil)
+			return []stanza{mine, func(e *envelope, pre []byte) (byte, []byte) {
+				c := *e
+				c.fileKey = fk
+				return bobs(&c, pre)
+			}}
+		})
 	env("age_stanza_mixed_pq_age_reader", Malformed, "rule 11: the reader's type 0x08 stanza, then an ML-KEM-768+X25519 stanza for bob: refused whichever key opens", ra,
 		func(g *gen) []stanza { return append(wrapped(g, a), g.hpke(bob(mlkem))) })
 	// Rule 9: type 0x08 stanzas are recipient stanzas.
