@@ -123,6 +123,9 @@ func sshEd25519Vectors(k *kit) {
 		func(g *gen) []stanza { return append(nobody(g, 999), g.sshEd25519Stanza(a)) })
 	env("ssh_ed25519_trials_1001", Unsupported, "rule 12: anonymous; 1 000 X25519 stanzas for nobody, then the reader's ssh-ed25519 stanza: 1 001 trials", true, ra,
 		func(g *gen) []stanza { return append(nobody(g, 1000), g.sshEd25519Stanza(a)) })
+	env("ssh_ed25519_trials_same_identity_twice", Success, "rule 12: anonymous; 600 X25519 stanzas for nobody and the reader's ssh-ed25519 stanza, read with the ssh-ed25519 identity given twice: one public key, 601 trials", true,
+		reader{ssh: []*sshKey{a, a}},
+		func(g *gen) []stanza { return append(nobody(g, 600), g.sshEd25519Stanza(a)) })
 	env("ssh_ed25519_trials_both_forms", Unsupported, "rule 12: anonymous; 500 X25519 stanzas for nobody and the reader's ssh-ed25519 stanza, read with the ssh-ed25519 identity and the X25519 identity of the same scalar: two identities, 1 002 trials", true,
 		reader{ssh: []*sshKey{a}, ids: []*key{plain}},
 		func(g *gen) []stanza { return append(nobody(g, 500), g.sshEd25519Stanza(a)) })
@@ -139,6 +142,12 @@ func sshECDSAVectors(k *kit) {
 		k.held(name, Success, "a P-256 stanza for bob, then a plain P-256 stanza (P-256 key identifier, info fanseal/v1 file key) for the reader's ecdsa-sha2-nistp256 key, "+how,
 			aeadAESGCM, anon, ra, func(g *gen) []stanza { return []stanza{g.hpke(bob(p256)), g.hpke(alice(p256))} })
 	}
+	// Not in the kit: rule 12 counts distinct public keys, and an
+	// ecdsa-sha2-nistp256 key is the P-256 key of its scalar (no SSH
+	// binding), so it and the P-256 identity of that scalar are one key:
+	// 999 anonymous P-256 stanzas for nobody and the reader's, read with
+	// both, are 1 000 trials by FORMAT.md's text; fanseal counts 2 000 and
+	// refuses. The text and the implementation disagree.
 	k.held("ssh_ecdsa_p256_not_recipient", NotRecipient, "rule 13: a P-256 stanza for bob only, read with an ecdsa-sha2-nistp256 key", aeadAESGCM, false, ra,
 		func(g *gen) []stanza { return []stanza{g.hpke(bob(p256))} })
 	k.held("ssh_ecdsa_p256_ssh_key_id", NotRecipient, "rule 13: a P-256 stanza sealed to the reader's key under its ssh_key_id: an ecdsa-sha2-nistp256 key has the P-256 key identifier", aeadAESGCM, false, ra,
@@ -237,6 +246,9 @@ func sshRSAVectors(k *kit) {
 		func(g *gen) []stanza { return append(nobody(g, 124, 256), g.rsaStanza(a, nil, nil)) })
 	env("ssh_rsa_trials_1008", Unsupported, "rule 12: anonymous; 125 type 0x06 stanzas of L = 256 for nobody, then the reader's: 126 × 8 = 1 008 trials", true, ra,
 		func(g *gen) []stanza { return append(nobody(g, 125, 256), g.rsaStanza(a, nil, nil)) })
+	env("ssh_rsa_trials_same_identity_twice", Success, "rule 12: anonymous; 99 type 0x06 stanzas of L = 256 for nobody and the reader's, read with the ssh-rsa identity given twice: one public key, 100 × 8 = 800 trials", true,
+		reader{ssh: []*sshKey{a, a}},
+		func(g *gen) []stanza { return append(nobody(g, 99, 256), g.rsaStanza(a, nil, nil)) })
 	env("ssh_rsa_trials_other_size", Success, "rule 12: anonymous; 200 type 0x06 stanzas of L = 384 for nobody, then the reader's 2 048-bit one: only stanzas of L = k are tried, 8 trials", true, ra,
 		func(g *gen) []stanza { return append(nobody(g, 200, 384), g.rsaStanza(a, nil, nil)) })
 	env("ssh_rsa_trials_other_identity", Success, "rule 12: anonymous; 200 type 0x06 stanzas of L = 256 for nobody, then the X25519 reader's stanza: type 0x06 stanzas cost an identity that is not ssh-rsa no trial", true, reader{ids: []*key{me}},
