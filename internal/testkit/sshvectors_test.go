@@ -482,6 +482,14 @@ func ageStanzaVectors(k *kit) {
 		func(g *gen) []stanza { return append(nobody(g, 1000), wrapped(g, a)...) })
 	env("age_stanza_trials_two_identities", Unsupported, "rule 12: 500 type 0x08 stanzas for nobody and the reader's, read with two age identities: 1 002 trials", reader{age: []*key{a, b}},
 		func(g *gen) []stanza { return append(nobody(g, 500), wrapped(g, a)...) })
+	k.held("age_stanza_trials_with_anonymous", Unsupported, "rule 12: anonymous; 600 X25519 stanzas and 600 type 0x08 stanzas for nobody, then the X25519 reader's, read with its X25519 identity and an age identity: 601 + 600 = 1 201 trials, over 1 000 although each kind is under",
+		aeadAESGCM, true, reader{ids: []*key{me}, age: []*key{a}}, func(g *gen) []stanza {
+			var ss []stanza
+			for range 600 {
+				ss = append(ss, raw(0x01, cat(u16(kemX25519), g.rand(x25519.nenc+ctSize))), raw(0x08, cat([]byte{1, 1, 'x'}, u16(0), g.rand(ctSize))))
+			}
+			return append(ss, g.hpke(me))
+		})
 	env("age_stanza_trials_x25519_reader", Success, "rule 12: 1 001 type 0x08 stanzas for nobody, then the X25519 reader's stanza: no age identity, no trial", mine,
 		func(g *gen) []stanza { return append(nobody(g, 1001), g.hpke(me)) })
 }
