@@ -257,7 +257,8 @@ func TestParse(t *testing.T) {
 // FuzzParse checks that Parse never panics and that what it accepts
 // marshals back to a file that reads the same.
 func FuzzParse(f *testing.F) {
-	for _, name := range []string{"success_x25519_channel_aes256gcm", "key_recipient_p256_off_curve", "recipients_10001_anonymous", "armor_good"} {
+	for _, name := range []string{"success_x25519_channel_aes256gcm", "key_recipient_p256_off_curve", "recipients_10001_anonymous", "armor_good",
+		"ssh_rsa_success_aes256gcm", "scrypt_success_aes256gcm", "age_stanza_success_aes256gcm"} {
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			f.Fatal(err)
