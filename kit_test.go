@@ -2,7 +2,11 @@ package fanseal_test
 
 import (
 	"bytes"
+	"crypto/ecdh"
+	"crypto/hkdf"
 	"crypto/sha256"
+	"encoding/base32"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +16,7 @@ import (
 	"github.com/fanseal/fanseal"
 	"github.com/fanseal/fanseal/armor"
 	"github.com/fanseal/fanseal/internal/testkit"
+	"golang.org/x/crypto/chacha20poly1305"
 )
 
 // sentinels maps each failure class of the conformance kit to its error.
@@ -160,6 +165,31 @@ func setupVector(v *testkit.Vector) (*fanseal.Opener, []byte, []*fanseal.Identit
 		}
 		ids = append(ids, id)
 	}
+	for _, file := range v.SSHIdentities {
+		// An identity file that is an OpenSSH private key is that one key.
+		read, err := fanseal.ParseIdentities(bytes.NewReader(file))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		id, err := fanseal.ParseSSHIdentity(file)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if len(read) != 1 || read[0].Recipient().String() != id.Recipient().String() {
+			return nil, nil, nil, fmt.Errorf("ParseIdentities read an SSH private key file as %d identities", len(read))
+		}
+		ids = append(ids, id)
+	}
+	if v.Passphrase != "" {
+		ids = append(ids, fanseal.NewScryptIdentity([]byte(v.Passphrase)))
+	}
+	for _, text := range v.AgeIdentities {
+		u, err := newAgeX25519(text)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		ids = append(ids, fanseal.NewWrappedIdentity(u))
+	}
 	if len(v.Recipients) > 0 {
 		return nil, nil, nil, errors.New("recipient text accepted")
 	}
@@ -217,4 +247,67 @@ func parseIdentity(text string) (*fanseal.Identity, error) {
 		return nil, fmt.Errorf("identity text accepted, but it reads back as other text")
 	}
 	return id, nil
+}
+
+// ageX25519 is age's X25519 identity (c2sp.org/age, "X25519 recipient
+// type") as a SecretUnwrapper, so that the library opens the type 0x08
+// stanzas of the kit's age-identity lines without age's code.
+type ageX25519 struct {
+	sk *ecdh.PrivateKey
+}
+
+// newAgeX25519 reads age's AGE-SECRET-KEY-1… text, through the library's
+// parser, which reads age's spelling of an X25519 identity.
+func newAgeX25519(text string) (*ageX25519, error) {
+	if !strings.HasPrefix(text, "AGE-SECRET-KEY-1") {
+		return nil, fmt.Errorf("age-identity %q is not an age X25519 identity", text)
+	}
+	id, err := parseIdentity(text)
+	if err != nil {
+		return nil, err
+	}
+	// The scalar, from the identity's fanseal text (FORMAT.md, "Keys").
+	const prefix = "FANSEAL_SECRET_X25519_"
+	raw, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(strings.TrimPrefix(id.String(), prefix))
+	if err != nil || len(raw) != 36 {
+		return nil, fmt.Errorf("age-identity: the identity's text does not hold a scalar (%v)", err)
+	}
+	sk, err := ecdh.X25519().NewPrivateKey(raw[:32])
+	if err != nil {
+		return nil, err
+	}
+	return &ageX25519{sk: sk}, nil
+}
+
+func (a *ageX25519) UnwrapSecret(stanzas []*fanseal.AgeStanza) ([]byte, error) {
+	pk := a.sk.PublicKey().Bytes()
+	for _, s := range stanzas {
+		if s.Type != "X25519" || len(s.Args) != 1 || len(s.Body) != 32 {
+			continue
+		}
+		share, err := base64.RawStdEncoding.Strict().DecodeString(s.Args[0])
+		if err != nil || len(share) != 32 {
+			continue
+		}
+		p, err := ecdh.X25519().NewPublicKey(share)
+		if err != nil {
+			continue
+		}
+		shared, err := a.sk.ECDH(p)
+		if err != nil {
+			continue
+		}
+		key, err := hkdf.Key(sha256.New, shared, append(share, pk...), "age-encryption.org/v1/X25519", 32)
+		if err != nil {
+			return nil, err
+		}
+		aead, err := chacha20poly1305.New(key)
+		if err != nil {
+			return nil, err
+		}
+		if secret, err := aead.Open(nil, make([]byte, 12), s.Body, nil); err == nil {
+			return secret, nil
+		}
+	}
+	return nil, fanseal.ErrNotRecipient
 }

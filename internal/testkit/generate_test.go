@@ -106,6 +106,26 @@ func checkCoverage(t *testing.T, vs []*Vector) {
 			t.Errorf("no vector names rule %d", rule)
 		}
 	}
+	for _, rule := range []string{"11a", "11b", "11c", "11d"} {
+		named := false
+		for _, v := range vs {
+			named = named || strings.Contains(v.Comment(), "rule "+rule+":")
+		}
+		if !named {
+			t.Errorf("no vector names rule %s", rule)
+		}
+	}
+	// A success for each of the types of "SSH keys, passphrases and age
+	// stanzas", with both AEADs and the anonymous flag clear and set.
+	for _, kind := range []string{"ssh_ed25519_success", "ssh_ed25519_shared", "ssh_rsa_success", "scrypt_success", "age_stanza_success"} {
+		for _, a := range aeads {
+			for _, anon := range []string{"", "_anonymous"} {
+				if v := names[kind+"_"+aeadName(a)+anon]; v == nil || v.Expect != Success {
+					t.Errorf("no success vector %s_%s%s", kind, aeadName(a), anon)
+				}
+			}
+		}
+	}
 	for _, s := range kems {
 		for _, a := range aeads {
 			for _, kind := range []string{"hpke", "shared", "channel"} {
@@ -209,19 +229,21 @@ func TestParse(t *testing.T) {
 		t.Fatalf("Parse(good) = %v, %v", v, err)
 	}
 	for _, bad := range []string{
-		"expect: success\ncomment: c\n\n",                         // no payload
-		"expect: malformed\npayload: 00\ncomment: c\n\n",          // payload for a failure
-		"expect: maybe\ncomment: c\n\n",                           // unknown class
-		"expect: malformed\ncomment: c\n",                         // no blank line
-		"expect: malformed\ncolour: red\ncomment: c\n\n",          // unknown field
-		"expect: malformed\nexpect: malformed\ncomment: c\n\n",    // repeated field
-		"expect: malformed\n\n",                                   // no comment
-		"expect: malformed\narmored: no\ncomment: c\n\n",          // armored is yes
-		"expect: malformed\nepoch: 1\ncomment: c\n\n",             // epoch without keyring
-		"expect: malformed\nkeyring: x\ncomment: c\n\n",           // keyring without peer
-		"expect: malformed\ncompressed: zlib\ncomment: c\n\nbody", // not zlib
-		"expect: malformed\nrecipient: r\ncomment: c\n\n",         // recipient outside invalid-key
-		"expect malformed\ncomment: c\n\n",                        // not name: value
+		"expect: success\ncomment: c\n\n",                                 // no payload
+		"expect: malformed\npayload: 00\ncomment: c\n\n",                  // payload for a failure
+		"expect: maybe\ncomment: c\n\n",                                   // unknown class
+		"expect: malformed\ncomment: c\n",                                 // no blank line
+		"expect: malformed\ncolour: red\ncomment: c\n\n",                  // unknown field
+		"expect: malformed\nexpect: malformed\ncomment: c\n\n",            // repeated field
+		"expect: malformed\n\n",                                           // no comment
+		"expect: malformed\narmored: no\ncomment: c\n\n",                  // armored is yes
+		"expect: malformed\nepoch: 1\ncomment: c\n\n",                     // epoch without keyring
+		"expect: malformed\nkeyring: x\ncomment: c\n\n",                   // keyring without peer
+		"expect: malformed\ncompressed: zlib\ncomment: c\n\nbody",         // not zlib
+		"expect: malformed\nrecipient: r\ncomment: c\n\n",                 // recipient outside invalid-key
+		"expect malformed\ncomment: c\n\n",                                // not name: value
+		"expect: malformed\nssh-identity: !!\ncomment: c\n\n",             // not base64
+		"expect: malformed\npassphrase: a\npassphrase: b\ncomment: c\n\n", // two passphrases
 	} {
 		if _, err := Parse("bad", []byte(bad)); err == nil {
 			t.Errorf("Parse(%q) succeeded", bad)
@@ -235,7 +257,8 @@ func TestParse(t *testing.T) {
 // FuzzParse checks that Parse never panics and that what it accepts
 // marshals back to a file that reads the same.
 func FuzzParse(f *testing.F) {
-	for _, name := range []string{"success_x25519_channel_aes256gcm", "key_recipient_p256_off_curve", "recipients_10001_anonymous", "armor_good"} {
+	for _, name := range []string{"success_x25519_channel_aes256gcm", "key_recipient_p256_off_curve", "recipients_10001_anonymous", "armor_good",
+		"ssh_rsa_success_aes256gcm", "scrypt_success_aes256gcm", "age_stanza_success_aes256gcm"} {
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			f.Fatal(err)
@@ -265,6 +288,8 @@ func FuzzParse(f *testing.F) {
 func same(a, b *Vector) bool {
 	return a.Expect == b.Expect && bytes.Equal(a.Payload, b.Payload) &&
 		slices.Equal(a.Identities, b.Identities) && slices.Equal(a.Recipients, b.Recipients) &&
+		slices.EqualFunc(a.SSHIdentities, b.SSHIdentities, bytes.Equal) && a.Passphrase == b.Passphrase &&
+		slices.Equal(a.AgeIdentities, b.AgeIdentities) &&
 		a.Keyring == b.Keyring && a.Peer == b.Peer && a.Epoch == b.Epoch &&
 		a.Armored == b.Armored && a.Compressed == b.Compressed &&
 		slices.Equal(a.Comments, b.Comments) && bytes.Equal(a.Body, b.Body)

@@ -221,6 +221,12 @@ func newAEAD(aeadID uint16, key []byte) cipher.AEAD {
 // ephemeral private key of a classical suite; the hybrid draws its own
 // from crypto/rand (made deterministic by the generator).
 func (k *kem) hpkeSeal(aeadID uint16, pkR, skE, aad, pt []byte) (enc, ct []byte, err error) {
+	return k.hpkeSealInfo(aeadID, pkR, skE, aad, pt, []byte(fileKeyInfo))
+}
+
+// hpkeSealInfo is hpkeSeal with the HPKE info given (FORMAT.md's
+// ssh-ed25519 stanzas have their own).
+func (k *kem) hpkeSealInfo(aeadID uint16, pkR, skE, aad, pt, info []byte) (enc, ct []byte, err error) {
 	if !k.classical() {
 		pk, err := hpke.MLKEM768X25519().NewPublicKey(pkR)
 		if err != nil {
@@ -230,7 +236,7 @@ func (k *kem) hpkeSeal(aeadID uint16, pkR, skE, aad, pt []byte) (enc, ct []byte,
 		if err != nil {
 			return nil, nil, err
 		}
-		enc, s, err := hpke.NewSender(pk, hpke.HKDFSHA256(), a, []byte(fileKeyInfo))
+		enc, s, err := hpke.NewSender(pk, hpke.HKDFSHA256(), a, info)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -241,6 +247,6 @@ func (k *kem) hpkeSeal(aeadID uint16, pkR, skE, aad, pt []byte) (enc, ct []byte,
 	if err != nil {
 		return nil, nil, err
 	}
-	key, nonce := keySchedule(k.id, aeadID, ss, []byte(fileKeyInfo))
+	key, nonce := keySchedule(k.id, aeadID, ss, info)
 	return enc, newAEAD(aeadID, key).Seal(nil, nonce, pt, aad), nil
 }

@@ -14,6 +14,7 @@ package testkit
 import (
 	"bytes"
 	"compress/zlib"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The expected outcomes of a vector, the values of its expect field.
@@ -50,14 +52,25 @@ type Vector struct {
 	Expect     string   // one of Classes
 	Payload    []byte   // SHA-256 of the plaintext; Success only
 	Identities []string // identity text, in order
-	Recipients []string // recipient text (key-text vectors)
-	Keyring    string   // identity text of the Keyring that opens channel stanzas
-	Peer       string   // recipient text of the sender, a peer of Keyring
-	Epoch      uint32   // the Keyring's epoch
-	Armored    bool     // Body is armored text
-	Compressed bool     // Body is stored zlib-compressed in the file
-	Comments   []string // what the vector checks
-	Body       []byte   // the envelope (or its armor), decompressed
+	// SSHIdentities are SSH private key files (unencrypted OpenSSH
+	// format), each stored as one line of standard base64: the reader
+	// holds them too.
+	SSHIdentities [][]byte
+	// Passphrase is a passphrase the reader holds for type 0x07 stanzas,
+	// with a work factor bound of 2^22; "" for none.
+	Passphrase string
+	// AgeIdentities are age X25519 identities (AGE-SECRET-KEY-1…) that
+	// the reader holds through age's own X25519 stanza type, so that they
+	// open type 0x08 stanzas, and only those.
+	AgeIdentities []string
+	Recipients    []string // recipient text (key-text vectors)
+	Keyring       string   // identity text of the Keyring that opens channel stanzas
+	Peer          string   // recipient text of the sender, a peer of Keyring
+	Epoch         uint32   // the Keyring's epoch
+	Armored       bool     // Body is armored text
+	Compressed    bool     // Body is stored zlib-compressed in the file
+	Comments      []string // what the vector checks
+	Body          []byte   // the envelope (or its armor), decompressed
 }
 
 // Comment returns the vector's comments on one line.
@@ -79,6 +92,15 @@ func (v *Vector) Marshal() ([]byte, error) {
 	}
 	for _, id := range v.Identities {
 		field("identity", id)
+	}
+	for _, f := range v.SSHIdentities {
+		field("ssh-identity", base64.StdEncoding.EncodeToString(f))
+	}
+	if v.Passphrase != "" {
+		field("passphrase", v.Passphrase)
+	}
+	for _, id := range v.AgeIdentities {
+		field("age-identity", id)
 	}
 	for _, r := range v.Recipients {
 		field("recipient", r)
@@ -134,7 +156,15 @@ func (v *Vector) check() error {
 	if len(v.Comments) == 0 {
 		return errors.New("no comment")
 	}
-	for _, s := range slices.Concat(v.Identities, v.Recipients, v.Comments, []string{v.Keyring, v.Peer}) {
+	for _, f := range v.SSHIdentities {
+		if len(f) == 0 {
+			return errors.New("empty ssh-identity")
+		}
+	}
+	if !utf8.ValidString(v.Passphrase) {
+		return errors.New("passphrase is not UTF-8")
+	}
+	for _, s := range slices.Concat(v.Identities, v.AgeIdentities, v.Recipients, v.Comments, []string{v.Keyring, v.Peer, v.Passphrase}) {
 		if strings.ContainsAny(s, "\r\n") {
 			return fmt.Errorf("field value %q spans lines", s)
 		}
@@ -165,7 +195,7 @@ func Parse(name string, data []byte) (*Vector, error) {
 		if value == "" {
 			return nil, errorf("field %s is empty", key)
 		}
-		repeatable := key == "identity" || key == "recipient" || key == "comment"
+		repeatable := key == "identity" || key == "ssh-identity" || key == "age-identity" || key == "recipient" || key == "comment"
 		if seen[key] && !repeatable {
 			return nil, errorf("field %s repeats", key)
 		}
@@ -181,6 +211,16 @@ func Parse(name string, data []byte) (*Vector, error) {
 			v.Payload = sum
 		case "identity":
 			v.Identities = append(v.Identities, value)
+		case "ssh-identity":
+			f, err := base64.StdEncoding.Strict().DecodeString(value)
+			if err != nil {
+				return nil, errorf("ssh-identity: %v", err)
+			}
+			v.SSHIdentities = append(v.SSHIdentities, f)
+		case "passphrase":
+			v.Passphrase = value
+		case "age-identity":
+			v.AgeIdentities = append(v.AgeIdentities, value)
 		case "recipient":
 			v.Recipients = append(v.Recipients, value)
 		case "keyring":

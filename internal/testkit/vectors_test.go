@@ -31,6 +31,7 @@ func vectors(t *testing.T) []*Vector {
 	channelVectors(k)
 	armorVectors(k)
 	keyTextVectors(k)
+	sshVectors(k)
 	return k.vs
 }
 
