@@ -179,10 +179,7 @@ func sshRSAVectors(k *kit) {
 	}{
 		{"ssh_rsa_4096_bits", "a 4 096-bit ssh-rsa key, the largest (L = 8 + 512)", sshRSA("alice", 4096)},
 		{"ssh_rsa_exponent_3", "a 2 048-bit ssh-rsa key of public exponent 3, the least", sshRSAExponent("alice", 2048, 3)},
-		// Not in the kit: a key of public exponent 2^31 - 1, the largest
-		// FORMAT.md allows, which fanseal refuses (x/crypto/ssh, which
-		// parses its keys, takes exponents of at most 24 bits): the text
-		// and the implementation disagree.
+		{"ssh_rsa_exponent_2_24_minus_3", "a 2 048-bit ssh-rsa key of public exponent 2^24 - 3, the largest odd one below the bound 2^24 - 1 that is prime", sshRSAExponent("alice", 2048, 1<<24-3)},
 	} {
 		env(c.name, Success, "an X25519 stanza for bob, then the reader's type 0x06 stanza for "+c.what, false, reader{ssh: []*sshKey{c.key}},
 			func(g *gen) []stanza { return []stanza{g.hpke(bob(x25519)), g.rsaStanza(c.key, nil, nil)} })
@@ -554,7 +551,7 @@ func sshKeyTextVectors(k *kit) {
 		"ecdsa-sha2-nistp256 "+b64(cat(sshString([]byte("ecdsa-sha2-nistp256")), sshString([]byte("nistp384")), sshString(p.pk))))
 
 	// ssh-rsa: modulus of 2 048 to 4 096 bits, public exponent odd, 3 to
-	// 2^31 - 1. A public key's modulus need not be a product of primes for
+	// 2^24 - 1. A public key's modulus need not be a product of primes for
 	// a reader to refuse its size.
 	n := sshRSA("alice", 2048).rsa.N
 	odd := func(bits int, label string) *big.Int {
@@ -574,7 +571,7 @@ func sshKeyTextVectors(k *kit) {
 	recipient("ssh_rsa_4097_bits", "an ssh-rsa key whose modulus has 4 097 bits", rsaLine(f4, odd(4097, "rsa 4097")))
 	recipient("ssh_rsa_even_exponent", "an ssh-rsa key of 2 048 bits with the public exponent 65 538 (even)", rsaLine(big.NewInt(65538), n))
 	recipient("ssh_rsa_exponent_1", "an ssh-rsa key of 2 048 bits with the public exponent 1", rsaLine(big.NewInt(1), n))
-	recipient("ssh_rsa_exponent_2_31_plus_1", "an ssh-rsa key of 2 048 bits with the public exponent 2^31 + 1 (above 2^31 - 1)", rsaLine(big.NewInt(1<<31+1), n))
+	recipient("ssh_rsa_exponent_2_24_plus_1", "an ssh-rsa key of 2 048 bits with the public exponent 2^24 + 1 (above 2^24 - 1)", rsaLine(big.NewInt(1<<24+1), n))
 
 	// Private key files.
 	k.add("ssh_identity_rsa_1024_bits", func(g *gen) *Vector {
