@@ -246,7 +246,7 @@ func (k *Keyring) Epoch() uint32 {
 }
 
 func (r *Recipient) equal(o *Recipient) bool {
-	return r.suite == o.suite && string(r.raw) == string(o.raw) && r.ssh.wireBytes() == o.ssh.wireBytes() &&
+	return r.suite == o.suite && string(r.raw) == string(o.raw) && r.ssh.binding() == o.ssh.binding() &&
 		(r.wrap == nil || r == o)
 }
 

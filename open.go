@@ -361,7 +361,11 @@ func (o *Opener) checkTrials(h *format.Header, identities []*Identity) error {
 		}
 	}
 	if trials > limit {
-		return fmt.Errorf("%w: the anonymous envelope would take %d trial decryptions; Opener.MaxAnonymousTrials is %d", ErrAnonymousLimit, trials, limit)
+		what := "the anonymous envelope"
+		if !anon {
+			what = "the envelope's age stanzas"
+		}
+		return fmt.Errorf("%w: %s would take %d trial decryptions; Opener.MaxAnonymousTrials is %d", ErrAnonymousLimit, what, trials, limit)
 	}
 	return nil
 }

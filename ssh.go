@@ -51,9 +51,12 @@ func newSSHKey(pub ssh.PublicKey) *sshKey {
 	return k
 }
 
-// wireBytes returns the wire form of k as a string, "" for nil.
-func (k *sshKey) wireBytes() string {
-	if k == nil {
+// binding returns what ties a recipient's stanzas to its SSH key: the
+// wire form of an ssh-ed25519 or ssh-rsa key, "" for none (an
+// ecdsa-sha2-nistp256 key is the P-256 key of its point, and nothing
+// else). Two recipients with the same key and binding are one key.
+func (k *sshKey) binding() string {
+	if k == nil || k.sched == nil && k.rsa == nil {
 		return ""
 	}
 	return string(k.wire)

@@ -142,12 +142,19 @@ func sshECDSAVectors(k *kit) {
 		k.held(name, Success, "a P-256 stanza for bob, then a plain P-256 stanza (P-256 key identifier, info fanseal/v1 file key) for the reader's ecdsa-sha2-nistp256 key, "+how,
 			aeadAESGCM, anon, ra, func(g *gen) []stanza { return []stanza{g.hpke(bob(p256)), g.hpke(alice(p256))} })
 	}
-	// Not in the kit: rule 12 counts distinct public keys, and an
-	// ecdsa-sha2-nistp256 key is the P-256 key of its scalar (no SSH
-	// binding), so it and the P-256 identity of that scalar are one key:
-	// 999 anonymous P-256 stanzas for nobody and the reader's, read with
-	// both, are 1 000 trials by FORMAT.md's text; fanseal counts 2 000 and
-	// refuses. The text and the implementation disagree.
+	// Rule 12 counts distinct public keys, and an ecdsa-sha2-nistp256 key
+	// is the P-256 key of its scalar (no SSH binding): it and the P-256
+	// identity of that scalar are one key.
+	nobody := func(g *gen, n int) []stanza {
+		var ss []stanza
+		for range n {
+			ss = append(ss, raw(0x01, cat(u16(kemP256), g.rand(p256.nenc+ctSize))))
+		}
+		return ss
+	}
+	k.held("ssh_ecdsa_p256_trials_both_forms", Success, "rule 12: anonymous; 999 P-256 stanzas for nobody, then the reader's, read with its ecdsa-sha2-nistp256 key and the P-256 identity of the same scalar: one public key, 1 000 trials",
+		aeadAESGCM, true, reader{ssh: []*sshKey{a}, ids: []*key{alice(p256)}},
+		func(g *gen) []stanza { return append(nobody(g, 999), g.hpke(alice(p256))) })
 	k.held("ssh_ecdsa_p256_not_recipient", NotRecipient, "rule 13: a P-256 stanza for bob only, read with an ecdsa-sha2-nistp256 key", aeadAESGCM, false, ra,
 		func(g *gen) []stanza { return []stanza{g.hpke(bob(p256))} })
 	k.held("ssh_ecdsa_p256_ssh_key_id", NotRecipient, "rule 13: a P-256 stanza sealed to the reader's key under its ssh_key_id: an ecdsa-sha2-nistp256 key has the P-256 key identifier", aeadAESGCM, false, ra,
