@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -15,7 +14,6 @@ import (
 	"filippo.io/age/plugin"
 	"filippo.io/age/tag"
 	"github.com/fanseal/fanseal"
-	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
 	"golang.org/x/crypto/scrypt"
 )
 
@@ -148,55 +146,21 @@ func encryptAge(opts *encryptOptions, pos []string, stdin io.Reader, stdout, std
 	if len(list) == 0 {
 		return fmt.Errorf("%w: encrypt needs at least one -r, -R or -i, or --age -p", errUsage)
 	}
-	if opts.out == "" && !opts.armor && report.IsTerminal(stdout) {
-		return fmt.Errorf("refusing to output binary to the terminal: use -a for text armor, -o FILE, or force it with -o -")
-	}
-	in, closeIn, err := openInput(first(pos), stdin)
-	if err != nil {
-		return err
-	}
-	defer closeIn()
-	in, clearProgress := withProgress(in, stderr, "encrypting")
-	defer clearProgress()
-	o, err := createOutput(opts.out, stdout, 0o666)
-	if err != nil {
-		return err
-	}
-	defer o.Abort()
-	bw := bufio.NewWriterSize(o, 64<<10)
-	var dst io.Writer = bw
-	var aw io.WriteCloser
-	if opts.armor {
-		aw = armor.NewWriter(bw)
-		dst = aw
-	}
 	recs := make([]age.Recipient, len(list))
 	for i, r := range list {
 		recs[i] = r.Recipient
 	}
-	w, err := age.Encrypt(dst, recs...)
-	if err != nil {
-		var notFound *plugin.NotFoundError
-		if errors.As(err, &notFound) {
-			return fmt.Errorf("age: %w; plugins are programs named age-plugin-%s on the PATH: see https://age-encryption.org/awesome#plugins", err, notFound.Name)
+	return sealOutput(opts, pos, stdin, stdout, stderr, armor.NewWriter, func(dst io.Writer) (io.WriteCloser, error) {
+		w, err := age.Encrypt(dst, recs...)
+		if err != nil {
+			var notFound *plugin.NotFoundError
+			if errors.As(err, &notFound) {
+				return nil, fmt.Errorf("age: %w; plugins are programs named age-plugin-%s on the PATH: see https://age-encryption.org/awesome#plugins", err, notFound.Name)
+			}
+			return nil, fmt.Errorf("age: %w", err)
 		}
-		return fmt.Errorf("age: %w", err)
-	}
-	if _, err := io.Copy(w, in); err != nil {
-		return err
-	}
-	if err := w.Close(); err != nil {
-		return err
-	}
-	if aw != nil {
-		if err := aw.Close(); err != nil {
-			return err
-		}
-	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	return o.Commit()
+		return w, nil
+	})
 }
 
 // scryptWorkFactor returns the scrypt work factor (log2 N) for a new

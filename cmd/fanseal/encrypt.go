@@ -85,6 +85,28 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := checkSealable(list, opts.anonymous); err != nil {
 		return err
 	}
+	var tap *headerTap
+	err = sealOutput(opts, pos, stdin, stdout, stderr, func(w io.Writer) io.WriteCloser { return armor.NewWriter(w) },
+		func(dst io.Writer) (io.WriteCloser, error) {
+			if opts.verbose {
+				tap = &headerTap{w: dst}
+				dst = tap
+			}
+			return (&fanseal.Sealer{Anonymous: opts.anonymous}).Seal(dst, recipients(list)...)
+		})
+	if err == nil && tap != nil {
+		reportSealed(stderr, list, tap.Header())
+	}
+	return err
+}
+
+// sealOutput is what encrypt does for both formats once it has its
+// recipients: it refuses binary to a terminal, opens the input and the
+// output, armors with newArmor under -a, has seal start the envelope on
+// what it is given, copies the input through it, and commits the output
+// once all of it is written.
+func sealOutput(opts *encryptOptions, pos []string, stdin io.Reader, stdout, stderr io.Writer,
+	newArmor func(io.Writer) io.WriteCloser, seal func(io.Writer) (io.WriteCloser, error)) error {
 	if opts.out == "" && !opts.armor && report.IsTerminal(stdout) {
 		return fmt.Errorf("refusing to output binary to the terminal: use -a for text armor, -o FILE, or force it with -o -")
 	}
@@ -102,17 +124,12 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	defer o.Abort()
 	bw := bufio.NewWriterSize(o, 64<<10)
 	var dst io.Writer = bw
-	var aw *armor.Writer
+	var aw io.WriteCloser
 	if opts.armor {
-		aw = armor.NewWriter(bw)
+		aw = newArmor(bw)
 		dst = aw
 	}
-	var tap *headerTap
-	if opts.verbose {
-		tap = &headerTap{w: dst}
-		dst = tap
-	}
-	w, err := (&fanseal.Sealer{Anonymous: opts.anonymous}).Seal(dst, recipients(list)...)
+	w, err := seal(dst)
 	if err != nil {
 		return err
 	}
@@ -130,13 +147,7 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := bw.Flush(); err != nil {
 		return err
 	}
-	if err := o.Commit(); err != nil {
-		return err
-	}
-	if tap != nil {
-		reportSealed(stderr, list, tap.Header())
-	}
-	return nil
+	return o.Commit()
 }
 
 func first(s []string) string {
