@@ -195,22 +195,8 @@ func (ag *agreements) computePQ() {
 			}
 			continue
 		}
-		size := hpke.BatchSize(len(encs))
-		for len(encs) > 0 {
-			batch := encs[:min(size, len(encs))]
-			encs = encs[len(batch):]
-			keyAgreements.Add(uint64(len(batch)))
-			passAgreements.Add(uint64(len(batch)))
-			ss, errs := hpke.HybridDecapBatch(ident.pq, batch)
-			for i, enc := range batch {
-				key := pqAgreementKey{ident, [hpke.HybridEncSize]byte(enc)}
-				if errs != nil && errs[i] != nil {
-					delete(ag.pqSS, key) // unwrap's own agreement gives the error
-					continue
-				}
-				ag.pqSS[key] = ss[i]
-			}
-		}
+		decapInPasses(encs, func(batch [][]byte) ([][]byte, []error) { return hpke.HybridDecapBatch(ident.pq, batch) },
+			func(enc []byte) pqAgreementKey { return pqAgreementKey{ident, [hpke.HybridEncSize]byte(enc)} }, ag.pqSS)
 	}
 	ag.pqPending = nil
 }
@@ -278,22 +264,8 @@ func (ag *agreements) compute() {
 			}
 			continue
 		}
-		size := hpke.BatchSize(len(encs))
-		for len(encs) > 0 {
-			batch := encs[:min(size, len(encs))]
-			encs = encs[len(batch):]
-			keyAgreements.Add(uint64(len(batch)))
-			passAgreements.Add(uint64(len(batch)))
-			ss, errs := k.DecapBatch(ident.dh, batch)
-			for i, enc := range batch {
-				key, _ := keyOf(ident, enc)
-				if errs != nil && errs[i] != nil {
-					delete(ag.ss, key) // unwrap's own agreement gives the error
-					continue
-				}
-				ag.ss[key] = ss[i]
-			}
-		}
+		decapInPasses(encs, func(batch [][]byte) ([][]byte, []error) { return k.DecapBatch(ident.dh, batch) },
+			func(enc []byte) agreementKey { key, _ := keyOf(ident, enc); return key }, ag.ss)
 	}
 	ag.pending = nil
 }
@@ -325,5 +297,28 @@ func (ag *agreements) clear() {
 	for k, ss := range ag.pqSS {
 		clear(ss)
 		delete(ag.pqSS, k)
+	}
+}
+
+// decapInPasses runs decap over encs, hpke.BatchSize of them a pass,
+// counting the agreements, and stores each shared secret in into under
+// key(enc); a lane that failed is left out, so that unwrap's own
+// agreement gives its error.
+func decapInPasses[K comparable](encs [][]byte, decap func([][]byte) ([][]byte, []error), key func([]byte) K, into map[K][]byte) {
+	size := hpke.BatchSize(len(encs))
+	for len(encs) > 0 {
+		batch := encs[:min(size, len(encs))]
+		encs = encs[len(batch):]
+		keyAgreements.Add(uint64(len(batch)))
+		passAgreements.Add(uint64(len(batch)))
+		ss, errs := decap(batch)
+		for i, enc := range batch {
+			k := key(enc)
+			if errs != nil && errs[i] != nil {
+				delete(into, k)
+				continue
+			}
+			into[k] = ss[i]
+		}
 	}
 }
