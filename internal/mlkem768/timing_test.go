@@ -2,7 +2,6 @@ package mlkem768
 
 import (
 	"crypto/rand"
-	"math"
 	mrand "math/rand/v2"
 	"os"
 	"runtime"
@@ -10,7 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
-	"time"
+
+	"github.com/fanseal/fanseal/internal/dudect"
 )
 
 // TestTiming is a dudect-style test of decapsulation, for each
@@ -99,62 +99,13 @@ type timingInput struct {
 }
 
 // welch measures decapsulations of n inputs per class, prepared by
-// prepare in chunks, in a random order of the classes, and checks Welch's
-// t statistic.
+// prepare, in a random order of the classes (dudect.Measure), and fails
+// the test if Welch's t says the running time depends on the class.
 func welch(t *testing.T, n int, r *mrand.Rand, prepare func(in *timingInput, class int)) {
-	classes := make([]int, 2*n)
-	for i := range classes {
-		classes[i] = i % 2
-	}
-	r.Shuffle(len(classes), func(i, j int) { classes[i], classes[j] = classes[j], classes[i] })
-	var warm timingInput
-	for range 200 {
-		prepare(&warm, 1)
-		warm.dk.Decapsulate(warm.ct)
-	}
-	const chunk = 1000
-	inputs := make([]timingInput, chunk)
-	times := make([]float64, len(classes))
-	for start := 0; start < len(classes); start += chunk {
-		end := min(start+chunk, len(classes))
-		for i := start; i < end; i++ {
-			prepare(&inputs[i-start], classes[i])
-		}
-		runtime.GC() // outside the measurements: the collector is off
-		for i := start; i < end; i++ {
-			in := &inputs[i-start]
-			t0 := time.Now()
-			in.dk.Decapsulate(in.ct)
-			times[i] = float64(time.Since(t0).Nanoseconds())
-		}
-	}
-	sorted := slices.Clone(times)
-	slices.Sort(sorted)
-	var worst float64
-	var report []string
-	for _, crop := range []struct {
-		name string
-		max  float64
-	}{{"all", math.Inf(1)}, {"p90", sorted[len(sorted)*9/10]}, {"p50", sorted[len(sorted)/2]}} {
-		var cnt, mean, m2 [2]float64
-		for i, x := range times {
-			if x > crop.max {
-				continue
-			}
-			cl := classes[i]
-			cnt[cl]++
-			d := x - mean[cl]
-			mean[cl] += d / cnt[cl]
-			m2[cl] += d * (x - mean[cl])
-		}
-		v0, v1 := m2[0]/(cnt[0]-1), m2[1]/(cnt[1]-1)
-		tv := (mean[0] - mean[1]) / math.Sqrt(v0/cnt[0]+v1/cnt[1])
-		report = append(report, strconv.FormatFloat(tv, 'f', 2, 64)+" ("+crop.name+", means "+
-			strconv.FormatFloat(mean[0]/1000, 'f', 2, 64)+" and "+strconv.FormatFloat(mean[1]/1000, 'f', 2, 64)+" µs)")
-		worst = math.Max(worst, math.Abs(tv))
-	}
-	t.Logf("t = %v; %d decapsulations per class", report, n)
-	if worst >= 4.5 {
-		t.Errorf("|t| = %.2f >= 4.5: the running time depends on the class", worst)
+	t.Helper()
+	res := dudect.Measure(n, r, prepare, func(in *timingInput) { in.dk.Decapsulate(in.ct) })
+	t.Logf("%v", res)
+	if res.Leaks() {
+		t.Errorf("|t| = %.2f >= %v: the running time depends on the class", res.Worst(), dudect.Threshold)
 	}
 }

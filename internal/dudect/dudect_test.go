@@ -1,0 +1,61 @@
+package dudect
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestWelchKnownAnswer: Welch's t of two small samples, worked by hand:
+// class 0 = {1, 2, 3, 4} (mean 2.5, variance 5/3), class 1 = {2, 4, 6}
+// (mean 4, variance 4): t = (2.5 - 4) / sqrt(5/12 + 4/3) = -1.1339.
+func TestWelchKnownAnswer(t *testing.T) {
+	times := []float64{1, 2, 2, 3, 4, 4, 6}
+	classes := []int{0, 0, 1, 0, 1, 0, 1}
+	got, means, counts := Welch(times, classes, math.Inf(1))
+	want := -1.5 / math.Sqrt(5.0/12+4.0/3)
+	if math.Abs(got-want) > 1e-12 || means != [2]float64{2.5, 4} || counts != [2]int{4, 3} {
+		t.Fatalf("t = %v, means %v, counts %v; want t = %v", got, means, counts, want)
+	}
+	// Cropped at 4: class 1 keeps {2, 4} (mean 3, variance 2), class 0
+	// all of it: t = (2.5 - 3) / sqrt(5/12 + 1).
+	got, _, _ = Welch(times, classes, 4)
+	if want := -0.5 / math.Sqrt(5.0/12+1); math.Abs(got-want) > 1e-12 {
+		t.Fatalf("cropped: t = %v, want %v", got, want)
+	}
+}
+
+// TestMeasureFindsALeak: a computation that does four times the work for
+// class 1 is found (|t| far over the threshold), and one that does the
+// same work for both classes, on inputs that differ, is measured with
+// every input prepared and run once.
+func TestMeasureFindsALeak(t *testing.T) {
+	type in struct {
+		class, work int
+		done        bool
+	}
+	spin := func(n int) (x uint64) {
+		for i := range n {
+			x += uint64(i) * 0x9e3779b97f4a7c15
+		}
+		return x
+	}
+	var sink uint64
+	r := rand.New(rand.NewPCG(1, 2))
+	leaky := Measure(2000, r, func(x *in, class int) { *x = in{class: class, work: 2000 + 6000*class} },
+		func(x *in) { sink += spin(x.work) })
+	if !leaky.Leaks() || leaky.Worst() < 20 || len(leaky.Crops) != 3 || leaky.N != 2000 {
+		t.Errorf("a class-dependent loop: %v", leaky)
+	}
+	if !strings.Contains(leaky.String(), "(p90, means") {
+		t.Errorf("String: %s", leaky)
+	}
+	prepared, ran := [2]int{}, 0
+	Measure(1500, r, func(x *in, class int) { *x = in{class: class, work: 3000}; prepared[class]++ },
+		func(x *in) { sink += spin(x.work); x.done = true; ran++ })
+	if prepared[0] < 1500 || prepared[1] < 1500 || ran != 3000+200 {
+		t.Errorf("prepared %v, ran %d", prepared, ran)
+	}
+	_ = sink
+}
