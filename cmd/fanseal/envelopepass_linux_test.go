@@ -6,63 +6,19 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
-	"time"
 )
 
-// ptyRun runs bin with args on a new pseudo-terminal, its controlling
-// terminal, and types each answer when the next prompt (ending in ":")
-// appears there; it returns the command's error, its stderr and what the
-// terminal showed.
+// ptyRun runs bin with args on a new controlling terminal, answering its
+// prompts with answers (onControllingTerminal), and returns the command's
+// error, its standard error and what the terminal showed.
 func ptyRun(t *testing.T, bin string, answers []string, args ...string) (error, string, string) {
 	t.Helper()
-	master, tty := openPTYPair(t)
 	cmd := exec.Command(bin, args...)
 	var stderr bytes.Buffer
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	var mu sync.Mutex
-	var screen strings.Builder
-	go func() {
-		buf := make([]byte, 1024)
-		for {
-			n, err := master.Read(buf)
-			mu.Lock()
-			screen.Write(buf[:n])
-			mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for i, a := range answers {
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			mu.Lock()
-			asked := strings.Count(screen.String(), "passphrase:") > i
-			mu.Unlock()
-			if asked {
-				break
-			}
-			if time.Now().After(deadline) {
-				cmd.Process.Kill()
-				cmd.Wait()
-				t.Fatalf("prompt %d never came; stderr %q, terminal %q", i+1, stderr.String(), screen.String())
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		master.Write([]byte(a + "\r"))
-	}
-	err := cmd.Wait()
-	time.Sleep(50 * time.Millisecond)
-	mu.Lock()
-	defer mu.Unlock()
-	return err, stderr.String(), screen.String()
+	cmd.Stderr = &stderr
+	err, shown := onControllingTerminal(t, cmd, answers...)
+	return err, stderr.String(), shown
 }
 
 // TestEnvelopePassphraseOnTerminal: encrypt -p asks the passphrase twice

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -271,5 +272,65 @@ func TestBenchOnOneTerminal(t *testing.T) {
 	}
 	if legends < 4 {
 		t.Fatalf("%d legends on the screen:\n%s", legends, shown)
+	}
+}
+
+// onControllingTerminal runs cmd on a new pseudo-terminal, its
+// controlling terminal and its standard input (and its standard output
+// and error where cmd leaves them nil), and types each of answers, in
+// turn, when the next prompt ending in "passphrase:" appears there; a
+// command that ends without asking is not answered. It returns the
+// command's error and all that the terminal showed.
+func onControllingTerminal(t *testing.T, cmd *exec.Cmd, answers ...string) (error, string) {
+	t.Helper()
+	master, tty := openPTYPair(t)
+	cmd.Stdin = tty
+	if cmd.Stdout == nil {
+		cmd.Stdout = tty
+	}
+	if cmd.Stderr == nil {
+		cmd.Stderr = tty
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	var mu sync.Mutex
+	var screen strings.Builder
+	shown := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return screen.String()
+	}
+	go func() {
+		buf := make([]byte, 1024)
+		for {
+			n, err := master.Read(buf)
+			mu.Lock()
+			screen.Write(buf[:n])
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	deadline := time.After(60 * time.Second)
+	for typed := 0; ; {
+		select {
+		case err := <-done:
+			time.Sleep(50 * time.Millisecond) // the terminal's last output
+			return err, shown()
+		case <-deadline:
+			cmd.Process.Kill()
+			<-done
+			t.Fatalf("%v did not end; the terminal showed %q", cmd.Args, shown())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if typed < len(answers) && strings.Count(shown(), "passphrase:") > typed {
+			master.Write([]byte(answers[typed] + "\r"))
+			typed++
+		}
 	}
 }
