@@ -2,6 +2,7 @@ package fanseal
 
 import (
 	"bytes"
+	"crypto/cipher"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -93,18 +94,24 @@ func (r *Recipient) wrapScrypt(dst, preamble, fileKey []byte, aead AEAD) ([]byte
 	salt := make([]byte, format.ScryptSaltSize)
 	rand.Read(salt)
 	sr := r.scryptOf()
-	key, err := scryptKey(sr.passphrase, salt, sr.logN)
-	if err != nil {
-		return nil, err
-	}
-	defer clear(key)
-	a, err := hpke.NewAEAD(uint16(aead), key)
+	a, err := scryptAEAD(sr.passphrase, salt, sr.logN, aead)
 	if err != nil {
 		return nil, err
 	}
 	dst = append(dst, salt...)
 	dst = append(dst, byte(sr.logN))
 	return a.Seal(dst, make([]byte, a.NonceSize()), fileKey, preamble), nil
+}
+
+// scryptAEAD returns the AEAD that seals a scrypt stanza's file key: keyed
+// by scrypt of pass with salt at work factor 2^logN.
+func scryptAEAD(pass, salt []byte, logN int, aead AEAD) (cipher.AEAD, error) {
+	key, err := scryptKey(pass, salt, logN)
+	if err != nil {
+		return nil, err
+	}
+	defer clear(key)
+	return hpke.NewAEAD(uint16(aead), key)
 }
 
 // checkScrypt refuses a scrypt stanza above the identity's bound, before
@@ -133,12 +140,7 @@ func (i *Identity) unwrapScrypt(body, preamble []byte, aead AEAD) ([]byte, error
 	}
 	defer clear(pass)
 	stanzaOpens.Add(1)
-	key, err := scryptKey(pass, st.Salt, st.LogN)
-	if err != nil {
-		return nil, err
-	}
-	defer clear(key)
-	a, err := hpke.NewAEAD(uint16(aead), key)
+	a, err := scryptAEAD(pass, st.Salt, st.LogN, aead)
 	if err != nil {
 		return nil, err
 	}
