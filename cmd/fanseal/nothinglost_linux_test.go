@@ -216,17 +216,12 @@ func TestLinkTargetOnlyWhenComplete(t *testing.T) {
 	link := filepath.Join(dir, "link")
 	os.Symlink(target, link)
 	cmd := exec.Command(bin, "decrypt", "-i", keys[0], "-o", link)
-	stdin, _ := cmd.StdinPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	io.WriteString(stdin, env[:len(env)/2])
-	time.Sleep(300 * time.Millisecond)
+	rest := startHalfFed(t, cmd, env)
+	awaitPending(t, cmd.Process.Pid, dir) // staged beside the target
 	if b, _ := os.ReadFile(target); string(b) != "old" {
 		t.Fatalf("mid-decrypt the target holds %d bytes", len(b))
 	}
-	io.WriteString(stdin, env[len(env)/2:])
-	stdin.Close()
+	rest()
 	if err := cmd.Wait(); err != nil {
 		t.Fatal(err)
 	}
@@ -289,22 +284,13 @@ func TestIgnoredSignalsStayIgnored(t *testing.T) {
 			env := mustRun(t, payload, "encrypt", "-r", pubs[0])
 			out := filepath.Join(dir, "out")
 			cmd := exec.Command("sh", "-c", `trap '' `+sig.name+`; exec "$0" "$@"`, bin, "decrypt", "-i", keys[0], "-o", out)
-			stdin, _ := cmd.StdinPipe()
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			io.WriteString(stdin, env[:len(env)/2])
-			for deadline := time.Now().Add(20 * time.Second); !plaintextPending(cmd.Process.Pid, dir); time.Sleep(10 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatal("no pending output appeared")
-				}
-			}
+			rest := startHalfFed(t, cmd, env)
+			awaitPending(t, cmd.Process.Pid, dir)
 			cmd.Process.Signal(sig.sig)
 			time.Sleep(100 * time.Millisecond)
-			io.WriteString(stdin, env[len(env)/2:])
-			stdin.Close()
+			rest()
 			if err := cmd.Wait(); err != nil {
 				t.Fatalf("decrypt with SIG%s ignored died of it: %v: %s", sig.name, err, stderr.String())
 			}

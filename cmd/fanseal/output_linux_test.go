@@ -22,12 +22,22 @@ func stalledDecrypt(t *testing.T, bin string) (cmd *exec.Cmd, dir string, stderr
 	dir, keys, pubs := setup(t, "x25519", 1)
 	env := mustRun(t, strings.Repeat("plaintext prefix ", 60000), "encrypt", "-r", pubs[0])
 	cmd = exec.Command(bin, "decrypt", "-i", keys[0], "-o", filepath.Join(dir, "out"))
+	stderr = &strings.Builder{}
+	cmd.Stderr = stderr
+	startHalfFed(t, cmd, env)
+	awaitPending(t, cmd.Process.Pid, dir)
+	return cmd, dir, stderr
+}
+
+// startHalfFed starts cmd with the first half of env on its standard
+// input, which stays open, and returns a function that writes the rest
+// and closes it. The process is killed when the test ends, if it has not.
+func startHalfFed(t *testing.T, cmd *exec.Cmd, env string) (rest func()) {
+	t.Helper()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr = &strings.Builder{}
-	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -35,13 +45,22 @@ func stalledDecrypt(t *testing.T, bin string) (cmd *exec.Cmd, dir string, stderr
 	if _, err := io.WriteString(stdin, env[:len(env)/2]); err != nil {
 		t.Fatal(err)
 	}
+	return func() {
+		io.WriteString(stdin, env[len(env)/2:])
+		stdin.Close()
+	}
+}
+
+// awaitPending waits until process pid holds some plaintext for dir
+// (plaintextPending), and fails the test if none appears in 20 seconds.
+func awaitPending(t *testing.T, pid int, dir string) {
+	t.Helper()
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if plaintextPending(cmd.Process.Pid, dir) {
-			return cmd, dir, stderr
+		if plaintextPending(pid, dir) {
+			return
 		}
 	}
 	t.Fatal("no output file with plaintext appeared")
-	return
 }
 
 // plaintextPending reports whether process pid holds an unnamed file in

@@ -2,14 +2,12 @@ package main
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // These tests are the attacks of a review of the output rule, each run
@@ -97,20 +95,15 @@ func TestLinksAnywhereInPath(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "shadow"), nil, 0o666)
 	os.Chown(filepath.Join(dir, "shadow"), 0, 0)
 	cmd := exec.Command(bin, "decrypt", "-i", keys[0], "-o", filepath.Join(dir, "shadow"))
-	stdin, _ := cmd.StdinPipe()
 	var errOut bytes.Buffer
 	cmd.Stderr = &errOut
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	io.WriteString(stdin, env[:len(env)/2])
-	time.Sleep(200 * time.Millisecond)
+	rest := startHalfFed(t, cmd, env)
+	awaitPending(t, cmd.Process.Pid, dir)
 	if err := os.Rename(dir, dir+".old"); err != nil {
 		t.Fatal(err)
 	}
 	plant(t, victimDir, dir)
-	io.WriteString(stdin, env[len(env)/2:])
-	stdin.Close()
+	rest()
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("%v: %s", err, errOut.String())
 	}
