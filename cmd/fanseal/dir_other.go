@@ -84,16 +84,6 @@ func walk(name string) (*walked, error) {
 	return w, err
 }
 
-// A walked path is where a path leads: the directory that holds its last
-// name, that name, and what is there (nil for nothing).
-type walked struct {
-	dir     *dir
-	base    string
-	fi      *fileInfo
-	viaLink bool
-	fd      int
-}
-
 func fdInfo(int) (*fileInfo, error) { return nil, errors.ErrUnsupported }
 
 // dupDescriptor reports that this system names no descriptors by path.
@@ -103,8 +93,3 @@ func dupDescriptor(int, string) (*os.File, error) {
 
 // keepOwner does nothing where files have no Unix owner.
 func keepOwner(*os.File, *fileInfo) error { return nil }
-
-var (
-	errProtectedLink = errors.New("protected link")
-	errProtectedFile = errors.New("protected file")
-)

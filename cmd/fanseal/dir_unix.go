@@ -157,14 +157,6 @@ func (d *dir) writable(name string) error {
 	return unix.Faccessat(d.fd, name, unix.W_OK, unix.AT_EACCESS)
 }
 
-// errProtectedLink refuses a link that the kernel's protected_symlinks
-// rule would not let the caller follow.
-var errProtectedLink = errors.New("a symbolic link in a world-writable sticky directory, owned by neither you nor the directory's owner; it is not followed (the kernel's protected_symlinks rule)")
-
-// errProtectedFile refuses to replace a file that the kernel's
-// protected_regular rule, and a sticky directory's own rule, protect.
-var errProtectedFile = errors.New("a file in a sticky directory, owned by neither you nor the directory's owner; it is not replaced (the kernel's protected_regular rule)")
-
 // guarded reports whether the sticky directory d keeps fi, a file or link
 // in it, from the caller: one that neither the caller nor the directory's
 // owner owns. world restricts it to world-writable directories, as the

@@ -15,16 +15,6 @@ import (
 // MAXSYMLINKS.
 const maxLinks = 40
 
-// A walked path is where a path leads: the open directory that holds its
-// last name, that name, and what is there (nil for nothing).
-type walked struct {
-	dir     *dir
-	base    string
-	fi      *fileInfo
-	viaLink bool // the last name was reached through a symbolic link
-	fd      int  // a descriptor a link led to (/dev/stdout), or -1
-}
-
 // walk resolves name as open(2) would, one name at a time with fstatat
 // and openat, never letting the kernel follow a link: each link is read
 // and followed here, once the kernel's protected_symlinks rule allows it
