@@ -439,7 +439,7 @@ func (o *output) writeJSON(v any) error {
 // startOutputs starts the outputs that a command's flags name, before its
 // work: flags maps a flag's name to the file it names ("" for none). At
 // most one may be standard output, and no two may be the same file
-// (sameFile). Each output is nil where its flag is empty. abort discards
+// (place.same). Each output is nil where its flag is empty. abort discards
 // every output not yet committed.
 func startOutputs(stdout io.Writer, flags ...[2]string) (outs []*output, abort func(), err error) {
 	abort = func() {
@@ -447,24 +447,29 @@ func startOutputs(stdout io.Writer, flags ...[2]string) (outs []*output, abort f
 			o.Abort()
 		}
 	}
-	var named [][2]string
+	type named struct {
+		flag string
+		at   place
+	}
+	var seen []named
 	for _, f := range flags {
 		flag, name := f[0], f[1]
 		if name == "" {
 			outs = append(outs, nil)
 			continue
 		}
-		for _, prev := range named {
-			if !sameFile(prev[1], name) {
+		at := placeOf(name, 1, nil)
+		for _, prev := range seen {
+			if !prev.at.same(at) {
 				continue
 			}
 			abort()
-			if isStdout(name) {
-				return nil, nil, fmt.Errorf("%w: %s and %s both write to standard output", errUsage, prev[0], flag)
+			if at.fd == 1 {
+				return nil, nil, fmt.Errorf("%w: %s and %s both write to standard output", errUsage, prev.flag, flag)
 			}
-			return nil, nil, fmt.Errorf("%w: %s and %s name the same file %s", errUsage, prev[0], flag, name)
+			return nil, nil, fmt.Errorf("%w: %s and %s name the same file %s", errUsage, prev.flag, flag, name)
 		}
-		named = append(named, f)
+		seen = append(seen, named{flag, at})
 		o, err := createOutput(name, stdout, 0o666)
 		if err != nil {
 			abort()

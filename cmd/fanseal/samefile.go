@@ -54,25 +54,21 @@ func placeOf(name string, std int, file any) place {
 	return p
 }
 
-// sameFile reports whether the outputs a and b would write one file: the
+// same reports whether the outputs at p and q would write one file: the
 // same descriptor, the same existing file (a character device such as
 // /dev/null excepted: writing it twice destroys nothing), or the same name
 // in the same directory, however each path spells it.
-func sameFile(a, b string) bool {
-	pa, pb := placeOf(a, 1, nil), placeOf(b, 1, nil)
+func (p place) same(q place) bool {
 	switch {
-	case pa.fd >= 0 && pa.fd == pb.fd:
+	case p.fd >= 0 && p.fd == q.fd:
 		return true
-	case pa.file != nil && pb.file != nil:
-		return pa.file.same(pb.file) && pa.file.mode&fs.ModeCharDevice == 0
-	case pa.dir != nil && pb.dir != nil:
-		return pa.base == pb.base && pa.dir.same(pb.dir)
+	case p.file != nil && q.file != nil:
+		return p.file.same(q.file) && p.file.mode&fs.ModeCharDevice == 0
+	case p.dir != nil && q.dir != nil:
+		return p.base == q.base && p.dir.same(q.dir)
 	}
 	return false
 }
-
-// isStdout reports whether the output name is standard output.
-func isStdout(name string) bool { return placeOf(name, 1, nil).fd == 1 }
 
 // An input is a file a command reads, named for messages: "input",
 // "identity file", "recipients file".
