@@ -159,6 +159,17 @@ func TestDecryptFailureLeavesNoOutput(t *testing.T) {
 	_ = keys[1]
 }
 
+// damaged returns key with its last two characters changed, so that its
+// checksum fails: to "aa", or to "bb" where they were "aa" (a random key
+// ends so once in 1 024).
+func damaged(key string) string {
+	d := key[:len(key)-2] + "aa"
+	if d == key {
+		d = key[:len(key)-2] + "bb"
+	}
+	return d
+}
+
 func TestErrors(t *testing.T) {
 	dir, keys, pubs := setup(t, "p256", 1)
 	_, _, pq := setup(t, "mlkem768x25519", 1)
@@ -168,7 +179,7 @@ func TestErrors(t *testing.T) {
 	mustFail(t, "", "at least one -r", "encrypt")
 	mustFail(t, "", "at least one -i", "decrypt")
 	mustFail(t, "", bad+":2", "decrypt", "-i", bad)
-	mustFail(t, "", "checksum", "encrypt", "-r", pubs[0][:len(pubs[0])-2]+"aa")
+	mustFail(t, "", "checksum", "encrypt", "-r", damaged(pubs[0]))
 	mustFail(t, "x", "post-quantum and classical", "encrypt", "-r", pubs[0], "-r", pq[0])
 	mustFail(t, "", "no such file", "encrypt", "-r", pubs[0], filepath.Join(dir, "missing"))
 	mustFail(t, "", "flag provided but not defined", "encrypt", "--bogus")
