@@ -2,7 +2,7 @@
 // docs/PERFORMANCE.md: the machine, the command, the date, median times
 // per peer and recipient count (benchstat's center, from
 // golang.org/x/perf/benchmath), and the ratios fanseal targets. The
-// file's "End to end" section (fanseal sim's figures) is kept as it is.
+// file's "End to end" section (the figures of go run ./cmd/fanseal/sim) is kept as it is.
 package main
 
 import (
@@ -121,7 +121,7 @@ const notes = `
 `
 
 // notesHeading starts the last section render writes. Every section after
-// it (the AVX-512 IFMA path, fanseal sim's end-to-end runs) is written by
+// it (the AVX-512 IFMA path, the end-to-end runs of go run ./cmd/fanseal/sim) is written by
 // hand, and render keeps it as it is.
 const notesHeading = "\n## Notes\n"
 

@@ -1,4 +1,4 @@
-// Package bench is the program behind fanseal bench: it measures every hot
+// Package bench is what go run ./cmd/fanseal/bench runs: it measures every hot
 // path of fanseal on generated keys, nothing to set up, and prints a table
 // per section. Each row's cells are timed round-robin (measureRow), so that
 // a change in the machine's load hits every cell of a row alike and their
@@ -34,7 +34,7 @@ type config struct {
 	progress *report.Bar
 }
 
-// Report is everything fanseal bench measured, as --json writes it.
+// Report is everything the benchmark measured, as --json writes it.
 type Report struct {
 	Machine     report.Machine `json:"machine"`
 	Seal        []Latency      `json:"seal"`

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fanseal/fanseal"
+	"github.com/fanseal/fanseal/cmd/fanseal/internal/chart"
 	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
 	"github.com/fanseal/fanseal/internal/race"
 )
@@ -143,7 +144,7 @@ func TestPlotReadable(t *testing.T) {
 		t.Fatalf("%d panels", len(panels))
 	}
 	for _, p := range panels {
-		if err := report.Readable(p); err != nil {
+		if err := chart.Readable(p); err != nil {
 			t.Error(err)
 		}
 		if p.X.Min >= 2 || p.X.Max <= 100 {
@@ -162,7 +163,7 @@ func TestPlotReadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range panels {
-		if err := report.Readable(p); err != nil {
+		if err := chart.Readable(p); err != nil {
 			t.Error(err)
 		}
 	}

@@ -6,11 +6,10 @@ import (
 	"image/color"
 	"io"
 
+	"github.com/fanseal/fanseal/cmd/fanseal/internal/chart"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-
-	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
 )
 
 // strategyColors gives each strategy one color in every panel.
@@ -40,7 +39,7 @@ func Plot(w io.Writer, svg bool, rep *Report) error {
 	for len(grid[rows-1]) < cols {
 		grid[rows-1] = append(grid[rows-1], nil)
 	}
-	return report.WritePlots(w, svg, grid, 12*vg.Inch, vg.Length(rows)*4.5*vg.Inch)
+	return chart.WritePlots(w, svg, grid, 12*vg.Inch, vg.Length(rows)*4.5*vg.Inch)
 }
 
 // plotPanels returns Plot's panels, one per suite measured.
@@ -52,7 +51,7 @@ func plotPanels(rep *Report) ([]*plot.Plot, error) {
 		p.X.Label.Text = "recipients"
 		p.Y.Label.Text = "seal p50 (µs)"
 		p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-		p.Y.Tick.Marker = report.LogTicks{}
+		p.Y.Tick.Marker = chart.LogTicks{}
 		var ticks []plot.Tick
 		counts := map[int]bool{}
 		for _, c := range rep.Seal {
@@ -87,8 +86,8 @@ func plotPanels(rep *Report) ([]*plot.Plot, error) {
 		if len(ticks) == 0 {
 			continue // a suite this report did not measure
 		}
-		report.PadLog(&p.X, 1.25)
-		report.PadLog(&p.Y, 1.25)
+		chart.PadLog(&p.X, 1.25)
+		chart.PadLog(&p.Y, 1.25)
 		panels = append(panels, p)
 	}
 	if len(panels) == 0 {

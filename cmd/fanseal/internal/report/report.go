@@ -1,7 +1,8 @@
-// Package report holds what the reports of fanseal bench and fanseal sim
-// are both made of: the description of the machine a figure came from, the
-// progress bar drawn on a terminal while they measure, and the writer of
-// their plots.
+// Package report holds what the reports of fanseal's measuring programs
+// (go run ./cmd/fanseal/bench, go run ./cmd/fanseal/sim) are both made of:
+// the description of the machine a figure came from and the progress bar
+// drawn on a terminal while they measure; and, for the fanseal command too,
+// whether a writer is a terminal. Their plots are package chart's.
 package report
 
 import (

@@ -5,9 +5,6 @@ import (
 	"runtime"
 	"testing"
 	"time"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/vg"
 )
 
 func TestThisMachine(t *testing.T) {
@@ -59,18 +56,5 @@ func TestBarDraws(t *testing.T) {
 	want := "\r[#######.......................] 1/4\r[##############################] 4/4\r\033[K"
 	if buf.String() != want {
 		t.Fatalf("drew %q, want %q", buf.String(), want)
-	}
-}
-
-func TestWritePlots(t *testing.T) {
-	p := plot.New()
-	p.Title.Text = "t"
-	grid := [][]*plot.Plot{{p, nil}}
-	var svg, png bytes.Buffer
-	if err := WritePlots(&svg, true, grid, 4*vg.Inch, 2*vg.Inch); err != nil || !bytes.Contains(svg.Bytes(), []byte("<svg")) {
-		t.Fatalf("SVG: %v", err)
-	}
-	if err := WritePlots(&png, false, grid, 4*vg.Inch, 2*vg.Inch); err != nil || !bytes.HasPrefix(png.Bytes(), []byte("\x89PNG")) {
-		t.Fatalf("PNG: %v", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/fanseal/fanseal/cmd/fanseal/internal/chart"
 	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
 )
 
@@ -233,7 +234,7 @@ func Plot(w io.Writer, svg bool, res *Result) error {
 	for i, p := range panels {
 		grid[i] = []*plot.Plot{p}
 	}
-	return report.WritePlots(w, svg, grid, 8*vg.Inch, vg.Length(len(panels))*3.2*vg.Inch)
+	return chart.WritePlots(w, svg, grid, 8*vg.Inch, vg.Length(len(panels))*3.2*vg.Inch)
 }
 
 // plotPanels returns Plot's panels, one per latency series. The time axis
@@ -247,7 +248,7 @@ func plotPanels(res *Result) ([]*plot.Plot, error) {
 		p.X.Label.Text = "latency"
 		p.Y.Label.Text = "fraction done within"
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = report.LogTicks{Format: func(v float64) string { return time.Duration(v).Round(time.Duration(v) / 100).String() }}
+		p.X.Tick.Marker = chart.LogTicks{Format: func(v float64) string { return time.Duration(v).Round(time.Duration(v) / 100).String() }}
 		// Top left, icons before their text, in room above 1 that no line
 		// reaches: a text drawn wider than measured (an SVG viewer's
 		// substitute font) runs away from its icon, and over no line.
@@ -277,7 +278,7 @@ func plotPanels(res *Result) ([]*plot.Plot, error) {
 			p.Add(line)
 			p.Legend.Add(fmt.Sprintf("%s (%d samples)", s.Side, len(s.LatencyOf(l.Name).Samples)), line)
 		}
-		report.PadLog(&p.X, 1.5)
+		chart.PadLog(&p.X, 1.5)
 		p.Y.Min, p.Y.Max = 0, 1.3
 		p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 0.25, Label: "0.25"}, {Value: 0.5, Label: "0.5"}, {Value: 0.75, Label: "0.75"}, {Value: 1, Label: "1"}})
 		panels = append(panels, p)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
+	"github.com/fanseal/fanseal/cmd/fanseal/internal/chart"
 )
 
 // TestPrintAndPlot: the report of a run with both sides has a column per
@@ -56,7 +56,7 @@ func TestPlotReadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range panels {
-		if err := report.Readable(p); err != nil {
+		if err := chart.Readable(p); err != nil {
 			t.Error(err)
 		}
 		if p.X.Min > 230e6/1.2 || p.X.Max < 2400e6*1.2 {

@@ -36,7 +36,7 @@ type SynchronizerOptions struct {
 	// Suite is the participants' key suite (default P-256).
 	Suite fanseal.Suite
 	// Strategy is fanseal's sealing strategy. The zero value is
-	// fanseal.Parallel; fanseal sim uses Channel unless told otherwise.
+	// fanseal.Parallel; the simulation uses Channel unless told otherwise.
 	Strategy fanseal.Strategy
 	// Signature is the participants' signature scheme: verify.Ed25519
 	// (the default) or verify.P256.

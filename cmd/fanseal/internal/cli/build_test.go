@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// A build is a program of fanseal's built once, with some go build flags,
+// for the tests that run it as a separate process: the fanseal command,
+// with the measuring programs (tools) built the same way beside it.
+type build struct {
+	pkg   string
+	flags []string
+	tools map[string]*build // bench and sim, for a build of fanseal
+
+	once sync.Once
+	path string
+	err  error
+}
+
+// newBuild returns the build of fanseal, and of its tools, with flags.
+func newBuild(flags ...string) *build {
+	const cmd = "github.com/fanseal/fanseal/cmd/fanseal"
+	b := &build{pkg: cmd, flags: flags, tools: map[string]*build{}}
+	for name, path := range tools {
+		b.tools[name] = &build{pkg: cmd + strings.TrimPrefix(path, "./cmd/fanseal"), flags: flags}
+	}
+	return b
+}
+
+var (
+	built      = newBuild()
+	builtNamed = newBuild("-ldflags", "-X github.com/fanseal/fanseal/cmd/fanseal/internal/cli.unnamedOff=1") // named temporary files only
+)
+
+// binary builds the fanseal command once and returns its path.
+func binary(t *testing.T) string { return built.get(t) }
+
+func (b *build) get(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	b.once.Do(func() {
+		dir, err := os.MkdirTemp("", "fanseal-bin")
+		if err != nil {
+			b.err = err
+			return
+		}
+		b.path = filepath.Join(dir, filepath.Base(b.pkg))
+		out, err := exec.Command("go", append(append([]string{"build", "-o", b.path}, b.flags...), b.pkg)...).CombinedOutput()
+		if err != nil {
+			b.err = err
+			t.Logf("%s", out)
+		}
+	})
+	if b.err != nil {
+		t.Skipf("cannot build the command: %v", b.err)
+	}
+	return b.path
+}
+
+// program returns what runs args when bin, a built fanseal, is asked to:
+// bin itself, or for "bench ..." and "sim ..." the tool built beside it
+// (go run ./cmd/fanseal/bench), with the arguments it takes.
+func program(t *testing.T, bin string, args []string) (string, []string) {
+	t.Helper()
+	for _, b := range []*build{built, builtNamed} {
+		if b.path == bin && len(args) > 0 && b.tools[args[0]] != nil {
+			return b.tools[args[0]].get(t), args[1:]
+		}
+	}
+	return bin, args
+}
+
+// runTool runs a tool's args (args[0] is "bench" or "sim") as a separate
+// process, for cli, which runs fanseal's own commands in-process.
+func runTool(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("runs go run %s, which -short does not build", tools[args[0]])
+	}
+	cmd := commandFor(t, binary(t), args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil && cmd.ProcessState == nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	return cmd.ProcessState.ExitCode(), out.String(), errOut.String()
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, b := range []*build{built, builtNamed} {
+		for _, b := range append([]*build{b}, b.tools["bench"], b.tools["sim"]) {
+			if b.path != "" {
+				os.RemoveAll(filepath.Dir(b.path))
+			}
+		}
+	}
+	os.Exit(code)
+}
+
+// commandFor returns the command that runs args as bin would, through
+// program: a tool's name runs the tool built beside bin.
+func commandFor(t *testing.T, bin string, args ...string) *exec.Cmd {
+	t.Helper()
+	bin, args = program(t, bin, args)
+	return exec.Command(bin, args...)
+}

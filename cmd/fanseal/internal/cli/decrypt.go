@@ -1,0 +1,205 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/fanseal/fanseal"
+	"github.com/fanseal/fanseal/armor"
+	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
+)
+
+// decryptOptions are decrypt's flags.
+type decryptOptions struct {
+	identities multiFlag
+	plugins    multiFlag // -j: age plugins to ask, without an identity
+	out        string
+}
+
+func decryptFlags(fs *flag.FlagSet) *decryptOptions {
+	o := &decryptOptions{}
+	fs.Var(&o.identities, "i", "identity file")
+	fs.Var(&o.identities, "identity", "identity file")
+	fs.Var(&o.plugins, "j", "age plugin")
+	fs.StringVar(&o.out, "o", "", "output file")
+	fs.StringVar(&o.out, "output", "", "output file")
+	return o
+}
+
+func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
+	fs := NewFlags("decrypt")
+	opts := decryptFlags(fs)
+	pos, err := ParseFlags(fs, args, 1)
+	if err != nil {
+		return err
+	}
+	if err := refuseSameAsInput("-o", opts.out, stdin, stdout, inputs(first(pos), "identity file", opts.identities)...); err != nil {
+		return err
+	}
+	noIdentities := fmt.Errorf("%w: decrypt needs at least one -i PATH (an identity file), except for an envelope or age file sealed to a passphrase", ErrUsage)
+	if len(opts.identities)+len(opts.plugins) == 0 && payloadFromStdin(pos) && report.IsTerminal(stdin) {
+		return noIdentities
+	}
+	keysIn := newStdinUse(stdin, payloadFromStdin(pos))
+	in, closeIn, err := openInput(first(pos), stdin)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	// An empty input is said to be empty after the identities are read,
+	// so that a fault in them is reported first, as for any envelope.
+	br, isAge, sniffErr := sniffInput(in)
+	switch {
+	case sniffErr != nil && !errors.Is(sniffErr, errEmptyInput):
+		return sniffErr
+	case len(opts.plugins) > 0 && !isAge:
+		return fmt.Errorf("%w: -j %s: age plugins open age files; this is not one", ErrUsage, opts.plugins[0])
+	case len(opts.identities) == 0 && !isAge && sniffErr != nil:
+		return noIdentities
+	}
+	var ids []*namedIdentity
+	var ageIDs *ageIdentities
+	if isAge {
+		ageIDs, err = readAgeIdentities(opts.identities, opts.plugins, keysIn, stderr)
+	} else if len(opts.identities) > 0 {
+		ids, err = identityList(opts.identities, keysIn)
+	}
+	if err != nil {
+		return err
+	}
+	if sniffErr != nil {
+		return sniffErr
+	}
+	src, clearProgress := withProgress(br, stderr, "decrypting")
+	defer clearProgress()
+	o, err := createOutput(opts.out, stdout, 0o666)
+	if err != nil {
+		return err
+	}
+	defer o.Abort()
+	var r io.Reader
+	var failed func(error) error // says what an error of r means
+	if isAge {
+		failed = func(err error) error { return err } // openAge describes its errors
+		r, err = openAge(bufio.NewReader(src), ageIDs)
+		if err != nil {
+			return err
+		}
+	} else {
+		env, armored := maybeArmored(src)
+		failed = func(err error) error { return describe(armorFirst(armored, env, err)) }
+		given := identities(ids)
+		if len(ids) == 0 {
+			// Without -i, an envelope sealed to a passphrase (its one
+			// stanza) asks it on the terminal, once the work factor is
+			// known to be within the bound; any other is refused.
+			given = []*fanseal.Identity{fanseal.NewScryptIdentityFunc(func() ([]byte, error) {
+				return readPassphrase("Enter passphrase:")
+			}, ageMaxScryptWorkFactor)}
+		}
+		if r, err = fanseal.Open(env, given...); err != nil {
+			if len(ids) == 0 && errors.Is(err, fanseal.ErrNotRecipient) {
+				return noIdentities
+			}
+			return failed(err)
+		}
+	}
+	var dst io.Writer = o
+	if opts.out == "" && report.IsTerminal(stdout) {
+		guard := &textGuard{w: o}
+		defer func() {
+			if cerr := guard.Close(); err == nil {
+				err = cerr
+			}
+		}()
+		dst = guard
+	}
+	if _, err := io.Copy(dst, r); err != nil {
+		if errors.Is(err, errBinaryToTerminal) {
+			return err
+		}
+		return failed(err)
+	}
+	return o.Commit()
+}
+
+// maybeArmored returns a reader of the binary envelope in r, decoding
+// armor when the input starts with the armor header (after the white
+// space the armor reader skips), and whether it did.
+func maybeArmored(r io.Reader) (*bufio.Reader, bool) {
+	br := bufio.NewReaderSize(r, max(4096, armor.DetectSize))
+	start, _ := br.Peek(armor.DetectSize)
+	if armor.IsArmored(start) {
+		return bufio.NewReader(armor.NewReader(br)), true
+	}
+	return br, false
+}
+
+// armorFirst returns the error of the armor, when the input is armored
+// and its text has a fault, instead of err, the envelope's. A reader that
+// is not a recipient stops after the header, where a recipient reads the
+// whole text: reading the rest of the text gives both the same verdict on
+// it (docs/FORMAT.md, "Text forms").
+func armorFirst(armored bool, src io.Reader, err error) error {
+	if !armored {
+		return err
+	}
+	if _, armorErr := io.Copy(io.Discard, src); armorErr != nil {
+		return armorErr
+	}
+	return err
+}
+
+// errorClasses are the open errors and what each means for the user:
+// what replaces the class's own words in the message, and hint, if set,
+// says what to do.
+var errorClasses = []struct {
+	err        error
+	what, hint string
+}{
+	{fanseal.ErrNotRecipient, "not a recipient: none of the identities given can open this envelope", "fanseal inspect -R RECIPIENTS_FILE ENVELOPE says whom it is for"},
+	{fanseal.ErrTruncated, "truncated envelope", ""},
+	{fanseal.ErrAuthentication, "the envelope was tampered with or is corrupted", ""},
+	{fanseal.ErrAnonymousLimit, "unsupported envelope: too many trial decryptions", "give only the identity the envelope is for with -i, or ask the sender to seal it with key identifiers (without --anonymous)"},
+	{fanseal.ErrScryptWorkFactor, "unsupported envelope: the passphrase's work factor is above what fanseal accepts", "the sender chose a work factor that takes too long to open; ask for one sealed with fanseal encrypt -p, which tunes it to about a second"},
+	{fanseal.ErrUnsupported, "unsupported envelope", "a newer fanseal may read it"},
+	{fanseal.ErrMalformed, "corrupted header or not a fanseal envelope", ""},
+}
+
+// describe rewrites an open error in the user's terms, saying its class
+// once: "truncated envelope: payload ends inside chunk 2". The result
+// still matches the library's error with errors.Is.
+func describe(err error) error {
+	for _, c := range errorClasses {
+		if !errors.Is(err, c.err) {
+			continue
+		}
+		msg, class := err.Error(), c.err.Error()
+		switch i := strings.Index(msg, class); {
+		case i >= 0 && c.err == fanseal.ErrMalformed && strings.HasPrefix(msg[i+len(class):], ": not a fanseal envelope"):
+			msg = msg[:i] + msg[i+len(class)+2:] // the detail says it already
+		case i >= 0:
+			msg = msg[:i] + c.what + msg[i+len(class):]
+		default:
+			msg = c.what + ": " + msg
+		}
+		if c.hint != "" {
+			msg += "; " + c.hint
+		}
+		return &describedError{msg: msg, err: err}
+	}
+	return err
+}
+
+// A describedError is an error with a message for the user.
+type describedError struct {
+	msg string
+	err error
+}
+
+func (e *describedError) Error() string { return e.msg }
+func (e *describedError) Unwrap() error { return e.err }

@@ -1,8 +1,0 @@
-//go:build !unix
-
-package main
-
-import "os"
-
-// umask returns 0: outside Unix the permission bits are not masked.
-func umask() os.FileMode { return 0 }
