@@ -6,6 +6,7 @@ import (
 	"crypto/hkdf"
 	"crypto/hmac"
 	stdhpke "crypto/hpke"
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/sha3"
 	"encoding/hex"
@@ -452,5 +453,43 @@ func TestNewEphemeral(t *testing.T) {
 			})
 		}
 		wg.Wait()
+	}
+}
+
+// TestX25519PublicBothWays: the first x25519LaddersFirst X25519 private
+// keys of a process get their public key from crypto/ecdh's ladder (and
+// keep its key for their agreements), the later ones from edwards25519's
+// table (x25519Public); both give the key crypto/ecdh gives, and RFC 7748
+// section 6.1's.
+func TestX25519PublicBothWays(t *testing.T) {
+	k, err := NewKEM(KEMX25519)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice, _ := hex.DecodeString("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a")
+	alicePub := "8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a"
+	x25519Ladders.Store(0)
+	for i := range x25519LaddersFirst + 8 {
+		b := make([]byte, 32)
+		rand.Read(b)
+		if i == 0 || i == x25519LaddersFirst {
+			b = alice
+		}
+		sk, err := k.NewPrivateKey(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := ecdh.X25519().NewPrivateKey(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := sk.k.publicBytes()
+		if !bytes.Equal(got, want.PublicKey().Bytes()) || (bytes.Equal(b, alice) && hex.EncodeToString(got) != alicePub) {
+			t.Fatalf("key %d: public key %x, crypto/ecdh %x", i, got, want.PublicKey().Bytes())
+		}
+		ladder := sk.k.(*x25519Key).k != nil
+		if ladder != (i < x25519LaddersFirst) {
+			t.Fatalf("key %d: from the ladder %v, want %v", i, ladder, i < x25519LaddersFirst)
+		}
 	}
 }

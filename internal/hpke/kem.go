@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"filippo.io/edwards25519"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
@@ -310,6 +311,16 @@ func (g ecdhGroup) newPrivate(b []byte) (dhKey, error) {
 		if len(b) != 32 {
 			return nil, fmt.Errorf("%w: crypto/ecdh: invalid private key size", ErrInvalidKey)
 		}
+		if x25519Ladders.Load() < x25519LaddersFirst {
+			x25519Ladders.Add(1)
+			k, err := g.c.NewPrivateKey(b)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
+			}
+			x := &x25519Key{raw: [32]byte(b), pub: k.PublicKey().Bytes(), k: k}
+			x.once.Do(func() {})
+			return x, nil
+		}
 		return &x25519Key{raw: [32]byte(b), pub: x25519Public(b)}, nil
 	}
 	k, err := g.c.NewPrivateKey(b)
@@ -348,6 +359,12 @@ func (k *x25519Key) publicBytes() []byte        { return k.pub }
 func (k *x25519Key) bytes() []byte              { return bytes.Clone(k.raw[:]) }
 func (k *x25519Key) scalar(s *[32]byte)         { *s = k.raw }
 
+// x25519Ladders counts the X25519 private keys whose public key came from
+// crypto/ecdh's ladder, up to x25519LaddersFirst (see x25519Public).
+var x25519Ladders atomic.Uint32
+
+const x25519LaddersFirst = 32
+
 // x25519Public returns X25519(k, 9), the public key of the X25519 private
 // key k, as the u-coordinate of [k]B on edwards25519 (B the base point,
 // the birational image of u = 9; RFC 7748 section 4.1): the scalar is
@@ -356,6 +373,14 @@ func (k *x25519Key) scalar(s *[32]byte)         { *s = k.raw }
 // of crypto/ecdh's Montgomery ladder, which computes X25519 public keys
 // from the variable base 9. B has prime order, so reducing the clamped
 // scalar modulo it, as SetBytesWithClamping does, gives the same point.
+//
+// The table is built on its first use: 256 inversions, about 0.6 ms, the
+// cost of some 20 ladders. So the first x25519LaddersFirst private keys of
+// a process take crypto/ecdh's ladder (whose key then also serves the key
+// agreements), and only a process that goes on deriving keys pays for the
+// table, once: a command-line run that parses one identity never does. The
+// choice depends on how many keys came before, never on a key; both ways
+// are constant time and give the same public key (TestX25519PublicBothWays).
 func x25519Public(k []byte) []byte {
 	s, err := edwards25519.NewScalar().SetBytesWithClamping(k)
 	if err != nil {
