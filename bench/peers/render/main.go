@@ -2,7 +2,8 @@
 // docs/PERFORMANCE.md: the machine, the command, the date, median times
 // per peer and recipient count (benchstat's center, from
 // golang.org/x/perf/benchmath), and the ratios fanseal targets. The
-// file's "End to end" section (the figures of go run ./cmd/fanseal/sim) is kept as it is.
+// file's sections after its notes (among them "End to end", the figures of
+// go run ./cmd/fanseal/sim) are kept as they are.
 package main
 
 import (
@@ -114,15 +115,16 @@ const notes = `
 - fanseal's seals batch their key agreements eight to an AVX-512 IFMA
   pass where the CPU has it: X25519 in internal/x25519x8, P-256 and
   secp256k1 in internal/ecdhx8, and the X25519 halves of the post-quantum
-  suite's stanzas in internal/x25519x8 (their ML-KEM-768 encapsulations
-  stay crypto/mlkem's). A pass costs about the same for one lane as for
+  suite's stanzas in internal/x25519x8; their ML-KEM-768 halves are
+  internal/mlkem768's (circl's AVX2 code on x86-64 with AVX2, crypto/mlkem
+  elsewhere and in FIPS 140-3 mode; docs/SECURITY.md). A pass costs about the same for one lane as for
   eight, so 20 recipients are three passes, which two cores run in the
   time of two.
 `
 
 // notesHeading starts the last section render writes. Every section after
-// it (the AVX-512 IFMA path, the end-to-end runs of go run ./cmd/fanseal/sim) is written by
-// hand, and render keeps it as it is.
+// it (the AVX-512 IFMA path, the end-to-end runs of go run
+// ./cmd/fanseal/sim) is written by hand, and render keeps it as it is.
 const notesHeading = "\n## Notes\n"
 
 // handWritten returns the sections of the file at path after render's
