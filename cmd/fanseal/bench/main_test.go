@@ -13,35 +13,13 @@ import (
 	"testing"
 
 	"github.com/fanseal/fanseal/cmd/fanseal/internal/cli"
-	"github.com/fanseal/fanseal/cmd/fanseal/internal/helpcheck"
+	"github.com/fanseal/fanseal/cmd/fanseal/internal/clitest"
 
 	"github.com/fanseal/fanseal/cmd/fanseal/internal/bench"
 )
 
-// execTool runs bench in-process with args and returns its status and output.
-func execTool(t *testing.T, stdin string, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	status := tool.Exec(args, strings.NewReader(stdin), &out, &errOut)
-	return status, out.String(), errOut.String()
-}
-
-func mustRun(t *testing.T, stdin string, args ...string) string {
-	t.Helper()
-	status, out, errOut := execTool(t, stdin, args...)
-	if status != 0 {
-		t.Fatalf("bench %v: status %d: %s", args, status, errOut)
-	}
-	return out
-}
-
-func mustFail(t *testing.T, stdin, want string, args ...string) {
-	t.Helper()
-	status, _, errOut := execTool(t, stdin, args...)
-	if status != 1 || !strings.HasPrefix(errOut, "fanseal: error: ") || !strings.Contains(errOut, want) {
-		t.Fatalf("bench %v: status %d, stderr %q, want 1 and fanseal: error: ...%s...", args, status, errOut, want)
-	}
-}
+// program runs bench in-process.
+var program = clitest.Program{Name: "bench", Exec: tool.Exec}
 
 // TestBenchQuick runs go run ./cmd/fanseal/bench --quick with its output files; what
 // the report holds is internal/bench's TestRunQuick.
@@ -51,7 +29,7 @@ func TestBenchQuick(t *testing.T) {
 	}
 	dir := t.TempDir()
 	jsonFile, png := filepath.Join(dir, "b.json"), filepath.Join(dir, "b.png")
-	out := mustRun(t, "", "--quick", "--recipients", "0", "--json", jsonFile, "--plot", png)
+	out := program.MustRun(t, "", "--quick", "--recipients", "0", "--json", jsonFile, "--plot", png)
 	for _, want := range []string{"fanseal bench:", "suite p256", "loopback TCP", "cells in"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("bench output lacks %q:\n%s", want, out)
@@ -71,8 +49,8 @@ func TestBenchQuick(t *testing.T) {
 	if img, err := os.ReadFile(png); err != nil || !bytes.HasPrefix(img, []byte("\x89PNG")) {
 		t.Fatalf("plot is not a PNG: %v", err)
 	}
-	mustFail(t, "", "--recipients", "--recipients", "-1")
-	mustFail(t, "", ".png or .svg", "--plot", "x.gif")
+	program.MustFail(t, "", "--recipients", "--recipients", "-1")
+	program.MustFail(t, "", ".png or .svg", "--plot", "x.gif")
 }
 
 // TestNoProfilesByDefault checks that bench never links net/http/pprof,
@@ -123,7 +101,7 @@ func TestPprofServer(t *testing.T) {
 	// A profile run of the command itself, with files.
 	dir := t.TempDir()
 	cpu, mem := filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "mem.prof")
-	status, _, errOut := execTool(t, "", "--quick", "--recipients", "0", "--pprof", "127.0.0.1:0", "--cpuprofile", cpu, "--memprofile", mem)
+	status, _, errOut := program.Run(t, "", "--quick", "--recipients", "0", "--pprof", "127.0.0.1:0", "--cpuprofile", cpu, "--memprofile", mem)
 	if status != 0 || !strings.Contains(errOut, "serving profiles on http://127.0.0.1:") {
 		t.Fatalf("bench --pprof: %d %s", status, errOut)
 	}
@@ -139,9 +117,9 @@ func TestPprofServer(t *testing.T) {
 func TestHelpMatchesFlags(t *testing.T) {
 	fs := cli.NewFlags("bench")
 	benchFlags(fs)
-	sets := helpcheck.Sets{"bench": {fs}}
+	sets := clitest.Sets{"bench": {fs}}
 	help := "Usage:\n    " + benchUsage + benchHelp
-	helpcheck.Check(t, tool.Program, "bench", help, sets)
+	clitest.Check(t, tool.Program, "bench", help, sets)
 	if n := strings.Count(help, "$ "+tool.Program); n < 2 || n > 4 {
 		t.Errorf("bench --help has %d examples, want 2 or 3", n)
 	}
@@ -153,20 +131,20 @@ func TestHelpMatchesFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	helpcheck.CheckText(t, "README.md", string(readme), sets)
+	clitest.CheckText(t, "README.md", string(readme), sets)
 }
 
 // TestHelp: --help and -h print the help on standard output with status
 // 0; an unknown flag prints the error and the usage on standard error.
 func TestHelp(t *testing.T) {
-	want := mustRun(t, "", "--help")
+	want := program.MustRun(t, "", "--help")
 	if !strings.HasPrefix(want, "Usage:\n    go run ./cmd/fanseal/bench [--quick]") || !strings.Contains(want, "Options:") {
 		t.Fatalf("bench --help:\n%s", want)
 	}
-	if got := mustRun(t, "", "-h"); got != want {
+	if got := program.MustRun(t, "", "-h"); got != want {
 		t.Error("bench -h differs from bench --help")
 	}
-	status, out, errOut := execTool(t, "", "--no-such-flag")
+	status, out, errOut := program.Run(t, "", "--no-such-flag")
 	if status != 1 || out != "" || !strings.Contains(errOut, "flag provided but not defined: --no-such-flag") ||
 		!strings.Contains(errOut, "Usage:\n    go run ./cmd/fanseal/bench") || !strings.Contains(errOut, "fanseal: see go run ./cmd/fanseal/bench --help") {
 		t.Errorf("bench --no-such-flag: status %d, stdout %q, stderr:\n%s", status, out, errOut)

@@ -12,38 +12,16 @@ import (
 
 	"github.com/fanseal/fanseal"
 	"github.com/fanseal/fanseal/cmd/fanseal/internal/cli"
-	"github.com/fanseal/fanseal/cmd/fanseal/internal/helpcheck"
+	"github.com/fanseal/fanseal/cmd/fanseal/internal/clitest"
 )
 
-// execTool runs sim in-process with args and returns its status and output.
-func execTool(t *testing.T, stdin string, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	status := tool.Exec(args, strings.NewReader(stdin), &out, &errOut)
-	return status, out.String(), errOut.String()
-}
-
-func mustRun(t *testing.T, stdin string, args ...string) string {
-	t.Helper()
-	status, out, errOut := execTool(t, stdin, args...)
-	if status != 0 {
-		t.Fatalf("sim %v: status %d: %s", args, status, errOut)
-	}
-	return out
-}
-
-func mustFail(t *testing.T, stdin, want string, args ...string) {
-	t.Helper()
-	status, _, errOut := execTool(t, stdin, args...)
-	if status != 1 || !strings.HasPrefix(errOut, "fanseal: error: ") || !strings.Contains(errOut, want) {
-		t.Fatalf("sim %v: status %d, stderr %q, want 1 and fanseal: error: ...%s...", args, status, errOut, want)
-	}
-}
+// program runs sim in-process.
+var program = clitest.Program{Name: "sim", Exec: tool.Exec}
 
 // TestHelpMatchesFlags checks sim --help against every workload's flags,
 // and the flags the README mentions after go run ./cmd/fanseal/sim.
 func TestHelpMatchesFlags(t *testing.T) {
-	sets := helpcheck.Sets{}
+	sets := clitest.Sets{}
 	for _, w := range simWorkloads {
 		fs := cli.NewFlags("sim " + w)
 		simFlags(w, fs)
@@ -51,7 +29,7 @@ func TestHelpMatchesFlags(t *testing.T) {
 		sets["sim "+w] = []*flag.FlagSet{fs}
 	}
 	help := "Usage:\n    " + simUsageLine + simHelp
-	helpcheck.Check(t, tool.Program, "sim", help, sets)
+	clitest.Check(t, tool.Program, "sim", help, sets)
 	if n := strings.Count(help, "$ "+tool.Program+" "); n < 2 || n > 4 {
 		t.Errorf("sim --help has %d examples, want 2 or 3", n)
 	}
@@ -65,35 +43,35 @@ func TestHelpMatchesFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	helpcheck.CheckText(t, "README.md", string(readme), sets)
+	clitest.CheckText(t, "README.md", string(readme), sets)
 }
 
 func TestSimHelp(t *testing.T) {
-	out := mustRun(t, "", "--help")
+	out := program.MustRun(t, "", "--help")
 	for _, want := range []string{"synchronizer", "ledger", "dkg", "--duration", "--rate", "--faults", "--baseline", "--plot", "--cpuprofile", "CPU shares"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("sim --help lacks %q", want)
 		}
 	}
-	if got := mustRun(t, "", "ledger", "-h"); got != out {
+	if got := program.MustRun(t, "", "ledger", "-h"); got != out {
 		t.Fatal("sim ledger -h differs from sim --help")
 	}
-	mustFail(t, "", "name a workload")
-	mustFail(t, "", "unknown workload", "validator")
-	mustFail(t, "", ".png or .svg", "dkg", "--plot", "x.gif")
-	mustFail(t, "", "--baseline and --after", "dkg", "--baseline", "--after")
-	mustFail(t, "", "--members", "dkg", "--members", "1")
-	mustFail(t, "", "--suite", "dkg", "--suite", "p256")
-	mustFail(t, "", "--suite", "synchronizer", "--suite", "mlkem768x25519")
-	mustFail(t, "", "--participants", "synchronizer", "--participants", "2")
-	mustFail(t, "", "--max-size", "ledger", "--max-size", "10", "--min-size", "20")
-	mustFail(t, "", "--rate and --concurrency do not apply", "dkg", "--rate", "10", "--quick")
+	program.MustFail(t, "", "name a workload")
+	program.MustFail(t, "", "unknown workload", "validator")
+	program.MustFail(t, "", ".png or .svg", "dkg", "--plot", "x.gif")
+	program.MustFail(t, "", "--baseline and --after", "dkg", "--baseline", "--after")
+	program.MustFail(t, "", "--members", "dkg", "--members", "1")
+	program.MustFail(t, "", "--suite", "dkg", "--suite", "p256")
+	program.MustFail(t, "", "--suite", "synchronizer", "--suite", "mlkem768x25519")
+	program.MustFail(t, "", "--participants", "synchronizer", "--participants", "2")
+	program.MustFail(t, "", "--max-size", "ledger", "--max-size", "10", "--min-size", "20")
+	program.MustFail(t, "", "--rate and --concurrency do not apply", "dkg", "--rate", "10", "--quick")
 }
 
 func TestSimQuick(t *testing.T) {
 	dir := t.TempDir()
 	js, svg, prof := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.svg"), filepath.Join(dir, "cpu.prof")
-	out := mustRun(t, "", "dkg", "--quick", "--members", "4,5", "--duration", "300ms", "--faults",
+	out := program.MustRun(t, "", "dkg", "--quick", "--members", "4,5", "--duration", "300ms", "--faults",
 		"--json", js, "--plot", svg, "--cpuprofile", prof)
 	for _, want := range []string{"fanseal sim dkg", "baseline", "fanseal", "ratio", "round n=5 p50", "crypto share of CPU",
 		"ok   fanseal: only the victim fails", "goroutines"} {
@@ -128,14 +106,14 @@ func TestSimQuick(t *testing.T) {
 	}
 
 	// One side only: one column, no ratio.
-	out = mustRun(t, "", "ledger", "--quick", "--after", "--duration", "300ms", "--workers", "1", "--plot", filepath.Join(dir, "l.png"))
+	out = program.MustRun(t, "", "ledger", "--quick", "--after", "--duration", "300ms", "--workers", "1", "--plot", filepath.Join(dir, "l.png"))
 	if strings.Contains(out, "baseline") || strings.Contains(out, " ratio\n") || !strings.Contains(out, "AES-GCM key setup share") {
 		t.Fatalf("--after output:\n%s", out)
 	}
 	if img, _ := os.ReadFile(filepath.Join(dir, "l.png")); !bytes.HasPrefix(img, []byte("\x89PNG")) {
 		t.Fatal("plot is not a PNG")
 	}
-	out = mustRun(t, "", "synchronizer", "--quick", "--participants", "4", "--duration", "300ms", "--rate", "50", "--strategy", "shared-parallel")
+	out = program.MustRun(t, "", "synchronizer", "--quick", "--participants", "4", "--duration", "300ms", "--rate", "50", "--strategy", "shared-parallel")
 	if !strings.Contains(out, "open loop at 50/s") || !strings.Contains(out, "ok   fanseal: no verdict lost") {
 		t.Fatalf("synchronizer output:\n%s", out)
 	}
@@ -145,20 +123,20 @@ func TestSimQuick(t *testing.T) {
 // so; --soak samples into the JSON and checks its criteria; bad values of
 // --rate and --disk-rate are refused.
 func TestSimOverloadAndSoak(t *testing.T) {
-	out := mustRun(t, "", "synchronizer", "--quick", "--after", "--participants", "4", "--duration", "2s", "--rate", "5x", "--concurrency", "8")
+	out := program.MustRun(t, "", "synchronizer", "--quick", "--after", "--participants", "4", "--duration", "2s", "--rate", "5x", "--concurrency", "8")
 	for _, want := range []string{"5× the capacity a closed loop measured", "load: shed at admission", "load: admission bound                                 8",
 		"ok   fanseal: every admitted operation completed", "ok   fanseal: peak heap under the ceiling"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("overload output lacks %q:\n%s", want, out)
 		}
 	}
-	out = mustRun(t, "", "ledger", "--quick", "--after", "--workers", "1", "--disk-rate", "2M", "--rate", "2x", "--duration", "2s")
+	out = program.MustRun(t, "", "ledger", "--quick", "--after", "--workers", "1", "--disk-rate", "2M", "--rate", "2x", "--duration", "2s")
 	if !strings.Contains(out, "a disk of 2.0 MiB/s") || !strings.Contains(out, "ok   fanseal: auditor accepts every committed transaction") {
 		t.Fatalf("slow disk output:\n%s", out)
 	}
 	js := filepath.Join(t.TempDir(), "soak.json")
 	args := []string{"dkg", "--quick", "--soak", "--members", "4", "--duration", "4s", "--json", js}
-	status, out, errOut := execTool(t, "", args...)
+	status, out, errOut := program.Run(t, "", args...)
 	// A soak of 4 s judges its heap (under 2 MiB) and its p99 (of 1-s
 	// windows) by what this machine and the tests running beside it do
 	// from one second to the next, so either verdict is a working soak
@@ -197,8 +175,8 @@ func TestSimOverloadAndSoak(t *testing.T) {
 		rep.Sides[0].Soak.Samples[1].Heap == 0 || rep.Sides[0].Soak.Samples[1].Goroutines == 0 {
 		t.Fatalf("soak JSON: %v %+v", err, rep)
 	}
-	mustFail(t, "", "is not a rate", "synchronizer", "--rate", "fast")
-	mustFail(t, "", "is not a rate", "synchronizer", "--rate", "-2x")
-	mustFail(t, "", "is not a byte count", "ledger", "--disk-rate", "0")
-	mustFail(t, "", "--baseline and --after together", "ledger", "--soak", "--baseline", "--after")
+	program.MustFail(t, "", "is not a rate", "synchronizer", "--rate", "fast")
+	program.MustFail(t, "", "is not a rate", "synchronizer", "--rate", "-2x")
+	program.MustFail(t, "", "is not a byte count", "ledger", "--disk-rate", "0")
+	program.MustFail(t, "", "--baseline and --after together", "ledger", "--soak", "--baseline", "--after")
 }

@@ -10,17 +10,17 @@ import (
 	"testing"
 
 	"github.com/fanseal/fanseal"
-	"github.com/fanseal/fanseal/cmd/fanseal/internal/helpcheck"
+	"github.com/fanseal/fanseal/cmd/fanseal/internal/clitest"
 )
 
 // commandFlags returns the flag sets the commands define, one per command.
-func commandFlags() helpcheck.Sets {
+func commandFlags() clitest.Sets {
 	set := func(name string, define func(*flag.FlagSet)) []*flag.FlagSet {
 		fs := NewFlags(name)
 		define(fs)
 		return []*flag.FlagSet{fs}
 	}
-	return helpcheck.Sets{
+	return clitest.Sets{
 		"keygen":  set("keygen", func(fs *flag.FlagSet) { keygenFlags(fs) }),
 		"encrypt": set("encrypt", func(fs *flag.FlagSet) { encryptFlags(fs) }),
 		"decrypt": set("decrypt", func(fs *flag.FlagSet) { decryptFlags(fs) }),
@@ -38,7 +38,7 @@ func TestHelpMatchesFlags(t *testing.T) {
 	sets := commandFlags()
 	for _, c := range commands {
 		help := c.fullHelp()
-		helpcheck.Check(t, "fanseal "+c.name, c.name, help, sets)
+		clitest.Check(t, "fanseal "+c.name, c.name, help, sets)
 		if n := strings.Count(help, "$ fanseal "+c.name); c.name != "version" && (n < 2 || n > 4) {
 			t.Errorf("fanseal %s --help has %d examples, want 2 or 3", c.name, n)
 		}
@@ -47,8 +47,8 @@ func TestHelpMatchesFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	helpcheck.CheckText(t, "fanseal --help", globalHelp(), sets)
-	helpcheck.CheckText(t, "README.md", string(readme), sets)
+	clitest.CheckText(t, "fanseal --help", globalHelp(), sets)
+	clitest.CheckText(t, "README.md", string(readme), sets)
 }
 
 // TestHelpListsValues: where a flag takes one of a set of names, the help

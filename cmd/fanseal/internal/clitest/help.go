@@ -1,8 +1,8 @@
-// Package helpcheck checks a command's help text against the flags the
-// command defines, for the tests of fanseal's programs (the fanseal
-// command and the measuring tools): every flag is in the help, and the
-// help mentions no flag that is not defined.
-package helpcheck
+// Package clitest is what the tests of fanseal's programs (the fanseal
+// command and the measuring tools) share: the check of a command's help
+// against the flags it defines (every flag is in the help, and the help
+// mentions no flag that is not defined), and running a program in-process.
+package clitest
 
 import (
 	"flag"
