@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Compares the fanseal command with age v1.3.2 (the version cmd/fanseal's
+# go.mod pins as a tool) in wall time: --version, and encrypting and
+# decrypting 1 KiB to one X25519 recipient. Runs alternate, A B then B A,
+# so that the machine's load hits both; it prints each pair's medians and
+# their ratio. N (default 300) sets the runs per program.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+n=${N:-300}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+go build -o "$dir/fanseal" ./cmd/fanseal
+(cd cmd/fanseal && go build -o "$dir/age" filippo.io/age/cmd/age && go build -o "$dir/age-keygen" filippo.io/age/cmd/age-keygen)
+ls -l "$dir/fanseal" "$dir/age" | awk '{print $5, $NF}'
+cd "$dir"
+head -c 1024 /dev/urandom >msg
+./fanseal keygen -o fs.key >/dev/null 2>&1
+./age-keygen -o age.key 2>/dev/null
+fspub=$(./fanseal keygen -y fs.key 2>/dev/null)
+agepub=$(./age-keygen -y age.key)
+./fanseal encrypt -r "$fspub" -o msg.fsl msg
+./age -r "$agepub" -o msg.age msg
+
+# ms runs its arguments once and prints the wall time in milliseconds.
+ms() {
+	local t0 t1
+	t0=$(date +%s%N)
+	"$@" >/dev/null 2>&1
+	t1=$(date +%s%N)
+	echo $(((t1 - t0) / 1000))
+}
+median() { sort -n | awk '{v[NR] = $1} END {printf "%.2f", v[int((NR + 1) / 2)] / 1000}'; }
+pair() {
+	local what=$1 a=$2 b=$3 i
+	: >a.txt
+	: >b.txt
+	for ((i = 0; i < n; i++)); do
+		if ((i % 2 == 0)); then
+			ms $a >>a.txt
+			ms $b >>b.txt
+		else
+			ms $b >>b.txt
+			ms $a >>a.txt
+		fi
+	done
+	local ma mb
+	ma=$(median <a.txt)
+	mb=$(median <b.txt)
+	echo "$what: fanseal $ma ms, age $mb ms, ratio $(awk -v a="$ma" -v b="$mb" 'BEGIN {printf "%.2f", a / b}')"
+}
+pair "--version" "./fanseal --version" "./age --version"
+pair "encrypt 1 KiB" "./fanseal encrypt -r $fspub -o o1 msg" "./age -r $agepub -o o2 msg"
+pair "decrypt 1 KiB" "./fanseal decrypt -i fs.key -o d1 msg.fsl" "./age -d -i age.key -o d2 msg.age"
