@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,6 +66,13 @@ func (b *build) get(t *testing.T) string {
 	return b.path
 }
 
+// remove removes the build's binary, if it was built.
+func (b *build) remove() {
+	if b.path != "" {
+		os.RemoveAll(filepath.Dir(b.path))
+	}
+}
+
 // program returns what runs args when bin, a built fanseal, is asked to:
 // bin itself, or for "bench ..." and "sim ..." the tool built beside it
 // (go run ./cmd/fanseal/bench), with the arguments it takes.
@@ -78,19 +86,22 @@ func program(t *testing.T, bin string, args []string) (string, []string) {
 	return bin, args
 }
 
-// runTool runs a tool's args (args[0] is "bench" or "sim") as a separate
-// process, for cli, which runs fanseal's own commands in-process.
-func runTool(t *testing.T, stdin string, args ...string) (int, string, string) {
+// execCLI runs the built command as a separate process, or in-process
+// with -short (which does not build it), and returns its exit status,
+// standard output and standard error.
+func execCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	if testing.Short() {
-		t.Skipf("runs go run %s, which -short does not build", tools[args[0]])
+		return cli(t, stdin, args...)
 	}
 	cmd := commandFor(t, binary(t), args...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil && cmd.ProcessState == nil {
-		t.Fatalf("%v: %v", args, err)
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("fanseal %v: %v", args, err)
 	}
 	return cmd.ProcessState.ExitCode(), out.String(), errOut.String()
 }
@@ -98,10 +109,9 @@ func runTool(t *testing.T, stdin string, args ...string) (int, string, string) {
 func TestMain(m *testing.M) {
 	code := m.Run()
 	for _, b := range []*build{built, builtNamed} {
-		for _, b := range append([]*build{b}, b.tools["bench"], b.tools["sim"]) {
-			if b.path != "" {
-				os.RemoveAll(filepath.Dir(b.path))
-			}
+		b.remove()
+		for _, tool := range b.tools {
+			tool.remove()
 		}
 	}
 	os.Exit(code)

@@ -5,7 +5,6 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,26 +16,6 @@ import (
 	"github.com/fanseal/fanseal"
 	"github.com/fanseal/fanseal/internal/race"
 )
-
-// execCLI runs the built command as a separate process, or in-process
-// with -short (which does not build it), and returns its exit status,
-// standard output and standard error.
-func execCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
-	t.Helper()
-	if testing.Short() {
-		return cli(t, stdin, args...)
-	}
-	cmd := commandFor(t, binary(t), args...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
-		t.Fatalf("fanseal %v: %v", args, err)
-	}
-	return cmd.ProcessState.ExitCode(), out.String(), errOut.String()
-}
 
 // execOK runs the command and fails the test unless it succeeds.
 func execOK(t *testing.T, stdin string, args ...string) (stdout, stderr string) {
