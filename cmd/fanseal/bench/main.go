@@ -166,6 +166,6 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) (err error) 
 }
 
 // tool is the program: bench's one command.
-var tool = &cli.Tool{Name: "bench", Program: "go run ./cmd/fanseal/bench", Usage: benchUsage, Help: benchHelp, Run: runBench}
+var tool = &cli.Tool{Name: "bench", Usage: benchUsage, Help: benchHelp, Run: runBench}
 
 func main() { tool.Main() }

@@ -119,8 +119,8 @@ func TestHelpMatchesFlags(t *testing.T) {
 	benchFlags(fs)
 	sets := clitest.Sets{"bench": {fs}}
 	help := "Usage:\n    " + benchUsage + benchHelp
-	clitest.Check(t, tool.Program, "bench", help, sets)
-	if n := strings.Count(help, "$ "+tool.Program); n < 2 || n > 4 {
+	clitest.Check(t, tool.Program(), "bench", help, sets)
+	if n := strings.Count(help, "$ "+tool.Program()); n < 2 || n > 4 {
 		t.Errorf("bench --help has %d examples, want 2 or 3", n)
 	}
 	def := fs.Lookup("recipients").DefValue

@@ -440,6 +440,6 @@ func simWorkloadFlags(name string, fs *flag.FlagSet, quick *bool) func() (sim.Wo
 }
 
 // tool is the program: sim's one command.
-var tool = &cli.Tool{Name: "sim", Program: "go run ./cmd/fanseal/sim", Usage: simUsageLine, Help: simHelp, Run: simulate}
+var tool = &cli.Tool{Name: "sim", Usage: simUsageLine, Help: simHelp, Run: simulate}
 
 func main() { tool.Main() }

@@ -29,8 +29,8 @@ func TestHelpMatchesFlags(t *testing.T) {
 		sets["sim "+w] = []*flag.FlagSet{fs}
 	}
 	help := "Usage:\n    " + simUsageLine + simHelp
-	clitest.Check(t, tool.Program, "sim", help, sets)
-	if n := strings.Count(help, "$ "+tool.Program+" "); n < 2 || n > 4 {
+	clitest.Check(t, tool.Program(), "sim", help, sets)
+	if n := strings.Count(help, "$ "+tool.Program()+" "); n < 2 || n > 4 {
 		t.Errorf("sim --help has %d examples, want 2 or 3", n)
 	}
 	strategies := regexp.MustCompile(`--strategy ((?:[a-z-]+\|\s*)+[a-z-]+)`).FindString(help)

@@ -216,10 +216,9 @@ func (c *command) exec(args []string, stdin io.Reader, stdout, stderr io.Writer)
 // command rather than in it. It reads its flags, writes its files by the
 // output rule and reports its errors as fanseal's commands do.
 type Tool struct {
-	// Name is the tool's command name, as fanseal names it: "bench".
+	// Name is the tool's command name, as fanseal names it: "bench", one
+	// of tools.
 	Name string
-	// Program is how the tool is run: "go run ./cmd/fanseal/bench".
-	Program string
 	// Usage is its usage, one line per form, without "Usage:"; Help is
 	// what follows the usage in its --help.
 	Usage, Help string
@@ -227,6 +226,9 @@ type Tool struct {
 	// prints the usage after it, and flag.ErrHelp prints the help.
 	Run func(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 }
+
+// Program returns how t is run: "go run ./cmd/fanseal/bench".
+func (t *Tool) Program() string { return "go run " + tools[t.Name] }
 
 // Main runs t with the process's arguments and exits with its status.
 func (t *Tool) Main() {
@@ -236,7 +238,7 @@ func (t *Tool) Main() {
 
 // Exec runs t with args, as Main does, and returns the exit status.
 func (t *Tool) Exec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := &command{name: t.Name, program: t.Program, usage: t.Usage, help: t.Help, run: t.Run}
+	c := &command{name: t.Name, program: t.Program(), usage: t.Usage, help: t.Help, run: t.Run}
 	return c.exec(args, stdin, stdout, stderr)
 }
 
