@@ -300,20 +300,24 @@ func TestInvalidKeys(t *testing.T) {
 	}
 }
 
+// x25519LowOrder are the encodings of X25519's low-order points (whose
+// shared secret is all zeros): 0, 1, p − 1, the two points of order 8,
+// and p and p + 1 (non-canonical 0 and 1), little-endian.
+var x25519LowOrder = []string{
+	"0000000000000000000000000000000000000000000000000000000000000000",
+	"0100000000000000000000000000000000000000000000000000000000000000",
+	"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+	"e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800",
+	"5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157",
+	"edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+	"eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+}
+
 // TestX25519LowOrder checks that every low-order point (whose shared
 // secret is all zeros) is refused, as RFC 9180 section 7.1.4 requires.
 func TestX25519LowOrder(t *testing.T) {
-	lowOrder := []string{
-		"0000000000000000000000000000000000000000000000000000000000000000",
-		"0100000000000000000000000000000000000000000000000000000000000000",
-		"e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800",
-		"5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157",
-		"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
-		"edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
-		"eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
-	}
 	sk, _ := X25519().GenerateKey()
-	for _, h := range lowOrder {
+	for _, h := range x25519LowOrder {
 		if _, err := X25519().Decap(unhex(t, h), sk); !errors.Is(err, ErrInvalidKey) {
 			t.Errorf("Decap(%s) error = %v, want ErrInvalidKey", h, err)
 		}
