@@ -188,15 +188,17 @@ func TestOpenAllBadBatches(t *testing.T) {
 	})
 }
 
-// TestOpenAllPostQuantum: 64 post-quantum envelopes open with OpenAll in
-// 64 key agreements, all computed ahead in passes where the X25519 halves
-// batch (none ahead elsewhere: OpenBytes's path), and a batch of repeats
-// through a SessionCache takes one agreement per distinct envelope.
-func TestOpenAllPostQuantum(t *testing.T) {
-	ids, rs := identities(t, MLKEM768X25519, 5)
+// openAll64 seals 64 envelopes (payload i for envelope i) to 5 identities
+// of suite s, with the strategies in turn, and opens them with one OpenAll
+// as the fourth: each gives its payload, for one key agreement. It returns
+// the identities, their recipients, the envelopes and how many of the 64
+// agreements OpenAll computed ahead, in passes.
+func openAll64(t *testing.T, s Suite, strategies ...Strategy) ([]*Identity, []*Recipient, [][]byte, uint64) {
+	t.Helper()
+	ids, rs := identities(t, s, 5)
 	var envs [][]byte
 	for i := range 64 {
-		envs = append(envs, mustSeal(t, &Sealer{Strategy: []Strategy{Sequential, Parallel}[i%2]}, []byte{byte(i)}, rs...))
+		envs = append(envs, mustSeal(t, &Sealer{Strategy: strategies[i%len(strategies)]}, []byte{byte(i)}, rs...))
 	}
 	agreed, passed := keyAgreements.Load(), passAgreements.Load()
 	got, errs := OpenAll(envs, ids[3])
@@ -208,12 +210,21 @@ func TestOpenAllPostQuantum(t *testing.T) {
 	if n := keyAgreements.Load() - agreed; n != 64 {
 		t.Errorf("%d key agreements for 64 envelopes", n)
 	}
+	return ids, rs, envs, passAgreements.Load() - passed
+}
+
+// TestOpenAllPostQuantum: 64 post-quantum envelopes open with OpenAll in
+// 64 key agreements, all computed ahead in passes where the X25519 halves
+// batch (none ahead elsewhere: OpenBytes's path), and a batch of repeats
+// through a SessionCache takes one agreement per distinct envelope.
+func TestOpenAllPostQuantum(t *testing.T) {
+	ids, _, envs, ahead := openAll64(t, MLKEM768X25519, Sequential, Parallel)
 	want := uint64(0)
 	if hpke.HybridBatches() {
 		want = 64
 	}
-	if n := passAgreements.Load() - passed; n != want {
-		t.Errorf("%d of the 64 key agreements computed ahead, want %d (batches: %v)", n, want, hpke.HybridBatches())
+	if ahead != want {
+		t.Errorf("%d of the 64 key agreements computed ahead, want %d (batches: %v)", ahead, want, hpke.HybridBatches())
 	}
 	var mixed [][]byte
 	for i := range 20 {
@@ -221,7 +232,7 @@ func TestOpenAllPostQuantum(t *testing.T) {
 	}
 	mk := func() *Opener { return &Opener{Cache: NewSessionCache(0, time.Hour)} }
 	wantOut, wantErr := openEach(mk(), mixed, ids[3])
-	agreed = keyAgreements.Load()
+	agreed := keyAgreements.Load()
 	gotOut, gotErr := mk().OpenAll(mixed, ids[3])
 	sameVerdicts(t, mixed, gotOut, wantOut, gotErr, wantErr)
 	if n := keyAgreements.Load() - agreed; n != 20 {
@@ -288,25 +299,11 @@ func TestOpenAllAnonymousWindow(t *testing.T) {
 func TestOpenAllBatches(t *testing.T) {
 	for _, s := range []Suite{X25519, P256, Secp256k1} {
 		t.Run("suite="+s.String(), func(t *testing.T) {
-			ids, rs := identities(t, s, 5)
-			var envs [][]byte
-			for i := range 64 {
-				envs = append(envs, mustSeal(t, &Sealer{Strategy: []Strategy{Sequential, Shared}[i%2]}, []byte{byte(i)}, rs...))
-			}
-			agreed, passed := keyAgreements.Load(), passAgreements.Load()
-			got, errs := OpenAll(envs, ids[3])
-			for i := range envs {
-				if errs[i] != nil || !bytes.Equal(got[i], []byte{byte(i)}) {
-					t.Fatalf("envelope %d: %q, %v", i, got[i], errs[i])
-				}
-			}
-			if n := keyAgreements.Load() - agreed; n != 64 {
-				t.Errorf("%d key agreements for 64 envelopes", n)
-			}
+			ids, rs, envs, ahead := openAll64(t, s, Sequential, Shared)
 			// All 64 computed ahead (eight passes of eight where the engine
 			// batches, one at a time in its fallback), none again.
-			if n := passAgreements.Load() - passed; n != 64 {
-				t.Errorf("%d of the 64 key agreements computed ahead, want 64", n)
+			if ahead != 64 {
+				t.Errorf("%d of the 64 key agreements computed ahead, want 64", ahead)
 			}
 
 			sender, _ := GenerateIdentity(s)
@@ -326,7 +323,7 @@ func TestOpenAllBatches(t *testing.T) {
 				mixed = append(mixed, env, env)
 			}
 			want, wantErr := openEach(mk(), mixed)
-			agreed = keyAgreements.Load()
+			agreed := keyAgreements.Load()
 			got, gotErr := mk().OpenAll(mixed)
 			sameVerdicts(t, mixed, got, want, gotErr, wantErr)
 			// 7 channel envelopes open with the Keyring (whose agreement
