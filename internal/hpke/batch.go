@@ -132,10 +132,7 @@ func (k *KEM) EncapFresh(pks []*PublicKey) (encs, ss [][]byte, errs []error) {
 		}
 		var err error
 		if ss[i], err = k.extractAndExpand(dh[i], encs[i], pks[i].raw); err != nil {
-			if errs == nil {
-				errs = make([]error, len(pks))
-			}
-			errs[i] = err
+			failLane(&errs, len(pks), i, err)
 		}
 		clear(dh[i])
 	}
@@ -242,10 +239,24 @@ func (k *KEM) DecapBatch(sk *PrivateKey, encs [][]byte) (ss [][]byte, errs []err
 // which crypto/ecdh refuses in Encap and DH.
 var errLowOrder = fmt.Errorf("%w: X25519 key agreement with a low-order point", ErrInvalidKey)
 
-func (k *KEM) checkBatch(n int, pks []*PublicKey, sk *PrivateKey) {
+// checkBatchSize panics for a batch of more than MaxBatch agreements.
+func checkBatchSize(n int) {
 	if n > MaxBatch {
 		panic(fmt.Sprintf("hpke: batch of %d key agreements (at most %d)", n, MaxBatch))
 	}
+}
+
+// failLane records err as lane i's of n, making errs at the first failure:
+// a batch's errs stays nil while every lane succeeds.
+func failLane(errs *[]error, n, i int, err error) {
+	if *errs == nil {
+		*errs = make([]error, n)
+	}
+	(*errs)[i] = err
+}
+
+func (k *KEM) checkBatch(n int, pks []*PublicKey, sk *PrivateKey) {
+	checkBatchSize(n)
 	if sk != nil && sk.kem != k {
 		panic(fmt.Sprintf("hpke: private key of KEM 0x%04x used with KEM 0x%04x", sk.kem.id, k.id))
 	}
@@ -263,10 +274,7 @@ func (k *KEM) each(n int, f func(i int) ([]byte, error)) (out [][]byte, errs []e
 	for i := range n {
 		var err error
 		if out[i], err = f(i); err != nil {
-			if errs == nil {
-				errs = make([]error, n)
-			}
-			errs[i] = err
+			failLane(&errs, n, i, err)
 		}
 	}
 	return out, errs

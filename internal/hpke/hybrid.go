@@ -113,22 +113,14 @@ func HybridEncap(pk *HybridPublicKey) (enc, ss []byte, err error) {
 // nil if every encapsulation succeeded; otherwise errs[i] says why pks[i]
 // failed (a low-order X25519 half) and encs[i] and ss[i] are nil.
 func HybridEncapFresh(pks []*HybridPublicKey) (encs, ss [][]byte, errs []error) {
-	if len(pks) > MaxBatch {
-		panic(fmt.Sprintf("hpke: batch of %d key agreements (at most %d)", len(pks), MaxBatch))
-	}
+	checkBatchSize(len(pks))
 	n := len(pks)
 	encs, ss = make([][]byte, n), make([][]byte, n)
-	fail := func(i int, err error) {
-		if errs == nil {
-			errs = make([]error, n)
-		}
-		errs[i] = err
-	}
 	if !HybridBatches() {
 		for i, pk := range pks {
 			var err error
 			if encs[i], ss[i], err = HybridEncap(pk); err != nil {
-				fail(i, err)
+				failLane(&errs, n, i, err)
 			}
 		}
 		return encs, ss, errs
@@ -144,7 +136,7 @@ func HybridEncapFresh(pks []*HybridPublicKey) (encs, ss [][]byte, errs []error) 
 	defer clear(dh[:])
 	for i, pk := range pks {
 		if isZero(&dh[i]) {
-			fail(i, errLowOrder)
+			failLane(&errs, n, i, errLowOrder)
 			continue
 		}
 		encs[i], ss[i] = pk.finish(&dh[i], &pubs[i])
@@ -240,22 +232,14 @@ func HybridDecap(enc []byte, sk *HybridPrivateKey) ([]byte, error) {
 // failed, as HybridDecap would (a wrong length, an all-zero X25519
 // agreement), and ss[i] is nil.
 func HybridDecapBatch(sk *HybridPrivateKey, encs [][]byte) (ss [][]byte, errs []error) {
-	if len(encs) > MaxBatch {
-		panic(fmt.Sprintf("hpke: batch of %d key agreements (at most %d)", len(encs), MaxBatch))
-	}
+	checkBatchSize(len(encs))
 	n := len(encs)
 	ss = make([][]byte, n)
-	fail := func(i int, err error) {
-		if errs == nil {
-			errs = make([]error, n)
-		}
-		errs[i] = err
-	}
 	if !HybridBatches() {
 		for i, enc := range encs {
 			var err error
 			if ss[i], err = HybridDecap(enc, sk); err != nil {
-				fail(i, err)
+				failLane(&errs, n, i, err)
 			}
 		}
 		return ss, errs
@@ -272,16 +256,16 @@ func HybridDecapBatch(sk *HybridPrivateKey, encs [][]byte) (ss [][]byte, errs []
 	x25519x8.ScalarMult(&dh, &scalars, &points, n)
 	for i, enc := range encs {
 		if len(enc) != HybridEncSize {
-			fail(i, fmt.Errorf("%w: MLKEM768-X25519 encapsulated key of %d bytes, want %d", ErrInvalidKey, len(enc), HybridEncSize))
+			failLane(&errs, n, i, fmt.Errorf("%w: MLKEM768-X25519 encapsulated key of %d bytes, want %d", ErrInvalidKey, len(enc), HybridEncSize))
 			continue
 		}
 		if isZero(&dh[i]) {
-			fail(i, errLowOrder)
+			failLane(&errs, n, i, errLowOrder)
 			continue
 		}
 		ssPQ, err := sk.pq.Decapsulate(enc[:mlkem768.CiphertextSize])
 		if err != nil {
-			fail(i, err)
+			failLane(&errs, n, i, err)
 			continue
 		}
 		ss[i] = combine(ssPQ, dh[i][:], enc[mlkem768.CiphertextSize:], sk.pub.t[:])
