@@ -145,12 +145,68 @@ var passAgreements atomic.Uint64
 // agreements holds the KEM shared secrets OpenAll computed in passes,
 // each of one identity with one encapsulated key, for unwrap to take.
 type agreements struct {
-	count   int
-	pending map[*Identity][][]byte // encapsulated keys, aliasing the envelopes
-	ss      map[agreementKey][]byte
-	// The post-quantum suite's, the same way.
-	pqPending map[*Identity][][]byte
-	pqSS      map[pqAgreementKey][]byte
+	count int
+	dh    window[agreementKey]   // the classical suites'
+	pq    window[pqAgreementKey] // the post-quantum suite's
+}
+
+// A window holds one kind of agreement of a window: the encapsulated keys
+// pending per identity (aliasing the envelopes), and the shared secrets by
+// key, nil while pending.
+type window[K comparable] struct {
+	pending map[*Identity][][]byte
+	ss      map[K][]byte
+}
+
+// seen reports whether the window has the agreement k.
+func (w *window[K]) seen(k K) bool {
+	_, ok := w.ss[k]
+	return ok
+}
+
+// add records that ident will decapsulate enc, whose agreement is k.
+func (w *window[K]) add(ident *Identity, k K, enc []byte) {
+	if w.ss == nil {
+		w.pending, w.ss = map[*Identity][][]byte{}, map[K][]byte{}
+	}
+	w.ss[k] = nil // pending
+	w.pending[ident] = append(w.pending[ident], enc)
+}
+
+// compute runs the pending agreements of each identity with at least
+// passCost(ident) of them in passes of batch (decapInPasses), and keeps
+// the shared secrets of those that succeeded; the others, and any a pass
+// refuses, are left to unwrap, whose own agreement says why.
+func (w *window[K]) compute(passCost func(*Identity) int, key func(*Identity, []byte) K, batch func(*Identity, [][]byte) ([][]byte, []error)) {
+	for ident, encs := range w.pending {
+		if len(encs) < passCost(ident) {
+			for _, enc := range encs {
+				delete(w.ss, key(ident, enc))
+			}
+			continue
+		}
+		decapInPasses(encs, func(b [][]byte) ([][]byte, []error) { return batch(ident, b) },
+			func(enc []byte) K { return key(ident, enc) }, w.ss)
+	}
+	w.pending = nil
+}
+
+// take returns a copy of the shared secret of agreement k, if the passes
+// computed it; the caller clears it.
+func (w *window[K]) take(k K) ([]byte, bool) {
+	ss := w.ss[k]
+	if ss == nil {
+		return nil, false
+	}
+	return bytes.Clone(ss), true
+}
+
+// clear wipes the window's shared secrets.
+func (w *window[K]) clear() {
+	for k, ss := range w.ss {
+		clear(ss)
+		delete(w.ss, k)
+	}
 }
 
 // A pqAgreementKey names a post-quantum agreement: the identity and the
@@ -160,6 +216,10 @@ type pqAgreementKey struct {
 	enc   [hpke.HybridEncSize]byte
 }
 
+func pqKeyOf(ident *Identity, enc []byte) pqAgreementKey {
+	return pqAgreementKey{ident, [hpke.HybridEncSize]byte(enc)}
+}
+
 // addPQ records that the post-quantum identity ident will decapsulate
 // enc, once per window, unless enc has the wrong length (HybridDecap
 // refuses it without an agreement, and so will unwrap).
@@ -167,16 +227,10 @@ func (ag *agreements) addPQ(ident *Identity, enc []byte) {
 	if len(enc) != hpke.HybridEncSize {
 		return
 	}
-	k := pqAgreementKey{ident, [hpke.HybridEncSize]byte(enc)}
-	if _, seen := ag.pqSS[k]; seen {
-		return
+	if k := pqKeyOf(ident, enc); !ag.pq.seen(k) {
+		ag.pq.add(ident, k, enc)
+		ag.count++
 	}
-	if ag.pqSS == nil {
-		ag.pqPending, ag.pqSS = map[*Identity][][]byte{}, map[pqAgreementKey][]byte{}
-	}
-	ag.pqSS[k] = nil // pending
-	ag.pqPending[ident] = append(ag.pqPending[ident], enc)
-	ag.count++
 }
 
 // pqPassCost is the fewest post-quantum agreements of one identity worth
@@ -184,33 +238,12 @@ func (ag *agreements) addPQ(ident *Identity, enc []byte) {
 // crypto/ecdh's X25519, so a single agreement is left to unwrap.
 const pqPassCost = 2
 
-// computePQ runs the pending post-quantum agreements as compute runs the
-// classical ones: the ML-KEM halves one after another, the X25519 halves
-// eight to a pass.
-func (ag *agreements) computePQ() {
-	for ident, encs := range ag.pqPending {
-		if len(encs) < pqPassCost {
-			for _, enc := range encs {
-				delete(ag.pqSS, pqAgreementKey{ident, [hpke.HybridEncSize]byte(enc)})
-			}
-			continue
-		}
-		decapInPasses(encs, func(batch [][]byte) ([][]byte, []error) { return hpke.HybridDecapBatch(ident.pq, batch) },
-			func(enc []byte) pqAgreementKey { return pqAgreementKey{ident, [hpke.HybridEncSize]byte(enc)} }, ag.pqSS)
-	}
-	ag.pqPending = nil
-}
-
 // takePQ is take for the post-quantum suite.
 func (ag *agreements) takePQ(ident *Identity, enc []byte) ([]byte, bool) {
 	if ag == nil || len(enc) != hpke.HybridEncSize {
 		return nil, false
 	}
-	ss := ag.pqSS[pqAgreementKey{ident, [hpke.HybridEncSize]byte(enc)}]
-	if ss == nil {
-		return nil, false
-	}
-	return bytes.Clone(ss), true
+	return ag.pq.take(pqKeyOf(ident, enc))
 }
 
 // An agreementKey names an agreement: the identity and the encapsulated
@@ -231,20 +264,10 @@ func keyOf(ident *Identity, enc []byte) (k agreementKey, ok bool) {
 // agreement, and so will unwrap.
 func (ag *agreements) add(ident *Identity, enc []byte) {
 	k, ok := keyOf(ident, enc)
-	if !ok {
+	if !ok || ag.dh.seen(k) || ident.dh.KEM().CheckPublicKey(enc) != nil {
 		return
 	}
-	if _, seen := ag.ss[k]; seen {
-		return
-	}
-	if ident.dh.KEM().CheckPublicKey(enc) != nil {
-		return
-	}
-	if ag.ss == nil {
-		ag.pending, ag.ss = map[*Identity][][]byte{}, map[agreementKey][]byte{}
-	}
-	ag.ss[k] = nil // pending
-	ag.pending[ident] = append(ag.pending[ident], enc)
+	ag.dh.add(ident, k, enc)
 	ag.count++
 }
 
@@ -252,22 +275,19 @@ func (ag *agreements) add(ident *Identity, enc []byte) {
 // identity, and keeps the shared secrets of those that succeeded; an
 // agreement a pass refuses is left to unwrap, whose own Decap says why.
 // An identity with fewer agreements than a pass costs (PassCost: a
-// single P-256 agreement) has them computed by unwrap one at a time.
+// single P-256 agreement; pqPassCost) has them computed by unwrap one at
+// a time. The post-quantum suite's run as the classical ones: the ML-KEM
+// halves one after another, the X25519 halves eight to a pass.
 func (ag *agreements) compute() {
-	ag.computePQ()
-	for ident, encs := range ag.pending {
-		k := ident.dh.KEM()
-		if len(encs) < k.PassCost() {
-			for _, enc := range encs {
-				key, _ := keyOf(ident, enc)
-				delete(ag.ss, key)
-			}
-			continue
-		}
-		decapInPasses(encs, func(batch [][]byte) ([][]byte, []error) { return k.DecapBatch(ident.dh, batch) },
-			func(enc []byte) agreementKey { key, _ := keyOf(ident, enc); return key }, ag.ss)
-	}
-	ag.pending = nil
+	ag.pq.compute(func(*Identity) int { return pqPassCost }, pqKeyOf,
+		func(ident *Identity, batch [][]byte) ([][]byte, []error) {
+			return hpke.HybridDecapBatch(ident.pq, batch)
+		})
+	ag.dh.compute(func(ident *Identity) int { return ident.dh.KEM().PassCost() },
+		func(ident *Identity, enc []byte) agreementKey { k, _ := keyOf(ident, enc); return k },
+		func(ident *Identity, batch [][]byte) ([][]byte, []error) {
+			return ident.dh.KEM().DecapBatch(ident.dh, batch)
+		})
 }
 
 // take returns a copy of the shared secret of ident with enc, if the
@@ -281,23 +301,13 @@ func (ag *agreements) take(ident *Identity, enc []byte) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	ss := ag.ss[k]
-	if ss == nil {
-		return nil, false
-	}
-	return bytes.Clone(ss), true
+	return ag.dh.take(k)
 }
 
 // clear wipes the window's shared secrets.
 func (ag *agreements) clear() {
-	for k, ss := range ag.ss {
-		clear(ss)
-		delete(ag.ss, k)
-	}
-	for k, ss := range ag.pqSS {
-		clear(ss)
-		delete(ag.pqSS, k)
-	}
+	ag.dh.clear()
+	ag.pq.clear()
 }
 
 // decapInPasses runs decap over encs, hpke.BatchSize of them a pass,
