@@ -248,10 +248,10 @@ func TestDecryptAgePassphrase(t *testing.T) {
 	mustFail(t, "", "at least one -i", "decrypt")
 }
 
-// TestDecryptAgeEncryptedIdentity: an identity file that age encrypted
-// with a passphrase is read after asking it.
-func TestDecryptAgeEncryptedIdentity(t *testing.T) {
-	key := ageKeyFiles["mlkem768x25519"]
+// lockedIdentity returns a new file holding the identity file key as age
+// encrypts one with the passphrase "identity pass" (armored or not).
+func lockedIdentity(t *testing.T, key string, armored bool) string {
+	t.Helper()
 	keyText, err := os.ReadFile(key)
 	if err != nil {
 		t.Fatal(err)
@@ -261,8 +261,14 @@ func TestDecryptAgeEncryptedIdentity(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.SetWorkFactor(10)
-	dir := t.TempDir()
-	lockedKey := writeFile(t, dir, "keys.txt.age", ageSeal(t, keyText, true, r))
+	return writeFile(t, t.TempDir(), "keys.txt.age", ageSeal(t, keyText, armored, r))
+}
+
+// TestDecryptAgeEncryptedIdentity: an identity file that age encrypted
+// with a passphrase is read after asking it.
+func TestDecryptAgeEncryptedIdentity(t *testing.T) {
+	key := ageKeyFiles["mlkem768x25519"]
+	lockedKey := lockedIdentity(t, key, true)
 	body := ageSeal(t, []byte("for the post-quantum key"), false, ageRecipientOf(t, key))
 	asked := withPassphrase(t, "identity pass")
 	if status, got, errOut := decryptAgeTo(t, body, "-i", lockedKey); status != 0 || string(got) != "for the post-quantum key" || *asked != 1 {
@@ -275,17 +281,7 @@ func TestDecryptAgeEncryptedIdentity(t *testing.T) {
 // asking it; a wrong passphrase is refused.
 func TestEncryptedIdentityForFansealEnvelope(t *testing.T) {
 	key := ageKeyFiles["x25519"]
-	keyText, err := os.ReadFile(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := age.NewScryptRecipient("identity pass")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.SetWorkFactor(10)
-	dir := t.TempDir()
-	locked := writeFile(t, dir, "keys.txt.age", ageSeal(t, keyText, false, r))
+	locked := lockedIdentity(t, key, false)
 	env := mustRun(t, "a fanseal envelope", "encrypt", "-r", agePublicKey(t, key))
 	asked := withPassphrase(t, "identity pass")
 	if got := mustRun(t, env, "decrypt", "-i", locked); got != "a fanseal envelope" || *asked != 1 {
