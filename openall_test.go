@@ -164,28 +164,29 @@ func TestOpenAllBadBatches(t *testing.T) {
 			}
 		})
 	}
-	t.Run("suite=x25519+p256", func(t *testing.T) {
-		rng := rand.New(rand.NewPCG(7, 7))
-		xs, _ := identities(t, X25519, 2)
-		ps, _ := identities(t, P256, 2)
-		a, b := badBatch(t, rng, xs, 70), badBatch(t, rng, ps, 70)
-		var envs [][]byte
-		for i := range a {
-			envs = append(envs, a[i], b[i])
-		}
-		check(t, envs, xs[0], ps[0], xs[1])
-	})
-	t.Run("suite=x25519+mlkem768x25519", func(t *testing.T) {
-		rng := rand.New(rand.NewPCG(7, 8))
-		xs, _ := identities(t, X25519, 2)
-		ms, _ := identities(t, MLKEM768X25519, 2)
-		a, b := badBatch(t, rng, xs, 40), badBatch(t, rng, ms, 40)
-		var envs [][]byte
-		for i := range a {
-			envs = append(envs, a[i], b[i])
-		}
-		check(t, envs, ms[0], xs[0], ms[1])
-	})
+	// Two suites' envelopes interleaved, opened with identities of both:
+	// given picks them from the first suite's (a) and the second's (b).
+	for _, mix := range []struct {
+		a, b  Suite
+		seed  uint64
+		n     int
+		given func(a, b []*Identity) []*Identity
+	}{
+		{X25519, P256, 7, 70, func(a, b []*Identity) []*Identity { return []*Identity{a[0], b[0], a[1]} }},
+		{X25519, MLKEM768X25519, 8, 40, func(a, b []*Identity) []*Identity { return []*Identity{b[0], a[0], b[1]} }},
+	} {
+		t.Run("suite="+mix.a.String()+"+"+mix.b.String(), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(7, mix.seed))
+			as, _ := identities(t, mix.a, 2)
+			bs, _ := identities(t, mix.b, 2)
+			a, b := badBatch(t, rng, as, mix.n), badBatch(t, rng, bs, mix.n)
+			var envs [][]byte
+			for i := range a {
+				envs = append(envs, a[i], b[i])
+			}
+			check(t, envs, mix.given(as, bs)...)
+		})
+	}
 }
 
 // openAll64 seals 64 envelopes (payload i for envelope i) to 5 identities
