@@ -10,7 +10,6 @@ import (
 	"fmt"
 
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
-	voi "gitlab.com/yawning/secp256k1-voi"
 
 	"github.com/fanseal/fanseal/internal/ecdhx8"
 )
@@ -139,12 +138,7 @@ func secpKeyOf(k *[32]byte, pub *[65]byte) *secpKey {
 
 // secpScalarValid reports, in constant time, whether k is a secp256k1
 // private key: a big-endian integer in [1, n-1].
-func secpScalarValid(k *[32]byte) bool {
-	var s voi.Scalar
-	_, err := s.SetCanonicalBytes(k) // refuses k >= n, in constant time
-	defer s.Zero()
-	return err == nil && s.IsZero() == 0
-}
+func secpScalarValid(k *[32]byte) bool { return ecdhx8.ValidScalar(ecdhx8.Secp256k1, k) }
 
 // randomSecpScalar sets k to a uniformly random secp256k1 private key, by
 // rejection sampling as decred's and crypto/ecdh's key generation do: a

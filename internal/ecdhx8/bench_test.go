@@ -198,7 +198,7 @@ func BenchmarkParsePoints(b *testing.B) {
 // peer key, as an open or a kex channel computes it: impl=ifma-1lane, an
 // ECDH pass with one lane (skipped without AVX-512 IFMA); impl=portable,
 // the constant-time portable path (decred's ParsePubKey, then
-// secp256k1-voi's ScalarMult); impl=decred, ParsePubKey and
+// internal/k256's ECDH, or under purego secp256k1-voi's ScalarMult); impl=decred, ParsePubKey and
 // GenerateSharedSecret (ScalarMultNonConst, variable time: what fanseal
 // used before); impl=default, ECDHOne, whichever of the constant-time
 // paths this build and CPU use.
@@ -243,7 +243,8 @@ func BenchmarkSecp256k1Agree(b *testing.B) {
 
 // BenchmarkSecp256k1PublicKey is one secp256k1 public key from its
 // scalar: impl=ifma-1lane, a PublicKeys pass with one lane;
-// impl=portable, secp256k1-voi's ScalarBaseMult; impl=decred,
+// impl=portable, internal/k256's PublicKey (under purego secp256k1-voi's
+// ScalarBaseMult); impl=decred,
 // PrivKeyFromBytes(k).PubKey() (ScalarBaseMultNonConst, variable time);
 // impl=default, PublicKeyOne.
 func BenchmarkSecp256k1PublicKey(b *testing.B) {

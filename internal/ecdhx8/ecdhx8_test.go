@@ -726,3 +726,37 @@ func TestCurveString(t *testing.T) {
 		t.Error("Curve.String")
 	}
 }
+
+// TestValidScalar compares ValidScalar with the private-key checks of the
+// reference libraries: crypto/ecdh's NewPrivateKey for P-256 (which
+// refuses 0 and values at or above n), decred's ModNScalar for secp256k1
+// (SetBytes reports an overflow at or above n), on the edge scalars and
+// random ones.
+func TestValidScalar(t *testing.T) {
+	for _, c := range []Curve{P256, Secp256k1} {
+		ks := edgeScalars(c)
+		for range 500 {
+			var k [32]byte
+			rand.Read(k[:])
+			ks = append(ks, k)
+		}
+		for _, k := range ks {
+			var want bool
+			if c == P256 {
+				_, err := ecdh.P256().NewPrivateKey(k[:])
+				want = err == nil
+			} else {
+				var s secp256k1.ModNScalar
+				want = s.SetBytes(&k) == 0 && !s.IsZero()
+			}
+			if got := ValidScalar(c, &k); got != want {
+				t.Errorf("ValidScalar(%v, %x) = %v, want %v", c, k, got, want)
+			}
+		}
+	}
+	var k [32]byte
+	k[31] = 1
+	if ValidScalar(Curve(7), &k) {
+		t.Error("ValidScalar(Curve(7)) = true")
+	}
+}

@@ -6,26 +6,23 @@ import (
 	"math/bits"
 
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
-	voi "gitlab.com/yawning/secp256k1-voi"
 )
 
 // The portable path, one lane at a time, with the same verdicts as the
 // IFMA path, constant time in the scalar: crypto/ecdh for P-256, and for
-// secp256k1 gitlab.com/yawning/secp256k1-voi (fiat-crypto field and
-// scalar arithmetic, the complete formulas of Renes, Costello and Batina,
-// a GLV split and a fixed 4-bit window with table lookups that scan the
-// whole table, whichever digit is wanted; a fixed-base comb with the same
-// lookups for public keys). decred's secp256k1 parses and validates the
-// points (public data) and computes nothing from a scalar: its
-// ScalarMultNonConst and ScalarBaseMultNonConst take a time that depends
-// on the scalar.
+// secp256k1 k256ECDH and k256PublicKey: internal/k256 (k256_own.go), or
+// under purego gitlab.com/yawning/secp256k1-voi (k256_voi.go). decred's
+// secp256k1 parses and validates the points (public data) and computes
+// nothing from a scalar: its ScalarMultNonConst and
+// ScalarBaseMultNonConst take a time that depends on the scalar.
 
-// reduceP256 returns k mod n for the P-256 group order n, in constant
-// time: k < 2^256 < 2n, so at most one subtraction, selected by a mask.
-func reduceP256(k *[32]byte) [32]byte {
+// reduceScalar returns k mod n for the group order n of c, and whether k
+// was already below n, in constant time: k < 2^256 < 2n for both curves,
+// so at most one subtraction, selected by a mask.
+func reduceScalar(c Curve, k *[32]byte) (r [32]byte, below bool) {
 	var kw, nw, d [4]uint64
 	var nb [32]byte
-	curveParams[P256].n.FillBytes(nb[:])
+	curveParams[c].n.FillBytes(nb[:])
 	for i := range 4 {
 		kw[i] = binary.BigEndian.Uint64(k[24-8*i:])
 		nw[i] = binary.BigEndian.Uint64(nb[24-8*i:])
@@ -35,11 +32,29 @@ func reduceP256(k *[32]byte) [32]byte {
 		d[i], borrow = bits.Sub64(kw[i], nw[i], borrow)
 	}
 	keep := -borrow // all ones where k < n
-	var r [32]byte
 	for i := range 4 {
 		binary.BigEndian.PutUint64(r[24-8*i:], kw[i]&keep|d[i]&^keep)
 	}
+	return r, borrow == 1
+}
+
+// reduceP256 returns k mod n for the P-256 group order n, in constant
+// time.
+func reduceP256(k *[32]byte) [32]byte {
+	r, _ := reduceScalar(P256, k)
 	return r
+}
+
+// ValidScalar reports, in constant time, whether the big-endian k is a
+// private key of c: an integer in [1, n-1]. It reports false for an
+// unknown curve.
+func ValidScalar(c Curve, k *[32]byte) bool {
+	if !c.valid() {
+		return false
+	}
+	r, below := reduceScalar(c, k)
+	defer clear(r[:])
+	return below && !isZero32(&r)
 }
 
 func isZero32(b *[32]byte) bool {
@@ -113,33 +128,11 @@ func ecdhPortable(c Curve, k *[32]byte, point []byte) (out [32]byte, err error) 
 	if err != nil {
 		return out, err
 	}
-	p := k256Point(pub)
-	var s voi.Scalar
-	s.SetBytes(k) // reduces mod n, in constant time
-	defer s.Zero()
-	if s.IsZero() == 1 {
+	out, ok := k256ECDH(k, pub)
+	if !ok {
 		return out, ErrIdentity
 	}
-	r := voi.NewIdentityPoint().ScalarMult(&s, p)
-	x, err := r.XBytes()
-	if err != nil {
-		panic(err) // unreachable: a prime-order group, s != 0, a valid point
-	}
-	return [32]byte(x), nil
-}
-
-// k256Point converts a point that decred parsed and validated.
-func k256Point(pub *secp256k1.PublicKey) *voi.Point {
-	var j secp256k1.JacobianPoint
-	pub.AsJacobian(&j) // affine and normalized: Z = 1
-	var x, y [32]byte
-	j.X.PutBytes(&x)
-	j.Y.PutBytes(&y)
-	p, err := voi.NewPointFromCoords(&x, &y)
-	if err != nil {
-		panic(err) // unreachable: decred checked the point is on the curve
-	}
-	return p
+	return out, nil
 }
 
 func publicKeysGeneric(c Curve, dst *[Lanes][65]byte, scalars *[Lanes][32]byte, n int) (errs [Lanes]error) {
@@ -165,14 +158,11 @@ func publicKeyPortable(c Curve, k *[32]byte) (out [65]byte, err error) {
 		}
 		return [65]byte(priv.PublicKey().Bytes()), nil
 	}
-	var s voi.Scalar
-	s.SetBytes(k) // reduces mod n, in constant time
-	defer s.Zero()
-	if s.IsZero() == 1 {
+	out, ok := k256PublicKey(k)
+	if !ok {
 		return out, ErrIdentity
 	}
-	r := voi.NewIdentityPoint().ScalarBaseMult(&s)
-	return [65]byte(r.UncompressedBytes()), nil
+	return out, nil
 }
 
 func parsePointsGeneric(c Curve, dst *[Lanes][65]byte, points *[Lanes][]byte, n int) (errs [Lanes]error) {

@@ -34,7 +34,8 @@ func publicKeysByOne(c Curve, dst *[Lanes][65]byte, scalars *[Lanes][32]byte, n 
 // IFMA code exactly where the CPU has AVX-512 IFMA (and AVX-512F, VL) and
 // the build is not purego, so never under purego nor with
 // GODEBUG=cpu.avx512ifma=off, where the timing test of the portable path
-// runs; the portable path (crypto/ecdh, secp256k1-voi) elsewhere.
+// runs; the portable path (crypto/ecdh, and internal/k256 or under
+// purego secp256k1-voi) elsewhere.
 func TestOneDispatch(t *testing.T) {
 	ifma := !puregoBuild && runtime.GOARCH == "amd64" &&
 		cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512IFMA
@@ -51,7 +52,10 @@ func TestOneDispatch(t *testing.T) {
 	if _, err := PublicKeyOne(Curve(7), &k); !errors.Is(err, ErrCurve) {
 		t.Errorf("PublicKeyOne(Curve(7)) = %v, want ErrCurve", err)
 	}
-	impl := "the portable path (crypto/ecdh, secp256k1-voi)"
+	impl := "the portable path (crypto/ecdh, internal/k256)"
+	if puregoBuild {
+		impl = "the portable path (crypto/ecdh, secp256k1-voi)"
+	}
 	if Accelerated() {
 		impl = "a one-lane pass of the IFMA code"
 	}

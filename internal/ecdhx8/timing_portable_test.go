@@ -10,11 +10,13 @@ import (
 )
 
 // TestTimingPortable is the dudect-style test of the portable secp256k1
-// path (secp256k1-voi's ScalarMult and ScalarBaseMult, behind ECDHOne and
+// path (internal/k256's ECDH and PublicKey, or under purego
+// secp256k1-voi's ScalarMult and ScalarBaseMult, behind ECDHOne and
 // PublicKeyOne where the IFMA code is not in use): Welch's t-test on the
 // running times of single agreements and public keys with a fixed scalar
-// (1: after the GLV split, k1 = 1 and k2 = 0, digits almost all 0, the
-// cheapest input of any variable-time method) against random scalars, at
+// (1: every window digit 0 but the last, and for secp256k1-voi after its
+// GLV split k1 = 1 and k2 = 0; the cheapest input of any variable-time
+// method) against random scalars, at
 // least 10^5 measurements per class in a random interleaving, the points
 // drawn from one pool for both classes. |t| at or above 4.5 fails, on all
 // the measurements or those below the 50th or 90th percentile. decred's

@@ -1,0 +1,448 @@
+//go:build ignore
+
+// gen writes k256_gen.go, the field arithmetic of secp256k1 in four
+// 64-bit limbs and the complete point formulas of Renes, Costello and
+// Batina, as straight-line Go: go run gen.go (or go generate).
+//
+// The generator does not only print the code. It computes with math/big
+// the largest value of every intermediate of the reduction (from inputs
+// below p) and refuses (panics) to emit a reduction whose carries it
+// cannot prove: a limb that could pass 2^64, a fold that could carry a
+// third time, a result that one subtraction of p could not bring below p.
+// The bounds it proved are printed beside the code. It checks the
+// inversion's addition chain by computing the exponent the chain
+// produces, and it writes the point formulas from the paper's step lists.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"go/format"
+	"log"
+	"math/big"
+	"os"
+)
+
+var out bytes.Buffer
+
+func line(format string, a ...any) { fmt.Fprintf(&out, format+"\n", a...) }
+
+func bi(x uint64) *big.Int        { return new(big.Int).SetUint64(x) }
+func pow2(n uint) *big.Int        { return new(big.Int).Lsh(big.NewInt(1), n) }
+func badd(a, b *big.Int) *big.Int { return new(big.Int).Add(a, b) }
+func bsub(a, b *big.Int) *big.Int { return new(big.Int).Sub(a, b) }
+func bmul(a, b *big.Int) *big.Int { return new(big.Int).Mul(a, b) }
+func brsh(a *big.Int, n uint) *big.Int {
+	return new(big.Int).Rsh(a, n)
+}
+
+var (
+	p     = hexInt("fffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2f")
+	c     = bsub(pow2(256), p) // 2^256 = c (mod p)
+	limb  = pow2(64)
+	below = bsub(p, big.NewInt(1)) // the largest canonical element
+)
+
+func hexInt(s string) *big.Int {
+	x, ok := new(big.Int).SetString(s, 16)
+	if !ok {
+		panic(s)
+	}
+	return x
+}
+
+func check(cond bool, format string, a ...any) {
+	if !cond {
+		panic(fmt.Sprintf("gen: "+format, a...))
+	}
+}
+
+// bitsOf writes "< 2^k" for the smallest k with max < 2^k.
+func bitsOf(max *big.Int) string { return fmt.Sprintf("< 2^%d", max.BitLen()) }
+
+// ---------------------------------------------------------------------------
+// Reduction.
+
+// reduction proves the fold of a value v <= vmax, held as four low limbs
+// and a fifth limb, into [0, p), and returns the comment lines of the
+// argument.
+func reduction(vmax *big.Int) []string {
+	hi := brsh(vmax, 256)
+	check(hi.Cmp(limb) < 0, "fifth limb %s does not fit a limb", bitsOf(hi))
+	// v = lo + hi*2^256 = lo + hi*c (mod p).
+	v2 := badd(bsub(pow2(256), big.NewInt(1)), bmul(hi, c))
+	check(brsh(bmul(hi, c), 128).Sign() == 0, "hi*c does not fit two limbs")
+	carry := brsh(v2, 256)
+	check(carry.Cmp(big.NewInt(1)) <= 0, "the first fold can carry %s", carry)
+	// With a carry, the low 256 bits are below v2 - 2^256, and adding c
+	// again must not carry.
+	rest := bsub(v2, pow2(256))
+	check(badd(rest, c).Cmp(pow2(256)) < 0, "the second fold can carry")
+	check(bmul(p, big.NewInt(2)).Cmp(pow2(256)) > 0, "one subtraction of p is not enough")
+	return []string{
+		fmt.Sprintf("the value is at most %#x (%s):", vmax, bitsOf(vmax)),
+		fmt.Sprintf("its fifth limb h is at most %#x, and h*c %s;", hi, bitsOf(bmul(hi, c))),
+		fmt.Sprintf("lo + h*c %s carries at most 1 out of the fourth limb;", bitsOf(v2)),
+		fmt.Sprintf("after such a carry the low limbs are at most %#x,", rest),
+		"so adding c again carries nothing; the result is below 2^256 < 2p,",
+		"and one conditional subtraction of p leaves it in [0, p).",
+	}
+}
+
+func comment(lines []string) {
+	for _, l := range lines {
+		line("\t// %s", l)
+	}
+}
+
+func field() {
+	finish()
+	add()
+	sub()
+	mul()
+	mul21()
+	selectFe()
+}
+
+// finish writes feFinish, the last step of every reduction.
+func finish() {
+	line("// feFinish sets z = r mod p for r = r0..r3 < 2^256 < 2p: r - p when")
+	line("// that does not borrow, else r, chosen by a mask.")
+	line("func feFinish(z *fe, r0, r1, r2, r3 uint64) {")
+	line("\td0, b := bits.Sub64(r0, p0, 0)")
+	line("\td1, b := bits.Sub64(r1, p1, b)")
+	line("\td2, b := bits.Sub64(r2, p2, b)")
+	line("\td3, b := bits.Sub64(r3, p3, b)")
+	line("\tm := -b // all ones where r < p: keep r")
+	line("\tz[0] = r0&m | d0&^m")
+	line("\tz[1] = r1&m | d1&^m")
+	line("\tz[2] = r2&m | d2&^m")
+	line("\tz[3] = r3&m | d3&^m")
+	line("}")
+	line("")
+}
+
+func add() {
+	s := badd(below, below)
+	check(s.Cmp(bsub(pow2(257), big.NewInt(1))) <= 0, "sum")
+	check(bsub(s, p).Cmp(p) < 0, "one subtraction")
+	line("// feAdd sets z = x + y mod p. z may alias x or y.")
+	line("//")
+	line("// x + y <= 2p - 2 %s: with its carry k the sum is s + k*2^256. It", bitsOf(s))
+	line("// is at least p when k = 1 or s - p does not borrow, and then s - p")
+	line("// (mod 2^256) is the result, below p; else s is.")
+	line("func feAdd(z, x, y *fe) {")
+	line("\ts0, k := bits.Add64(x[0], y[0], 0)")
+	line("\ts1, k := bits.Add64(x[1], y[1], k)")
+	line("\ts2, k := bits.Add64(x[2], y[2], k)")
+	line("\ts3, k := bits.Add64(x[3], y[3], k)")
+	line("\td0, b := bits.Sub64(s0, p0, 0)")
+	line("\td1, b := bits.Sub64(s1, p1, b)")
+	line("\td2, b := bits.Sub64(s2, p2, b)")
+	line("\td3, b := bits.Sub64(s3, p3, b)")
+	line("\tm := -(b &^ k) // all ones where s < p and no carry: keep s")
+	line("\tz[0] = s0&m | d0&^m")
+	line("\tz[1] = s1&m | d1&^m")
+	line("\tz[2] = s2&m | d2&^m")
+	line("\tz[3] = s3&m | d3&^m")
+	line("}")
+	line("")
+}
+
+func sub() {
+	line("// feSub sets z = x - y mod p. z may alias x or y.")
+	line("//")
+	line("// x - y is in (-p, p): where it borrows, p is added (selected by a mask")
+	line("// of the borrow), and the final carry of that addition is the borrow")
+	line("// given back.")
+	line("func feSub(z, x, y *fe) {")
+	line("\td0, b := bits.Sub64(x[0], y[0], 0)")
+	line("\td1, b := bits.Sub64(x[1], y[1], b)")
+	line("\td2, b := bits.Sub64(x[2], y[2], b)")
+	line("\td3, b := bits.Sub64(x[3], y[3], b)")
+	line("\tm := -b")
+	line("\tvar k uint64")
+	line("\tz[0], k = bits.Add64(d0, p0&m, 0)")
+	line("\tz[1], k = bits.Add64(d1, p1&m, k)")
+	line("\tz[2], k = bits.Add64(d2, p2&m, k)")
+	line("\tz[3], _ = bits.Add64(d3, p3&m, k)")
+	line("}")
+	line("")
+}
+
+func mul() {
+	pm := bmul(below, below)
+	line("// feMul sets z = x*y mod p. z may alias x or y.")
+	line("func feMul(z, x, y *fe) {")
+	line("\t// The product t = x*y %s, operand scanning: row i adds x_i*y", bitsOf(pm))
+	line("\t// into t_i..t_{i+4}. Each step computes x_i*y_j + t + carry <=")
+	line("\t// (2^64-1)^2 + 2(2^64-1) = 2^128 - 1, which fits its two limbs, so")
+	line("\t// h += k never wraps.")
+	line("\tvar h, l, k, cy uint64")
+	line("\tvar t0, t1, t2, t3, t4, t5, t6, t7 uint64")
+	for i := 0; i < 4; i++ {
+		line("\t// Row %d.", i)
+		for j := 0; j < 4; j++ {
+			t := i + j
+			line("\th, l = bits.Mul64(x[%d], y[%d])", i, j)
+			if i > 0 {
+				line("\tl, k = bits.Add64(l, t%d, 0)", t)
+				line("\th += k")
+			}
+			if j > 0 {
+				line("\tl, k = bits.Add64(l, cy, 0)")
+				line("\th += k")
+			}
+			line("\tt%d, cy = l, h", t)
+		}
+		line("\tt%d = cy", i+4)
+	}
+	hi := brsh(pm, 256)
+	line("\t// t = lo + hi*2^256 = lo + hi*c (mod p), hi = t4..t7 <= %#x.", hi)
+	line("\t// hi*c + lo, one row: each step is at most (2^64-1)*c + 2(2^64-1),")
+	line("\t// below 2^128.")
+	line("\tvar r0, r1, r2, r3 uint64")
+	for j := 0; j < 4; j++ {
+		line("\th, l = bits.Mul64(t%d, c)", 4+j)
+		line("\tl, k = bits.Add64(l, t%d, 0)", j)
+		line("\th += k")
+		if j > 0 {
+			line("\tl, k = bits.Add64(l, cy, 0)")
+			line("\th += k")
+		}
+		line("\tr%d, cy = l, h", j)
+	}
+	comment(reduction(badd(bmul(hi, c), bsub(pow2(256), big.NewInt(1)))))
+	line("\tfold(z, r0, r1, r2, r3, cy)")
+	line("}")
+	line("")
+	// fold
+	line("// fold sets z = r mod p for r = r0..r3 + h*2^256, h below 2^64 and")
+	line("// small enough that the argument of its caller holds: the first fold")
+	line("// adds h*c and carries at most once, the second adds that carry times")
+	line("// c and carries nothing.")
+	line("func fold(z *fe, r0, r1, r2, r3, h uint64) {")
+	line("\thh, hl := bits.Mul64(h, c)")
+	line("\tvar k uint64")
+	line("\tr0, k = bits.Add64(r0, hl, 0)")
+	line("\tr1, k = bits.Add64(r1, hh, k)")
+	line("\tr2, k = bits.Add64(r2, 0, k)")
+	line("\tr3, k = bits.Add64(r3, 0, k)")
+	line("\tr0, k = bits.Add64(r0, c&-k, 0)")
+	line("\tr1, k = bits.Add64(r1, 0, k)")
+	line("\tr2, k = bits.Add64(r2, 0, k)")
+	line("\tr3, _ = bits.Add64(r3, 0, k)")
+	line("\tfeFinish(z, r0, r1, r2, r3)")
+	line("}")
+	line("")
+}
+
+func mul21() {
+	line("// feMul21 sets z = 21*x mod p (21 = 3b, b = 7). z may alias x.")
+	line("func feMul21(z, x *fe) {")
+	line("\t// Each step is at most (2^64-1)*21 + 2^64-1, below 2^128.")
+	line("\tvar h, l, k, cy uint64")
+	line("\tvar r0, r1, r2, r3 uint64")
+	for j := 0; j < 4; j++ {
+		line("\th, l = bits.Mul64(x[%d], 21)", j)
+		if j > 0 {
+			line("\tl, k = bits.Add64(l, cy, 0)")
+			line("\th += k")
+		}
+		line("\tr%d, cy = l, h", j)
+	}
+	line("\t_ = k")
+	comment(reduction(bmul(below, big.NewInt(21))))
+	line("\tfold(z, r0, r1, r2, r3, cy)")
+	line("}")
+	line("")
+}
+
+func selectFe() {
+	line("// feSelect sets z = a where m is all ones and z = b where m is zero,")
+	line("// by masks.")
+	line("func feSelect(z, a, b *fe, m uint64) {")
+	for j := 0; j < 4; j++ {
+		line("\tz[%d] = a[%d]&m | b[%d]&^m", j, j, j)
+	}
+	line("}")
+	line("")
+}
+
+// ---------------------------------------------------------------------------
+// Inversion.
+
+// A chain is an addition chain over named values, each a power of the
+// input; the generator tracks the exponents and checks the last.
+type chain struct{ exp map[string]*big.Int }
+
+func (ch *chain) sqn(dst, src string, n int) {
+	line("\tfeSquareN(&%s, &%s, %d)", dst, src, n)
+	ch.exp[dst] = new(big.Int).Lsh(ch.exp[src], uint(n))
+}
+
+func (ch *chain) mul(dst, a, b string) {
+	line("\tfeMul(&%s, &%s, &%s)", dst, a, b)
+	ch.exp[dst] = badd(ch.exp[a], ch.exp[b])
+}
+
+func invert() {
+	line("// feInvert sets z = x^(p-2) = 1/x mod p (0 for x = 0), by a fixed")
+	line("// addition chain (255 squarings, 15 products) that the generator")
+	line("// checked. z may alias x.")
+	line("func feInvert(z, x *fe) {")
+	line("\tvar x2, x3, x6, x9, x11, x22, x44, x88, x176, x220, x223, t fe")
+	line("\tin := *x")
+	ch := &chain{exp: map[string]*big.Int{"in": big.NewInt(1)}}
+	ch.sqn("x2", "in", 1)
+	ch.mul("x2", "x2", "in")
+	ch.sqn("x3", "x2", 1)
+	ch.mul("x3", "x3", "in")
+	ch.sqn("x6", "x3", 3)
+	ch.mul("x6", "x6", "x3")
+	ch.sqn("x9", "x6", 3)
+	ch.mul("x9", "x9", "x3")
+	ch.sqn("x11", "x9", 2)
+	ch.mul("x11", "x11", "x2")
+	ch.sqn("x22", "x11", 11)
+	ch.mul("x22", "x22", "x11")
+	ch.sqn("x44", "x22", 22)
+	ch.mul("x44", "x44", "x22")
+	ch.sqn("x88", "x44", 44)
+	ch.mul("x88", "x88", "x44")
+	ch.sqn("x176", "x88", 88)
+	ch.mul("x176", "x176", "x88")
+	ch.sqn("x220", "x176", 44)
+	ch.mul("x220", "x220", "x44")
+	ch.sqn("x223", "x220", 3)
+	ch.mul("x223", "x223", "x3")
+	ch.sqn("t", "x223", 23)
+	ch.mul("t", "t", "x22")
+	ch.sqn("t", "t", 5)
+	ch.mul("t", "t", "in")
+	ch.sqn("t", "t", 3)
+	ch.mul("t", "t", "x2")
+	ch.sqn("t", "t", 2)
+	ch.mul("t", "t", "in")
+	check(ch.exp["t"].Cmp(bsub(p, big.NewInt(2))) == 0, "inversion chain gives %#x", ch.exp["t"])
+	line("\t*z = t")
+	line("}")
+	line("")
+	line("// feSquareN sets z = x^(2^n), n >= 1, by n squarings (n is public).")
+	line("func feSquareN(z, x *fe, n int) {")
+	line("\tfeMul(z, x, x)")
+	line("\tfor i := 1; i < n; i++ {")
+	line("\t\tfeMul(z, z, z)")
+	line("\t}")
+	line("}")
+	line("")
+}
+
+// ---------------------------------------------------------------------------
+// Point formulas.
+
+// A step is one line of a listing: dst = a op b.
+type step struct{ dst, a, op, b string }
+
+func formula(name, doc, args string, operands map[string]string, steps []step) {
+	line("%s", doc)
+	line("func %s(%s) {", name, args)
+	line("\tvar t0, t1, t2, t3, t4, X3, Y3, Z3 fe")
+	ref := func(v string) string {
+		if o, ok := operands[v]; ok {
+			return o
+		}
+		return "&" + v
+	}
+	for i, s := range steps {
+		var call string
+		switch s.op {
+		case "*":
+			call = fmt.Sprintf("feMul(&%s, %s, %s)", s.dst, ref(s.a), ref(s.b))
+		case "+":
+			call = fmt.Sprintf("feAdd(&%s, %s, %s)", s.dst, ref(s.a), ref(s.b))
+		case "-":
+			call = fmt.Sprintf("feSub(&%s, %s, %s)", s.dst, ref(s.a), ref(s.b))
+		case "b3*":
+			call = fmt.Sprintf("feMul21(&%s, %s)", s.dst, ref(s.b))
+		default:
+			panic(s.op)
+		}
+		expr := s.a + " " + s.op + " " + s.b
+		if s.op == "b3*" {
+			expr = "b3*" + s.b
+		}
+		line("\t%s // %d. %s = %s", call, i+1, s.dst, expr)
+	}
+	line("\tr.x, r.y, r.z = X3, Y3, Z3")
+	line("\t_, _, _, _, _ = t0, t1, t2, t3, t4")
+	line("}")
+	line("")
+}
+
+func points() {
+	two := map[string]string{"X1": "&p.x", "Y1": "&p.y", "Z1": "&p.z", "X2": "&q.x", "Y2": "&q.y", "Z2": "&q.z"}
+	formula("pointAdd", `// pointAdd sets r = p + q by the complete addition for a = 0 of Renes,
+// Costello and Batina ("Complete addition formulas for prime order
+// elliptic curves", EUROCRYPT 2016), Algorithm 7, step by step. It has
+// no exceptional inputs: the identity (0:1:0), p = q and p = -q give the
+// right sum. r may alias p or q.`, "r, p, q *point", two, []step{
+		{"t0", "X1", "*", "X2"}, {"t1", "Y1", "*", "Y2"}, {"t2", "Z1", "*", "Z2"},
+		{"t3", "X1", "+", "Y1"}, {"t4", "X2", "+", "Y2"}, {"t3", "t3", "*", "t4"},
+		{"t4", "t0", "+", "t1"}, {"t3", "t3", "-", "t4"}, {"t4", "Y1", "+", "Z1"},
+		{"X3", "Y2", "+", "Z2"}, {"t4", "t4", "*", "X3"}, {"X3", "t1", "+", "t2"},
+		{"t4", "t4", "-", "X3"}, {"X3", "X1", "+", "Z1"}, {"Y3", "X2", "+", "Z2"},
+		{"X3", "X3", "*", "Y3"}, {"Y3", "t0", "+", "t2"}, {"Y3", "X3", "-", "Y3"},
+		{"X3", "t0", "+", "t0"}, {"t0", "X3", "+", "t0"}, {"t2", "", "b3*", "t2"},
+		{"Z3", "t1", "+", "t2"}, {"t1", "t1", "-", "t2"}, {"Y3", "", "b3*", "Y3"},
+		{"X3", "t4", "*", "Y3"}, {"t2", "t3", "*", "t1"}, {"X3", "t2", "-", "X3"},
+		{"Y3", "Y3", "*", "t0"}, {"t1", "t1", "*", "Z3"}, {"Y3", "t1", "+", "Y3"},
+		{"t0", "t0", "*", "t3"}, {"Z3", "Z3", "*", "t4"}, {"Z3", "Z3", "+", "t0"},
+	})
+	one := map[string]string{"X": "&p.x", "Y": "&p.y", "Z": "&p.z"}
+	formula("pointDouble", `// pointDouble sets r = 2p by the exception-free doubling for a = 0 of
+// Renes, Costello and Batina, Algorithm 9, step by step. r may alias p.`, "r, p *point", one, []step{
+		{"t0", "Y", "*", "Y"}, {"Z3", "t0", "+", "t0"}, {"Z3", "Z3", "+", "Z3"},
+		{"Z3", "Z3", "+", "Z3"}, {"t1", "Y", "*", "Z"}, {"t2", "Z", "*", "Z"},
+		{"t2", "", "b3*", "t2"}, {"X3", "t2", "*", "Z3"}, {"Y3", "t0", "+", "t2"},
+		{"Z3", "t1", "*", "Z3"}, {"t1", "t2", "+", "t2"}, {"t2", "t1", "+", "t2"},
+		{"t0", "t0", "-", "t2"}, {"Y3", "t0", "*", "Y3"}, {"Y3", "X3", "+", "Y3"},
+		{"t1", "X", "*", "Y"}, {"X3", "t0", "*", "t1"}, {"X3", "X3", "+", "X3"},
+	})
+}
+
+func main() {
+	dst := flag.String("out", "k256_gen.go", "output file")
+	flag.Parse()
+	header()
+	field()
+	invert()
+	points()
+	src, err := format.Source(out.Bytes())
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile(*dst, src, 0o644); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func header() {
+	line("// Code generated by gen.go; DO NOT EDIT.")
+	line("")
+	line("//go:build !purego")
+	line("")
+	line("package k256")
+	line("")
+	line(`import "math/bits"`)
+	line("")
+	line("// c = 2^256 - p = %#x, so 2^256 = c (mod p).", c)
+	line("const c = %#x", c)
+	line("")
+	line("// p's limbs, least significant first.")
+	for j := 0; j < 4; j++ {
+		line("const p%d = %#x", j, new(big.Int).And(brsh(p, uint(64*j)), bsub(limb, big.NewInt(1))))
+	}
+	line("")
+}

@@ -1,0 +1,149 @@
+//go:build !purego
+
+package k256
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// fe is a field element: four 64-bit limbs, least significant first,
+// below p.
+type fe [4]uint64
+
+// point is a point in projective coordinates (X:Y:Z), x = X/Z and
+// y = Y/Z; the identity is (0:1:0).
+type point struct{ x, y, z fe }
+
+// The group order n, big-endian limbs n3..n0.
+const (
+	n0 = 0xbfd25e8cd0364141
+	n1 = 0xbaaedce6af48a03b
+	n2 = 0xfffffffffffffffe
+	n3 = 0xffffffffffffffff
+)
+
+// The generator G.
+var gx, gy = fe{0x59f2815b16f81798, 0x029bfcdb2dce28d9, 0x55a06295ce870b07, 0x79be667ef9dcbbac},
+	fe{0x9c47d08ffb10d4b8, 0xfd17b448a6855419, 0x5da4fbfc0e1108a8, 0x483ada7726a3c465}
+
+// feFromBytes sets z to the big-endian b, which must be below p.
+func feFromBytes(z *fe, b *[32]byte) {
+	for j := range 4 {
+		z[j] = binary.BigEndian.Uint64(b[24-8*j:])
+	}
+}
+
+func feBytes(b *[32]byte, x *fe) {
+	for j := range 4 {
+		binary.BigEndian.PutUint64(b[24-8*j:], x[j])
+	}
+}
+
+// reduceScalar returns the big-endian k mod n as limbs, and whether it is
+// zero, in constant time: k < 2^256 < 2n, so at most one subtraction,
+// chosen by a mask.
+func reduceScalar(k *[32]byte) (s [4]uint64, zero bool) {
+	var kw [4]uint64
+	for j := range 4 {
+		kw[j] = binary.BigEndian.Uint64(k[24-8*j:])
+	}
+	d0, b := bits.Sub64(kw[0], n0, 0)
+	d1, b := bits.Sub64(kw[1], n1, b)
+	d2, b := bits.Sub64(kw[2], n2, b)
+	d3, b := bits.Sub64(kw[3], n3, b)
+	m := -b // all ones where k < n: keep k
+	s = [4]uint64{kw[0]&m | d0&^m, kw[1]&m | d1&^m, kw[2]&m | d2&^m, kw[3]&m | d3&^m}
+	return s, s[0]|s[1]|s[2]|s[3] == 0
+}
+
+// scalarMult sets r = s*p for s < n, by 64 fixed 4-bit windows from the
+// top: 4 doublings (none before the first window) and the addition of
+// table entry d, read by a scan of the whole table, for each digit d.
+func scalarMult(r *point, s *[4]uint64, p *point) {
+	var table [16]point
+	table[0] = point{y: fe{1}}
+	table[1] = *p
+	for i := 2; i < 16; i++ {
+		pointAdd(&table[i], &table[i-1], p)
+	}
+	acc := point{y: fe{1}}
+	var t point
+	for w := 63; w >= 0; w-- {
+		if w != 63 {
+			for range 4 {
+				pointDouble(&acc, &acc)
+			}
+		}
+		d := s[w/16] >> (4 * (w % 16)) & 15
+		lookup(&t, &table, d)
+		pointAdd(&acc, &acc, &t)
+	}
+	*r = acc
+	clear(table[:])
+	t = point{}
+}
+
+// lookup sets t = table[d], reading every entry.
+func lookup(t *point, table *[16]point, d uint64) {
+	*t = point{}
+	for i := range table {
+		x := uint64(i) ^ d
+		m := (x|-x)>>63 - 1 // all ones where i = d
+		feSelect(&t.x, &table[i].x, &t.x, m)
+		feSelect(&t.y, &table[i].y, &t.y, m)
+		feSelect(&t.z, &table[i].z, &t.z, m)
+	}
+}
+
+// affine returns the affine coordinates of p, which must not be the
+// identity.
+func affine(p *point) (x, y fe) {
+	var zi fe
+	feInvert(&zi, &p.z)
+	feMul(&x, &p.x, &zi)
+	feMul(&y, &p.y, &zi)
+	return x, y
+}
+
+// ECDH returns the big-endian x-coordinate of k*P, k a big-endian
+// integer reduced mod n and P = (x, y) a point on the curve (its
+// coordinates big-endian and below p: the caller has parsed and
+// validated it), or ok = false where k = 0 mod n, the result then being
+// the identity.
+func ECDH(k *[32]byte, x, y *[32]byte) (out [32]byte, ok bool) {
+	s, zero := reduceScalar(k)
+	defer clear(s[:])
+	if zero {
+		return out, false
+	}
+	var p point
+	feFromBytes(&p.x, x)
+	feFromBytes(&p.y, y)
+	p.z = fe{1}
+	var r point
+	scalarMult(&r, &s, &p)
+	rx, _ := affine(&r)
+	feBytes(&out, &rx)
+	r = point{}
+	return out, true
+}
+
+// PublicKey returns the uncompressed SEC 1 encoding of k*G, k a
+// big-endian integer reduced mod n, or ok = false where k = 0 mod n.
+func PublicKey(k *[32]byte) (out [65]byte, ok bool) {
+	s, zero := reduceScalar(k)
+	defer clear(s[:])
+	if zero {
+		return out, false
+	}
+	g := point{gx, gy, fe{1}}
+	var r point
+	scalarMult(&r, &s, &g)
+	x, y := affine(&r)
+	out[0] = 4
+	feBytes((*[32]byte)(out[1:33]), &x)
+	feBytes((*[32]byte)(out[33:]), &y)
+	r = point{}
+	return out, true
+}

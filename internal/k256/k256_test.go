@@ -1,0 +1,259 @@
+//go:build !purego
+
+package k256
+
+import (
+	"bytes"
+	"math/big"
+	mrand "math/rand/v2"
+	"testing"
+
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+)
+
+// refPoint is an affine point for the math/big reference; inf marks the
+// identity.
+type refPoint struct {
+	x, y *big.Int
+	inf  bool
+}
+
+// refAdd is the textbook chord-and-tangent sum on y^2 = x^3 + 7 over
+// GF(p), written from the group law, independent of the paper's
+// projective formulas.
+func refAdd(a, b refPoint) refPoint {
+	if a.inf {
+		return b
+	}
+	if b.inf {
+		return a
+	}
+	m := func(v *big.Int) *big.Int { return v.Mod(v, bigP) }
+	var l *big.Int
+	if a.x.Cmp(b.x) == 0 {
+		if m(new(big.Int).Add(a.y, b.y)).Sign() == 0 {
+			return refPoint{inf: true}
+		}
+		// l = 3x^2 / 2y
+		num := m(new(big.Int).Mul(big.NewInt(3), new(big.Int).Mul(a.x, a.x)))
+		den := new(big.Int).ModInverse(m(new(big.Int).Lsh(a.y, 1)), bigP)
+		l = m(num.Mul(num, den))
+	} else {
+		num := m(new(big.Int).Sub(b.y, a.y))
+		den := new(big.Int).ModInverse(m(new(big.Int).Sub(b.x, a.x)), bigP)
+		l = m(num.Mul(num, den))
+	}
+	x := m(new(big.Int).Sub(new(big.Int).Sub(new(big.Int).Mul(l, l), a.x), b.x))
+	y := m(new(big.Int).Sub(new(big.Int).Mul(l, new(big.Int).Sub(a.x, x)), a.y))
+	return refPoint{x: x, y: y}
+}
+
+func randomScalar(r *mrand.Rand) *big.Int {
+	var b [32]byte
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return new(big.Int).Mod(new(big.Int).SetBytes(b[:]), bigN)
+}
+
+// decredMult is k*P by decred's variable-time multiplication (the test's
+// independent reference; the engine never calls it).
+func decredMult(k *big.Int, x, y *big.Int) refPoint {
+	var kb [32]byte
+	new(big.Int).Mod(k, bigN).FillBytes(kb[:])
+	var s secp256k1.ModNScalar
+	s.SetBytes(&kb)
+	var px, py secp256k1.FieldVal
+	var xb, yb [32]byte
+	x.FillBytes(xb[:])
+	y.FillBytes(yb[:])
+	px.SetBytes(&xb)
+	py.SetBytes(&yb)
+	p := secp256k1.MakeJacobianPoint(&px, &py, new(secp256k1.FieldVal).SetInt(1))
+	var r secp256k1.JacobianPoint
+	secp256k1.ScalarMultNonConst(&s, &p, &r)
+	if (r.X.IsZero() && r.Y.IsZero()) || r.Z.IsZero() {
+		return refPoint{inf: true}
+	}
+	r.ToAffine()
+	rx, ry := r.X.Bytes(), r.Y.Bytes()
+	return refPoint{x: new(big.Int).SetBytes(rx[:]), y: new(big.Int).SetBytes(ry[:])}
+}
+
+var bigG = refPoint{x: mustHex("79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798"),
+	y: mustHex("483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8")}
+
+func randomRefPoint(r *mrand.Rand) refPoint {
+	return decredMult(randomScalar(r), bigG.x, bigG.y)
+}
+
+// projective returns p with a random Z (the identity as (0:Y:0)).
+func projective(r *mrand.Rand, p refPoint) point {
+	if p.inf {
+		y := randomElement(r)
+		if y.Sign() == 0 {
+			y.SetInt64(1)
+		}
+		return point{y: feOf(y)}
+	}
+	z := randomElement(r)
+	if z.Sign() == 0 {
+		z.SetInt64(1)
+	}
+	m := func(v *big.Int) *big.Int { return v.Mod(v, bigP) }
+	return point{feOf(m(new(big.Int).Mul(p.x, z))), feOf(m(new(big.Int).Mul(p.y, z))), feOf(z)}
+}
+
+func toRef(p *point) refPoint {
+	z := bigOf(&p.z)
+	if z.Sign() == 0 {
+		return refPoint{inf: true}
+	}
+	zi := new(big.Int).ModInverse(z, bigP)
+	m := func(v *big.Int) *big.Int { return v.Mod(v, bigP) }
+	return refPoint{x: m(new(big.Int).Mul(bigOf(&p.x), zi)), y: m(new(big.Int).Mul(bigOf(&p.y), zi))}
+}
+
+func sameRef(a, b refPoint) bool {
+	if a.inf || b.inf {
+		return a.inf == b.inf
+	}
+	return a.x.Cmp(b.x) == 0 && a.y.Cmp(b.y) == 0
+}
+
+func neg(p refPoint) refPoint {
+	if p.inf {
+		return p
+	}
+	return refPoint{x: p.x, y: new(big.Int).Mod(new(big.Int).Neg(p.y), bigP)}
+}
+
+// TestPointFormulas compares pointAdd and pointDouble with the group law
+// on random points in random projective coordinates, and on the cases
+// incomplete formulas get wrong: the identity on either side, p + p and
+// p + (-p).
+func TestPointFormulas(t *testing.T) {
+	r := mrand.New(mrand.NewPCG(5, 6))
+	inf := refPoint{inf: true}
+	for range 300 {
+		a, b := randomRefPoint(r), randomRefPoint(r)
+		for _, c := range [][2]refPoint{{a, b}, {a, a}, {a, neg(a)}, {a, inf}, {inf, a}, {inf, inf}} {
+			pa, pb := projective(r, c[0]), projective(r, c[1])
+			var s point
+			pointAdd(&s, &pa, &pb)
+			if got, want := toRef(&s), refAdd(c[0], c[1]); !sameRef(got, want) {
+				t.Fatalf("pointAdd(%v, %v) = %v, want %v", c[0], c[1], got, want)
+			}
+			pointDouble(&s, &pa)
+			if got, want := toRef(&s), refAdd(c[0], c[0]); !sameRef(got, want) {
+				t.Fatalf("pointDouble(%v) = %v, want %v", c[0], got, want)
+			}
+			pointAdd(&pa, &pa, &pb) // aliasing
+			if got, want := toRef(&pa), refAdd(c[0], c[1]); !sameRef(got, want) {
+				t.Fatalf("aliased pointAdd = %v, want %v", got, want)
+			}
+		}
+	}
+}
+
+// edgeScalars are scalars at the edges of reduction and of the windows:
+// 0, 1, 2, small values, n-1, n, n+1 (0 and 1 after reduction), 2^256-1,
+// every digit 0 or 15, one digit set.
+func edgeScalars() []*big.Int {
+	one := big.NewInt(1)
+	xs := []*big.Int{big.NewInt(0), one, big.NewInt(2), big.NewInt(15), big.NewInt(16), big.NewInt(17),
+		new(big.Int).Sub(bigN, one), new(big.Int).Set(bigN), new(big.Int).Add(bigN, one),
+		new(big.Int).Sub(new(big.Int).Lsh(one, 256), one), new(big.Int).Lsh(one, 255),
+		new(big.Int).Sub(bigN, big.NewInt(2))}
+	for i := uint(0); i < 256; i += 28 {
+		xs = append(xs, new(big.Int).Lsh(big.NewInt(0xf), i), new(big.Int).Lsh(big.NewInt(0x8), i))
+	}
+	return xs
+}
+
+func scalarBytes(k *big.Int) (b [32]byte) {
+	new(big.Int).Mod(k, new(big.Int).Lsh(big.NewInt(1), 256)).FillBytes(b[:])
+	return b
+}
+
+// checkECDH compares ECDH(k, P) with decred's multiplication.
+func checkECDH(t testing.TB, k *big.Int, p refPoint) {
+	t.Helper()
+	kb := scalarBytes(k)
+	var xb, yb [32]byte
+	p.x.FillBytes(xb[:])
+	p.y.FillBytes(yb[:])
+	got, ok := ECDH(&kb, &xb, &yb)
+	want := decredMult(k, p.x, p.y)
+	if ok == want.inf {
+		t.Fatalf("ECDH(%#x, P) ok = %v, want %v", k, ok, !want.inf)
+	}
+	if ok && new(big.Int).SetBytes(got[:]).Cmp(want.x) != 0 {
+		t.Fatalf("ECDH(%#x, %#x) = %x, want %#x", k, p.x, got, want.x)
+	}
+}
+
+func checkPublicKey(t testing.TB, k *big.Int) {
+	t.Helper()
+	kb := scalarBytes(k)
+	got, ok := PublicKey(&kb)
+	want := decredMult(k, bigG.x, bigG.y)
+	if ok == want.inf {
+		t.Fatalf("PublicKey(%#x) ok = %v, want %v", k, ok, !want.inf)
+	}
+	if !ok {
+		return
+	}
+	var w [65]byte
+	w[0] = 4
+	want.x.FillBytes(w[1:33])
+	want.y.FillBytes(w[33:])
+	if got != w {
+		t.Fatalf("PublicKey(%#x) = %x, want %x", k, got, w)
+	}
+}
+
+func TestECDH(t *testing.T) {
+	r := mrand.New(mrand.NewPCG(7, 8))
+	n := 2000
+	if testing.Short() {
+		n = 200
+	}
+	for _, k := range edgeScalars() {
+		checkECDH(t, k, randomRefPoint(r))
+		checkECDH(t, k, bigG)
+	}
+	for range n {
+		checkECDH(t, randomScalar(r), randomRefPoint(r))
+	}
+}
+
+func TestPublicKey(t *testing.T) {
+	r := mrand.New(mrand.NewPCG(9, 10))
+	for _, k := range edgeScalars() {
+		checkPublicKey(t, k)
+	}
+	for range 500 {
+		checkPublicKey(t, randomScalar(r))
+	}
+	// A key from decred's own key generation, through its serialization.
+	priv, err := secp256k1.GeneratePrivateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb := [32]byte(priv.Serialize())
+	got, ok := PublicKey(&kb)
+	if !ok || !bytes.Equal(got[:], priv.PubKey().SerializeUncompressed()) {
+		t.Fatalf("PublicKey = %x, decred %x", got, priv.PubKey().SerializeUncompressed())
+	}
+}
+
+func TestGenerator(t *testing.T) {
+	if bigOf(&gx).Cmp(bigG.x) != 0 || bigOf(&gy).Cmp(bigG.y) != 0 {
+		t.Fatal("the generator's limbs are not G")
+	}
+	one := secp256k1.PrivKeyFromBytes([]byte{1}).PubKey().SerializeUncompressed()
+	if new(big.Int).SetBytes(one[1:33]).Cmp(bigG.x) != 0 || new(big.Int).SetBytes(one[33:]).Cmp(bigG.y) != 0 {
+		t.Fatal("the test's G is not decred's")
+	}
+}
