@@ -111,6 +111,8 @@ func TestFieldOps(t *testing.T) {
 		var z fe
 		feMul21(&z, &a)
 		check("feMul21", x, nil, z, mod(new(big.Int).Mul(x, big.NewInt(21))))
+		feSquare(&z, &a)
+		check("feSquare", x, nil, z, mod(new(big.Int).Mul(x, x)))
 		for _, y := range xs {
 			b := feOf(y)
 			feAdd(&z, &a, &b)
@@ -148,12 +150,17 @@ func TestFieldAliasing(t *testing.T) {
 				t.Fatalf("%s aliased: %x, %x, want %x", op.name, a, b, want)
 			}
 		}
-		a := feOf(x)
-		var want fe
-		feInvert(&want, &a)
-		feInvert(&a, &a)
-		if a != want {
-			t.Fatalf("feInvert aliased")
+		for _, op := range []struct {
+			name string
+			f    func(z, x *fe)
+		}{{"feInvert", feInvert}, {"feSquare", feSquare}, {"feMul21", feMul21}} {
+			a := feOf(x)
+			var want fe
+			op.f(&want, &a)
+			op.f(&a, &a)
+			if a != want {
+				t.Fatalf("%s aliased: %x, want %x", op.name, a, want)
+			}
 		}
 	}
 }

@@ -32,6 +32,10 @@ func FuzzField(f *testing.F) {
 				t.Fatalf("%s(%#x, %#x) = %#x, want %#x", op.name, x, y, got, op.want)
 			}
 		}
+		feSquare(&z, &a)
+		if got, want := bigOf(&z), new(big.Int).Mod(new(big.Int).Mul(x, x), bigP); got.Cmp(want) != 0 {
+			t.Fatalf("feSquare(%#x) = %#x, want %#x", x, got, want)
+		}
 		feMul21(&z, &a)
 		if got, want := bigOf(&z), new(big.Int).Mod(new(big.Int).Mul(x, big.NewInt(21)), bigP); got.Cmp(want) != 0 {
 			t.Fatalf("feMul21(%#x) = %#x, want %#x", x, got, want)

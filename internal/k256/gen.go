@@ -101,6 +101,7 @@ func field() {
 	add()
 	sub()
 	mul()
+	square()
 	mul21()
 	selectFe()
 }
@@ -198,23 +199,7 @@ func mul() {
 		}
 		line("\tt%d = cy", i+4)
 	}
-	hi := brsh(pm, 256)
-	line("\t// t = lo + hi*2^256 = lo + hi*c (mod p), hi = t4..t7 <= %#x.", hi)
-	line("\t// hi*c + lo, one row: each step is at most (2^64-1)*c + 2(2^64-1),")
-	line("\t// below 2^128.")
-	line("\tvar r0, r1, r2, r3 uint64")
-	for j := 0; j < 4; j++ {
-		line("\th, l = bits.Mul64(t%d, c)", 4+j)
-		line("\tl, k = bits.Add64(l, t%d, 0)", j)
-		line("\th += k")
-		if j > 0 {
-			line("\tl, k = bits.Add64(l, cy, 0)")
-			line("\th += k")
-		}
-		line("\tr%d, cy = l, h", j)
-	}
-	comment(reduction(badd(bmul(hi, c), bsub(pow2(256), big.NewInt(1)))))
-	line("\tfold(z, r0, r1, r2, r3, cy)")
+	reduceWide(pm)
 	line("}")
 	line("")
 	// fold
@@ -234,6 +219,76 @@ func mul() {
 	line("\tr2, k = bits.Add64(r2, 0, k)")
 	line("\tr3, _ = bits.Add64(r3, 0, k)")
 	line("\tfeFinish(z, r0, r1, r2, r3)")
+	line("}")
+	line("")
+}
+
+// reduceWide emits the reduction of the product t0..t7 <= pm into z.
+func reduceWide(pm *big.Int) {
+	hi := brsh(pm, 256)
+	line("\t// t = lo + hi*2^256 = lo + hi*c (mod p), hi = t4..t7 <= %#x.", hi)
+	line("\t// hi*c + lo, one row: each step is at most (2^64-1)*c + 2(2^64-1),")
+	line("\t// below 2^128.")
+	line("\tvar r0, r1, r2, r3 uint64")
+	for j := 0; j < 4; j++ {
+		line("\th, l = bits.Mul64(t%d, c)", 4+j)
+		line("\tl, k = bits.Add64(l, t%d, 0)", j)
+		line("\th += k")
+		if j > 0 {
+			line("\tl, k = bits.Add64(l, cy, 0)")
+			line("\th += k")
+		}
+		line("\tr%d, cy = l, h", j)
+	}
+	comment(reduction(badd(bmul(hi, c), bsub(pow2(256), big.NewInt(1)))))
+	line("\tfold(z, r0, r1, r2, r3, cy)")
+}
+
+func square() {
+	pm := bmul(below, below)
+	line("// feSquare sets z = x*x mod p. z may alias x.")
+	line("func feSquare(z, x *fe) {")
+	line("\t// The products x_i*x_j, i < j, operand scanning as in feMul (each")
+	line("\t// step below 2^128), then doubled by a shift, then the squares")
+	line("\t// x_i^2 added in one carry chain; the result is x^2 %s, so the", bitsOf(pm))
+	line("\t// chain's last carry is zero.")
+	line("\tvar h, l, k, cy uint64")
+	line("\tvar t0, t1, t2, t3, t4, t5, t6, t7 uint64")
+	for i := 0; i < 3; i++ {
+		line("\t// Row %d.", i)
+		for j := i + 1; j < 4; j++ {
+			t := i + j
+			line("\th, l = bits.Mul64(x[%d], x[%d])", i, j)
+			if i > 0 {
+				line("\tl, k = bits.Add64(l, t%d, 0)", t)
+				line("\th += k")
+			}
+			if j > i+1 {
+				line("\tl, k = bits.Add64(l, cy, 0)")
+				line("\th += k")
+			}
+			line("\tt%d, cy = l, h", t)
+		}
+		line("\tt%d = cy", i+4)
+	}
+	line("\t// Double: the cross products are below 2^511.")
+	line("\tt7 = t6 >> 63")
+	for j := 6; j >= 2; j-- {
+		line("\tt%d = t%d<<1 | t%d>>63", j, j, j-1)
+	}
+	line("\tt1 <<= 1")
+	line("\t// Add the squares.")
+	for i := 0; i < 4; i++ {
+		line("\th, l = bits.Mul64(x[%d], x[%d])", i, i)
+		if i == 0 {
+			line("\tt0 = l")
+			line("\tt1, k = bits.Add64(t1, h, 0)")
+		} else {
+			line("\tt%d, k = bits.Add64(t%d, l, k)", 2*i, 2*i)
+			line("\tt%d, k = bits.Add64(t%d, h, k)", 2*i+1, 2*i+1)
+		}
+	}
+	reduceWide(pm)
 	line("}")
 	line("")
 }
@@ -331,9 +386,9 @@ func invert() {
 	line("")
 	line("// feSquareN sets z = x^(2^n), n >= 1, by n squarings (n is public).")
 	line("func feSquareN(z, x *fe, n int) {")
-	line("\tfeMul(z, x, x)")
+	line("\tfeSquare(z, x)")
 	line("\tfor i := 1; i < n; i++ {")
-	line("\t\tfeMul(z, z, z)")
+	line("\t\tfeSquare(z, z)")
 	line("\t}")
 	line("}")
 	line("")
@@ -360,6 +415,9 @@ func formula(name, doc, args string, operands map[string]string, steps []step) {
 		switch s.op {
 		case "*":
 			call = fmt.Sprintf("feMul(&%s, %s, %s)", s.dst, ref(s.a), ref(s.b))
+			if s.a == s.b {
+				call = fmt.Sprintf("feSquare(&%s, %s)", s.dst, ref(s.a))
+			}
 		case "+":
 			call = fmt.Sprintf("feAdd(&%s, %s, %s)", s.dst, ref(s.a), ref(s.b))
 		case "-":

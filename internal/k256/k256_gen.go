@@ -217,6 +217,100 @@ func fold(z *fe, r0, r1, r2, r3, h uint64) {
 	feFinish(z, r0, r1, r2, r3)
 }
 
+// feSquare sets z = x*x mod p. z may alias x.
+func feSquare(z, x *fe) {
+	// The products x_i*x_j, i < j, operand scanning as in feMul (each
+	// step below 2^128), then doubled by a shift, then the squares
+	// x_i^2 added in one carry chain; the result is x^2 < 2^512, so the
+	// chain's last carry is zero.
+	var h, l, k, cy uint64
+	var t0, t1, t2, t3, t4, t5, t6, t7 uint64
+	// Row 0.
+	h, l = bits.Mul64(x[0], x[1])
+	t1, cy = l, h
+	h, l = bits.Mul64(x[0], x[2])
+	l, k = bits.Add64(l, cy, 0)
+	h += k
+	t2, cy = l, h
+	h, l = bits.Mul64(x[0], x[3])
+	l, k = bits.Add64(l, cy, 0)
+	h += k
+	t3, cy = l, h
+	t4 = cy
+	// Row 1.
+	h, l = bits.Mul64(x[1], x[2])
+	l, k = bits.Add64(l, t3, 0)
+	h += k
+	t3, cy = l, h
+	h, l = bits.Mul64(x[1], x[3])
+	l, k = bits.Add64(l, t4, 0)
+	h += k
+	l, k = bits.Add64(l, cy, 0)
+	h += k
+	t4, cy = l, h
+	t5 = cy
+	// Row 2.
+	h, l = bits.Mul64(x[2], x[3])
+	l, k = bits.Add64(l, t5, 0)
+	h += k
+	t5, cy = l, h
+	t6 = cy
+	// Double: the cross products are below 2^511.
+	t7 = t6 >> 63
+	t6 = t6<<1 | t5>>63
+	t5 = t5<<1 | t4>>63
+	t4 = t4<<1 | t3>>63
+	t3 = t3<<1 | t2>>63
+	t2 = t2<<1 | t1>>63
+	t1 <<= 1
+	// Add the squares.
+	h, l = bits.Mul64(x[0], x[0])
+	t0 = l
+	t1, k = bits.Add64(t1, h, 0)
+	h, l = bits.Mul64(x[1], x[1])
+	t2, k = bits.Add64(t2, l, k)
+	t3, k = bits.Add64(t3, h, k)
+	h, l = bits.Mul64(x[2], x[2])
+	t4, k = bits.Add64(t4, l, k)
+	t5, k = bits.Add64(t5, h, k)
+	h, l = bits.Mul64(x[3], x[3])
+	t6, k = bits.Add64(t6, l, k)
+	t7, k = bits.Add64(t7, h, k)
+	// t = lo + hi*2^256 = lo + hi*c (mod p), hi = t4..t7 <= 0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffdfffff85c.
+	// hi*c + lo, one row: each step is at most (2^64-1)*c + 2(2^64-1),
+	// below 2^128.
+	var r0, r1, r2, r3 uint64
+	h, l = bits.Mul64(t4, c)
+	l, k = bits.Add64(l, t0, 0)
+	h += k
+	r0, cy = l, h
+	h, l = bits.Mul64(t5, c)
+	l, k = bits.Add64(l, t1, 0)
+	h += k
+	l, k = bits.Add64(l, cy, 0)
+	h += k
+	r1, cy = l, h
+	h, l = bits.Mul64(t6, c)
+	l, k = bits.Add64(l, t2, 0)
+	h += k
+	l, k = bits.Add64(l, cy, 0)
+	h += k
+	r2, cy = l, h
+	h, l = bits.Mul64(t7, c)
+	l, k = bits.Add64(l, t3, 0)
+	h += k
+	l, k = bits.Add64(l, cy, 0)
+	h += k
+	r3, cy = l, h
+	// the value is at most 0x1000003d1fffffffffffffffffffffffffffffffffffffffffffffffdfffff0b9ffe2d71b (< 2^289):
+	// its fifth limb h is at most 0x1000003d1, and h*c < 2^65;
+	// lo + h*c < 2^257 carries at most 1 out of the fourth limb;
+	// after such a carry the low limbs are at most 0x1000007a2000e90a0,
+	// so adding c again carries nothing; the result is below 2^256 < 2p,
+	// and one conditional subtraction of p leaves it in [0, p).
+	fold(z, r0, r1, r2, r3, cy)
+}
+
 // feMul21 sets z = 21*x mod p (21 = 3b, b = 7). z may alias x.
 func feMul21(z, x *fe) {
 	// Each step is at most (2^64-1)*21 + 2^64-1, below 2^128.
@@ -296,9 +390,9 @@ func feInvert(z, x *fe) {
 
 // feSquareN sets z = x^(2^n), n >= 1, by n squarings (n is public).
 func feSquareN(z, x *fe, n int) {
-	feMul(z, x, x)
+	feSquare(z, x)
 	for i := 1; i < n; i++ {
-		feMul(z, z, z)
+		feSquare(z, z)
 	}
 }
 
@@ -350,12 +444,12 @@ func pointAdd(r, p, q *point) {
 // Renes, Costello and Batina, Algorithm 9, step by step. r may alias p.
 func pointDouble(r, p *point) {
 	var t0, t1, t2, t3, t4, X3, Y3, Z3 fe
-	feMul(&t0, &p.y, &p.y) // 1. t0 = Y * Y
+	feSquare(&t0, &p.y)    // 1. t0 = Y * Y
 	feAdd(&Z3, &t0, &t0)   // 2. Z3 = t0 + t0
 	feAdd(&Z3, &Z3, &Z3)   // 3. Z3 = Z3 + Z3
 	feAdd(&Z3, &Z3, &Z3)   // 4. Z3 = Z3 + Z3
 	feMul(&t1, &p.y, &p.z) // 5. t1 = Y * Z
-	feMul(&t2, &p.z, &p.z) // 6. t2 = Z * Z
+	feSquare(&t2, &p.z)    // 6. t2 = Z * Z
 	feMul21(&t2, &t2)      // 7. t2 = b3*t2
 	feMul(&X3, &t2, &Z3)   // 8. X3 = t2 * Z3
 	feAdd(&Y3, &t0, &t2)   // 9. Y3 = t0 + t2
