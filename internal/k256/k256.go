@@ -5,6 +5,8 @@ package k256
 import (
 	"encoding/binary"
 	"math/bits"
+	"sync"
+	"sync/atomic"
 )
 
 // fe is a field element: four 64-bit limbs, least significant first,
@@ -131,19 +133,108 @@ func ECDH(k *[32]byte, x, y *[32]byte) (out [32]byte, ok bool) {
 
 // PublicKey returns the uncompressed SEC 1 encoding of k*G, k a
 // big-endian integer reduced mod n, or ok = false where k = 0 mod n.
+//
+// The first VariableBaseKeys calls of a process multiply G as ECDH
+// multiplies any point (about 78 µs on a 2.1 GHz Xeon); later calls read a
+// table of 960 multiples of G (61 KiB, built once, in about 0.4 ms, and
+// kept for the life of the process): 64 additions, no doublings, about a
+// third of the time. The choice depends only on the number of earlier
+// calls, never on a key, and both ways are constant time.
 func PublicKey(k *[32]byte) (out [65]byte, ok bool) {
 	s, zero := reduceScalar(k)
 	defer clear(s[:])
 	if zero {
 		return out, false
 	}
-	g := point{gx, gy, fe{1}}
 	var r point
-	scalarMult(&r, &s, &g)
+	if publicKeys.Add(1) <= VariableBaseKeys {
+		g := point{gx, gy, fe{1}}
+		scalarMult(&r, &s, &g)
+	} else {
+		baseMult(&r, &s)
+	}
 	x, y := affine(&r)
 	out[0] = 4
 	feBytes((*[32]byte)(out[1:33]), &x)
 	feBytes((*[32]byte)(out[33:]), &y)
 	r = point{}
 	return out, true
+}
+
+// VariableBaseKeys is the number of public keys a process computes before
+// PublicKey builds its table of multiples of G: the table costs about
+// five multiplications without it.
+const VariableBaseKeys = 16
+
+// publicKeys counts the calls of PublicKey.
+var publicKeys atomic.Int64
+
+// baseTableBuilt records that baseTable was built (for the tests).
+var baseTableBuilt atomic.Bool
+
+// affinePoint is a point (x, y) with Z = 1, never the identity.
+type affinePoint struct{ x, y fe }
+
+// baseTable returns the table of multiples of G: entry [w][i] is
+// (i+1)*16^w*G, affine. The points are public.
+var baseTable = sync.OnceValue(func() *[64][15]affinePoint {
+	var proj [64][15]point
+	base := point{gx, gy, fe{1}}
+	for w := range proj {
+		proj[w][0] = base
+		for i := 1; i < 15; i++ {
+			pointAdd(&proj[w][i], &proj[w][i-1], &base)
+		}
+		pointAdd(&base, &proj[w][14], &base) // 16^(w+1)*G
+	}
+	// One inversion for all 960 Z (Montgomery's trick): prefix[j] is
+	// the product of the first j+1 of them, none zero (the multiples are
+	// below n, never the identity).
+	flat := proj[:]
+	var prefix [64 * 15]fe
+	acc := fe{1}
+	for j := range prefix {
+		feMul(&acc, &acc, &flat[j/15][j%15].z)
+		prefix[j] = acc
+	}
+	var inv fe
+	feInvert(&inv, &acc)
+	baseTableBuilt.Store(true)
+	t := new([64][15]affinePoint)
+	for j := len(prefix) - 1; j >= 0; j-- {
+		p := &flat[j/15][j%15]
+		zi := inv // 1/z_j = inv * prefix[j-1], inv = 1/prefix[j]
+		if j > 0 {
+			feMul(&zi, &inv, &prefix[j-1])
+		}
+		feMul(&inv, &inv, &p.z)
+		e := &t[j/15][j%15]
+		feMul(&e.x, &p.x, &zi)
+		feMul(&e.y, &p.y, &zi)
+	}
+	return t
+})
+
+// baseMult sets r = s*G for s < n from baseTable: for each 4-bit digit d
+// of s, window w, the addition of entry d-1 of row w (the identity for
+// d = 0), read by a scan of the whole row.
+func baseMult(r *point, s *[4]uint64) {
+	table := baseTable()
+	acc := point{y: fe{1}}
+	var t point
+	one := fe{1}
+	for w := range 64 {
+		d := s[w/16] >> (4 * (w % 16)) & 15
+		t = point{y: fe{1}}
+		for i := range table[w] {
+			x := uint64(i+1) ^ d
+			m := (x|-x)>>63 - 1 // all ones where i+1 = d
+			feSelect(&t.x, &table[w][i].x, &t.x, m)
+			feSelect(&t.y, &table[w][i].y, &t.y, m)
+			feSelect(&t.z, &one, &t.z, m)
+		}
+		pointAdd(&acc, &acc, &t)
+	}
+	*r = acc
+	t = point{}
 }

@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"math/big"
 	mrand "math/rand/v2"
+	"os"
+	"os/exec"
 	"testing"
 
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
@@ -255,5 +257,60 @@ func TestGenerator(t *testing.T) {
 	one := secp256k1.PrivKeyFromBytes([]byte{1}).PubKey().SerializeUncompressed()
 	if new(big.Int).SetBytes(one[1:33]).Cmp(bigG.x) != 0 || new(big.Int).SetBytes(one[33:]).Cmp(bigG.y) != 0 {
 		t.Fatal("the test's G is not decred's")
+	}
+}
+
+// TestBaseMult compares both ways of computing k*G, the variable-base
+// multiplication of G and the table, with decred on the edge scalars and
+// random ones.
+func TestBaseMult(t *testing.T) {
+	r := mrand.New(mrand.NewPCG(13, 14))
+	ks := edgeScalars()
+	for range 300 {
+		ks = append(ks, randomScalar(r))
+	}
+	for _, k := range ks {
+		kb := scalarBytes(k)
+		s, zero := reduceScalar(&kb)
+		want := decredMult(k, bigG.x, bigG.y)
+		if zero != want.inf {
+			t.Fatalf("reduceScalar(%#x) zero = %v", k, zero)
+		}
+		if zero {
+			continue
+		}
+		var a, b point
+		g := point{gx, gy, fe{1}}
+		scalarMult(&a, &s, &g)
+		baseMult(&b, &s)
+		for _, p := range []*point{&a, &b} {
+			if got := toRef(p); !sameRef(got, want) {
+				t.Fatalf("%#x*G = %v, want %v", k, got, want)
+			}
+		}
+	}
+}
+
+// TestPublicKeyTableAfterThreshold checks, in a fresh process, that the
+// first VariableBaseKeys public keys leave the table unbuilt and the next
+// builds it, each key right.
+func TestPublicKeyTableAfterThreshold(t *testing.T) {
+	if os.Getenv("K256_THRESHOLD_CHILD") == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestPublicKeyTableAfterThreshold$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "K256_THRESHOLD_CHILD=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("child: %v\n%s", err, out)
+		}
+		return
+	}
+	r := mrand.New(mrand.NewPCG(15, 16))
+	for i := range VariableBaseKeys + 1 {
+		if baseTableBuilt.Load() {
+			t.Fatalf("the table was built before key %d", i+1)
+		}
+		checkPublicKey(t, randomScalar(r))
+	}
+	if !baseTableBuilt.Load() {
+		t.Fatalf("key %d did not build the table", VariableBaseKeys+1)
 	}
 }
