@@ -97,7 +97,6 @@ func comment(lines []string) {
 }
 
 func field() {
-	finish()
 	add()
 	sub()
 	mul()
@@ -106,11 +105,23 @@ func field() {
 	selectFe()
 }
 
-// finish writes feFinish, the last step of every reduction.
-func finish() {
-	line("// feFinish sets z = r mod p for r = r0..r3 < 2^256 < 2p: r - p when")
-	line("// that does not borrow, else r, chosen by a mask.")
-	line("func feFinish(z *fe, r0, r1, r2, r3 uint64) {")
+// emitFold emits, inline, the reduction of r0..r3 + h*2^256 into z, for
+// an h small enough that the argument printed by its caller holds: the
+// first fold adds h*c and carries at most once, the second adds that
+// carry times c and carries nothing, and the result, below 2^256 < 2p,
+// is r - p where that does not borrow, else r, chosen by a mask.
+func emitFold(h string) {
+	line("\t// Fold: r + %s*c, then the carry times c.", h)
+	line("\thh, hl := bits.Mul64(%s, c)", h)
+	line("\tr0, k = bits.Add64(r0, hl, 0)")
+	line("\tr1, k = bits.Add64(r1, hh, k)")
+	line("\tr2, k = bits.Add64(r2, 0, k)")
+	line("\tr3, k = bits.Add64(r3, 0, k)")
+	line("\tr0, k = bits.Add64(r0, c&-k, 0)")
+	line("\tr1, k = bits.Add64(r1, 0, k)")
+	line("\tr2, k = bits.Add64(r2, 0, k)")
+	line("\tr3, _ = bits.Add64(r3, 0, k)")
+	line("\t// Subtract p where that does not borrow.")
 	line("\td0, b := bits.Sub64(r0, p0, 0)")
 	line("\td1, b := bits.Sub64(r1, p1, b)")
 	line("\td2, b := bits.Sub64(r2, p2, b)")
@@ -120,8 +131,6 @@ func finish() {
 	line("\tz[1] = r1&m | d1&^m")
 	line("\tz[2] = r2&m | d2&^m")
 	line("\tz[3] = r3&m | d3&^m")
-	line("}")
-	line("")
 }
 
 func add() {
@@ -202,25 +211,6 @@ func mul() {
 	reduceWide(pm)
 	line("}")
 	line("")
-	// fold
-	line("// fold sets z = r mod p for r = r0..r3 + h*2^256, h below 2^64 and")
-	line("// small enough that the argument of its caller holds: the first fold")
-	line("// adds h*c and carries at most once, the second adds that carry times")
-	line("// c and carries nothing.")
-	line("func fold(z *fe, r0, r1, r2, r3, h uint64) {")
-	line("\thh, hl := bits.Mul64(h, c)")
-	line("\tvar k uint64")
-	line("\tr0, k = bits.Add64(r0, hl, 0)")
-	line("\tr1, k = bits.Add64(r1, hh, k)")
-	line("\tr2, k = bits.Add64(r2, 0, k)")
-	line("\tr3, k = bits.Add64(r3, 0, k)")
-	line("\tr0, k = bits.Add64(r0, c&-k, 0)")
-	line("\tr1, k = bits.Add64(r1, 0, k)")
-	line("\tr2, k = bits.Add64(r2, 0, k)")
-	line("\tr3, _ = bits.Add64(r3, 0, k)")
-	line("\tfeFinish(z, r0, r1, r2, r3)")
-	line("}")
-	line("")
 }
 
 // reduceWide emits the reduction of the product t0..t7 <= pm into z.
@@ -241,7 +231,7 @@ func reduceWide(pm *big.Int) {
 		line("\tr%d, cy = l, h", j)
 	}
 	comment(reduction(badd(bmul(hi, c), bsub(pow2(256), big.NewInt(1)))))
-	line("\tfold(z, r0, r1, r2, r3, cy)")
+	emitFold("cy")
 }
 
 func square() {
@@ -309,7 +299,7 @@ func mul21() {
 	}
 	line("\t_ = k")
 	comment(reduction(bmul(below, big.NewInt(21))))
-	line("\tfold(z, r0, r1, r2, r3, cy)")
+	emitFold("cy")
 	line("}")
 	line("")
 }

@@ -15,20 +15,6 @@ const p1 = 0xffffffffffffffff
 const p2 = 0xffffffffffffffff
 const p3 = 0xffffffffffffffff
 
-// feFinish sets z = r mod p for r = r0..r3 < 2^256 < 2p: r - p when
-// that does not borrow, else r, chosen by a mask.
-func feFinish(z *fe, r0, r1, r2, r3 uint64) {
-	d0, b := bits.Sub64(r0, p0, 0)
-	d1, b := bits.Sub64(r1, p1, b)
-	d2, b := bits.Sub64(r2, p2, b)
-	d3, b := bits.Sub64(r3, p3, b)
-	m := -b // all ones where r < p: keep r
-	z[0] = r0&m | d0&^m
-	z[1] = r1&m | d1&^m
-	z[2] = r2&m | d2&^m
-	z[3] = r3&m | d3&^m
-}
-
 // feAdd sets z = x + y mod p. z may alias x or y.
 //
 // x + y <= 2p - 2 < 2^257: with its carry k the sum is s + k*2^256. It
@@ -196,16 +182,8 @@ func feMul(z, x, y *fe) {
 	// after such a carry the low limbs are at most 0x1000007a2000e90a0,
 	// so adding c again carries nothing; the result is below 2^256 < 2p,
 	// and one conditional subtraction of p leaves it in [0, p).
-	fold(z, r0, r1, r2, r3, cy)
-}
-
-// fold sets z = r mod p for r = r0..r3 + h*2^256, h below 2^64 and
-// small enough that the argument of its caller holds: the first fold
-// adds h*c and carries at most once, the second adds that carry times
-// c and carries nothing.
-func fold(z *fe, r0, r1, r2, r3, h uint64) {
-	hh, hl := bits.Mul64(h, c)
-	var k uint64
+	// Fold: r + cy*c, then the carry times c.
+	hh, hl := bits.Mul64(cy, c)
 	r0, k = bits.Add64(r0, hl, 0)
 	r1, k = bits.Add64(r1, hh, k)
 	r2, k = bits.Add64(r2, 0, k)
@@ -214,7 +192,16 @@ func fold(z *fe, r0, r1, r2, r3, h uint64) {
 	r1, k = bits.Add64(r1, 0, k)
 	r2, k = bits.Add64(r2, 0, k)
 	r3, _ = bits.Add64(r3, 0, k)
-	feFinish(z, r0, r1, r2, r3)
+	// Subtract p where that does not borrow.
+	d0, b := bits.Sub64(r0, p0, 0)
+	d1, b := bits.Sub64(r1, p1, b)
+	d2, b := bits.Sub64(r2, p2, b)
+	d3, b := bits.Sub64(r3, p3, b)
+	m := -b // all ones where r < p: keep r
+	z[0] = r0&m | d0&^m
+	z[1] = r1&m | d1&^m
+	z[2] = r2&m | d2&^m
+	z[3] = r3&m | d3&^m
 }
 
 // feSquare sets z = x*x mod p. z may alias x.
@@ -308,7 +295,26 @@ func feSquare(z, x *fe) {
 	// after such a carry the low limbs are at most 0x1000007a2000e90a0,
 	// so adding c again carries nothing; the result is below 2^256 < 2p,
 	// and one conditional subtraction of p leaves it in [0, p).
-	fold(z, r0, r1, r2, r3, cy)
+	// Fold: r + cy*c, then the carry times c.
+	hh, hl := bits.Mul64(cy, c)
+	r0, k = bits.Add64(r0, hl, 0)
+	r1, k = bits.Add64(r1, hh, k)
+	r2, k = bits.Add64(r2, 0, k)
+	r3, k = bits.Add64(r3, 0, k)
+	r0, k = bits.Add64(r0, c&-k, 0)
+	r1, k = bits.Add64(r1, 0, k)
+	r2, k = bits.Add64(r2, 0, k)
+	r3, _ = bits.Add64(r3, 0, k)
+	// Subtract p where that does not borrow.
+	d0, b := bits.Sub64(r0, p0, 0)
+	d1, b := bits.Sub64(r1, p1, b)
+	d2, b := bits.Sub64(r2, p2, b)
+	d3, b := bits.Sub64(r3, p3, b)
+	m := -b // all ones where r < p: keep r
+	z[0] = r0&m | d0&^m
+	z[1] = r1&m | d1&^m
+	z[2] = r2&m | d2&^m
+	z[3] = r3&m | d3&^m
 }
 
 // feMul21 sets z = 21*x mod p (21 = 3b, b = 7). z may alias x.
@@ -337,7 +343,26 @@ func feMul21(z, x *fe) {
 	// after such a carry the low limbs are at most 0x1400004c53,
 	// so adding c again carries nothing; the result is below 2^256 < 2p,
 	// and one conditional subtraction of p leaves it in [0, p).
-	fold(z, r0, r1, r2, r3, cy)
+	// Fold: r + cy*c, then the carry times c.
+	hh, hl := bits.Mul64(cy, c)
+	r0, k = bits.Add64(r0, hl, 0)
+	r1, k = bits.Add64(r1, hh, k)
+	r2, k = bits.Add64(r2, 0, k)
+	r3, k = bits.Add64(r3, 0, k)
+	r0, k = bits.Add64(r0, c&-k, 0)
+	r1, k = bits.Add64(r1, 0, k)
+	r2, k = bits.Add64(r2, 0, k)
+	r3, _ = bits.Add64(r3, 0, k)
+	// Subtract p where that does not borrow.
+	d0, b := bits.Sub64(r0, p0, 0)
+	d1, b := bits.Sub64(r1, p1, b)
+	d2, b := bits.Sub64(r2, p2, b)
+	d3, b := bits.Sub64(r3, p3, b)
+	m := -b // all ones where r < p: keep r
+	z[0] = r0&m | d0&^m
+	z[1] = r1&m | d1&^m
+	z[2] = r2&m | d2&^m
+	z[3] = r3&m | d3&^m
 }
 
 // feSelect sets z = a where m is all ones and z = b where m is zero,
