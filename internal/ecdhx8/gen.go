@@ -28,59 +28,20 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/fanseal/fanseal/internal/codegen"
 )
 
 // ---------------------------------------------------------------------------
 // Output.
 
-var out bytes.Buffer
-
-// muted > 0 discards what ins and note write (to compute a form without
-// emitting its code).
-var muted int
-
-func ins(format string, a ...any) {
-	if muted == 0 {
-		fmt.Fprintf(&out, "\t"+format+"\n", a...)
-	}
-}
-func note(format string, a ...any) {
-	if muted > 0 {
-		return
-	}
-	for _, l := range strings.Split(fmt.Sprintf(format, a...), "\n") {
-		fmt.Fprintf(&out, "\t// %s\n", l)
-	}
-}
-func label(l string) { fmt.Fprintf(&out, "%s:\n", l) }
-
 // ---------------------------------------------------------------------------
 // Integers.
 
-func bi(x uint64) *big.Int             { return new(big.Int).SetUint64(x) }
-func pow2(n uint) *big.Int             { return new(big.Int).Lsh(big.NewInt(1), n) }
-func badd(a, b *big.Int) *big.Int      { return new(big.Int).Add(a, b) }
-func bsub(a, b *big.Int) *big.Int      { return new(big.Int).Sub(a, b) }
-func bmul(a, b *big.Int) *big.Int      { return new(big.Int).Mul(a, b) }
-func brsh(a *big.Int, n uint) *big.Int { return new(big.Int).Rsh(a, n) }
-func bmin(a, b *big.Int) *big.Int {
-	if a.Cmp(b) < 0 {
-		return a
-	}
-	return b
-}
-func hexInt(s string) *big.Int {
-	x, ok := new(big.Int).SetString(s, 16)
-	if !ok {
-		panic(s)
-	}
-	return x
-}
-
 var (
-	max52 = bsub(pow2(52), big.NewInt(1)) // largest IFMA source
-	max48 = bsub(pow2(48), big.NewInt(1))
-	lane  = pow2(64) // every lane stays below
+	max52 = codegen.Sub(codegen.Pow2(52), big.NewInt(1)) // largest IFMA source
+	max48 = codegen.Sub(codegen.Pow2(48), big.NewInt(1))
+	lane  = codegen.Pow2(64) // every lane stays below
 	zero  = big.NewInt(0)
 )
 
@@ -91,7 +52,7 @@ func limbsOf(x *big.Int) [5]uint64 {
 	}
 	var l [5]uint64
 	for j := range l {
-		l[j] = new(big.Int).And(brsh(x, uint(52*j)), max52).Uint64()
+		l[j] = new(big.Int).And(codegen.Rsh(x, uint(52*j)), max52).Uint64()
 	}
 	return l
 }
@@ -99,9 +60,9 @@ func limbsOf(x *big.Int) [5]uint64 {
 // bits writes the exclusive bound max+1 as a power of two: "2^k" when it
 // is one, else "2^k.d" with the exponent rounded up to a tenth.
 func bits(max *big.Int) string {
-	b := badd(max, big.NewInt(1))
+	b := codegen.Add(max, big.NewInt(1))
 	n := b.BitLen() - 1
-	if b.Cmp(pow2(uint(n))) == 0 {
+	if b.Cmp(codegen.Pow2(uint(n))) == 0 {
 		return fmt.Sprintf("2^%d", n)
 	}
 	f, _ := new(big.Float).SetInt(b).Float64()
@@ -138,7 +99,7 @@ func mkform(l [5]*big.Int, v *big.Int) form {
 	}
 	if l[0].Cmp(max52) <= 0 && l[1].Cmp(max52) <= 0 && l[2].Cmp(max52) <= 0 && l[3].Cmp(max52) <= 0 {
 		// below 2^208 from limbs 0..3: l4 is the value's bits from 2^208 up.
-		l[4] = bmin(l[4], brsh(v, 208))
+		l[4] = codegen.Min(l[4], codegen.Rsh(v, 208))
 	}
 	return form{l, v}
 }
@@ -166,7 +127,7 @@ func (f form) within(g form) bool {
 func exactForm(x *big.Int) form {
 	var l [5]*big.Int
 	for j, v := range limbsOf(x) {
-		l[j] = bi(v)
+		l[j] = codegen.Bi(v)
 	}
 	return mkform(l, x)
 }
@@ -200,14 +161,14 @@ type field struct {
 	mulIn form
 }
 
-var R = pow2(260)
+var R = codegen.Pow2(260)
 
 func (f *field) mod(x *big.Int) *big.Int { return new(big.Int).Mod(x, f.p) }
 
 // toM is the representation of x: x*R mod p (Montgomery) or x.
 func (f *field) toM(x *big.Int) *big.Int {
 	if f.mont {
-		return f.mod(bmul(x, R))
+		return f.mod(codegen.Mul(x, R))
 	}
 	return f.mod(x)
 }
@@ -234,15 +195,15 @@ func (f *field) mem(v uint64) string {
 }
 
 func newP256() *field {
-	p := hexInt("ffffffff00000001000000000000000000000000ffffffffffffffffffffffff")
+	p := codegen.Hex("ffffffff00000001000000000000000000000000ffffffffffffffffffffffff")
 	f := &field{
 		name: "p256", title: "P-256", p: p, mont: true, a: -3,
-		b:       hexInt("5ac635d8aa3a93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604b"),
-		gx:      hexInt("6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296"),
-		gy:      hexInt("4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5"),
+		b:       codegen.Hex("5ac635d8aa3a93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604b"),
+		gx:      codegen.Hex("6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296"),
+		gy:      codegen.Hex("4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5"),
 		poolOff: map[uint64]int{},
 	}
-	f.c256 = bsub(pow2(256), p)
+	f.c256 = codegen.Sub(codegen.Pow2(256), p)
 	pl := limbsOf(p)
 	if pl[0] != 1<<52-1 {
 		panic("Montgomery with q = c mod 2^52 needs p = -1 mod 2^52")
@@ -254,15 +215,15 @@ func newP256() *field {
 }
 
 func newK256() *field {
-	p := hexInt("fffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2f")
+	p := codegen.Hex("fffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2f")
 	f := &field{
 		name: "k256", title: "secp256k1", p: p, a: 0, b: big.NewInt(7),
-		gx:      hexInt("79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798"),
-		gy:      hexInt("483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8"),
+		gx:      codegen.Hex("79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798"),
+		gy:      codegen.Hex("483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8"),
 		poolOff: map[uint64]int{},
 	}
-	f.c256 = f.mod(pow2(256))
-	f.c260 = f.mod(pow2(260))
+	f.c256 = f.mod(codegen.Pow2(256))
+	f.c260 = f.mod(codegen.Pow2(260))
 	f.regs = []uint64{1<<52 - 1, 1<<48 - 1, f.c256.Uint64(), f.c260.Uint64(), 21, 1}
 	f.names = []string{"2^52-1", "2^48-1", "2^256 mod p = 2^32+977", "2^260 mod p = 2^36+15632", "3b = 21", "1"}
 	f.finishForms()
@@ -282,11 +243,11 @@ func (f *field) finishForms() {
 		l[j] = max52
 	}
 	if f.mont {
-		f.mulIn = mkform(l, bsub(pow2(258), big.NewInt(1)))
-		f.point = mkform(l, bsub(pow2(257), big.NewInt(1)))
+		f.mulIn = mkform(l, codegen.Sub(codegen.Pow2(258), big.NewInt(1)))
+		f.point = mkform(l, codegen.Sub(codegen.Pow2(257), big.NewInt(1)))
 		return
 	}
-	l[4] = bsub(badd(pow2(48), pow2(12)), big.NewInt(1))
+	l[4] = codegen.Sub(codegen.Add(codegen.Pow2(48), codegen.Pow2(12)), big.NewInt(1))
 	f.point = mkform(l, nil)
 	f.mulIn = f.point
 }
@@ -294,23 +255,12 @@ func (f *field) finishForms() {
 // ---------------------------------------------------------------------------
 // Registers and slots.
 
-// A vec is five vector registers: limb j of eight elements in register j.
-type vec [5]string
-
-func regs(first int) vec {
-	var v vec
-	for j := range v {
-		v[j] = fmt.Sprintf("Z%d", first+j)
-	}
-	return v
-}
-
 // Register use inside the field operations: ra and rb are the operands of
 // a product, acc its ten columns, Z20..Z23 the second accumulators of
 // columns 3 to 6, t0 and t1 temporaries, Z26..Z31 the constants.
 var (
-	ra  = regs(0)
-	rb  = regs(5)
+	ra  = codegen.Regs(0)
+	rb  = codegen.Regs(5)
 	acc = [10]string{"Z10", "Z11", "Z12", "Z13", "Z14", "Z15", "Z16", "Z17", "Z18", "Z19"}
 	t0  = "Z24"
 	t1  = "Z25"
@@ -399,7 +349,7 @@ func (g *gen) describe(f form) string {
 		}
 	}
 	// value / p, rounded up to two decimals
-	num := bmul(badd(f.v, big.NewInt(1)), big.NewInt(100))
+	num := codegen.Mul(codegen.Add(f.v, big.NewInt(1)), big.NewInt(100))
 	q, r := new(big.Int).QuoRem(num, g.f.p, new(big.Int))
 	if r.Sign() > 0 {
 		q.Add(q, big.NewInt(1))
@@ -425,9 +375,9 @@ func (g *gen) madd(hi bool, k uint64, src, dst string) {
 		op = "VPMADD52HUQ"
 	}
 	if r, bc := g.f.k(k); bc {
-		ins("%s.BCST %s, %s, %s", op, r, src, dst)
+		codegen.Ins("%s.BCST %s, %s, %s", op, r, src, dst)
 	} else {
-		ins("%s %s, %s, %s", op, r, src, dst)
+		codegen.Ins("%s %s, %s, %s", op, r, src, dst)
 	}
 }
 
@@ -439,27 +389,27 @@ func (g *gen) kreg(v uint64) string {
 	return r
 }
 
-func load(v vec, s slot, f *field) {
+func load(v codegen.Vec, s slot, f *field) {
 	if s.k != nil {
 		for j, x := range limbsOf(s.k) {
-			ins("VPBROADCASTQ %s, %s", f.mem(x), v[j])
+			codegen.Ins("VPBROADCASTQ %s, %s", f.mem(x), v[j])
 		}
 		return
 	}
 	for j := range v {
-		ins("VMOVDQU64 %s, %s", s.limb(j), v[j])
+		codegen.Ins("VMOVDQU64 %s, %s", s.limb(j), v[j])
 	}
 }
 
-func store(s slot, v vec) {
+func store(s slot, v codegen.Vec) {
 	for j := range v {
-		ins("VMOVDQU64 %s, %s", v[j], s.limb(j))
+		codegen.Ins("VMOVDQU64 %s, %s", v[j], s.limb(j))
 	}
 }
 
-func move(dst, src vec) {
+func move(dst, src codegen.Vec) {
 	for j := range dst {
-		ins("VMOVDQA64 %s, %s", src[j], dst[j])
+		codegen.Ins("VMOVDQA64 %s, %s", src[j], dst[j])
 	}
 }
 
@@ -469,34 +419,34 @@ func move(dst, src vec) {
 // normRegs carries v (of form f) in place: with fold, the bits at 2^256 and
 // above (h = l4 >> 48) leave l4 and come back as h * (2^256 mod p); then
 // l0 -> l1 -> l2 -> l3 -> l4, 52 bits kept per limb.
-func (g *gen) normRegs(v vec, f form, fold bool) form {
+func (g *gen) normRegs(v codegen.Vec, f form, fold bool) form {
 	var l [5]*big.Int
 	copy(l[:], f.l[:])
 	val := f.v
 	if fold {
-		hm := brsh(l[4], 48)
+		hm := codegen.Rsh(l[4], 48)
 		if hm.Sign() > 0 {
 			g.check(hm.Cmp(max52) <= 0, "fold source")
 			c := limbsOf(g.f.c256)
-			note("Fold: h = l4 >> 48 (< %s) leaves l4; h * (2^256 mod p) joins the limbs.", bits(hm))
-			ins("VPSRLQ $48, %s, %s", v[4], t0)
-			ins("VPANDQ %s, %s, %s", g.kreg(1<<48-1), v[4], v[4])
-			l[4] = bmin(l[4], max48)
+			codegen.Note("Fold: h = l4 >> 48 (< %s) leaves l4; h * (2^256 mod p) joins the limbs.", bits(hm))
+			codegen.Ins("VPSRLQ $48, %s, %s", v[4], t0)
+			codegen.Ins("VPANDQ %s, %s, %s", g.kreg(1<<48-1), v[4], v[4])
+			l[4] = codegen.Min(l[4], max48)
 			for j, cj := range c {
 				if cj == 0 {
 					continue
 				}
-				pm := bmul(hm, bi(cj))
+				pm := codegen.Mul(hm, codegen.Bi(cj))
 				if cj == 1 {
-					ins("VPADDQ %s, %s, %s", t0, v[j], v[j])
-					l[j] = badd(l[j], hm)
+					codegen.Ins("VPADDQ %s, %s, %s", t0, v[j], v[j])
+					l[j] = codegen.Add(l[j], hm)
 				} else {
 					g.madd(false, cj, t0, v[j])
-					l[j] = badd(l[j], bmin(max52, pm))
+					l[j] = codegen.Add(l[j], codegen.Min(max52, pm))
 					if pm.Cmp(max52) > 0 {
 						g.check(j < 4, "fold carries past limb 4")
 						g.madd(true, cj, t0, v[j+1])
-						l[j+1] = badd(l[j+1], brsh(pm, 52))
+						l[j+1] = codegen.Add(l[j+1], codegen.Rsh(pm, 52))
 					}
 				}
 			}
@@ -507,17 +457,17 @@ func (g *gen) normRegs(v vec, f form, fold bool) form {
 		val = nil
 	}
 	for j := 0; j < 4; j++ {
-		ins("VPSRLQ $52, %s, %s", v[j], t0)
-		ins("VPANDQ %s, %s, %s", g.kreg(1<<52-1), v[j], v[j])
-		ins("VPADDQ %s, %s, %s", t0, v[j+1], v[j+1])
-		l[j+1] = badd(l[j+1], brsh(l[j], 52))
-		l[j] = bmin(l[j], max52)
+		codegen.Ins("VPSRLQ $52, %s, %s", v[j], t0)
+		codegen.Ins("VPANDQ %s, %s, %s", g.kreg(1<<52-1), v[j], v[j])
+		codegen.Ins("VPADDQ %s, %s, %s", t0, v[j+1], v[j+1])
+		l[j+1] = codegen.Add(l[j+1], codegen.Rsh(l[j], 52))
+		l[j] = codegen.Min(l[j], max52)
 		g.checkLane(l[j+1], "carry")
 	}
 	if val != nil {
 		// the value is unchanged; limbs 0..3 are below 2^52, so l4 is
 		// the value's bits from 2^208 up.
-		l[4] = bmin(l[4], brsh(val, 208))
+		l[4] = codegen.Min(l[4], codegen.Rsh(val, 208))
 	}
 	return mkform(l, val)
 }
@@ -525,7 +475,7 @@ func (g *gen) normRegs(v vec, f form, fold bool) form {
 // normalizeTo carries the value in v (form f) until it has form target:
 // a plain carry pass where that suffices (P-256: the value is unchanged),
 // with the fold otherwise.
-func (g *gen) normalizeTo(v vec, f form, target form, what string) form {
+func (g *gen) normalizeTo(v codegen.Vec, f form, target form, what string) form {
 	if f.within(target) {
 		return f
 	}
@@ -533,26 +483,26 @@ func (g *gen) normalizeTo(v vec, f form, target form, what string) form {
 	if g.f.mont {
 		nf = g.normRegsQuiet(v, f, false)
 		if nf.within(target) {
-			note("%s: carried (value unchanged): %s.", what, g.describe(nf))
+			codegen.Note("%s: carried (value unchanged): %s.", what, g.describe(nf))
 			return g.normRegs(v, f, false)
 		}
 	}
 	nf = g.normRegsQuiet(v, f, true)
 	g.check(nf.within(target), "%s: normalization does not reach the target form (%s)", what, g.describe(nf))
-	note("%s: folded and carried: %s.", what, g.describe(nf))
+	codegen.Note("%s: folded and carried: %s.", what, g.describe(nf))
 	return g.normRegs(v, f, true)
 }
 
 // normRegsQuiet computes normRegs' form without emitting anything.
-func (g *gen) normRegsQuiet(v vec, f form, fold bool) form {
-	muted++
-	defer func() { muted-- }()
+func (g *gen) normRegsQuiet(v codegen.Vec, f form, fold bool) form {
+	codegen.Muted++
+	defer func() { codegen.Muted-- }()
 	return g.normRegs(v, f, fold)
 }
 
 // operand loads s into v, normalized to the form target; when s was not
 // in that form, the normalized value is stored back.
-func (g *gen) operand(v vec, s slot, target form) form {
+func (g *gen) operand(v codegen.Vec, s slot, target form) form {
 	load(v, s, g.f)
 	f := g.form(s)
 	if f.within(target) {
@@ -581,8 +531,8 @@ func (g *gen) product(fa, fb form, c *[10]*big.Int) {
 	second := map[int]string{}
 	for i := range ra {
 		for j := range rb {
-			pm := bmul(fa.l[i], fb.l[j])
-			lo, hi := bmin(max52, pm), brsh(pm, 52)
+			pm := codegen.Mul(fa.l[i], fb.l[j])
+			lo, hi := codegen.Min(max52, pm), codegen.Rsh(pm, 52)
 			for _, t := range []struct {
 				k  int
 				op string
@@ -592,8 +542,8 @@ func (g *gen) product(fa, fb form, c *[10]*big.Int) {
 				if r, ok := second[t.k]; ok && i%2 == 1 {
 					dst, cc = r, &c2[t.k]
 				}
-				ins("%s %s, %s, %s", t.op, rb[j], ra[i], dst)
-				*cc = badd(*cc, t.m)
+				codegen.Ins("%s %s, %s, %s", t.op, rb[j], ra[i], dst)
+				*cc = codegen.Add(*cc, t.m)
 				g.checkLane(*cc, "column")
 			}
 		}
@@ -609,28 +559,28 @@ func (g *gen) square(fa form, c *[10]*big.Int) {
 		c[k] = new(big.Int)
 	}
 	for _, r := range acc {
-		ins("VPXORQ %s, %s, %s", r, r, r)
+		codegen.Ins("VPXORQ %s, %s, %s", r, r, r)
 	}
 	for i := range ra {
 		for j := i + 1; j < 5; j++ {
-			pm := bmul(fa.l[i], fa.l[j])
-			ins("VPMADD52LUQ %s, %s, %s", ra[j], ra[i], acc[i+j])
-			ins("VPMADD52HUQ %s, %s, %s", ra[j], ra[i], acc[i+j+1])
-			c[i+j] = badd(c[i+j], bmin(max52, pm))
-			c[i+j+1] = badd(c[i+j+1], brsh(pm, 52))
+			pm := codegen.Mul(fa.l[i], fa.l[j])
+			codegen.Ins("VPMADD52LUQ %s, %s, %s", ra[j], ra[i], acc[i+j])
+			codegen.Ins("VPMADD52HUQ %s, %s, %s", ra[j], ra[i], acc[i+j+1])
+			c[i+j] = codegen.Add(c[i+j], codegen.Min(max52, pm))
+			c[i+j+1] = codegen.Add(c[i+j+1], codegen.Rsh(pm, 52))
 		}
 	}
 	for k := 1; k <= 8; k++ {
-		ins("VPSLLQ $1, %s, %s", acc[k], acc[k])
-		c[k] = bmul(c[k], big.NewInt(2))
+		codegen.Ins("VPSLLQ $1, %s, %s", acc[k], acc[k])
+		c[k] = codegen.Mul(c[k], big.NewInt(2))
 		g.checkLane(c[k], "doubled column")
 	}
 	for i := range ra {
-		pm := bmul(fa.l[i], fa.l[i])
-		ins("VPMADD52LUQ %s, %s, %s", ra[i], ra[i], acc[2*i])
-		ins("VPMADD52HUQ %s, %s, %s", ra[i], ra[i], acc[2*i+1])
-		c[2*i] = badd(c[2*i], bmin(max52, pm))
-		c[2*i+1] = badd(c[2*i+1], brsh(pm, 52))
+		pm := codegen.Mul(fa.l[i], fa.l[i])
+		codegen.Ins("VPMADD52LUQ %s, %s, %s", ra[i], ra[i], acc[2*i])
+		codegen.Ins("VPMADD52HUQ %s, %s, %s", ra[i], ra[i], acc[2*i+1])
+		c[2*i] = codegen.Add(c[2*i], codegen.Min(max52, pm))
+		c[2*i+1] = codegen.Add(c[2*i+1], codegen.Rsh(pm, 52))
 	}
 	for k := range c {
 		g.checkLane(c[k], "column")
@@ -639,7 +589,7 @@ func (g *gen) square(fa form, c *[10]*big.Int) {
 
 // reduce turns the ten columns in acc (bounds c, value below tv) into five
 // loose limbs, returned with their form; they are not carried.
-func (g *gen) reduce(c [10]*big.Int, tv *big.Int) (vec, form) {
+func (g *gen) reduce(c [10]*big.Int, tv *big.Int) (codegen.Vec, form) {
 	if g.f.mont {
 		return g.montReduce(c, tv)
 	}
@@ -651,32 +601,32 @@ func (g *gen) reduce(c [10]*big.Int, tv *big.Int) (vec, form) {
 // becomes (column i >> 52) + q times 2^52, which goes to column i+1 with
 // q*p1; together q*(p1+1). Columns 5..9 are then the value (T + Q*p)/2^260,
 // Q < 2^260.
-func (g *gen) montReduce(c [10]*big.Int, tv *big.Int) (vec, form) {
+func (g *gen) montReduce(c [10]*big.Int, tv *big.Int) (codegen.Vec, form) {
 	pl := limbsOf(g.f.p)
 	pl[1]++
 	q := max52
 	for i := 0; i < 5; i++ {
-		ins("VPSRLQ $52, %s, %s", acc[i], t0)
-		ins("VPADDQ %s, %s, %s", t0, acc[i+1], acc[i+1])
-		c[i+1] = badd(c[i+1], brsh(c[i], 52))
+		codegen.Ins("VPSRLQ $52, %s, %s", acc[i], t0)
+		codegen.Ins("VPADDQ %s, %s, %s", t0, acc[i+1], acc[i+1])
+		c[i+1] = codegen.Add(c[i+1], codegen.Rsh(c[i], 52))
 		for j := 1; j < 5; j++ {
 			if pl[j] == 0 {
 				continue
 			}
-			pm := bmul(q, bi(pl[j]))
+			pm := codegen.Mul(q, codegen.Bi(pl[j]))
 			g.madd(false, pl[j], acc[i], acc[i+j])
 			g.madd(true, pl[j], acc[i], acc[i+j+1])
-			c[i+j] = badd(c[i+j], bmin(max52, pm))
-			c[i+j+1] = badd(c[i+j+1], brsh(pm, 52))
+			c[i+j] = codegen.Add(c[i+j], codegen.Min(max52, pm))
+			c[i+j+1] = codegen.Add(c[i+j+1], codegen.Rsh(pm, 52))
 			g.checkLane(c[i+j], "column")
 			g.checkLane(c[i+j+1], "column")
 		}
 	}
-	v := brsh(badd(tv, bmul(bsub(R, big.NewInt(1)), g.f.p)), 260)
-	g.check(v.Cmp(bsub(R, big.NewInt(1))) <= 0, "Montgomery product may reach 2^260")
+	v := codegen.Rsh(codegen.Add(tv, codegen.Mul(codegen.Sub(R, big.NewInt(1)), g.f.p)), 260)
+	g.check(v.Cmp(codegen.Sub(R, big.NewInt(1))) <= 0, "Montgomery product may reach 2^260")
 	var l [5]*big.Int
 	copy(l[:], c[5:])
-	return vec{acc[5], acc[6], acc[7], acc[8], acc[9]}, mkform(l, v)
+	return codegen.Vec{acc[5], acc[6], acc[7], acc[8], acc[9]}, mkform(l, v)
 }
 
 // foldReduce: 2^260 = c260 (mod p); column 5+i, as u + v*2^52 with u <
@@ -684,40 +634,40 @@ func (g *gen) montReduce(c [10]*big.Int, tv *big.Int) (vec, form) {
 // i, hi(c260*u) and c260*v (exact) to column i+1. Column 9 is
 // below 2^52; the high half of c260*c9 has weight 2^260 again and comes
 // back to columns 0 and 1 times c260.
-func (g *gen) foldReduce(c [10]*big.Int) (vec, form) {
+func (g *gen) foldReduce(c [10]*big.Int) (codegen.Vec, form) {
 	C := g.f.c260.Uint64()
 	Cb := g.f.c260
 	for i := 0; i < 4; i++ {
 		col := acc[5+i]
-		lo := bmin(max52, bmul(bmin(c[5+i], max52), Cb))
-		hi := brsh(bmul(bmin(c[5+i], max52), Cb), 52)
+		lo := codegen.Min(max52, codegen.Mul(codegen.Min(c[5+i], max52), Cb))
+		hi := codegen.Rsh(codegen.Mul(codegen.Min(c[5+i], max52), Cb), 52)
 		g.madd(false, C, col, acc[i])
 		g.madd(true, C, col, acc[i+1])
-		c[i] = badd(c[i], lo)
-		c[i+1] = badd(c[i+1], hi)
-		if top := brsh(c[5+i], 52); top.Sign() > 0 {
-			pm := bmul(top, Cb)
+		c[i] = codegen.Add(c[i], lo)
+		c[i+1] = codegen.Add(c[i+1], hi)
+		if top := codegen.Rsh(c[5+i], 52); top.Sign() > 0 {
+			pm := codegen.Mul(top, Cb)
 			g.check(pm.Cmp(max52) <= 0, "fold of a column's top bits is not exact")
-			ins("VPSRLQ $52, %s, %s", col, t0)
+			codegen.Ins("VPSRLQ $52, %s, %s", col, t0)
 			g.madd(false, C, t0, acc[i+1])
-			c[i+1] = badd(c[i+1], pm)
+			c[i+1] = codegen.Add(c[i+1], pm)
 		}
 		g.checkLane(c[i], "column")
 		g.checkLane(c[i+1], "column")
 	}
 	g.check(c[9].Cmp(max52) <= 0, "column 9 is not an IFMA source")
-	pm := bmul(c[9], Cb)
+	pm := codegen.Mul(c[9], Cb)
 	g.madd(false, C, acc[9], acc[4])
-	c[4] = badd(c[4], bmin(max52, pm))
-	if h := brsh(pm, 52); h.Sign() > 0 {
-		ins("VPXORQ %s, %s, %s", t1, t1, t1)
+	c[4] = codegen.Add(c[4], codegen.Min(max52, pm))
+	if h := codegen.Rsh(pm, 52); h.Sign() > 0 {
+		codegen.Ins("VPXORQ %s, %s, %s", t1, t1, t1)
 		g.madd(true, C, acc[9], t1)
-		pm2 := bmul(h, Cb)
+		pm2 := codegen.Mul(h, Cb)
 		g.madd(false, C, t1, acc[0])
-		c[0] = badd(c[0], bmin(max52, pm2))
+		c[0] = codegen.Add(c[0], codegen.Min(max52, pm2))
 		if pm2.Cmp(max52) > 0 {
 			g.madd(true, C, t1, acc[1])
-			c[1] = badd(c[1], brsh(pm2, 52))
+			c[1] = codegen.Add(c[1], codegen.Rsh(pm2, 52))
 		}
 	}
 	var l [5]*big.Int
@@ -725,7 +675,7 @@ func (g *gen) foldReduce(c [10]*big.Int) (vec, form) {
 	for j := range l {
 		g.checkLane(l[j], "column")
 	}
-	return vec{acc[0], acc[1], acc[2], acc[3], acc[4]}, mkform(l, nil)
+	return codegen.Vec{acc[0], acc[1], acc[2], acc[3], acc[4]}, mkform(l, nil)
 }
 
 // biasFor returns limbs d_k >= L_k (radix 2^52, as many as L) whose value
@@ -746,7 +696,7 @@ func (g *gen) biasFor(L []*big.Int) ([]*big.Int, *big.Int) {
 	for k := len(L) - 1; k >= 0; k-- {
 		d[k] = new(big.Int).Set(L[k])
 		if k < 5 {
-			d[k].Add(d[k], bi(dl[k]))
+			d[k].Add(d[k], codegen.Bi(dl[k]))
 		}
 		g.check(d[k].Cmp(L[k]) >= 0, "bias limb below the subtrahend's bound")
 		g.checkLane(d[k], "bias")
@@ -816,7 +766,7 @@ func termString(prods []term, m int, lin []lterm) string {
 // bias minus themselves; the linear terms are added to the reduced limbs,
 // and the multiplier m (1, 2, 3, 4 or 8) is applied to them last.
 func (g *gen) mulSum(dst slot, steps string, prods []term, m int, lin []lterm) {
-	note("%s = %s (%s):", dst, termString(prods, m, lin), steps)
+	codegen.Note("%s = %s (%s):", dst, termString(prods, m, lin), steps)
 	var c [10]*big.Int
 	for k := range c {
 		c[k] = new(big.Int)
@@ -825,7 +775,7 @@ func (g *gen) mulSum(dst slot, steps string, prods []term, m int, lin []lterm) {
 	sq := len(prods) == 1 && prods[0].a == prods[0].b
 	if !sq {
 		for _, r := range acc {
-			ins("VPXORQ %s, %s, %s", r, r, r)
+			codegen.Ins("VPXORQ %s, %s, %s", r, r, r)
 		}
 	}
 	addProd := func(t term) {
@@ -833,12 +783,12 @@ func (g *gen) mulSum(dst slot, steps string, prods []term, m int, lin []lterm) {
 		if t.a == t.b {
 			g.check(sq, "a square must be alone in its sum")
 			g.square(fa, &c)
-			tv.Add(tv, bmul(fa.v, fa.v))
+			tv.Add(tv, codegen.Mul(fa.v, fa.v))
 			return
 		}
 		fb := g.operand(rb, t.b, g.f.mulIn)
 		g.product(fa, fb, &c)
-		tv.Add(tv, bmul(fa.v, fb.v))
+		tv.Add(tv, codegen.Mul(fa.v, fb.v))
 	}
 	neg := false
 	for _, t := range prods {
@@ -849,13 +799,13 @@ func (g *gen) mulSum(dst slot, steps string, prods []term, m int, lin []lterm) {
 	}
 	if neg {
 		d, M := g.biasFor(c[:])
-		note("Columns = bias - columns, the bias (%s) a multiple of p with every column above\nthe negated product's.", bits(M))
+		codegen.Note("Columns = bias - columns, the bias (%s) a multiple of p with every column above\nthe negated product's.", bits(M))
 		for k := range c {
 			if d[k].Sign() == 0 {
 				continue
 			}
-			ins("VPBROADCASTQ %s, %s", g.f.mem(d[k].Uint64()), t0)
-			ins("VPSUBQ %s, %s, %s", acc[k], t0, acc[k])
+			codegen.Ins("VPBROADCASTQ %s, %s", g.f.mem(d[k].Uint64()), t0)
+			codegen.Ins("VPSUBQ %s, %s, %s", acc[k], t0, acc[k])
 			c[k] = d[k]
 		}
 		tv = M
@@ -868,13 +818,13 @@ func (g *gen) mulSum(dst slot, steps string, prods []term, m int, lin []lterm) {
 	r, f := g.reduce(c, tv)
 	f = g.linInto(r, f, lin)
 	f = g.scaleForm(r, f, m)
-	note("%s: %s.", dst, g.describe(f))
+	codegen.Note("%s: %s.", dst, g.describe(f))
 	store(dst, r)
 	g.setForm(dst, f)
 }
 
 // scale sets v = |c|*v (c = +-1, 2, 3, 4, 8), using tmp.
-func scale(v, tmp vec, c int) {
+func scale(v, tmp codegen.Vec, c int) {
 	if c < 0 {
 		c = -c
 	}
@@ -883,12 +833,12 @@ func scale(v, tmp vec, c int) {
 	case 2, 4, 8:
 		s := map[int]int{2: 1, 4: 2, 8: 3}[c]
 		for j := range v {
-			ins("VPSLLQ $%d, %s, %s", s, v[j], v[j])
+			codegen.Ins("VPSLLQ $%d, %s, %s", s, v[j], v[j])
 		}
 	case 3:
 		for j := range v {
-			ins("VPSLLQ $1, %s, %s", v[j], tmp[j])
-			ins("VPADDQ %s, %s, %s", tmp[j], v[j], v[j])
+			codegen.Ins("VPSLLQ $1, %s, %s", v[j], tmp[j])
+			codegen.Ins("VPADDQ %s, %s, %s", tmp[j], v[j], v[j])
 		}
 	default:
 		panic(fmt.Sprintf("coefficient %d", c))
@@ -896,7 +846,7 @@ func scale(v, tmp vec, c int) {
 }
 
 // scaleForm multiplies r (form f) by m, limb by limb.
-func (g *gen) scaleForm(r vec, f form, m int) form {
+func (g *gen) scaleForm(r codegen.Vec, f form, m int) form {
 	if m == 1 {
 		return f
 	}
@@ -907,15 +857,15 @@ func (g *gen) scaleForm(r vec, f form, m int) form {
 	scale(r, tmp, m)
 	var l [5]*big.Int
 	for j := range l {
-		l[j] = bmul(big.NewInt(int64(m)), f.l[j])
+		l[j] = codegen.Mul(big.NewInt(int64(m)), f.l[j])
 		g.checkLane(l[j], "scaled limb")
 	}
-	return mkform(l, bmul(big.NewInt(int64(m)), f.v))
+	return mkform(l, codegen.Mul(big.NewInt(int64(m)), f.v))
 }
 
 // linInto adds the linear terms to r (form f): the bias of the negative
 // terms first, then each term, scaled, added or subtracted.
-func (g *gen) linInto(r vec, f form, lin []lterm) form {
+func (g *gen) linInto(r codegen.Vec, f form, lin []lterm) form {
 	var l [5]*big.Int
 	copy(l[:], f.l[:])
 	v := new(big.Int).Set(f.v)
@@ -928,7 +878,7 @@ func (g *gen) linInto(r vec, f form, lin []lterm) form {
 		if t.c < 0 {
 			tf := g.form(t.v)
 			for j := range neg {
-				neg[j].Add(neg[j], bmul(big.NewInt(int64(-t.c)), tf.l[j]))
+				neg[j].Add(neg[j], codegen.Mul(big.NewInt(int64(-t.c)), tf.l[j]))
 			}
 			hasNeg = true
 		}
@@ -936,8 +886,8 @@ func (g *gen) linInto(r vec, f form, lin []lterm) form {
 	if hasNeg {
 		d, M := g.biasFor(neg)
 		for j := range r {
-			ins("VPADDQ.BCST %s, %s, %s", g.f.mem(d[j].Uint64()), r[j], r[j])
-			l[j] = badd(l[j], d[j])
+			codegen.Ins("VPADDQ.BCST %s, %s, %s", g.f.mem(d[j].Uint64()), r[j], r[j])
+			l[j] = codegen.Add(l[j], d[j])
 		}
 		v.Add(v, M)
 	}
@@ -947,14 +897,14 @@ func (g *gen) linInto(r vec, f form, lin []lterm) form {
 		scale(ra, rb, t.c)
 		for j := range r {
 			if t.c < 0 {
-				ins("VPSUBQ %s, %s, %s", ra[j], r[j], r[j])
+				codegen.Ins("VPSUBQ %s, %s, %s", ra[j], r[j], r[j])
 			} else {
-				ins("VPADDQ %s, %s, %s", ra[j], r[j], r[j])
-				l[j] = badd(l[j], bmul(big.NewInt(int64(t.c)), tf.l[j]))
+				codegen.Ins("VPADDQ %s, %s, %s", ra[j], r[j], r[j])
+				l[j] = codegen.Add(l[j], codegen.Mul(big.NewInt(int64(t.c)), tf.l[j]))
 			}
 		}
 		if t.c > 0 {
-			v.Add(v, bmul(big.NewInt(int64(t.c)), tf.v))
+			v.Add(v, codegen.Mul(big.NewInt(int64(t.c)), tf.v))
 		}
 	}
 	for j := range l {
@@ -965,8 +915,8 @@ func (g *gen) linInto(r vec, f form, lin []lterm) form {
 
 // lin: dst = m * (the sum of c_i*v_i), limb by limb, not carried.
 func (g *gen) lin(dst slot, steps string, m int, terms []lterm) {
-	note("%s = %s (%s):", dst, termString(nil, m, terms), steps)
-	r := vec{acc[0], acc[1], acc[2], acc[3], acc[4]}
+	codegen.Note("%s = %s (%s):", dst, termString(nil, m, terms), steps)
+	r := codegen.Vec{acc[0], acc[1], acc[2], acc[3], acc[4]}
 	var f form
 	if terms[0].c == 1 {
 		load(r, terms[0].v, g.f)
@@ -974,13 +924,13 @@ func (g *gen) lin(dst slot, steps string, m int, terms []lterm) {
 		terms = terms[1:]
 	} else {
 		for j := range r {
-			ins("VPXORQ %s, %s, %s", r[j], r[j], r[j])
+			codegen.Ins("VPXORQ %s, %s, %s", r[j], r[j], r[j])
 		}
 		f = exactForm(zero)
 	}
 	f = g.linInto(r, f, terms)
 	f = g.scaleForm(r, f, m)
-	note("%s: %s.", dst, g.describe(f))
+	codegen.Note("%s: %s.", dst, g.describe(f))
 	store(dst, r)
 	g.setForm(dst, f)
 }
@@ -994,10 +944,10 @@ func (g *gen) sqr(dst, a slot) {
 }
 
 // sqRegs squares ra (form fa) and normalizes the result into mulIn.
-func (g *gen) sqRegs(fa form) (vec, form) {
+func (g *gen) sqRegs(fa form) (codegen.Vec, form) {
 	var c [10]*big.Int
 	g.square(fa, &c)
-	r, f := g.reduce(c, bmul(fa.v, fa.v))
+	r, f := g.reduce(c, codegen.Mul(fa.v, fa.v))
 	f = g.normalizeTo(r, f, g.f.mulIn, "square")
 	return r, f
 }
@@ -1006,33 +956,33 @@ func (g *gen) sqRegs(fa form) (vec, form) {
 // low halves of k*a_j stay in limb j, the high halves go to limb j+1, and
 // the high half of k*a4 (weight 2^260) comes back times 2^260 mod p.
 func (g *gen) mulSmall(dst, a slot, k uint64, steps string) {
-	note("%s = %d*%s (%s):", dst, k, a, steps)
+	codegen.Note("%s = %d*%s (%s):", dst, k, a, steps)
 	fa := g.operand(ra, a, g.f.mulIn)
 	var l [6]*big.Int
 	for j := range l {
 		l[j] = new(big.Int)
 	}
 	for j := 0; j < 6; j++ {
-		ins("VPXORQ %s, %s, %s", acc[j], acc[j], acc[j])
+		codegen.Ins("VPXORQ %s, %s, %s", acc[j], acc[j], acc[j])
 	}
 	for j := range ra {
-		pm := bmul(fa.l[j], bi(k))
+		pm := codegen.Mul(fa.l[j], codegen.Bi(k))
 		g.madd(false, k, ra[j], acc[j])
 		g.madd(true, k, ra[j], acc[j+1])
-		l[j] = badd(l[j], bmin(max52, pm))
-		l[j+1] = badd(l[j+1], brsh(pm, 52))
+		l[j] = codegen.Add(l[j], codegen.Min(max52, pm))
+		l[j+1] = codegen.Add(l[j+1], codegen.Rsh(pm, 52))
 	}
 	if l[5].Sign() > 0 {
-		pm := bmul(l[5], g.f.c260)
+		pm := codegen.Mul(l[5], g.f.c260)
 		g.check(pm.Cmp(max52) <= 0, "mulSmall fold is not exact")
 		g.madd(false, g.f.c260.Uint64(), acc[5], acc[0])
-		l[0] = badd(l[0], pm)
+		l[0] = codegen.Add(l[0], pm)
 	}
 	var l5 [5]*big.Int
 	copy(l5[:], l[:5])
 	nf := mkform(l5, nil)
-	note("%s: %s.", dst, g.describe(nf))
-	store(dst, vec{acc[0], acc[1], acc[2], acc[3], acc[4]})
+	codegen.Note("%s: %s.", dst, g.describe(nf))
+	store(dst, codegen.Vec{acc[0], acc[1], acc[2], acc[3], acc[4]})
 	g.setForm(dst, nf)
 }
 
@@ -1136,7 +1086,7 @@ func (g *gen) pointAdd(r, P, Q point, tt temps) {
 	g.lin(s2, "step 15", 1, []lterm{lt(1, X2), lt(1, Z2)})
 	g.mulSum(Y3, "steps 16-18", []term{p(s1, s2)}, 1, []lterm{lt(-1, t0), lt(-1, t2)})
 	if g.f.a == -3 {
-		note("Complete addition, a = -3: Renes-Costello-Batina 2015, Algorithm 4, from step 19.")
+		codegen.Note("Complete addition, a = -3: Renes-Costello-Batina 2015, Algorithm 4, from step 19.")
 		b := g.f.bconst()
 		g.mulSum(X3, "steps 19-22", []term{minus(b, t2)}, 3, []lterm{lt(1, Y3)})
 		g.lin(Z3, "step 23", 1, []lterm{lt(1, t1), lt(-1, X3)})
@@ -1148,7 +1098,7 @@ func (g *gen) pointAdd(r, P, Q point, tt temps) {
 		g.mulSum(Z3, "steps 41-43", []term{p(t4, Z3), p(t3, t0)}, 1, nil)
 		g.finishTo(Y3, t1, g.f.point)
 	} else {
-		note("Complete addition, a = 0: Renes-Costello-Batina 2015, Algorithm 7, from step 19.")
+		codegen.Note("Complete addition, a = 0: Renes-Costello-Batina 2015, Algorithm 7, from step 19.")
 		g.lin(t0, "steps 19-20", 3, []lterm{lt(1, t0)})
 		g.mulSmall(t2, t2, 21, "step 21")
 		g.lin(Z3, "step 22", 1, []lterm{lt(1, t1), lt(1, t2)})
@@ -1170,7 +1120,7 @@ func (g *gen) pointDbl(r, P point, tt temps) {
 	X3, Y3, Z3 := r.x, r.y, r.z
 	t0, t1, t2, t3 := t[0], t[1], t[2], t[3]
 	if g.f.a == -3 {
-		note("Doubling, a = -3: Renes-Costello-Batina 2015, Algorithm 6.")
+		codegen.Note("Doubling, a = -3: Renes-Costello-Batina 2015, Algorithm 6.")
 		b := g.f.bconst()
 		g.mulSum(t0, "step 1", []term{p(X, X)}, 1, nil)
 		g.mulSum(t1, "step 2", []term{p(Y, Y)}, 1, nil)
@@ -1187,7 +1137,7 @@ func (g *gen) pointDbl(r, P point, tt temps) {
 		g.mulSum(X3, "steps 15, 30-31", []term{p(X3, t3), minus(t2, Z3)}, 1, nil)
 		g.mulSum(Z3, "steps 32-34", []term{p(t2, t1)}, 4, nil)
 	} else {
-		note("Doubling, a = 0: Renes-Costello-Batina 2015, Algorithm 9.")
+		codegen.Note("Doubling, a = 0: Renes-Costello-Batina 2015, Algorithm 9.")
 		g.mulSum(t0, "step 1", []term{p(Y, Y)}, 1, nil)
 		g.mulSum(t1, "step 5", []term{p(Y, Z)}, 1, nil)
 		g.mulSum(t2, "step 6", []term{p(Z, Z)}, 1, nil)
@@ -1223,37 +1173,37 @@ func (g *gen) finishPoint(r point) {
 // of limb l of coordinate c of entry j and whether it is a broadcast
 // quadword.
 func (g *gen) selectEntry(n int, entry func(j, c, l int) (string, bool)) {
-	note("Constant-time selection: every one of the %d entries is read; Z17 is the\nmask (d == j) of each lane, Z16 = j.", n)
+	codegen.Note("Constant-time selection: every one of the %d entries is read; Z17 is the\nmask (d == j) of each lane, Z16 = j.", n)
 	for r := 0; r < 15; r++ {
-		ins("VPXORQ Z%d, Z%d, Z%d", r, r, r)
+		codegen.Ins("VPXORQ Z%d, Z%d, Z%d", r, r, r)
 	}
-	ins("VPXORQ Z16, Z16, Z16")
+	codegen.Ins("VPXORQ Z16, Z16, Z16")
 	one := g.kreg(1)
 	for j := 0; j < n; j++ {
-		note("j = %d: mask = ((d ^ j) - 1) >> 63 (arithmetic); limbs = mask ? entry j : limbs.", j)
-		ins("VPXORQ Z16, Z15, Z17")
-		ins("VPSUBQ %s, Z17, Z17", one)
-		ins("VPSRAQ $63, Z17, Z17")
+		codegen.Note("j = %d: mask = ((d ^ j) - 1) >> 63 (arithmetic); limbs = mask ? entry j : limbs.", j)
+		codegen.Ins("VPXORQ Z16, Z15, Z17")
+		codegen.Ins("VPSUBQ %s, Z17, Z17", one)
+		codegen.Ins("VPSRAQ $63, Z17, Z17")
 		for c := 0; c < 3; c++ {
 			for l := 0; l < 5; l++ {
 				op, bc := entry(j, c, l)
 				if bc {
-					ins("VPTERNLOGQ.BCST $0xb8, %s, Z17, Z%d", op, 5*c+l)
+					codegen.Ins("VPTERNLOGQ.BCST $0xb8, %s, Z17, Z%d", op, 5*c+l)
 				} else {
-					ins("VPTERNLOGQ $0xb8, %s, Z17, Z%d", op, 5*c+l)
+					codegen.Ins("VPTERNLOGQ $0xb8, %s, Z17, Z%d", op, 5*c+l)
 				}
 			}
 		}
 		if j < n-1 {
-			ins("VPADDQ %s, Z16, Z16", one)
+			codegen.Ins("VPADDQ %s, Z16, Z16", one)
 		}
 	}
 }
 
 func storePoint(p point) {
-	store(p.x, regs(0))
-	store(p.y, regs(5))
-	store(p.z, regs(10))
+	store(p.x, codegen.Regs(0))
+	store(p.y, codegen.Regs(5))
+	store(p.z, codegen.Regs(10))
 }
 
 // ---------------------------------------------------------------------------
@@ -1264,34 +1214,34 @@ func (g *gen) loadConsts() {
 	for i, n := range g.f.names {
 		names = append(names, fmt.Sprintf("Z%d = %s", 31-i, n))
 	}
-	note("Constants for the whole function, in every lane: %s.", strings.Join(names, ", "))
+	codegen.Note("Constants for the whole function, in every lane: %s.", strings.Join(names, ", "))
 	for i, v := range g.f.regs {
-		ins("VPBROADCASTQ %s, Z%d", g.f.mem(v), 31-i)
+		codegen.Ins("VPBROADCASTQ %s, Z%d", g.f.mem(v), 31-i)
 	}
 }
 
 func alignScratch(arg string) {
-	ins("MOVQ %s, DI", arg)
-	ins("ADDQ $63, DI")
-	ins("ANDQ $-64, DI")
+	codegen.Ins("MOVQ %s, DI", arg)
+	codegen.Ins("ADDQ $63, DI")
+	codegen.Ins("ANDQ $-64, DI")
 }
 
 // clearRegs zeroes every vector register that may hold a secret-dependent
 // value (VZEROUPPER alone leaves the low 128 bits, and Z16 and up).
 func clearRegs() {
-	note("Clear the registers that held secret-dependent values.")
+	codegen.Note("Clear the registers that held secret-dependent values.")
 	for i := 0; i <= 25; i++ {
-		ins("VPXORQ Z%d, Z%d, Z%d", i, i, i)
+		codegen.Ins("VPXORQ Z%d, Z%d, Z%d", i, i, i)
 	}
-	ins("VZEROUPPER")
+	codegen.Ins("VZEROUPPER")
 }
 
 func (g *gen) text(name, sig, doc string, frame int) {
-	fmt.Fprintf(&out, "\n// func %s%s\n//\n", name+g.f.Name(), sig)
+	fmt.Fprintf(&codegen.Out, "\n// func %s%s\n//\n", name+g.f.Name(), sig)
 	for _, l := range strings.Split(doc, "\n") {
-		fmt.Fprintf(&out, "// %s\n", l)
+		fmt.Fprintf(&codegen.Out, "// %s\n", l)
 	}
-	fmt.Fprintf(&out, "TEXT ·%s%s(SB), NOSPLIT, $0-%d\n", name, g.f.Name(), frame)
+	fmt.Fprintf(&codegen.Out, "TEXT ·%s%s(SB), NOSPLIT, $0-%d\n", name, g.f.Name(), frame)
 }
 
 func (f *field) Name() string { return strings.ToUpper(f.name[:1]) + f.name[1:] }
@@ -1300,11 +1250,11 @@ func (f *field) Name() string { return strings.ToUpper(f.name[:1]) + f.name[1:] 
 func (g *gen) storeConst(s slot, x *big.Int) {
 	for j, v := range limbsOf(x) {
 		if v == 0 {
-			ins("VPXORQ Z0, Z0, Z0")
+			codegen.Ins("VPXORQ Z0, Z0, Z0")
 		} else {
-			ins("VPBROADCASTQ %s, Z0", g.f.mem(v))
+			codegen.Ins("VPBROADCASTQ %s, Z0", g.f.mem(v))
 		}
-		ins("VMOVDQU64 Z0, %s", s.limb(j))
+		codegen.Ins("VMOVDQU64 Z0, %s", s.limb(j))
 	}
 	g.setForm(s, exactForm(x))
 }
@@ -1346,74 +1296,74 @@ which the complete addition handles like any other point.`, 32)
 	tt := g.temps()
 	T := func(j int) point { return pointAt("DI", tab+j*ptSize, fmt.Sprintf("T[%d]", j)) }
 	one := g.f.toM(big.NewInt(1))
-	note("T[0] = (0 : 1 : 0), the identity.")
+	codegen.Note("T[0] = (0 : 1 : 0), the identity.")
 	t0p := T(0)
 	g.storeConst(t0p.x, zero)
 	g.storeConst(t0p.y, one)
 	g.storeConst(t0p.z, zero)
-	note("T[1] = (x : y : 1): the input point.")
-	ins("MOVQ in+16(FP), SI")
+	codegen.Note("T[1] = (x : y : 1): the input point.")
+	codegen.Ins("MOVQ in+16(FP), SI")
 	t1p := T(1)
 	g.copyIn(t1p.x, at("SI", 0, "in.x"), g.f.point)
 	g.copyIn(t1p.y, at("SI", feSize, "in.y"), g.f.point)
 	g.storeConst(t1p.z, one)
-	note("T[j] = T[j-1] + T[1] for j = 2..16: R8 points at T[j-1], R9 at T[j];\nCX counts the 15 entries.")
-	ins("LEAQ %d(DI), R8", tab+ptSize)
-	ins("LEAQ %d(DI), R9", tab+2*ptSize)
-	ins("MOVQ $%d, CX", varEntries-2)
+	codegen.Note("T[j] = T[j-1] + T[1] for j = 2..16: R8 points at T[j-1], R9 at T[j];\nCX counts the 15 entries.")
+	codegen.Ins("LEAQ %d(DI), R8", tab+ptSize)
+	codegen.Ins("LEAQ %d(DI), R9", tab+2*ptSize)
+	codegen.Ins("MOVQ $%d, CX", varEntries-2)
 	ltab := g.label("table")
-	label(ltab)
+	codegen.Label(ltab)
 	prev, next := pointAt("R8", 0, "T[j-1]"), pointAt("R9", 0, "T[j]")
 	g.setPoint(prev, g.f.point)
 	g.pointAdd(next, prev, t1p, tt)
-	ins("ADDQ $%d, R8", ptSize)
-	ins("ADDQ $%d, R9", ptSize)
-	ins("DECQ CX")
-	ins("JNZ %s", ltab)
+	codegen.Ins("ADDQ $%d, R8", ptSize)
+	codegen.Ins("ADDQ $%d, R9", ptSize)
+	codegen.Ins("DECQ CX")
+	codegen.Ins("JNZ %s", ltab)
 	for j := 2; j < varEntries; j++ {
 		g.setPoint(T(j), g.f.point)
 	}
 	entry := func(j, c, l int) (string, bool) {
 		return fmt.Sprintf("%d(DI)", tab+j*ptSize+c*feSize+64*l), false
 	}
-	note("R10 points at acc, R11 at the other accumulator; SI at the digits.")
-	ins("LEAQ %d(DI), R10", accA)
-	ins("LEAQ %d(DI), R11", accB)
-	ins("MOVQ d+8(FP), SI")
-	note("acc = T[e51] (e51 is 0, 1 or 2: never negative).")
-	ins("VMOVDQU64 %d(SI), Z15", (varWindows-1)*128)
+	codegen.Note("R10 points at acc, R11 at the other accumulator; SI at the digits.")
+	codegen.Ins("LEAQ %d(DI), R10", accA)
+	codegen.Ins("LEAQ %d(DI), R11", accB)
+	codegen.Ins("MOVQ d+8(FP), SI")
+	codegen.Note("acc = T[e51] (e51 is 0, 1 or 2: never negative).")
+	codegen.Ins("VMOVDQU64 %d(SI), Z15", (varWindows-1)*128)
 	g.selectEntry(varEntries, entry)
 	accp, other := pointAt("R10", 0, "acc"), pointAt("R11", 0, "acc'")
 	storePoint(accp)
-	note("CX = w counts down from %d to 0: public, the same for every input.", varWindows-2)
-	ins("MOVQ $%d, CX", varWindows-2)
+	codegen.Note("CX = w counts down from %d to 0: public, the same for every input.", varWindows-2)
+	codegen.Ins("MOVQ $%d, CX", varWindows-2)
 	lw := g.label("window")
-	label(lw)
-	note("Five doublings: acc' = 2*acc, then acc and acc' trade places.")
-	ins("MOVQ $5, DX")
+	codegen.Label(lw)
+	codegen.Note("Five doublings: acc' = 2*acc, then acc and acc' trade places.")
+	codegen.Ins("MOVQ $5, DX")
 	ld := g.label("dbl")
-	label(ld)
+	codegen.Label(ld)
 	g.setPoint(accp, g.f.point)
 	g.pointDbl(other, accp, tt)
-	ins("XCHGQ R10, R11")
-	ins("DECQ DX")
-	ins("JNZ %s", ld)
-	note("Q = T[|e_w|]: the digits of window w (their address depends on w only).")
-	ins("MOVQ CX, AX")
-	ins("SHLQ $7, AX")
-	ins("VMOVDQU64 (SI)(AX*1), Z15")
+	codegen.Ins("XCHGQ R10, R11")
+	codegen.Ins("DECQ DX")
+	codegen.Ins("JNZ %s", ld)
+	codegen.Note("Q = T[|e_w|]: the digits of window w (their address depends on w only).")
+	codegen.Ins("MOVQ CX, AX")
+	codegen.Ins("SHLQ $7, AX")
+	codegen.Ins("VMOVDQU64 (SI)(AX*1), Z15")
 	g.selectEntry(varEntries, entry)
 	storePoint(q)
 	g.setPoint(q, g.f.point)
-	note("Where e_w < 0, Q.Y = -Q.Y: the negation k*p - Q.Y is computed in every lane,\nand the sign mask of window w (its address depends on w only) picks it.")
+	codegen.Note("Where e_w < 0, Q.Y = -Q.Y: the negation k*p - Q.Y is computed in every lane,\nand the sign mask of window w (its address depends on w only) picks it.")
 	g.lin(negY, "negation", 1, []lterm{lt(-1, q.y)})
-	ins("MOVQ CX, AX")
-	ins("SHLQ $7, AX")
-	ins("VMOVDQU64 64(SI)(AX*1), Z17")
+	codegen.Ins("MOVQ CX, AX")
+	codegen.Ins("SHLQ $7, AX")
+	codegen.Ins("VMOVDQU64 64(SI)(AX*1), Z17")
 	for j := 0; j < 5; j++ {
-		ins("VMOVDQU64 %s, Z%d", q.y.limb(j), j)
-		ins("VPTERNLOGQ $0xb8, %s, Z17, Z%d", negY.limb(j), j)
-		ins("VMOVDQU64 Z%d, %s", j, q.y.limb(j))
+		codegen.Ins("VMOVDQU64 %s, Z%d", q.y.limb(j), j)
+		codegen.Ins("VPTERNLOGQ $0xb8, %s, Z17, Z%d", negY.limb(j), j)
+		codegen.Ins("VMOVDQU64 Z%d, %s", j, q.y.limb(j))
 	}
 	{
 		fp, fn := g.f.point, g.form(negY)
@@ -1429,25 +1379,25 @@ which the complete addition handles like any other point.`, 32)
 			v = fn.v
 		}
 		g.setForm(q.y, mkform(l, v))
-		note("Q.Y: %s.", g.describe(g.form(q.y)))
+		codegen.Note("Q.Y: %s.", g.describe(g.form(q.y)))
 	}
-	note("acc' = acc + Q, then acc and acc' trade places.")
+	codegen.Note("acc' = acc + Q, then acc and acc' trade places.")
 	g.setPoint(accp, g.f.point)
 	g.pointAdd(other, accp, q, tt)
-	ins("XCHGQ R10, R11")
-	note("Next window; the loop ends after w = 0.")
-	ins("DECQ CX")
-	ins("JGE %s", lw)
-	note("out = acc.")
-	ins("MOVQ out+0(FP), SI")
+	codegen.Ins("XCHGQ R10, R11")
+	codegen.Note("Next window; the loop ends after w = 0.")
+	codegen.Ins("DECQ CX")
+	codegen.Ins("JGE %s", lw)
+	codegen.Note("out = acc.")
+	codegen.Ins("MOVQ out+0(FP), SI")
 	for c := 0; c < 3; c++ {
 		for l := 0; l < 5; l++ {
-			ins("VMOVDQU64 %d(R10), Z0", c*feSize+64*l)
-			ins("VMOVDQU64 Z0, %d(SI)", c*feSize+64*l)
+			codegen.Ins("VMOVDQU64 %d(R10), Z0", c*feSize+64*l)
+			codegen.Ins("VMOVDQU64 Z0, %d(SI)", c*feSize+64*l)
 		}
 	}
 	clearRegs()
-	ins("RET")
+	codegen.Ins("RET")
 	scratchPeak(g)
 }
 
@@ -1469,45 +1419,45 @@ and broadcast to the lanes that select it.`, 32)
 	entry := func(j, c, l int) (string, bool) {
 		return fmt.Sprintf("%d(R12)", 8*(15*j+5*c+l)), true
 	}
-	note("R10 points at acc, R11 at the other accumulator; SI at the digits;\nR12 at the table of window w.")
-	ins("LEAQ %d(DI), R10", accA)
-	ins("LEAQ %d(DI), R11", accB)
-	ins("MOVQ d+8(FP), SI")
-	ins("MOVQ table+16(FP), R12")
-	note("acc = table[0][d0].")
-	ins("VMOVDQU64 0(SI), Z15")
+	codegen.Note("R10 points at acc, R11 at the other accumulator; SI at the digits;\nR12 at the table of window w.")
+	codegen.Ins("LEAQ %d(DI), R10", accA)
+	codegen.Ins("LEAQ %d(DI), R11", accB)
+	codegen.Ins("MOVQ d+8(FP), SI")
+	codegen.Ins("MOVQ table+16(FP), R12")
+	codegen.Note("acc = table[0][d0].")
+	codegen.Ins("VMOVDQU64 0(SI), Z15")
 	g.selectEntry(combEntries, entry)
 	accp, other := pointAt("R10", 0, "acc"), pointAt("R11", 0, "acc'")
 	storePoint(accp)
-	note("CX = w counts from 1 to 63: public.")
-	ins("MOVQ $1, CX")
+	codegen.Note("CX = w counts from 1 to 63: public.")
+	codegen.Ins("MOVQ $1, CX")
 	lw := g.label("comb")
-	label(lw)
-	note("R12 = table[w]; Z15 = the digits of window w.")
-	ins("ADDQ $%d, R12", 8*15*combEntries)
-	ins("MOVQ CX, AX")
-	ins("SHLQ $6, AX")
-	ins("VMOVDQU64 (SI)(AX*1), Z15")
+	codegen.Label(lw)
+	codegen.Note("R12 = table[w]; Z15 = the digits of window w.")
+	codegen.Ins("ADDQ $%d, R12", 8*15*combEntries)
+	codegen.Ins("MOVQ CX, AX")
+	codegen.Ins("SHLQ $6, AX")
+	codegen.Ins("VMOVDQU64 (SI)(AX*1), Z15")
 	g.selectEntry(combEntries, entry)
 	storePoint(q)
 	g.setPoint(q, g.f.point)
-	note("acc' = acc + Q, then acc and acc' trade places.")
+	codegen.Note("acc' = acc + Q, then acc and acc' trade places.")
 	g.setPoint(accp, g.f.point)
 	g.pointAdd(other, accp, q, tt)
-	ins("XCHGQ R10, R11")
-	ins("INCQ CX")
-	ins("CMPQ CX, $64")
-	ins("JLT %s", lw)
-	note("out = acc.")
-	ins("MOVQ out+0(FP), SI")
+	codegen.Ins("XCHGQ R10, R11")
+	codegen.Ins("INCQ CX")
+	codegen.Ins("CMPQ CX, $64")
+	codegen.Ins("JLT %s", lw)
+	codegen.Note("out = acc.")
+	codegen.Ins("MOVQ out+0(FP), SI")
 	for c := 0; c < 3; c++ {
 		for l := 0; l < 5; l++ {
-			ins("VMOVDQU64 %d(R10), Z0", c*feSize+64*l)
-			ins("VMOVDQU64 Z0, %d(SI)", c*feSize+64*l)
+			codegen.Ins("VMOVDQU64 %d(R10), Z0", c*feSize+64*l)
+			codegen.Ins("VMOVDQU64 Z0, %d(SI)", c*feSize+64*l)
 		}
 	}
 	clearRegs()
-	ins("RET")
+	codegen.Ins("RET")
 	scratchPeak(g)
 }
 
@@ -1515,27 +1465,27 @@ and broadcast to the lanes that select it.`, 32)
 // built by squarings and products; the generator tracks the exponents.
 type chain struct {
 	g    *gen
-	exp  map[string]*big.Int
+	exps *codegen.Chain
 	slot map[string]slot
 }
 
 func (c *chain) sqn(dst, src string, n int) {
 	g := c.g
 	d, s := c.slot[dst], c.slot[src]
-	note("%s = %s^(2^%d): %d squaring(s), each carried.", dst, src, n, n)
+	codegen.Note("%s = %s^(2^%d): %d squaring(s), each carried.", dst, src, n, n)
 	f := g.operand(ra, s, g.f.mulIn)
 	if n > 1 {
 		// The loop body is written once: it must map the form it
 		// assumes (mulIn, which contains f) into itself.
 		f = g.f.mulIn
-		ins("MOVQ $%d, CX", n)
+		codegen.Ins("MOVQ $%d, CX", n)
 		l := g.label("sq")
-		label(l)
+		codegen.Label(l)
 		r, nf := g.sqRegs(f)
 		g.check(nf.within(f), "squaring loop form")
 		move(ra, r)
-		ins("DECQ CX")
-		ins("JNZ %s", l)
+		codegen.Ins("DECQ CX")
+		codegen.Ins("JNZ %s", l)
 	} else {
 		r, nf := g.sqRegs(f)
 		move(ra, r)
@@ -1543,16 +1493,16 @@ func (c *chain) sqn(dst, src string, n int) {
 	}
 	store(d, ra)
 	g.setForm(d, f)
-	c.exp[dst] = new(big.Int).Lsh(c.exp[src], uint(n))
+	c.exps.Sqn(dst, src, n)
 }
 
 func (c *chain) mul(dst, a, b string) {
 	c.g.mul(c.slot[dst], c.slot[a], c.slot[b])
-	c.exp[dst] = badd(c.exp[a], c.exp[b])
+	c.exps.Mul(dst, a, b)
 }
 
 func (g *gen) newChain(in slot, names ...string) *chain {
-	c := &chain{g: g, exp: map[string]*big.Int{"z": big.NewInt(1)}, slot: map[string]slot{"z": in}}
+	c := &chain{g: g, exps: codegen.NewChain(), slot: map[string]slot{"z": in}}
 	for _, n := range names {
 		c.slot[n] = g.fe(n)
 	}
@@ -1563,7 +1513,7 @@ func (g *gen) newChain(in slot, names ...string) *chain {
 // Montgomery form z*R gives z^-1*R).
 func (g *gen) invert(z slot) slot {
 	p := g.f.p
-	target := bsub(p, big.NewInt(2))
+	target := codegen.Sub(p, big.NewInt(2))
 	var c *chain
 	if g.f.mont {
 		// p - 2 = 2^256 - 2^224 + 2^192 + 2^96 - 3: 32 ones, 31 zeros, a
@@ -1606,8 +1556,8 @@ func (g *gen) invert(z slot) slot {
 		c.sqn("t", "t", 2)
 		c.mul("t", "t", "z")
 	}
-	g.check(c.exp["t"].Cmp(target) == 0, "inversion chain computes z^%x", c.exp["t"])
-	note("t = z^(p-2), checked by the generator.")
+	g.check(c.exps.Exp("t").Cmp(target) == 0, "inversion chain computes z^%x", c.exps.Exp("t"))
+	codegen.Note("t = z^(p-2), checked by the generator.")
 	return c.slot["t"]
 }
 
@@ -1642,15 +1592,15 @@ func (g *gen) k256Chain(z slot) *chain {
 
 // sqrt emits z^((p+1)/4) (secp256k1: p = 3 mod 4).
 func (g *gen) sqrt(z slot) slot {
-	target := brsh(badd(g.f.p, big.NewInt(1)), 2)
+	target := codegen.Rsh(codegen.Add(g.f.p, big.NewInt(1)), 2)
 	c := g.k256Chain(z)
 	c.sqn("t", "x223", 23)
 	c.mul("t", "t", "x22")
 	c.sqn("t", "t", 6)
 	c.mul("t", "t", "x2")
 	c.sqn("t", "t", 2)
-	g.check(c.exp["t"].Cmp(target) == 0, "square-root chain computes z^%x", c.exp["t"])
-	note("t = z^((p+1)/4), checked by the generator.")
+	g.check(c.exps.Exp("t").Cmp(target) == 0, "square-root chain computes z^%x", c.exps.Exp("t"))
+	codegen.Note("t = z^((p+1)/4), checked by the generator.")
 	return c.slot["t"]
 }
 
@@ -1661,7 +1611,7 @@ func (g *gen) outForm() form {
 	for j := range l {
 		l[j] = max52
 	}
-	return mkform(l, bsub(bmul(big.NewInt(2), g.f.p), big.NewInt(1)))
+	return mkform(l, codegen.Sub(codegen.Mul(big.NewInt(2), g.f.p), big.NewInt(1)))
 }
 
 // affine writes the conversion to affine coordinates.
@@ -1679,8 +1629,8 @@ Z^-1, giving X/Z and Y/Z.`
 	g.loadConsts()
 	alignScratch("scratch+16(FP)")
 	X, Y, Z := g.fe("X"), g.fe("Y"), g.fe("Z")
-	ins("MOVQ in+8(FP), SI")
-	note("X, Y, Z to the scratch.")
+	codegen.Ins("MOVQ in+8(FP), SI")
+	codegen.Note("X, Y, Z to the scratch.")
 	g.copyIn(X, at("SI", 0, "in.X"), g.f.point)
 	g.copyIn(Y, at("SI", feSize, "in.Y"), g.f.point)
 	g.copyIn(Z, at("SI", 2*feSize, "in.Z"), g.f.point)
@@ -1693,14 +1643,14 @@ Z^-1, giving X/Z and Y/Z.`
 	g.normalize(X, g.outForm())
 	g.normalize(Y, g.outForm())
 	g.check(g.form(X).within(g.outForm()) && g.form(Y).within(g.outForm()), "affine output form")
-	note("out = (x, y).")
-	ins("MOVQ out+0(FP), SI")
+	codegen.Note("out = (x, y).")
+	codegen.Ins("MOVQ out+0(FP), SI")
 	load(ra, X, g.f)
 	store(at("SI", 0, ""), ra)
 	load(ra, Y, g.f)
 	store(at("SI", feSize, ""), ra)
 	clearRegs()
-	ins("RET")
+	codegen.Ins("RET")
 	scratchPeak(g)
 }
 
@@ -1725,21 +1675,21 @@ of a point on the curve, whose y is then r or p - r), res[1] = y^2 - v
 	alignScratch("scratch+24(FP)")
 	x, y := g.fe("x"), g.fe("y")
 	t, u := g.fe("t"), g.fe("u")
-	ins("MOVQ in+16(FP), SI")
+	codegen.Ins("MOVQ in+16(FP), SI")
 	var canon form
 	{
 		var l [5]*big.Int
 		for j := range l {
 			l[j] = max52
 		}
-		canon = mkform(l, bsub(g.f.p, big.NewInt(1)))
+		canon = mkform(l, codegen.Sub(g.f.p, big.NewInt(1)))
 	}
 	g.copyIn(x, at("SI", 0, "in.x"), canon)
 	g.copyIn(y, at("SI", feSize, "in.y"), canon)
-	ins("MOVQ out+0(FP), R8")
-	ins("MOVQ res+8(FP), R9")
+	codegen.Ins("MOVQ out+0(FP), R8")
+	codegen.Ins("MOVQ res+8(FP), R9")
 	if g.f.mont {
-		r2 := slot{k: g.f.mod(bmul(R, R)), name: "R^2"}
+		r2 := slot{k: g.f.mod(codegen.Mul(R, R)), name: "R^2"}
 		g.mul(x, x, r2)
 		g.mul(y, y, r2)
 		g.normalize(x, g.f.point)
@@ -1755,36 +1705,36 @@ of a point on the curve, whose y is then r or p - r), res[1] = y^2 - v
 		g.normalize(u, g.outForm())
 		load(ra, u, g.f)
 		store(at("R9", 0, ""), ra)
-		ins("VPXORQ Z0, Z0, Z0")
+		codegen.Ins("VPXORQ Z0, Z0, Z0")
 		for j := 0; j < 5; j++ {
-			ins("VMOVDQU64 Z0, %d(R9)", feSize+64*j)
+			codegen.Ins("VMOVDQU64 Z0, %d(R9)", feSize+64*j)
 		}
 	} else {
 		v := g.fe("v")
 		g.sqr(t, x)
 		g.mulSum(v, "x^3 + 7", []term{p(t, x)}, 1, []lterm{lt(1, slot{k: big.NewInt(7), name: "7"})})
 		g.normalize(v, g.f.mulIn)
-		note("res[1] = y^2 - v.")
+		codegen.Note("res[1] = y^2 - v.")
 		g.mulSum(u, "the curve equation", []term{p(y, y)}, 1, []lterm{lt(-1, v)})
 		g.normalize(u, g.outForm())
 		load(ra, u, g.f)
 		store(at("R9", feSize, ""), ra)
 		r := g.sqrt(v)
-		note("out = (x, r); res[0] = r^2 - v.")
+		codegen.Note("out = (x, r); res[0] = r^2 - v.")
 		load(ra, x, g.f)
 		store(at("R8", 0, ""), ra)
-		ins("MOVQ out+0(FP), R8")
+		codegen.Ins("MOVQ out+0(FP), R8")
 		load(ra, r, g.f)
 		store(at("R8", feSize, ""), ra)
 		g.check(g.form(r).within(g.f.point), "root form")
 		g.mulSum(u, "the root's square", []term{p(r, r)}, 1, []lterm{lt(-1, v)})
 		g.normalize(u, g.outForm())
-		ins("MOVQ res+8(FP), R9")
+		codegen.Ins("MOVQ res+8(FP), R9")
 		load(ra, u, g.f)
 		store(at("R9", 0, ""), ra)
 	}
 	clearRegs()
-	ins("RET")
+	codegen.Ins("RET")
 	scratchPeak(g)
 }
 
@@ -1800,7 +1750,7 @@ func (g *gen) ops() {
 	{
 		var l [5]*big.Int
 		for j := range l {
-			l[j] = bsub(pow2(62), big.NewInt(1))
+			l[j] = codegen.Sub(codegen.Pow2(62), big.NewInt(1))
 		}
 		wide = mkform(l, nil)
 	}
@@ -1834,7 +1784,7 @@ func (g *gen) ops() {
 	)
 	if g.f.mont {
 		ops = append(ops, op{"feToMont", "out = a*R mod p (a Montgomery product by R^2 mod p)", mulIn, mulIn, func(o, a, b slot) {
-			g.mul(o, a, slot{k: g.f.mod(bmul(R, R)), name: "R^2"})
+			g.mul(o, a, slot{k: g.f.mod(codegen.Mul(R, R)), name: "R^2"})
 			g.normalize(o, g.f.point)
 		}})
 		ops = append(ops, op{"feFromMont", "out = a/R mod p (a Montgomery product by 1), carried to the output form", mulIn, mulIn, func(o, a, b slot) {
@@ -1847,17 +1797,17 @@ func (g *gen) ops() {
 	for _, op := range ops {
 		g.begin()
 		doc := strings.ReplaceAll(op.doc+": a and b in the forms the tests sample.", "\n", "\n// ")
-		fmt.Fprintf(&out, "\n// func %s%s(out, a, b *fe8)\n//\n// %s\nTEXT ·%s%s(SB), NOSPLIT, $0-24\n", op.name, g.f.Name(), doc, op.name, g.f.Name())
+		fmt.Fprintf(&codegen.Out, "\n// func %s%s(out, a, b *fe8)\n//\n// %s\nTEXT ·%s%s(SB), NOSPLIT, $0-24\n", op.name, g.f.Name(), doc, op.name, g.f.Name())
 		g.loadConsts()
-		ins("MOVQ out+0(FP), DI")
-		ins("MOVQ a+8(FP), SI")
-		ins("MOVQ b+16(FP), DX")
+		codegen.Ins("MOVQ out+0(FP), DI")
+		codegen.Ins("MOVQ a+8(FP), SI")
+		codegen.Ins("MOVQ b+16(FP), DX")
 		o, a, b := at("DI", 0, "out"), at("SI", 0, "a"), at("DX", 0, "b")
 		g.setForm(a, op.ina)
 		g.setForm(b, op.inb)
 		op.body(o, a, b)
-		ins("VZEROUPPER")
-		ins("RET")
+		codegen.Ins("VZEROUPPER")
+		codegen.Ins("RET")
 	}
 	// The point formulas, alone.
 	for _, dbl := range []bool{false, true} {
@@ -1866,12 +1816,12 @@ func (g *gen) ops() {
 		if dbl {
 			name = "pointDbl"
 		}
-		fmt.Fprintf(&out, "\n// func %s%s(out, p, q *point8, scratch *[scratchWords]uint64)\n//\n// The formula of scalarMult alone, for the tests: out = p + q (or 2p), every\n// coordinate in the point form.\nTEXT ·%s%s(SB), NOSPLIT, $0-32\n", name, g.f.Name(), name, g.f.Name())
+		fmt.Fprintf(&codegen.Out, "\n// func %s%s(out, p, q *point8, scratch *[scratchWords]uint64)\n//\n// The formula of scalarMult alone, for the tests: out = p + q (or 2p), every\n// coordinate in the point form.\nTEXT ·%s%s(SB), NOSPLIT, $0-32\n", name, g.f.Name(), name, g.f.Name())
 		g.loadConsts()
 		alignScratch("scratch+24(FP)")
-		ins("MOVQ out+0(FP), R8")
-		ins("MOVQ p+8(FP), R9")
-		ins("MOVQ q+16(FP), R10")
+		codegen.Ins("MOVQ out+0(FP), R8")
+		codegen.Ins("MOVQ p+8(FP), R9")
+		codegen.Ins("MOVQ q+16(FP), R10")
 		tt := g.temps()
 		o, p, q := pointAt("R8", 0, "r"), pointAt("R9", 0, "p"), pointAt("R10", 0, "q")
 		g.setPoint(p, g.f.point)
@@ -1882,7 +1832,7 @@ func (g *gen) ops() {
 			g.pointAdd(o, p, q, tt)
 		}
 		clearRegs()
-		ins("RET")
+		codegen.Ins("RET")
 		scratchPeak(g)
 	}
 }
@@ -1917,7 +1867,7 @@ func main() {
 	fields := []*field{newP256(), newK256()}
 	for _, f := range fields {
 		g := &gen{f: f}
-		fmt.Fprintf(&out, "\n// ===========================================================================\n// %s\n", f.title)
+		fmt.Fprintf(&codegen.Out, "\n// ===========================================================================\n// %s\n", f.title)
 		g.scalarMult()
 		g.baseMult()
 		g.affine()
@@ -1925,11 +1875,11 @@ func main() {
 		g.ops()
 	}
 	var file bytes.Buffer
-	writeHeader(&file, fields, out.Bytes())
+	writeHeader(&file, fields, codegen.Out.Bytes())
 	for _, f := range fields {
 		f.writePool(&file)
 	}
-	file.Write(out.Bytes())
+	file.Write(codegen.Out.Bytes())
 	fmt.Fprintf(&file, "\n// Scratch bytes used: %d (scratchWords must cover them plus 64 for alignment).\n", peak)
 	if err := os.WriteFile(*dst, file.Bytes(), 0o644); err != nil {
 		log.Fatal(err)

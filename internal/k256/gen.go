@@ -15,42 +15,24 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"go/format"
 	"log"
 	"math/big"
 	"os"
+
+	"github.com/fanseal/fanseal/internal/codegen"
 )
 
-var out bytes.Buffer
-
-func line(format string, a ...any) { fmt.Fprintf(&out, format+"\n", a...) }
-
-func bi(x uint64) *big.Int        { return new(big.Int).SetUint64(x) }
-func pow2(n uint) *big.Int        { return new(big.Int).Lsh(big.NewInt(1), n) }
-func badd(a, b *big.Int) *big.Int { return new(big.Int).Add(a, b) }
-func bsub(a, b *big.Int) *big.Int { return new(big.Int).Sub(a, b) }
-func bmul(a, b *big.Int) *big.Int { return new(big.Int).Mul(a, b) }
-func brsh(a *big.Int, n uint) *big.Int {
-	return new(big.Int).Rsh(a, n)
-}
+func line(format string, a ...any) { fmt.Fprintf(&codegen.Out, format+"\n", a...) }
 
 var (
-	p     = hexInt("fffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2f")
-	c     = bsub(pow2(256), p) // 2^256 = c (mod p)
-	limb  = pow2(64)
-	below = bsub(p, big.NewInt(1)) // the largest canonical element
+	p     = codegen.Hex("fffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2f")
+	c     = codegen.Sub(codegen.Pow2(256), p) // 2^256 = c (mod p)
+	limb  = codegen.Pow2(64)
+	below = codegen.Sub(p, big.NewInt(1)) // the largest canonical element
 )
-
-func hexInt(s string) *big.Int {
-	x, ok := new(big.Int).SetString(s, 16)
-	if !ok {
-		panic(s)
-	}
-	return x
-}
 
 func check(cond bool, format string, a ...any) {
 	if !cond {
@@ -68,21 +50,21 @@ func bitsOf(max *big.Int) string { return fmt.Sprintf("< 2^%d", max.BitLen()) }
 // and a fifth limb, into [0, p), and returns the comment lines of the
 // argument.
 func reduction(vmax *big.Int) []string {
-	hi := brsh(vmax, 256)
+	hi := codegen.Rsh(vmax, 256)
 	check(hi.Cmp(limb) < 0, "fifth limb %s does not fit a limb", bitsOf(hi))
 	// v = lo + hi*2^256 = lo + hi*c (mod p).
-	v2 := badd(bsub(pow2(256), big.NewInt(1)), bmul(hi, c))
-	check(brsh(bmul(hi, c), 128).Sign() == 0, "hi*c does not fit two limbs")
-	carry := brsh(v2, 256)
+	v2 := codegen.Add(codegen.Sub(codegen.Pow2(256), big.NewInt(1)), codegen.Mul(hi, c))
+	check(codegen.Rsh(codegen.Mul(hi, c), 128).Sign() == 0, "hi*c does not fit two limbs")
+	carry := codegen.Rsh(v2, 256)
 	check(carry.Cmp(big.NewInt(1)) <= 0, "the first fold can carry %s", carry)
 	// With a carry, the low 256 bits are below v2 - 2^256, and adding c
 	// again must not carry.
-	rest := bsub(v2, pow2(256))
-	check(badd(rest, c).Cmp(pow2(256)) < 0, "the second fold can carry")
-	check(bmul(p, big.NewInt(2)).Cmp(pow2(256)) > 0, "one subtraction of p is not enough")
+	rest := codegen.Sub(v2, codegen.Pow2(256))
+	check(codegen.Add(rest, c).Cmp(codegen.Pow2(256)) < 0, "the second fold can carry")
+	check(codegen.Mul(p, big.NewInt(2)).Cmp(codegen.Pow2(256)) > 0, "one subtraction of p is not enough")
 	return []string{
 		fmt.Sprintf("the value is at most %#x (%s):", vmax, bitsOf(vmax)),
-		fmt.Sprintf("its fifth limb h is at most %#x, and h*c %s;", hi, bitsOf(bmul(hi, c))),
+		fmt.Sprintf("its fifth limb h is at most %#x, and h*c %s;", hi, bitsOf(codegen.Mul(hi, c))),
 		fmt.Sprintf("lo + h*c %s carries at most 1 out of the fourth limb;", bitsOf(v2)),
 		fmt.Sprintf("after such a carry the low limbs are at most %#x,", rest),
 		"so adding c again carries nothing; the result is below 2^256 < 2p,",
@@ -134,9 +116,9 @@ func emitFold(h string) {
 }
 
 func add() {
-	s := badd(below, below)
-	check(s.Cmp(bsub(pow2(257), big.NewInt(1))) <= 0, "sum")
-	check(bsub(s, p).Cmp(p) < 0, "one subtraction")
+	s := codegen.Add(below, below)
+	check(s.Cmp(codegen.Sub(codegen.Pow2(257), big.NewInt(1))) <= 0, "sum")
+	check(codegen.Sub(s, p).Cmp(p) < 0, "one subtraction")
 	line("// feAdd sets z = x + y mod p. z may alias x or y.")
 	line("//")
 	line("// x + y <= 2p - 2 %s: with its carry k the sum is s + k*2^256. It", bitsOf(s))
@@ -182,7 +164,7 @@ func sub() {
 }
 
 func mul() {
-	pm := bmul(below, below)
+	pm := codegen.Mul(below, below)
 	line("// feMul sets z = x*y mod p. z may alias x or y.")
 	line("func feMul(z, x, y *fe) {")
 	line("\t// The product t = x*y %s, operand scanning: row i adds x_i*y", bitsOf(pm))
@@ -215,7 +197,7 @@ func mul() {
 
 // reduceWide emits the reduction of the product t0..t7 <= pm into z.
 func reduceWide(pm *big.Int) {
-	hi := brsh(pm, 256)
+	hi := codegen.Rsh(pm, 256)
 	line("\t// t = lo + hi*2^256 = lo + hi*c (mod p), hi = t4..t7 <= %#x.", hi)
 	line("\t// hi*c + lo, one row: each step is at most (2^64-1)*c + 2(2^64-1),")
 	line("\t// below 2^128.")
@@ -230,12 +212,12 @@ func reduceWide(pm *big.Int) {
 		}
 		line("\tr%d, cy = l, h", j)
 	}
-	comment(reduction(badd(bmul(hi, c), bsub(pow2(256), big.NewInt(1)))))
+	comment(reduction(codegen.Add(codegen.Mul(hi, c), codegen.Sub(codegen.Pow2(256), big.NewInt(1)))))
 	emitFold("cy")
 }
 
 func square() {
-	pm := bmul(below, below)
+	pm := codegen.Mul(below, below)
 	line("// feSquare sets z = x*x mod p. z may alias x.")
 	line("func feSquare(z, x *fe) {")
 	line("\t// The products x_i*x_j, i < j, operand scanning as in feMul (each")
@@ -298,7 +280,7 @@ func mul21() {
 		line("\tr%d, cy = l, h", j)
 	}
 	line("\t_ = k")
-	comment(reduction(bmul(below, big.NewInt(21))))
+	comment(reduction(codegen.Mul(below, big.NewInt(21))))
 	emitFold("cy")
 	line("}")
 	line("")
@@ -318,32 +300,32 @@ func selectFe() {
 // ---------------------------------------------------------------------------
 // Inversion.
 
-// A chain is an addition chain over named values, each a power of the
-// input; the generator tracks the exponents and checks the last.
-type chain struct{ exp map[string]*big.Int }
+// A chain emits the steps of an addition chain over named values, each a
+// power of the input z, and tracks their exponents.
+type chain struct{ *codegen.Chain }
 
-func (ch *chain) sqn(dst, src string, n int) {
+func (ch chain) sqn(dst, src string, n int) {
 	line("\tfeSquareN(&%s, &%s, %d)", dst, src, n)
-	ch.exp[dst] = new(big.Int).Lsh(ch.exp[src], uint(n))
+	ch.Sqn(dst, src, n)
 }
 
-func (ch *chain) mul(dst, a, b string) {
+func (ch chain) mul(dst, a, b string) {
 	line("\tfeMul(&%s, &%s, &%s)", dst, a, b)
-	ch.exp[dst] = badd(ch.exp[a], ch.exp[b])
+	ch.Mul(dst, a, b)
 }
 
 func invert() {
 	line("// feInvert sets z = x^(p-2) = 1/x mod p (0 for x = 0), by a fixed")
 	line("// addition chain (255 squarings, 15 products) that the generator")
 	line("// checked. z may alias x.")
-	line("func feInvert(z, x *fe) {")
+	line("func feInvert(out, x *fe) {")
 	line("\tvar x2, x3, x6, x9, x11, x22, x44, x88, x176, x220, x223, t fe")
-	line("\tin := *x")
-	ch := &chain{exp: map[string]*big.Int{"in": big.NewInt(1)}}
-	ch.sqn("x2", "in", 1)
-	ch.mul("x2", "x2", "in")
+	line("\tz := *x")
+	ch := chain{codegen.NewChain()}
+	ch.sqn("x2", "z", 1)
+	ch.mul("x2", "x2", "z")
 	ch.sqn("x3", "x2", 1)
-	ch.mul("x3", "x3", "in")
+	ch.mul("x3", "x3", "z")
 	ch.sqn("x6", "x3", 3)
 	ch.mul("x6", "x6", "x3")
 	ch.sqn("x9", "x6", 3)
@@ -365,13 +347,13 @@ func invert() {
 	ch.sqn("t", "x223", 23)
 	ch.mul("t", "t", "x22")
 	ch.sqn("t", "t", 5)
-	ch.mul("t", "t", "in")
+	ch.mul("t", "t", "z")
 	ch.sqn("t", "t", 3)
 	ch.mul("t", "t", "x2")
 	ch.sqn("t", "t", 2)
-	ch.mul("t", "t", "in")
-	check(ch.exp["t"].Cmp(bsub(p, big.NewInt(2))) == 0, "inversion chain gives %#x", ch.exp["t"])
-	line("\t*z = t")
+	ch.mul("t", "t", "z")
+	check(ch.Exp("t").Cmp(codegen.Sub(p, big.NewInt(2))) == 0, "inversion chain gives %#x", ch.Exp("t"))
+	line("\t*out = t")
 	line("}")
 	line("")
 	line("// feSquareN sets z = x^(2^n), n >= 1, by n squarings (n is public).")
@@ -467,7 +449,7 @@ func main() {
 	field()
 	invert()
 	points()
-	src, err := format.Source(out.Bytes())
+	src, err := format.Source(codegen.Out.Bytes())
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -490,7 +472,7 @@ func header() {
 	line("")
 	line("// p's limbs, least significant first.")
 	for j := 0; j < 4; j++ {
-		line("const p%d = %#x", j, new(big.Int).And(brsh(p, uint(64*j)), bsub(limb, big.NewInt(1))))
+		line("const p%d = %#x", j, new(big.Int).And(codegen.Rsh(p, uint(64*j)), codegen.Sub(limb, big.NewInt(1))))
 	}
 	line("")
 }

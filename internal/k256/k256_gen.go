@@ -377,13 +377,13 @@ func feSelect(z, a, b *fe, m uint64) {
 // feInvert sets z = x^(p-2) = 1/x mod p (0 for x = 0), by a fixed
 // addition chain (255 squarings, 15 products) that the generator
 // checked. z may alias x.
-func feInvert(z, x *fe) {
+func feInvert(out, x *fe) {
 	var x2, x3, x6, x9, x11, x22, x44, x88, x176, x220, x223, t fe
-	in := *x
-	feSquareN(&x2, &in, 1)
-	feMul(&x2, &x2, &in)
+	z := *x
+	feSquareN(&x2, &z, 1)
+	feMul(&x2, &x2, &z)
 	feSquareN(&x3, &x2, 1)
-	feMul(&x3, &x3, &in)
+	feMul(&x3, &x3, &z)
 	feSquareN(&x6, &x3, 3)
 	feMul(&x6, &x6, &x3)
 	feSquareN(&x9, &x6, 3)
@@ -405,12 +405,12 @@ func feInvert(z, x *fe) {
 	feSquareN(&t, &x223, 23)
 	feMul(&t, &t, &x22)
 	feSquareN(&t, &t, 5)
-	feMul(&t, &t, &in)
+	feMul(&t, &t, &z)
 	feSquareN(&t, &t, 3)
 	feMul(&t, &t, &x2)
 	feSquareN(&t, &t, 2)
-	feMul(&t, &t, &in)
-	*z = t
+	feMul(&t, &t, &z)
+	*out = t
 }
 
 // feSquareN sets z = x^(2^n), n >= 1, by n squarings (n is public).

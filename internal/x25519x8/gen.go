@@ -8,12 +8,12 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"log"
 	"os"
-	"strings"
+
+	"github.com/fanseal/fanseal/internal/codegen"
 )
 
 // header is the top of the generated file: the representation, the
@@ -126,36 +126,15 @@ GLOBL consts<>(SB), RODATA|NOPTR, $48
 
 `
 
-var out bytes.Buffer
-
-func ins(format string, a ...any) { fmt.Fprintf(&out, "\t"+format+"\n", a...) }
-func note(format string, a ...any) {
-	for _, l := range strings.Split(fmt.Sprintf(format, a...), "\n") {
-		fmt.Fprintf(&out, "\t// %s\n", l)
-	}
-}
-func label(l string) { fmt.Fprintf(&out, "%s:\n", l) }
-
-// A vec is five vector registers: limb j of eight elements in register j.
-type vec [5]string
-
-func regs(first int) vec {
-	var v vec
-	for j := range v {
-		v[j] = fmt.Sprintf("Z%d", first+j)
-	}
-	return v
-}
-
 // Register use. ra and rb are the operands of mul and sq; acc holds the
 // ten product columns (its low five registers are also used as a third
 // element, rc); Z20..Z23 are mul's second accumulators and hold the swap
 // mask and the coordinates in swapSums; t0 and t1 are temporaries;
 // Z26..Z31 hold constants for the whole function.
 var (
-	ra  = regs(0)
-	rb  = regs(5)
-	rc  = regs(10)
+	ra  = codegen.Regs(0)
+	rb  = codegen.Regs(5)
+	rc  = codegen.Regs(10)
 	acc = [10]string{"Z10", "Z11", "Z12", "Z13", "Z14", "Z15", "Z16", "Z17", "Z18", "Z19"}
 	t0  = "Z24"
 	t1  = "Z25"
@@ -172,9 +151,9 @@ const (
 
 // loadConsts fills Z26..Z31.
 func loadConsts() {
-	note("Constants for the whole function: Z31 = 2^52-1, Z30 = 2^47-1, Z29 = 19,\nZ28 = 608, Z27 = 121665, Z26 = 1, in every lane.")
+	codegen.Note("Constants for the whole function: Z31 = 2^52-1, Z30 = 2^47-1, Z29 = 19,\nZ28 = 608, Z27 = 121665, Z26 = 1, in every lane.")
 	for i, r := range []string{kMask52, kMask47, k19, k608, kA24, kOne} {
-		ins("VPBROADCASTQ consts<>+%d(SB), %s", 8*i, r)
+		codegen.Ins("VPBROADCASTQ consts<>+%d(SB), %s", 8*i, r)
 	}
 }
 
@@ -186,87 +165,87 @@ type slot struct {
 
 func (s slot) limb(j int) string { return fmt.Sprintf("%d(%s)", s.off+64*j, s.base) }
 
-func load(v vec, s slot) {
+func load(v codegen.Vec, s slot) {
 	for j := range v {
-		ins("VMOVDQU64 %s, %s", s.limb(j), v[j])
+		codegen.Ins("VMOVDQU64 %s, %s", s.limb(j), v[j])
 	}
 }
 
-func store(s slot, v vec) {
+func store(s slot, v codegen.Vec) {
 	for j := range v {
-		ins("VMOVDQU64 %s, %s", v[j], s.limb(j))
+		codegen.Ins("VMOVDQU64 %s, %s", v[j], s.limb(j))
 	}
 }
 
-func move(dst, src vec) {
+func move(dst, src codegen.Vec) {
 	for j := range dst {
-		ins("VMOVDQA64 %s, %s", src[j], dst[j])
+		codegen.Ins("VMOVDQA64 %s, %s", src[j], dst[j])
 	}
 }
 
 // add sets dst = x + y, limb by limb (no carry).
-func add(dst, x, y vec) {
-	note("add: x + y, limb by limb: wide.")
+func add(dst, x, y codegen.Vec) {
+	codegen.Note("add: x + y, limb by limb: wide.")
 	for j := range dst {
-		ins("VPADDQ %s, %s, %s", y[j], x[j], dst[j])
+		codegen.Ins("VPADDQ %s, %s, %s", y[j], x[j], dst[j])
 	}
 }
 
 // sub sets dst = x + 2^10*p - y, limb by limb (no carry); dst may alias x
 // or y.
-func sub(dst, x, y vec) {
-	note("sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.")
+func sub(dst, x, y codegen.Vec) {
+	codegen.Note("sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.")
 	for j := range dst {
-		ins("VPADDQ.BCST bias<>+%d(SB), %s, %s", biasOff(j), x[j], t0)
-		ins("VPSUBQ %s, %s, %s", y[j], t0, dst[j])
+		codegen.Ins("VPADDQ.BCST bias<>+%d(SB), %s, %s", biasOff(j), x[j], t0)
+		codegen.Ins("VPSUBQ %s, %s, %s", y[j], t0, dst[j])
 	}
 }
 
 // carry turns a wide v into a reduced v in place (see the bound argument).
-func carry(v vec) {
-	note("carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4\nand 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits\nkept per limb, the carry (< 2^12) added to the next: reduced.")
-	ins("VPSRLQ $47, %s, %s", v[4], t0)
-	ins("VPANDQ %s, %s, %s", kMask47, v[4], v[4])
-	ins("VPMADD52LUQ %s, %s, %s", k19, t0, v[0])
+func carry(v codegen.Vec) {
+	codegen.Note("carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4\nand 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits\nkept per limb, the carry (< 2^12) added to the next: reduced.")
+	codegen.Ins("VPSRLQ $47, %s, %s", v[4], t0)
+	codegen.Ins("VPANDQ %s, %s, %s", kMask47, v[4], v[4])
+	codegen.Ins("VPMADD52LUQ %s, %s, %s", k19, t0, v[0])
 	for j := 0; j < 4; j++ {
-		ins("VPSRLQ $52, %s, %s", v[j], t0)
-		ins("VPANDQ %s, %s, %s", kMask52, v[j], v[j])
-		ins("VPADDQ %s, %s, %s", t0, v[j+1], v[j+1])
+		codegen.Ins("VPSRLQ $52, %s, %s", v[j], t0)
+		codegen.Ins("VPANDQ %s, %s, %s", kMask52, v[j], v[j])
+		codegen.Ins("VPADDQ %s, %s, %s", t0, v[j+1], v[j+1])
 	}
 }
 
 func zeroAcc() {
 	for _, r := range acc {
-		ins("VPXORQ %s, %s, %s", r, r, r)
+		codegen.Ins("VPXORQ %s, %s, %s", r, r, r)
 	}
 }
 
 // fold reduces the ten columns in acc to five loose limbs in acc[0..4].
 func fold() {
-	note("fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low\n52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;\ncolumn 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:\nloose.")
+	codegen.Note("fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low\n52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;\ncolumn 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:\nloose.")
 	for i := 0; i < 4; i++ {
 		c := acc[5+i]
-		ins("VPMADD52LUQ %s, %s, %s", k608, c, acc[i])
-		ins("VPMADD52HUQ %s, %s, %s", k608, c, acc[i+1])
-		ins("VPSRLQ $52, %s, %s", c, t0)
-		ins("VPMADD52LUQ %s, %s, %s", k608, t0, acc[i+1])
+		codegen.Ins("VPMADD52LUQ %s, %s, %s", k608, c, acc[i])
+		codegen.Ins("VPMADD52HUQ %s, %s, %s", k608, c, acc[i+1])
+		codegen.Ins("VPSRLQ $52, %s, %s", c, t0)
+		codegen.Ins("VPMADD52LUQ %s, %s, %s", k608, t0, acc[i+1])
 	}
-	ins("VPMADD52LUQ %s, %s, %s", k608, acc[9], acc[4])
-	ins("VPXORQ %s, %s, %s", t1, t1, t1)
-	ins("VPMADD52HUQ %s, %s, %s", k608, acc[9], t1)
-	ins("VPMADD52LUQ %s, %s, %s", k608, t1, acc[0])
+	codegen.Ins("VPMADD52LUQ %s, %s, %s", k608, acc[9], acc[4])
+	codegen.Ins("VPXORQ %s, %s, %s", t1, t1, t1)
+	codegen.Ins("VPMADD52HUQ %s, %s, %s", k608, acc[9], t1)
+	codegen.Ins("VPMADD52LUQ %s, %s, %s", k608, t1, acc[0])
 }
 
 // mul sets acc[0..4] to a*b, loose; a and b must be reduced.
-func mul(a, b vec) {
-	note("mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)\nand hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.")
+func mul(a, b codegen.Vec) {
+	codegen.Note("mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)\nand hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.")
 	zeroAcc()
 	// Columns 3 to 6 take up to 9 terms: the terms of odd i go to a second
 	// accumulator, added at the end, to halve the chain of dependent
 	// multiply-adds.
 	second := map[int]string{3: "Z20", 4: "Z21", 5: "Z22", 6: "Z23"}
 	for k := 3; k <= 6; k++ {
-		ins("VPXORQ %s, %s, %s", second[k], second[k], second[k])
+		codegen.Ins("VPXORQ %s, %s, %s", second[k], second[k], second[k])
 	}
 	dst := func(i, k int) string {
 		if r, ok := second[k]; ok && i%2 == 1 {
@@ -276,48 +255,48 @@ func mul(a, b vec) {
 	}
 	for i := range a {
 		for j := range b {
-			ins("VPMADD52LUQ %s, %s, %s", b[j], a[i], dst(i, i+j))
-			ins("VPMADD52HUQ %s, %s, %s", b[j], a[i], dst(i, i+j+1))
+			codegen.Ins("VPMADD52LUQ %s, %s, %s", b[j], a[i], dst(i, i+j))
+			codegen.Ins("VPMADD52HUQ %s, %s, %s", b[j], a[i], dst(i, i+j+1))
 		}
 	}
 	for k := 3; k <= 6; k++ {
-		ins("VPADDQ %s, %s, %s", second[k], acc[k], acc[k])
+		codegen.Ins("VPADDQ %s, %s, %s", second[k], acc[k], acc[k])
 	}
 	fold()
 }
 
 // sq sets acc[0..4] to a², loose; a must be reduced.
-func sq(a vec) {
-	note("sq: columns c0..c9 = 0; lo/hi(a_i*a_j) for i < j into c(i+j)/c(i+j+1)\n(< 4*2^52), doubled by a shift; then lo/hi(a_i*a_i) into c(2i)/c(2i+1):\n< 9*2^52 per column.")
+func sq(a codegen.Vec) {
+	codegen.Note("sq: columns c0..c9 = 0; lo/hi(a_i*a_j) for i < j into c(i+j)/c(i+j+1)\n(< 4*2^52), doubled by a shift; then lo/hi(a_i*a_i) into c(2i)/c(2i+1):\n< 9*2^52 per column.")
 	zeroAcc()
 	for i := range a {
 		for j := i + 1; j < len(a); j++ {
-			ins("VPMADD52LUQ %s, %s, %s", a[j], a[i], acc[i+j])
-			ins("VPMADD52HUQ %s, %s, %s", a[j], a[i], acc[i+j+1])
+			codegen.Ins("VPMADD52LUQ %s, %s, %s", a[j], a[i], acc[i+j])
+			codegen.Ins("VPMADD52HUQ %s, %s, %s", a[j], a[i], acc[i+j+1])
 		}
 	}
 	for k := 1; k <= 8; k++ {
-		ins("VPSLLQ $1, %s, %s", acc[k], acc[k])
+		codegen.Ins("VPSLLQ $1, %s, %s", acc[k], acc[k])
 	}
 	for i := range a {
-		ins("VPMADD52LUQ %s, %s, %s", a[i], a[i], acc[2*i])
-		ins("VPMADD52HUQ %s, %s, %s", a[i], a[i], acc[2*i+1])
+		codegen.Ins("VPMADD52LUQ %s, %s, %s", a[i], a[i], acc[2*i])
+		codegen.Ins("VPMADD52HUQ %s, %s, %s", a[i], a[i], acc[2*i+1])
 	}
 	fold()
 }
 
 // a24 adds 121665*e to s (wide result); e (in memory) must be reduced.
-func a24(s vec, e slot) {
-	note("a24: lo(121665*e_j) into limb j, hi(121665*e_j) (< 2^17) into limb j+1;\nhi(121665*e4) (< 2^13, weight 2^260) times 608 into limb 0: wide.")
+func a24(s codegen.Vec, e slot) {
+	codegen.Note("a24: lo(121665*e_j) into limb j, hi(121665*e_j) (< 2^17) into limb j+1;\nhi(121665*e4) (< 2^13, weight 2^260) times 608 into limb 0: wide.")
 	for j := range s {
-		ins("VPMADD52LUQ %s, %s, %s", e.limb(j), kA24, s[j])
+		codegen.Ins("VPMADD52LUQ %s, %s, %s", e.limb(j), kA24, s[j])
 	}
 	for j := 0; j < 4; j++ {
-		ins("VPMADD52HUQ %s, %s, %s", e.limb(j), kA24, s[j+1])
+		codegen.Ins("VPMADD52HUQ %s, %s, %s", e.limb(j), kA24, s[j+1])
 	}
-	ins("VPXORQ %s, %s, %s", t1, t1, t1)
-	ins("VPMADD52HUQ %s, %s, %s", e.limb(4), kA24, t1)
-	ins("VPMADD52LUQ %s, %s, %s", k608, t1, s[0])
+	codegen.Ins("VPXORQ %s, %s, %s", t1, t1, t1)
+	codegen.Ins("VPMADD52HUQ %s, %s, %s", e.limb(4), kA24, t1)
+	codegen.Ins("VPMADD52LUQ %s, %s, %s", k608, t1, s[0])
 }
 
 // Scratch layout of ladder, in 64-byte vectors from the aligned base DI.
@@ -349,9 +328,9 @@ var (
 
 // alignScratch sets DI to the scratch argument rounded up to 64 bytes.
 func alignScratch(arg string) {
-	ins("MOVQ %s, DI", arg)
-	ins("ADDQ $63, DI")
-	ins("ANDQ $-64, DI")
+	codegen.Ins("MOVQ %s, DI", arg)
+	codegen.Ins("ADDQ $63, DI")
+	codegen.Ins("ANDQ $-64, DI")
 }
 
 // cswap swaps (x2, z2) and (x3, z3) in the lanes where mask (in Z2) is
@@ -359,14 +338,14 @@ func alignScratch(arg string) {
 func cswap() {
 	for _, p := range [][2]slot{{sX2, sX3}, {sZ2, sZ3}} {
 		for j := 0; j < 5; j++ {
-			ins("VMOVDQU64 %s, Z3", p[0].limb(j))
-			ins("VMOVDQU64 %s, Z4", p[1].limb(j))
-			ins("VPXORQ Z3, Z4, Z5")
-			ins("VPANDQ Z2, Z5, Z5")
-			ins("VPXORQ Z5, Z3, Z3")
-			ins("VPXORQ Z5, Z4, Z4")
-			ins("VMOVDQU64 Z3, %s", p[0].limb(j))
-			ins("VMOVDQU64 Z4, %s", p[1].limb(j))
+			codegen.Ins("VMOVDQU64 %s, Z3", p[0].limb(j))
+			codegen.Ins("VMOVDQU64 %s, Z4", p[1].limb(j))
+			codegen.Ins("VPXORQ Z3, Z4, Z5")
+			codegen.Ins("VPANDQ Z2, Z5, Z5")
+			codegen.Ins("VPXORQ Z5, Z3, Z3")
+			codegen.Ins("VPXORQ Z5, Z4, Z4")
+			codegen.Ins("VMOVDQU64 Z3, %s", p[0].limb(j))
+			codegen.Ins("VMOVDQU64 Z4, %s", p[1].limb(j))
 		}
 	}
 }
@@ -376,30 +355,30 @@ func cswap() {
 // ladder step; then carries them and stores A, B, C and D. The swapped
 // coordinates themselves are not needed again: the step computes new ones.
 func swapSums() {
-	note("Limb by limb: cswap(swap, x2, x3), cswap(swap, z2, z3) as t = (a ^ b) & mask;\na ^= t; b ^= t; then A = x2 + z2, B = x2 + 2^10*p - z2, C = x3 + z3,\nD = x3 + 2^10*p - z3 (x2, z2, x3, z3 loose: sums wide).")
+	codegen.Note("Limb by limb: cswap(swap, x2, x3), cswap(swap, z2, z3) as t = (a ^ b) & mask;\na ^= t; b ^= t; then A = x2 + z2, B = x2 + 2^10*p - z2, C = x3 + z3,\nD = x3 + 2^10*p - z3 (x2, z2, x3, z3 loose: sums wide).")
 	x2, x3, z2, z3 := "Z21", "Z22", "Z23", "Z25"
 	for j := 0; j < 5; j++ {
-		ins("VMOVDQU64 %s, %s", sX2.limb(j), x2)
-		ins("VMOVDQU64 %s, %s", sX3.limb(j), x3)
-		ins("VMOVDQU64 %s, %s", sZ2.limb(j), z2)
-		ins("VMOVDQU64 %s, %s", sZ3.limb(j), z3)
+		codegen.Ins("VMOVDQU64 %s, %s", sX2.limb(j), x2)
+		codegen.Ins("VMOVDQU64 %s, %s", sX3.limb(j), x3)
+		codegen.Ins("VMOVDQU64 %s, %s", sZ2.limb(j), z2)
+		codegen.Ins("VMOVDQU64 %s, %s", sZ3.limb(j), z3)
 		for _, p := range [][2]string{{x2, x3}, {z2, z3}} {
-			ins("VPXORQ %s, %s, %s", p[0], p[1], t0)
-			ins("VPANDQ Z20, %s, %s", t0, t0)
-			ins("VPXORQ %s, %s, %s", t0, p[0], p[0])
-			ins("VPXORQ %s, %s, %s", t0, p[1], p[1])
+			codegen.Ins("VPXORQ %s, %s, %s", p[0], p[1], t0)
+			codegen.Ins("VPANDQ Z20, %s, %s", t0, t0)
+			codegen.Ins("VPXORQ %s, %s, %s", t0, p[0], p[0])
+			codegen.Ins("VPXORQ %s, %s, %s", t0, p[1], p[1])
 		}
-		ins("VPADDQ %s, %s, Z%d", z2, x2, j)
-		ins("VPADDQ.BCST bias<>+%d(SB), %s, %s", biasOff(j), x2, t0)
-		ins("VPSUBQ %s, %s, Z%d", z2, t0, 5+j)
-		ins("VPADDQ %s, %s, Z%d", z3, x3, 10+j)
-		ins("VPADDQ.BCST bias<>+%d(SB), %s, %s", biasOff(j), x3, t0)
-		ins("VPSUBQ %s, %s, Z%d", z3, t0, 15+j)
+		codegen.Ins("VPADDQ %s, %s, Z%d", z2, x2, j)
+		codegen.Ins("VPADDQ.BCST bias<>+%d(SB), %s, %s", biasOff(j), x2, t0)
+		codegen.Ins("VPSUBQ %s, %s, Z%d", z2, t0, 5+j)
+		codegen.Ins("VPADDQ %s, %s, Z%d", z3, x3, 10+j)
+		codegen.Ins("VPADDQ.BCST bias<>+%d(SB), %s, %s", biasOff(j), x3, t0)
+		codegen.Ins("VPSUBQ %s, %s, Z%d", z3, t0, 15+j)
 	}
 	for i, sl := range []slot{sA, sB, sC, sD} {
-		note("%s carried (reduced) and stored.", "ABCD"[i:i+1])
-		carry(regs(5 * i))
-		store(sl, regs(5*i))
+		codegen.Note("%s carried (reduced) and stored.", "ABCD"[i:i+1])
+		carry(codegen.Regs(5 * i))
+		store(sl, codegen.Regs(5*i))
 	}
 }
 
@@ -415,7 +394,7 @@ func biasOff(j int) int {
 }
 
 func ladder() {
-	out.WriteString(`
+	codegen.Out.WriteString(`
 // func ladder(x2, z2 *fe8, k *[4][8]uint64, u *fe8, scratch *[scratchWords]uint64)
 //
 // The Montgomery ladder of RFC 7748, section 5, on eight lanes: for lane l,
@@ -425,78 +404,78 @@ TEXT ·ladder(SB), NOSPLIT, $0-40
 `)
 	loadConsts()
 	alignScratch("scratch+32(FP)")
-	note("x1 = u (reduced), copied to the scratch; x2 = 1, z2 = 0, x3 = u, z3 = 1;\nthe previous bit of every lane = 0.")
-	ins("MOVQ u+24(FP), SI")
+	codegen.Note("x1 = u (reduced), copied to the scratch; x2 = 1, z2 = 0, x3 = u, z3 = 1;\nthe previous bit of every lane = 0.")
+	codegen.Ins("MOVQ u+24(FP), SI")
 	load(ra, slot{"SI", 0})
 	store(sX1, ra)
 	store(sX3, ra)
-	ins("VPXORQ Z5, Z5, Z5")
+	codegen.Ins("VPXORQ Z5, Z5, Z5")
 	for j := 0; j < 5; j++ {
 		r := "Z5"
 		if j == 0 {
 			r = kOne
 		}
-		ins("VMOVDQU64 %s, %s", r, sX2.limb(j))
-		ins("VMOVDQU64 %s, %s", r, sZ3.limb(j))
-		ins("VMOVDQU64 Z5, %s", sZ2.limb(j))
+		codegen.Ins("VMOVDQU64 %s, %s", r, sX2.limb(j))
+		codegen.Ins("VMOVDQU64 %s, %s", r, sZ3.limb(j))
+		codegen.Ins("VMOVDQU64 Z5, %s", sZ2.limb(j))
 	}
-	ins("VMOVDQU64 Z5, %d(DI)", offSw)
-	note("The scalar words, copied to the scratch.")
-	ins("MOVQ k+16(FP), SI")
+	codegen.Ins("VMOVDQU64 Z5, %d(DI)", offSw)
+	codegen.Note("The scalar words, copied to the scratch.")
+	codegen.Ins("MOVQ k+16(FP), SI")
 	for w := 0; w < 4; w++ {
-		ins("VMOVDQU64 %d(SI), Z0", 64*w)
-		ins("VMOVDQU64 Z0, %d(DI)", offK+64*w)
+		codegen.Ins("VMOVDQU64 %d(SI), Z0", 64*w)
+		codegen.Ins("VMOVDQU64 Z0, %d(DI)", offK+64*w)
 	}
-	note("CX = t counts down from 254 to 0: public, the same for every input.")
-	ins("MOVQ $254, CX")
-	label("step")
-	note("Bit t of every lane's scalar: b = (k[t/64] >> (t%%64)) & 1. The load\naddress and the shift count depend on t only.")
-	ins("MOVQ CX, AX")
-	ins("SHRQ $6, AX")
-	ins("SHLQ $6, AX")
-	ins("VMOVDQU64 %d(DI)(AX*1), Z0", offK)
-	ins("MOVQ CX, BX")
-	ins("ANDQ $63, BX")
-	ins("VPBROADCASTQ BX, Z1")
-	ins("VPSRLVQ Z1, Z0, Z0")
-	ins("VPANDQ %s, Z0, Z0", kOne)
-	note("swap = b ^ previous b; previous b = b; mask = -swap (0 or all ones per lane).")
-	ins("VMOVDQU64 %d(DI), Z1", offSw)
-	ins("VPXORQ Z0, Z1, Z1")
-	ins("VMOVDQU64 Z0, %d(DI)", offSw)
-	ins("VPXORQ Z20, Z20, Z20")
-	ins("VPSUBQ Z1, Z20, Z20")
+	codegen.Note("CX = t counts down from 254 to 0: public, the same for every input.")
+	codegen.Ins("MOVQ $254, CX")
+	codegen.Label("step")
+	codegen.Note("Bit t of every lane's scalar: b = (k[t/64] >> (t%%64)) & 1. The load\naddress and the shift count depend on t only.")
+	codegen.Ins("MOVQ CX, AX")
+	codegen.Ins("SHRQ $6, AX")
+	codegen.Ins("SHLQ $6, AX")
+	codegen.Ins("VMOVDQU64 %d(DI)(AX*1), Z0", offK)
+	codegen.Ins("MOVQ CX, BX")
+	codegen.Ins("ANDQ $63, BX")
+	codegen.Ins("VPBROADCASTQ BX, Z1")
+	codegen.Ins("VPSRLVQ Z1, Z0, Z0")
+	codegen.Ins("VPANDQ %s, Z0, Z0", kOne)
+	codegen.Note("swap = b ^ previous b; previous b = b; mask = -swap (0 or all ones per lane).")
+	codegen.Ins("VMOVDQU64 %d(DI), Z1", offSw)
+	codegen.Ins("VPXORQ Z0, Z1, Z1")
+	codegen.Ins("VMOVDQU64 Z0, %d(DI)", offSw)
+	codegen.Ins("VPXORQ Z20, Z20, Z20")
+	codegen.Ins("VPSUBQ Z1, Z20, Z20")
 	swapSums()
-	note("AA = A² (loose).")
+	codegen.Note("AA = A² (loose).")
 	load(ra, sA)
 	sq(ra)
 	store(sAA, rc)
-	note("BB = B² (loose).")
+	codegen.Note("BB = B² (loose).")
 	load(ra, sB)
 	sq(ra)
 	store(sBB, rc)
-	note("DA = D * A (loose).")
+	codegen.Note("DA = D * A (loose).")
 	load(ra, sD)
 	load(rb, sA)
 	mul(ra, rb)
 	store(sDA, rc)
-	note("CB = C * B (loose).")
+	codegen.Note("CB = C * B (loose).")
 	load(ra, sC)
 	load(rb, sB)
 	mul(ra, rb)
 	store(sCB, rc)
-	note("T = DA - CB, carried (reduced).")
+	codegen.Note("T = DA - CB, carried (reduced).")
 	load(ra, sDA)
 	load(rb, sCB)
 	sub(rc, ra, rb)
 	carry(rc)
 	store(sT, rc)
-	note("x3 = (DA + CB)²: the sum is wide, carried to reduced, squared: loose.")
+	codegen.Note("x3 = (DA + CB)²: the sum is wide, carried to reduced, squared: loose.")
 	add(ra, ra, rb)
 	carry(ra)
 	sq(ra)
 	store(sX3, rc)
-	note("z3 = x1 * T²: T² (loose) is carried to reduced before the product: loose.")
+	codegen.Note("z3 = x1 * T²: T² (loose) is carried to reduced before the product: loose.")
 	load(ra, sT)
 	sq(ra)
 	move(ra, rc)
@@ -504,72 +483,72 @@ TEXT ·ladder(SB), NOSPLIT, $0-40
 	load(rb, sX1)
 	mul(ra, rb)
 	store(sZ3, rc)
-	note("AA and BB carried (reduced); x2 = AA * BB (loose).")
+	codegen.Note("AA and BB carried (reduced); x2 = AA * BB (loose).")
 	load(ra, sAA)
 	carry(ra)
 	load(rb, sBB)
 	carry(rb)
 	mul(ra, rb)
 	store(sX2, rc)
-	note("E = AA - BB, carried (reduced).")
+	codegen.Note("E = AA - BB, carried (reduced).")
 	sub(rc, ra, rb)
 	carry(rc)
 	store(sE, rc)
-	note("z2 = E * (AA + a24*E): AA (reduced, in ra) plus a24*E is wide, carried\nto reduced; E reduced; product loose.")
+	codegen.Note("z2 = E * (AA + a24*E): AA (reduced, in ra) plus a24*E is wide, carried\nto reduced; E reduced; product loose.")
 	a24(ra, sE)
 	carry(ra)
 	load(rb, sE)
 	mul(ra, rb)
 	store(sZ2, rc)
 
-	note("Next t; the loop ends after t = 0.")
-	ins("DECQ CX")
-	ins("JGE step")
+	codegen.Note("Next t; the loop ends after t = 0.")
+	codegen.Ins("DECQ CX")
+	codegen.Ins("JGE step")
 
-	note("The final cswap(swap, x2, x3), cswap(swap, z2, z3), swap = last bit.")
-	ins("VMOVDQU64 %d(DI), Z1", offSw)
-	ins("VPXORQ Z2, Z2, Z2")
-	ins("VPSUBQ Z1, Z2, Z2")
+	codegen.Note("The final cswap(swap, x2, x3), cswap(swap, z2, z3), swap = last bit.")
+	codegen.Ins("VMOVDQU64 %d(DI), Z1", offSw)
+	codegen.Ins("VPXORQ Z2, Z2, Z2")
+	codegen.Ins("VPSUBQ Z1, Z2, Z2")
 	cswap()
-	note("x2, z2 (loose) out.")
-	ins("MOVQ x2+0(FP), SI")
+	codegen.Note("x2, z2 (loose) out.")
+	codegen.Ins("MOVQ x2+0(FP), SI")
 	load(ra, sX2)
 	store(slot{"SI", 0}, ra)
-	ins("MOVQ z2+8(FP), SI")
+	codegen.Ins("MOVQ z2+8(FP), SI")
 	load(ra, sZ2)
 	store(slot{"SI", 0}, ra)
 	clearRegs()
-	ins("RET")
+	codegen.Ins("RET")
 }
 
 // clearRegs zeroes the registers that held secret-dependent values
 // (VZEROUPPER alone leaves the low 128 bits, and Z16 and up).
 func clearRegs() {
-	note("Clear the registers that held secret-dependent values.")
+	codegen.Note("Clear the registers that held secret-dependent values.")
 	for i := 0; i <= 25; i++ {
-		ins("VPXORQ Z%d, Z%d, Z%d", i, i, i)
+		codegen.Ins("VPXORQ Z%d, Z%d, Z%d", i, i, i)
 	}
-	ins("VZEROUPPER")
+	codegen.Ins("VZEROUPPER")
 }
 
 // sqn sets dst = src^(2^n) (reduced) by n squarings, each carried.
 func sqn(dst, src slot, n int) {
 	if n == 1 {
-		note("%s = %s² (reduced).", name(dst), name(src))
+		codegen.Note("%s = %s² (reduced).", name(dst), name(src))
 	} else {
-		note("%s = %s^(2^%d): %d squarings, each carried (reduced).", name(dst), name(src), n, n)
+		codegen.Note("%s = %s^(2^%d): %d squarings, each carried (reduced).", name(dst), name(src), n, n)
 	}
 	load(ra, src)
 	if n > 1 {
-		ins("MOVQ $%d, CX", n)
+		codegen.Ins("MOVQ $%d, CX", n)
 		l := fmt.Sprintf("sq%d", labels)
 		labels++
-		label(l)
+		codegen.Label(l)
 		sq(ra)
 		move(ra, rc)
 		carry(ra)
-		ins("DECQ CX")
-		ins("JNZ %s", l)
+		codegen.Ins("DECQ CX")
+		codegen.Ins("JNZ %s", l)
 	} else {
 		sq(ra)
 		move(ra, rc)
@@ -582,7 +561,7 @@ var labels int
 
 // mulc sets dst = a*b, carried (reduced); a and b must be reduced.
 func mulc(dst, a, b slot) {
-	note("%s = %s * %s (reduced).", name(dst), name(a), name(b))
+	codegen.Note("%s = %s * %s (reduced).", name(dst), name(a), name(b))
 	load(ra, a)
 	load(rb, b)
 	mul(ra, rb)
@@ -606,7 +585,7 @@ func name(s slot) string {
 }
 
 func finish() {
-	out.WriteString(`
+	codegen.Out.WriteString(`
 // func finish(out, x, z *fe8, scratch *[scratchWords]uint64)
 //
 // out = x / z = x * z^(p-2) (reduced; 0 where z = 0), for loose x and z.
@@ -616,12 +595,12 @@ TEXT ·finish(SB), NOSPLIT, $0-32
 `)
 	loadConsts()
 	alignScratch("scratch+24(FP)")
-	note("z and x, carried (reduced), to the scratch.")
-	ins("MOVQ z+16(FP), SI")
+	codegen.Note("z and x, carried (reduced), to the scratch.")
+	codegen.Ins("MOVQ z+16(FP), SI")
 	load(ra, slot{"SI", 0})
 	carry(ra)
 	store(sInvZ, ra)
-	ins("MOVQ x+8(FP), SI")
+	codegen.Ins("MOVQ x+8(FP), SI")
 	load(ra, slot{"SI", 0})
 	carry(ra)
 	store(sInvX, ra)
@@ -649,12 +628,12 @@ TEXT ·finish(SB), NOSPLIT, $0-32
 	sqn(t[1], t[1], 5)      // z^(2^255-2^5)
 	mulc(t[1], t[1], t[0])  // z^(2^255-21) = z^(p-2)
 	mulc(t[1], t[1], sInvX) // x/z
-	note("out = x/z (reduced).")
-	ins("MOVQ out+0(FP), SI")
+	codegen.Note("out = x/z (reduced).")
+	codegen.Ins("MOVQ out+0(FP), SI")
 	load(ra, t[1])
 	store(slot{"SI", 0}, ra)
 	clearRegs()
-	ins("RET")
+	codegen.Ins("RET")
 }
 
 // ops emits the single field operations that the tests compare with
@@ -672,31 +651,31 @@ func ops() {
 		{"feSub", "out = a - b, reduced; a, b loose", func() { load(ra, a); load(rb, b); sub(ra, ra, rb); carry(ra); store(o, ra) }},
 		{"feA24", "out = a + 121665*b, reduced; a loose, b reduced", func() { load(ra, a); a24(ra, b); carry(ra); store(o, ra) }},
 	} {
-		fmt.Fprintf(&out, "\n// func %s(out, a, b *fe8)\n//\n// %s.\nTEXT ·%s(SB), NOSPLIT, $0-24\n", op.name, op.doc, op.name)
+		fmt.Fprintf(&codegen.Out, "\n// func %s(out, a, b *fe8)\n//\n// %s.\nTEXT ·%s(SB), NOSPLIT, $0-24\n", op.name, op.doc, op.name)
 		loadConsts()
-		ins("MOVQ out+0(FP), DI")
-		ins("MOVQ a+8(FP), SI")
-		ins("MOVQ b+16(FP), DX")
+		codegen.Ins("MOVQ out+0(FP), DI")
+		codegen.Ins("MOVQ a+8(FP), SI")
+		codegen.Ins("MOVQ b+16(FP), DX")
 		op.body()
-		ins("VZEROUPPER")
-		ins("RET")
+		codegen.Ins("VZEROUPPER")
+		codegen.Ins("RET")
 	}
 }
 
 func main() {
 	dst := flag.String("out", "ifma_amd64.s", "output file")
 	flag.Parse()
-	out.WriteString(header)
-	out.WriteString("\n// 2^10*p, limb by limb (limb 0, limbs 1 to 3, limb 4): the bias of every\n// subtraction.\n")
+	codegen.Out.WriteString(header)
+	codegen.Out.WriteString("\n// 2^10*p, limb by limb (limb 0, limbs 1 to 3, limb 4): the bias of every\n// subtraction.\n")
 	for i, v := range []uint64{1 << 10 * (1<<52 - 19), 1 << 10 * (1<<52 - 1), 1 << 10 * (1<<47 - 1)} {
-		fmt.Fprintf(&out, "DATA bias<>+%d(SB)/8, $%#016x\n", 8*i, v)
+		fmt.Fprintf(&codegen.Out, "DATA bias<>+%d(SB)/8, $%#016x\n", 8*i, v)
 	}
-	out.WriteString("GLOBL bias<>(SB), RODATA|NOPTR, $24\n")
+	codegen.Out.WriteString("GLOBL bias<>(SB), RODATA|NOPTR, $24\n")
 	ladder()
 	finish()
 	ops()
-	fmt.Fprintf(&out, "\n// Scratch bytes used: %d (scratchWords must cover them plus 64 for alignment).\n", endSc)
-	if err := os.WriteFile(*dst, out.Bytes(), 0o644); err != nil {
+	fmt.Fprintf(&codegen.Out, "\n// Scratch bytes used: %d (scratchWords must cover them plus 64 for alignment).\n", endSc)
+	if err := os.WriteFile(*dst, codegen.Out.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}
 }

@@ -1,0 +1,97 @@
+package codegen
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A Mutation is a deliberate error in a generator: the text Old, which
+// must occur exactly once in gen.go, replaced by New.
+type Mutation struct {
+	Name, Old, New string
+}
+
+var failRe = regexp.MustCompile(`(?m)^\s*--- FAIL: (\w+)`)
+
+// Mutate checks that the tests of the package in the current directory
+// catch each mutation of its gen.go. For each, it writes the mutated
+// generator and the file it generates (gen.go's -out flag; output names
+// the generated file) to a temporary directory, and runs the package's
+// short tests with both in place through the go command's -overlay flag,
+// so the package keeps its imports and its module. A mutation is caught
+// when gen.go refuses to generate or a test fails; the test logs which.
+// Variables of the environment that start with skipEnv are removed from
+// the tests' (so that the mutation test does not run itself).
+func Mutate(t *testing.T, output, skipEnv string, mutations []Mutation) {
+	gotool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	gen, err := os.ReadFile("gen.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	genPath, _ := filepath.Abs("gen.go")
+	outPath, _ := filepath.Abs(output)
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, skipEnv) {
+			env = append(env, kv)
+		}
+	}
+	for _, m := range mutations {
+		t.Run(m.Name, func(t *testing.T) {
+			if n := strings.Count(string(gen), m.Old); n != 1 {
+				t.Fatalf("the text to mutate occurs %d times in gen.go", n)
+			}
+			dir := t.TempDir()
+			mutated := filepath.Join(dir, "gen.go")
+			generated := filepath.Join(dir, filepath.Base(output))
+			if err := os.WriteFile(mutated, []byte(strings.Replace(string(gen), m.Old, m.New, 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			overlay := filepath.Join(dir, "overlay.json")
+			writeOverlay(t, overlay, map[string]string{genPath: mutated})
+			cmd := exec.Command(gotool, "run", "-overlay", overlay, "gen.go", "-out", generated)
+			if msg, err := cmd.CombinedOutput(); err != nil {
+				first, _, _ := strings.Cut(string(msg), "\n")
+				t.Logf("caught by gen.go: %s", first)
+				return
+			}
+			writeOverlay(t, overlay, map[string]string{genPath: mutated, outPath: generated})
+			cmd = exec.Command(gotool, "test", "-overlay", overlay, "-short", "-count=1", ".")
+			cmd.Env = env
+			msg, err := cmd.CombinedOutput()
+			if err == nil {
+				t.Fatalf("not caught: the tests pass")
+			}
+			var caught []string
+			for _, s := range failRe.FindAllStringSubmatch(string(msg), -1) {
+				if !slices.Contains(caught, s[1]) {
+					caught = append(caught, s[1])
+				}
+			}
+			if len(caught) == 0 {
+				t.Fatalf("go test failed without a failing test:\n%s", msg)
+			}
+			t.Logf("caught by %s", strings.Join(caught, ", "))
+		})
+	}
+}
+
+func writeOverlay(t *testing.T, path string, replace map[string]string) {
+	t.Helper()
+	b, err := json.Marshal(struct{ Replace map[string]string }{replace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
