@@ -27,8 +27,9 @@ var decredVariableTime = map[string][]string{
 // not a PrivateKey's PubKey method (ScalarBaseMultNonConst), which the
 // check finds as any call of a method named PubKey in a file that imports
 // decred. decred parses and validates public keys; every multiplication
-// by a private scalar is internal/ecdhx8's (its IFMA code or
-// secp256k1-voi), constant time on every CPU (docs/SECURITY.md).
+// by a private scalar is internal/ecdhx8's (its IFMA code, or
+// internal/k256, or under purego secp256k1-voi), constant time on every
+// CPU (docs/SECURITY.md).
 func TestSecretScalarsConstantTime(t *testing.T) {
 	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -18,7 +18,8 @@
 // pass, X25519 with internal/x25519x8 and P-256 and secp256k1 with
 // internal/ecdhx8, where the CPU has AVX-512 IFMA; and every single
 // secp256k1 agreement and public key with internal/ecdhx8's ECDHOne and
-// PublicKeyOne (a one-lane pass, or secp256k1-voi), so that all of them
+// PublicKeyOne (a one-lane pass, or internal/k256, or under purego
+// secp256k1-voi), so that all of them
 // are constant time on every CPU. HMAC,
 // HKDF's building block, runs on pooled SHA-256 states (mac), the same
 // function as crypto/hmac's without its allocations.

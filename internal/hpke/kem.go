@@ -453,7 +453,8 @@ func (k ecdhKey) scalar(s *[32]byte) { copy(s[:], k.k.Bytes()) }
 // keys, which are public data; every computation with a private scalar
 // (its public key, its agreements) is internal/ecdhx8's PublicKeyOne and
 // ECDHOne, constant time on every CPU and in every build (the IFMA code,
-// or gitlab.com/yawning/secp256k1-voi). decred's own key operations
+// internal/k256, or under purego gitlab.com/yawning/secp256k1-voi).
+// decred's own key operations
 // (PrivateKey.PubKey, GenerateSharedSecret) take a time that depends on
 // the scalar, and are not used.
 type secpGroup struct{}

@@ -32,7 +32,7 @@ import (
 //     zeebo/blake3;
 //   - fanseal's own cryptographic packages: the root package,
 //     internal/hpke, internal/stream, internal/x25519x8, internal/ecdhx8,
-//     ledger, kex, lthash, acs and verify.
+//     internal/k256, ledger, kex, lthash, acs and verify.
 //
 // This is the flat ("self time") view by package, as `go tool pprof -top`
 // gives it: memory allocation, garbage collection assists and system
@@ -56,6 +56,7 @@ var cryptoPackages = []string{
 	"github.com/fanseal/fanseal/internal/stream.",
 	"github.com/fanseal/fanseal/internal/x25519x8.",
 	"github.com/fanseal/fanseal/internal/ecdhx8.",
+	"github.com/fanseal/fanseal/internal/k256.",
 	"github.com/fanseal/fanseal/ledger.",
 	"github.com/fanseal/fanseal/kex.",
 	"github.com/fanseal/fanseal/lthash.",
