@@ -134,7 +134,7 @@ var tools = map[string]string{
 // Main runs fanseal with the process's arguments and exits with its
 // status.
 func Main() {
-	removeOnSignal()
+	startSignalHandler()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -232,7 +232,7 @@ func (t *Tool) Program() string { return "go run " + tools[t.Name] }
 
 // Main runs t with the process's arguments and exits with its status.
 func (t *Tool) Main() {
-	removeOnSignal()
+	startSignalHandler()
 	os.Exit(t.Exec(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

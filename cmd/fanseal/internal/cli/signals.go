@@ -33,6 +33,7 @@ type temporary struct {
 // createTemp creates a named staging file in d (mode 0o600), recording it
 // for removeOnSignal.
 func createTemp(d *dir) (*os.File, string, error) {
+	handlerReady.Wait()
 	temporaries.Lock()
 	defer temporaries.Unlock()
 	f, name, err := d.createTemp()
@@ -45,6 +46,7 @@ func createTemp(d *dir) (*os.File, string, error) {
 // withTemporary runs create, which makes the file name in d, recording it
 // for removeOnSignal from before it exists.
 func withTemporary(d *dir, name string, create func() error) error {
+	handlerReady.Wait()
 	temporaries.Lock()
 	defer temporaries.Unlock()
 	err := create()
@@ -79,6 +81,29 @@ func removeTemp(d *dir, tmp string) {
 	defer temporaries.Unlock()
 	delete(temporaries.files, temporary{d, tmp})
 	d.remove(tmp)
+}
+
+// handlerReady is done once removeOnSignal has installed its handler, in
+// a process that started it with startSignalHandler (at once in one that
+// did not, such as a test that runs commands in-process).
+var handlerReady sync.WaitGroup
+
+// startSignalHandler runs removeOnSignal beside the command instead of
+// before it: installing a handler starts the runtime's signal goroutine
+// and a thread for it, about 0.2 ms that a short command would otherwise
+// wait for. Nothing needs the handler until a named file is about to
+// exist (a named staging file, or the hidden name an unnamed one is
+// linked to before its rename), and createTemp and withTemporary wait for
+// it. A signal that comes earlier ends the process by its default action,
+// as the handler would after its clean-up: with no named file yet there
+// is nothing to remove, and an unnamed staging file vanishes with the
+// process.
+func startSignalHandler() {
+	handlerReady.Add(1)
+	go func() {
+		defer handlerReady.Done()
+		removeOnSignal()
+	}()
 }
 
 // cleanSignals are the signals after which removeOnSignal cleans up: every
