@@ -21,6 +21,7 @@ import (
 	"log"
 	"math/big"
 	"os"
+	"strings"
 
 	"github.com/fanseal/fanseal/internal/codegen"
 )
@@ -367,6 +368,164 @@ func invert() {
 }
 
 // ---------------------------------------------------------------------------
+// The GLV split.
+
+var (
+	n      = codegen.Hex("fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141")
+	lambda = codegen.Hex("5363ad4cc05c30e0a5261c028812645a122e22ea20816678df02967c1b23bd72")
+	beta   = codegen.Hex("7ae96a2b657c07106e64479eac3434e99cf0497512f58995c1396c28719501ee")
+	// A basis of the lattice {(x, y): x + y*lambda = 0 mod n}, short
+	// vectors (a1, b1) and (a2, b2), from the extended Euclidean algorithm
+	// on n and lambda (Gallant, Lambert and Vanstone, 2001).
+	a1 = codegen.Hex("3086d221a7d46bcde86c90e49284eb15")
+	b1 = new(big.Int).Neg(codegen.Hex("e4437ed6010e88286f547fa90abfe4c3"))
+	a2 = codegen.Hex("114ca50f7a8e2f3f657c1108d9d44cfd8")
+	b2 = a1
+)
+
+// limbsLine writes the little-endian 64-bit limbs of x as a Go array
+// literal of length k.
+func limbsLine(x *big.Int, k int) string {
+	mask := codegen.Sub(limb, big.NewInt(1))
+	var parts []string
+	for j := 0; j < k; j++ {
+		parts = append(parts, fmt.Sprintf("%#x", new(big.Int).And(codegen.Rsh(x, uint(64*j)), mask)))
+	}
+	check(codegen.Rsh(x, uint(64*k)).Sign() == 0, "%#x does not fit %d limbs", x, k)
+	return fmt.Sprintf("[%d]uint64{%s}", k, strings.Join(parts, ", "))
+}
+
+func glv() {
+	mod := func(x, m *big.Int) *big.Int { return new(big.Int).Mod(x, m) }
+	one := big.NewInt(1)
+	check(mod(new(big.Int).Exp(lambda, big.NewInt(3), n), n).Cmp(one) == 0 && lambda.Cmp(one) != 0, "lambda is not a cube root of 1 mod n")
+	check(new(big.Int).Exp(beta, big.NewInt(3), p).Cmp(one) == 0 && beta.Cmp(one) != 0, "beta is not a cube root of 1 mod p")
+	for _, v := range [][2]*big.Int{{a1, b1}, {a2, b2}} {
+		check(mod(codegen.Add(v[0], codegen.Mul(v[1], lambda)), n).Sign() == 0, "(%#x, %#x) is not in the lattice", v[0], v[1])
+	}
+	det := codegen.Sub(codegen.Mul(a1, b2), codegen.Mul(a2, b1))
+	// det = n: a basis, and the orientation the cancellation below uses.
+	check(det.Cmp(n) == 0, "the vectors are not a basis of determinant n: %#x", det)
+	// c1 = round(k*b2/n), c2 = round(-k*b1/n) are computed as
+	// (k*g + 2^383) >> 384 with g = round(2^384*b/n): the error of that
+	// estimate against k*b/n is below 1/2 + k*|g/2^384 - b/n| + 2^-384,
+	// under 1/2 + 2^-128 for k < n.
+	round := func(x, d *big.Int) *big.Int { return new(big.Int).Div(codegen.Add(codegen.Mul(x, big.NewInt(2)), d), codegen.Mul(d, big.NewInt(2))) }
+	nb1 := new(big.Int).Neg(b1)
+	g1 := round(codegen.Mul(b2, codegen.Pow2(384)), n)
+	g2 := round(codegen.Mul(nb1, codegen.Pow2(384)), n)
+	// k1 = k - c1*a1 - c2*a2 and k2 = -c1*b1 - c2*b2: with c_i = e_i + x_i
+	// (x_i the exact k*b/n, |e_i| < 1/2 + 2^-128) the exact parts cancel
+	// (k*(a1*b2 - a2*b1)/n = k and 0), so |k1| <= (|a1| + |a2|)*max|e| and
+	// |k2| <= (|b1| + |b2|)*max|e|.
+	e := codegen.Add(codegen.Pow2(127), one) // (1/2 + 2^-128) * 2^128, rounded up
+	bound1 := codegen.Rsh(codegen.Mul(codegen.Add(a1, a2), e), 128)
+	bound2 := codegen.Rsh(codegen.Mul(codegen.Add(nb1, b2), e), 128)
+	bound1.Add(bound1, one)
+	bound2.Add(bound2, one)
+	check(bound1.Cmp(codegen.Pow2(128)) < 0 && bound2.Cmp(codegen.Pow2(128)) < 0, "the halves may not fit 128 bits")
+	// c1, c2 < 2^128: c_i <= k*|b|/n + 1 < |b| + 1.
+	check(codegen.Add(b2, one).Cmp(codegen.Pow2(128)) < 0 && codegen.Add(nb1, one).Cmp(codegen.Pow2(128)) < 0, "c may not fit 128 bits")
+	// The products c*a and c*b fit 320 bits, and k1, k2 are computed mod
+	// 2^320, their signs read from the top bit.
+	check(codegen.Mul(codegen.Pow2(128), a2).BitLen() < 319, "c*a2 too wide")
+
+	line("// The GLV endomorphism of secp256k1: phi(x, y) = (beta*x, y) = lambda*(x, y).")
+	line("// The generator checked lambda^3 = 1 (mod n) and beta^3 = 1 (mod p); the")
+	line("// tests check lambda*G = (beta*Gx, Gy).")
+	line("var glvBeta = fe%s", strings.TrimPrefix(limbsLine(beta, 4), "[4]uint64"))
+	line("")
+	line("// The short basis (a1, b1), (a2, b2) of the lattice x + y*lambda = 0")
+	line("// (mod n), checked by the generator (each vector in it, determinant")
+	line("// n), and g_i = round(2^384*b/n) for b = b2 and -b1.")
+	line("var (")
+	line("\tglvA1  = %s", limbsLine(a1, 2))
+	line("\tglvNB1 = %s // -b1", limbsLine(nb1, 2))
+	line("\tglvA2  = %s", limbsLine(a2, 3))
+	line("\tglvB2  = %s", limbsLine(b2, 2))
+	line("\tglvG1  = %s", limbsLine(g1, 4))
+	line("\tglvG2  = %s", limbsLine(g2, 4))
+	line(")")
+	line("")
+	line("// glvSplit returns k1 and k2 with k = k1 + k2*lambda (mod n), for k < n,")
+	line("// as magnitudes and sign masks (all ones where negative):")
+	line("// c1 = round(k*b2/n) and c2 = round(-k*b1/n), estimated as")
+	line("// (k*g + 2^383) >> 384 (an error below 1/2 + 2^-128), then")
+	line("// k1 = k - c1*a1 - c2*a2 and k2 = c1*(-b1) - c2*b2, computed mod 2^320.")
+	line("// The generator proved |k1| <= %#x and |k2| <= %#x,", bound1, bound2)
+	line("// both below 2^128, so each magnitude is its low two limbs. Constant")
+	line("// time: products by math/bits, signs and magnitudes by masks.")
+	line("func glvSplit(k *[4]uint64) (k1, k2 [2]uint64, neg1, neg2 uint64) {")
+	line("\tc1 := mulShift384(k, &glvG1)")
+	line("\tc2 := mulShift384(k, &glvG2)")
+	line("\tvar t1, t2, p [5]uint64")
+	line("\tcopy(t1[:4], k[:])")
+	line("\tmulLimbs(p[:], c1[:], glvA1[:])")
+	line("\tsub320(&t1, &p)")
+	line("\tmulLimbs(p[:], c2[:], glvA2[:])")
+	line("\tsub320(&t1, &p)")
+	line("\tmulLimbs(t2[:], c1[:], glvNB1[:])")
+	line("\tmulLimbs(p[:], c2[:], glvB2[:])")
+	line("\tsub320(&t2, &p)")
+	line("\tk1, neg1 = magnitude(&t1)")
+	line("\tk2, neg2 = magnitude(&t2)")
+	line("\treturn k1, k2, neg1, neg2")
+	line("}")
+	line("")
+	line(`// mulLimbs sets z = x*y, little-endian limbs, zero-extended to len(z)
+// >= len(x) + len(y) - 1 (the product must fit), by operand scanning:
+// each step x_i*y_j + z + carry is below 2^128.
+func mulLimbs(z, x, y []uint64) {
+	clear(z)
+	for i, xi := range x {
+		var cy uint64
+		for j, yj := range y {
+			h, l := bits.Mul64(xi, yj)
+			var k uint64
+			l, k = bits.Add64(l, z[i+j], 0)
+			h += k
+			l, k = bits.Add64(l, cy, 0)
+			h += k
+			z[i+j], cy = l, h
+		}
+		if i+len(y) < len(z) {
+			z[i+len(y)] = cy
+		}
+	}
+}
+
+// mulShift384 returns (k*g + 2^383) >> 384, which is below 2^128.
+func mulShift384(k, g *[4]uint64) [2]uint64 {
+	var t [8]uint64
+	mulLimbs(t[:], k[:], g[:])
+	var c uint64
+	t[5], c = bits.Add64(t[5], 1<<63, 0)
+	t[6], c = bits.Add64(t[6], 0, c)
+	t[7], _ = bits.Add64(t[7], 0, c)
+	return [2]uint64{t[6], t[7]}
+}
+
+// sub320 sets t = t - x mod 2^320.
+func sub320(t, x *[5]uint64) {
+	var b uint64
+	for j := range t {
+		t[j], b = bits.Sub64(t[j], x[j], b)
+	}
+}
+
+// magnitude returns |t| (below 2^128) of the signed 320-bit t and its
+// sign mask: the limbs are flipped and 1 added where t is negative.
+func magnitude(t *[5]uint64) (m [2]uint64, neg uint64) {
+	neg = -(t[4] >> 63)
+	var c uint64
+	m[0], c = bits.Add64(t[0]^neg, neg&1, 0)
+	m[1], _ = bits.Add64(t[1]^neg, 0, c)
+	return m, neg
+}
+`)
+}
+
+// ---------------------------------------------------------------------------
 // Point formulas.
 
 // A step is one line of a listing: dst = a op b.
@@ -449,6 +608,7 @@ func main() {
 	field()
 	invert()
 	points()
+	glv()
 	src, err := format.Source(codegen.Out.Bytes())
 	if err != nil {
 		log.Fatal(err)

@@ -59,31 +59,56 @@ func reduceScalar(k *[32]byte) (s [4]uint64, zero bool) {
 	return s, s[0]|s[1]|s[2]|s[3] == 0
 }
 
-// scalarMult sets r = s*p for s < n, by 64 fixed 4-bit windows from the
-// top: 4 doublings (none before the first window) and the addition of
-// table entry d, read by a scan of the whole table, for each digit d.
+// scalarMult sets r = s*p for s < n with the GLV endomorphism: s = k1 +
+// k2*lambda (glvSplit, |k1|, |k2| < 2^128), so s*p = |k1|*p1 + |k2|*p2
+// with p1 = +-p and p2 = +-phi(p), the signs chosen by masks. Both halves
+// run in 32 fixed 4-bit windows from the top: 4 doublings (none before
+// the first window), then the addition of entry d1 of p1's table and of
+// entry d2 of p2's, each read by a scan of its whole table. p2's table is
+// p1's with beta*X (phi(i*p1) = i*phi(p1)) and Y negated where the two
+// signs differ.
 func scalarMult(r *point, s *[4]uint64, p *point) {
-	var table [16]point
-	table[0] = point{y: fe{1}}
-	table[1] = *p
+	k1, k2, neg1, neg2 := glvSplit(s)
+	var t1, t2 [16]point
+	t1[0] = point{y: fe{1}}
+	t1[1] = *p
+	feNegate(&t1[1].y, neg1)
 	for i := 2; i < 16; i++ {
-		pointAdd(&table[i], &table[i-1], p)
+		pointAdd(&t1[i], &t1[i-1], &t1[1])
+	}
+	for i := range t2 {
+		feMul(&t2[i].x, &t1[i].x, &glvBeta)
+		t2[i].y = t1[i].y
+		feNegate(&t2[i].y, neg1^neg2)
+		t2[i].z = t1[i].z
 	}
 	acc := point{y: fe{1}}
 	var t point
-	for w := 63; w >= 0; w-- {
-		if w != 63 {
+	for w := 31; w >= 0; w-- {
+		if w != 31 {
 			for range 4 {
 				pointDouble(&acc, &acc)
 			}
 		}
-		d := s[w/16] >> (4 * (w % 16)) & 15
-		lookup(&t, &table, d)
+		lookup(&t, &t1, k1[w/16]>>(4*(w%16))&15)
+		pointAdd(&acc, &acc, &t)
+		lookup(&t, &t2, k2[w/16]>>(4*(w%16))&15)
 		pointAdd(&acc, &acc, &t)
 	}
 	*r = acc
-	clear(table[:])
+	clear(t1[:])
+	clear(t2[:])
+	clear(k1[:])
+	clear(k2[:])
 	t = point{}
+}
+
+// feNegate sets y = -y where the mask m is all ones, and leaves it where
+// m is zero.
+func feNegate(y *fe, m uint64) {
+	var ny fe
+	feSub(&ny, &fe{}, y)
+	feSelect(y, &ny, y, m)
 }
 
 // lookup sets t = table[d], reading every entry.
@@ -135,10 +160,10 @@ func ECDH(k *[32]byte, x, y *[32]byte) (out [32]byte, ok bool) {
 // big-endian integer reduced mod n, or ok = false where k = 0 mod n.
 //
 // The first VariableBaseKeys calls of a process multiply G as ECDH
-// multiplies any point (about 78 µs on a 2.1 GHz Xeon); later calls read a
-// table of 960 multiples of G (61 KiB, built once, in about 0.4 ms, and
-// kept for the life of the process): 64 additions, no doublings, about a
-// third of the time. The choice depends only on the number of earlier
+// multiplies any point (about 65 µs on the Intel Xeon of
+// docs/PERFORMANCE.md); later calls read a table of 960 multiples of G
+// (61 KiB, built once, in about 0.4 ms, and kept for the life of the
+// process): 64 additions, no doublings, about half the time. The choice depends only on the number of earlier
 // calls, never on a key, and both ways are constant time.
 func PublicKey(k *[32]byte) (out [65]byte, ok bool) {
 	s, zero := reduceScalar(k)
@@ -163,7 +188,7 @@ func PublicKey(k *[32]byte) (out [65]byte, ok bool) {
 
 // VariableBaseKeys is the number of public keys a process computes before
 // PublicKey builds its table of multiples of G: the table costs about
-// five multiplications without it.
+// six multiplications without it.
 const VariableBaseKeys = 16
 
 // publicKeys counts the calls of PublicKey.

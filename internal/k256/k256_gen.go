@@ -490,3 +490,96 @@ func pointDouble(r, p *point) {
 	r.x, r.y, r.z = X3, Y3, Z3
 	_, _, _, _, _ = t0, t1, t2, t3, t4
 }
+
+// The GLV endomorphism of secp256k1: phi(x, y) = (beta*x, y) = lambda*(x, y).
+// The generator checked lambda^3 = 1 (mod n) and beta^3 = 1 (mod p); the
+// tests check lambda*G = (beta*Gx, Gy).
+var glvBeta = fe{0xc1396c28719501ee, 0x9cf0497512f58995, 0x6e64479eac3434e9, 0x7ae96a2b657c0710}
+
+// The short basis (a1, b1), (a2, b2) of the lattice x + y*lambda = 0
+// (mod n), checked by the generator (each vector in it, determinant
+// n), and g_i = round(2^384*b/n) for b = b2 and -b1.
+var (
+	glvA1  = [2]uint64{0xe86c90e49284eb15, 0x3086d221a7d46bcd}
+	glvNB1 = [2]uint64{0x6f547fa90abfe4c3, 0xe4437ed6010e8828} // -b1
+	glvA2  = [3]uint64{0x57c1108d9d44cfd8, 0x14ca50f7a8e2f3f6, 0x1}
+	glvB2  = [2]uint64{0xe86c90e49284eb15, 0x3086d221a7d46bcd}
+	glvG1  = [4]uint64{0xe893209a45dbb031, 0x3daa8a1471e8ca7f, 0xe86c90e49284eb15, 0x3086d221a7d46bcd}
+	glvG2  = [4]uint64{0x1571b4ae8ac47f71, 0x221208ac9df506c6, 0x6f547fa90abfe4c4, 0xe4437ed6010e8828}
+)
+
+// glvSplit returns k1 and k2 with k = k1 + k2*lambda (mod n), for k < n,
+// as magnitudes and sign masks (all ones where negative):
+// c1 = round(k*b2/n) and c2 = round(-k*b1/n), estimated as
+// (k*g + 2^383) >> 384 (an error below 1/2 + 2^-128), then
+// k1 = k - c1*a1 - c2*a2 and k2 = c1*(-b1) - c2*b2, computed mod 2^320.
+// The generator proved |k1| <= 0xa2a8918ca85bafe22016d0b917e4dd78 and |k2| <= 0x8a65287bd47179fb2be08846cea267ee,
+// both below 2^128, so each magnitude is its low two limbs. Constant
+// time: products by math/bits, signs and magnitudes by masks.
+func glvSplit(k *[4]uint64) (k1, k2 [2]uint64, neg1, neg2 uint64) {
+	c1 := mulShift384(k, &glvG1)
+	c2 := mulShift384(k, &glvG2)
+	var t1, t2, p [5]uint64
+	copy(t1[:4], k[:])
+	mulLimbs(p[:], c1[:], glvA1[:])
+	sub320(&t1, &p)
+	mulLimbs(p[:], c2[:], glvA2[:])
+	sub320(&t1, &p)
+	mulLimbs(t2[:], c1[:], glvNB1[:])
+	mulLimbs(p[:], c2[:], glvB2[:])
+	sub320(&t2, &p)
+	k1, neg1 = magnitude(&t1)
+	k2, neg2 = magnitude(&t2)
+	return k1, k2, neg1, neg2
+}
+
+// mulLimbs sets z = x*y, little-endian limbs, zero-extended to len(z)
+// >= len(x) + len(y) - 1 (the product must fit), by operand scanning:
+// each step x_i*y_j + z + carry is below 2^128.
+func mulLimbs(z, x, y []uint64) {
+	clear(z)
+	for i, xi := range x {
+		var cy uint64
+		for j, yj := range y {
+			h, l := bits.Mul64(xi, yj)
+			var k uint64
+			l, k = bits.Add64(l, z[i+j], 0)
+			h += k
+			l, k = bits.Add64(l, cy, 0)
+			h += k
+			z[i+j], cy = l, h
+		}
+		if i+len(y) < len(z) {
+			z[i+len(y)] = cy
+		}
+	}
+}
+
+// mulShift384 returns (k*g + 2^383) >> 384, which is below 2^128.
+func mulShift384(k, g *[4]uint64) [2]uint64 {
+	var t [8]uint64
+	mulLimbs(t[:], k[:], g[:])
+	var c uint64
+	t[5], c = bits.Add64(t[5], 1<<63, 0)
+	t[6], c = bits.Add64(t[6], 0, c)
+	t[7], _ = bits.Add64(t[7], 0, c)
+	return [2]uint64{t[6], t[7]}
+}
+
+// sub320 sets t = t - x mod 2^320.
+func sub320(t, x *[5]uint64) {
+	var b uint64
+	for j := range t {
+		t[j], b = bits.Sub64(t[j], x[j], b)
+	}
+}
+
+// magnitude returns |t| (below 2^128) of the signed 320-bit t and its
+// sign mask: the limbs are flipped and 1 added where t is negative.
+func magnitude(t *[5]uint64) (m [2]uint64, neg uint64) {
+	neg = -(t[4] >> 63)
+	var c uint64
+	m[0], c = bits.Add64(t[0]^neg, neg&1, 0)
+	m[1], _ = bits.Add64(t[1]^neg, 0, c)
+	return m, neg
+}

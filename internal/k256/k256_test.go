@@ -314,3 +314,76 @@ func TestPublicKeyTableAfterThreshold(t *testing.T) {
 		t.Fatalf("key %d did not build the table", VariableBaseKeys+1)
 	}
 }
+
+var (
+	bigLambda = mustHex("5363ad4cc05c30e0a5261c028812645a122e22ea20816678df02967c1b23bd72")
+	bigBeta   = mustHex("7ae96a2b657c07106e64479eac3434e99cf0497512f58995c1396c28719501ee")
+)
+
+// TestGLVEndomorphism checks the endomorphism's constants against the
+// curve, with decred's multiplication: lambda*P = (beta*x, y) for G and
+// random points.
+func TestGLVEndomorphism(t *testing.T) {
+	if bigOf(&glvBeta).Cmp(bigBeta) != 0 {
+		t.Fatal("glvBeta is not beta")
+	}
+	r := mrand.New(mrand.NewPCG(17, 18))
+	for _, p := range []refPoint{bigG, randomRefPoint(r), randomRefPoint(r)} {
+		got := decredMult(bigLambda, p.x, p.y)
+		want := refPoint{x: new(big.Int).Mod(new(big.Int).Mul(bigBeta, p.x), bigP), y: p.y}
+		if !sameRef(got, want) {
+			t.Fatalf("lambda*P = %v, want (beta*x, y) = %v", got, want)
+		}
+	}
+}
+
+// TestGLVSplit checks glvSplit with math/big: k = k1 + k2*lambda (mod n)
+// with the signs it reports, and both magnitudes below 2^128, for edge
+// scalars (including multiples and neighbours of lambda and of the
+// lattice's rounding boundaries, n-1) and random ones.
+func TestGLVSplit(t *testing.T) {
+	r := mrand.New(mrand.NewPCG(19, 20))
+	ks := edgeScalars()
+	for _, m := range []int64{1, 2, 3, -1, -2} {
+		l := new(big.Int).Mul(bigLambda, big.NewInt(m))
+		ks = append(ks, l, new(big.Int).Add(l, big.NewInt(1)), new(big.Int).Sub(l, big.NewInt(1)))
+	}
+	half := new(big.Int).Rsh(bigN, 1)
+	ks = append(ks, half, new(big.Int).Add(half, big.NewInt(1)))
+	for range 20000 {
+		ks = append(ks, randomScalar(r))
+	}
+	lim := new(big.Int).Lsh(big.NewInt(1), 128)
+	for _, k := range ks {
+		k = new(big.Int).Mod(k, bigN)
+		kb := scalarBytes(k)
+		s, _ := reduceScalar(&kb)
+		k1, k2, neg1, neg2 := glvSplit(&s)
+		v1 := new(big.Int).SetBytes(append(u64be(k1[1]), u64be(k1[0])...))
+		v2 := new(big.Int).SetBytes(append(u64be(k2[1]), u64be(k2[0])...))
+		if v1.Cmp(lim) >= 0 || v2.Cmp(lim) >= 0 {
+			t.Fatalf("split(%#x): magnitudes %#x, %#x", k, v1, v2)
+		}
+		if neg1 != 0 && neg1 != ^uint64(0) || neg2 != 0 && neg2 != ^uint64(0) {
+			t.Fatalf("split(%#x): sign masks %x, %x", k, neg1, neg2)
+		}
+		if neg1 != 0 {
+			v1.Neg(v1)
+		}
+		if neg2 != 0 {
+			v2.Neg(v2)
+		}
+		sum := new(big.Int).Add(v1, new(big.Int).Mul(v2, bigLambda))
+		if sum.Sub(sum, k).Mod(sum, bigN).Sign() != 0 {
+			t.Fatalf("split(%#x) = %#x + %#x*lambda, not k mod n", k, v1, v2)
+		}
+	}
+}
+
+func u64be(x uint64) []byte {
+	var b [8]byte
+	for i := range b {
+		b[i] = byte(x >> (56 - 8*i))
+	}
+	return b[:]
+}

@@ -25,6 +25,9 @@ import (
 //	fold constant:           FieldOps, and all below
 //	addition step sign:      PointFormulas, ECDH, PublicKey, BaseMult, PublicKeyTableAfterThreshold
 //	doubling step sign:      PointFormulas, ECDH, PublicKey, BaseMult, PublicKeyTableAfterThreshold
+//	beta:                    GLVEndomorphism, ECDH, PublicKey, BaseMult, PublicKeyTableAfterThreshold
+//	split term dropped:      GLVSplit, ECDH, PublicKey, BaseMult, PublicKeyTableAfterThreshold
+//	rounding skipped:        GLVSplit, ECDH, PublicKey, BaseMult, PublicKeyTableAfterThreshold
 //	chain exponent:          gen.go ("inversion chain gives ...")
 //
 // ("All below": PointFormulas, ECDH, PublicKey, BaseMult,
@@ -77,6 +80,16 @@ var mutations = []codegen.Mutation{
 	{Name: "doubling step sign",
 		Old: `{"t0", "t0", "-", "t2"}`,
 		New: `{"t0", "t0", "+", "t2"}`},
+	{Name: "beta",
+		Old: `	line("var glvBeta = fe%s", strings.TrimPrefix(limbsLine(beta, 4), "[4]uint64"))`,
+		New: `	line("var glvBeta = fe%s", strings.TrimPrefix(limbsLine(codegen.Add(beta, codegen.Bi(1)), 4), "[4]uint64"))`},
+	{Name: "split term dropped",
+		Old: `	line("\tmulLimbs(p[:], c2[:], glvB2[:])")
+	line("\tsub320(&t2, &p)")`,
+		New: `	line("\tmulLimbs(p[:], c2[:], glvB2[:])")`},
+	{Name: "rounding skipped",
+		Old: `	t[5], c = bits.Add64(t[5], 1<<63, 0)`,
+		New: `	t[5], c = bits.Add64(t[5], 0, 0)`},
 	{Name: "chain exponent",
 		Old: `	ch.sqn("t", "x223", 23)`,
 		New: `	ch.sqn("t", "x223", 22)`},
