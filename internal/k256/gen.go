@@ -410,7 +410,9 @@ func glv() {
 	// (k*g + 2^383) >> 384 with g = round(2^384*b/n): the error of that
 	// estimate against k*b/n is below 1/2 + k*|g/2^384 - b/n| + 2^-384,
 	// under 1/2 + 2^-128 for k < n.
-	round := func(x, d *big.Int) *big.Int { return new(big.Int).Div(codegen.Add(codegen.Mul(x, big.NewInt(2)), d), codegen.Mul(d, big.NewInt(2))) }
+	round := func(x, d *big.Int) *big.Int {
+		return new(big.Int).Div(codegen.Add(codegen.Mul(x, big.NewInt(2)), d), codegen.Mul(d, big.NewInt(2)))
+	}
 	nb1 := new(big.Int).Neg(b1)
 	g1 := round(codegen.Mul(b2, codegen.Pow2(384)), n)
 	g2 := round(codegen.Mul(nb1, codegen.Pow2(384)), n)
