@@ -33,6 +33,14 @@ func ladder(x2, z2 *fe8, k *[4][Lanes]uint64, u *fe8, scratch *[scratchWords]uin
 //go:noescape
 func finish(out, x, z *fe8, scratch *[scratchWords]uint64)
 
+// comb leaves x = Z + Y and z = Z - Y (reduced) of P = k*B on
+// edwards25519 in each lane, so that x/z = X25519(k, 9); d holds each
+// lane's signed radix-16 digits of its clamped scalar k (d[i][0][l] = |e_i|,
+// d[i][1][l] = all ones where e_i < 0).
+//
+//go:noescape
+func comb(x, z *fe8, d *[64][2][Lanes]uint64, scratch *[scratchWords]uint64)
+
 // Single field operations, for the tests (see ifma_amd64.s).
 //
 //go:noescape
@@ -85,6 +93,63 @@ func scalarMultIFMA(dst, scalars, points *[Lanes][32]byte, n int) {
 		pack(&dst[l], &st.r, l)
 	}
 	st = ladderState{}
+}
+
+// combState is everything a comb pass writes that depends on a secret.
+type combState struct {
+	d       [64][2][Lanes]uint64
+	x, z, r fe8
+	scratch [scratchWords]uint64
+}
+
+// scalarBaseMultIFMA computes the public keys of scalars[:n] with the
+// fixed-base comb: each scalar is clamped and recoded into 64 signed
+// radix-16 digits, the comb adds the table's entries and finish divides.
+// Lanes n and above keep the digits 0 (the identity, whose x/z is 0 and
+// is dropped).
+func scalarBaseMultIFMA(dst, scalars *[Lanes][32]byte, n int) {
+	var st combState
+	for l := range n {
+		e := recode(&scalars[l])
+		for i, v := range e {
+			neg := v >> 7 // -1 where v < 0, else 0: an arithmetic shift
+			st.d[i][0][l] = uint64((v ^ neg) - neg)
+			st.d[i][1][l] = uint64(int64(neg))
+		}
+		clear(e[:])
+	}
+	comb(&st.x, &st.z, &st.d, &st.scratch)
+	finish(&st.r, &st.x, &st.z, &st.scratch)
+	for l := range n {
+		pack(&dst[l], &st.r, l)
+	}
+	st = combState{}
+}
+
+// recode returns the clamped scalar k (RFC 7748) as 64 signed digits e_i
+// in [-8, 8] with k = sum e_i 16^i, in constant time: from the bottom, each
+// nibble plus the carry c in is made to lie in [-8, 8) by subtracting 16*c
+// for the carry c out = (nibble + c + 8) >> 4, computed with shifts; the
+// top digit takes the last carry (the clamped k is below 2^255, so its top
+// nibble is at most 7 and e_63 at most 8).
+func recode(scalar *[32]byte) (e [64]int8) {
+	k := *scalar
+	k[0] &= 248
+	k[31] &= 127
+	k[31] |= 64
+	for i, b := range k {
+		e[2*i] = int8(b & 15)
+		e[2*i+1] = int8(b >> 4)
+	}
+	clear(k[:])
+	var c int8
+	for i := range 63 {
+		e[i] += c
+		c = (e[i] + 8) >> 4
+		e[i] -= c << 4
+	}
+	e[63] += c
+	return e
 }
 
 const mask52 = 1<<52 - 1

@@ -2,7 +2,8 @@
 
 //go:build !purego
 
-// Eight X25519 scalar multiplications at once with AVX-512 IFMA.
+// Eight X25519 scalar multiplications at once with AVX-512 IFMA: the
+// Montgomery ladder for any point, a fixed-base comb for the base point.
 //
 // # Representation
 //
@@ -88,12 +89,45 @@
 // b (0 or 1) becomes the mask -b (all zeros or all ones), and
 // t = (x2 ^ x3) & mask is XORed into both. The instructions used (vector loads, stores and
 // register moves, VPADDQ, VPSUBQ, VPANDQ, VPXORQ, VPSLLQ, VPSRLQ,
-// VPSRLVQ with a public count, VPBROADCASTQ, VPMADD52LUQ, VPMADD52HUQ,
-// and general-register arithmetic on the step counter) are fixed-latency,
+// VPSRLVQ with a public count, VPBROADCASTQ (merge-masked in the comb),
+// VPCMPEQQ into a mask register, VPMADD52LUQ, VPMADD52HUQ, and
+// general-register arithmetic on the counters and the table pointer) are
+// fixed-latency,
 // pipelined integer instructions without operand-dependent fast paths,
 // and all eight lanes do exactly the same work.
 
 #include "textflag.h"
+
+// # The fixed-base comb (comb)
+//
+// Public keys X25519(k, 9) are computed on edwards25519, the twisted
+// Edwards curve birationally equivalent to Curve25519, whose base point B
+// maps to u = 9 (gen.go checks both). The clamped k is recoded in Go into
+// 64 signed digits e_i in [-8, 8] (k = sum e_i 16^i), and
+// k*B = 16 * sum e_(2j+1) 256^j B + sum e_(2j) 256^j B: 64 mixed additions
+// of table entries (row j holds m*256^j*B for m = 1..8 as
+// (y+x, y-x, 2d*x*y), canonical, computed by gen.go) and 4 doublings, in
+// extended coordinates (X : Y : Z : T). The result's u = (Z+Y)/(Z-Y) is
+// finish's division. The formulas (madd-2008-hwcd-3, dbl-2008-hwcd, a = -1)
+// are complete on the prime-order subgroup, where every entry and every
+// partial sum lies; the identity entry (1, 1, 0) stands for e = 0.
+//
+// Bounds: every value the comb stores is reduced. Each product is carried
+// at once (mul or sq of reduced inputs, loose, then carry: reduced), each
+// sum and difference too (add of two reduced values: limbs < 2^53, wide;
+// sub of reduced values: wide, as for the ladder; then carry). The table's
+// entries are canonical, so reduced, and so is a negated entry (the bias
+// minus a reduced value: wide, then carried). So every IFMA source is
+// reduced, as the multiplication needs.
+//
+// Constant time: the table is read whole for every digit. For each of a
+// row's 8 entries, VPCMPEQQ compares every lane's |e| with the entry's
+// index into a mask register, and a merge-masked VPBROADCASTQ writes the
+// entry's limbs into the lanes the mask selects; the addresses are the
+// row's, the same for every scalar. The sign is applied by XOR masks (the
+// swap of y+x and y-x) and a masked blend (the negation of 2d*x*y). The
+// digits are computed in Go without branches (shifts of the carries). The
+// loops run 32 rows twice and 4 doublings, whatever the scalars.
 
 // Constants: 2^52-1, 2^47-1, 19, 608 (2^260 mod p), 121665 (a24), 1.
 DATA consts<>+0(SB)/8, $0x000fffffffffffff
@@ -4446,6 +4480,12028 @@ sq8:
 	VMOVDQU64 1088(DI), Z2
 	VMOVDQU64 1152(DI), Z3
 	VMOVDQU64 1216(DI), Z4
+	VMOVDQU64 Z0, 0(SI)
+	VMOVDQU64 Z1, 64(SI)
+	VMOVDQU64 Z2, 128(SI)
+	VMOVDQU64 Z3, 192(SI)
+	VMOVDQU64 Z4, 256(SI)
+	// Clear the registers that held secret-dependent values.
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	VPXORQ Z8, Z8, Z8
+	VPXORQ Z9, Z9, Z9
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPXORQ Z24, Z24, Z24
+	VPXORQ Z25, Z25, Z25
+	VZEROUPPER
+	RET
+
+// combTable: row j (0..31), entry m (0..7): (m+1)*256^j*B as (y+x, y-x,
+// 2d*x*y), each five limbs of 52 bits (canonical), computed by gen.go.
+DATA combTable<>+0(SB)/8, $0x000c93c6f58c3b85
+DATA combTable<>+8(SB)/8, $0x000c6fb8c0e192fb
+DATA combTable<>+16(SB)/8, $0x00043d42c2cf932d
+DATA combTable<>+24(SB)/8, $0x000ba65270b48986
+DATA combTable<>+32(SB)/8, $0x000007cf9d3a33d4
+DATA combTable<>+40(SB)/8, $0x00003905d740913e
+DATA combTable<>+48(SB)/8, $0x00005d140beb39d1
+DATA combTable<>+56(SB)/8, $0x00088f8a09fd399f
+DATA combTable<>+64(SB)/8, $0x0001267a5c184346
+DATA combTable<>+72(SB)/8, $0x000044fd2f9298f8
+DATA combTable<>+80(SB)/8, $0x00091205877aaa68
+DATA combTable<>+88(SB)/8, $0x00023ccaac49eabc
+DATA combTable<>+96(SB)/8, $0x000d43598c26d9e8
+DATA combTable<>+104(SB)/8, $0x00065a85a1b7dcbd
+DATA combTable<>+112(SB)/8, $0x00006f117b689f0c
+DATA combTable<>+120(SB)/8, $0x0004e7fc933c71d7
+DATA combTable<>+128(SB)/8, $0x000967a0ff5b5922
+DATA combTable<>+136(SB)/8, $0x0001d607029f469d
+DATA combTable<>+144(SB)/8, $0x0002e2e5aa69a65e
+DATA combTable<>+152(SB)/8, $0x0000590c063fa87d
+DATA combTable<>+160(SB)/8, $0x0009a56042b4d5a8
+DATA combTable<>+168(SB)/8, $0x0000c4e60acf68a9
+DATA combTable<>+176(SB)/8, $0x00016e37aa8f2b81
+DATA combTable<>+184(SB)/8, $0x0002555e09e236bb
+DATA combTable<>+192(SB)/8, $0x00006bb595a669c9
+DATA combTable<>+200(SB)/8, $0x000aa8b3a59b7a5f
+DATA combTable<>+208(SB)/8, $0x000dd5d9acf7843f
+DATA combTable<>+216(SB)/8, $0x000b3d6a3136c16b
+DATA combTable<>+224(SB)/8, $0x0000b73500fa0840
+DATA combTable<>+232(SB)/8, $0x0000701af5b13ea5
+DATA combTable<>+240(SB)/8, $0x0005b0a84cee9730
+DATA combTable<>+248(SB)/8, $0x00030e8864b8aaf2
+DATA combTable<>+256(SB)/8, $0x000f016732025a84
+DATA combTable<>+264(SB)/8, $0x000f8f4c11b50029
+DATA combTable<>+272(SB)/8, $0x00007a164e1b9a80
+DATA combTable<>+280(SB)/8, $0x00011fe8a4fcd265
+DATA combTable<>+288(SB)/8, $0x000fde5c1ba7d566
+DATA combTable<>+296(SB)/8, $0x00014bd6bd3bd353
+DATA combTable<>+304(SB)/8, $0x000da628131f31a2
+DATA combTable<>+312(SB)/8, $0x00002ab91587555b
+DATA combTable<>+320(SB)/8, $0x000e933f0dd0d889
+DATA combTable<>+328(SB)/8, $0x000221c35da6214a
+DATA combTable<>+336(SB)/8, $0x000cf2db4c589423
+DATA combTable<>+344(SB)/8, $0x000b4c6d170e5458
+DATA combTable<>+352(SB)/8, $0x00005a2826af12b9
+DATA combTable<>+360(SB)/8, $0x000351b98efc099f
+DATA combTable<>+368(SB)/8, $0x000f47dfd2538287
+DATA combTable<>+376(SB)/8, $0x000b0a92656765c6
+DATA combTable<>+384(SB)/8, $0x0008727ca348d3df
+DATA combTable<>+392(SB)/8, $0x0000680e910321e5
+DATA combTable<>+400(SB)/8, $0x000e050a056818bf
+DATA combTable<>+408(SB)/8, $0x000715660faa995f
+DATA combTable<>+416(SB)/8, $0x0006a05073327e89
+DATA combTable<>+424(SB)/8, $0x000a49ac3e8e3cd0
+DATA combTable<>+432(SB)/8, $0x000027933f4c7445
+DATA combTable<>+440(SB)/8, $0x0003fbe9c476ff09
+DATA combTable<>+448(SB)/8, $0x000457b5cc1725a1
+DATA combTable<>+456(SB)/8, $0x00002b44946e9e39
+DATA combTable<>+464(SB)/8, $0x0003e2b5ddbdcf91
+DATA combTable<>+472(SB)/8, $0x00007f9d0cbf6355
+DATA combTable<>+480(SB)/8, $0x0002bc4408a5bb33
+DATA combTable<>+488(SB)/8, $0x000c3c75eed02a21
+DATA combTable<>+496(SB)/8, $0x000abfec448d5048
+DATA combTable<>+504(SB)/8, $0x00006ebdd1beb0c5
+DATA combTable<>+512(SB)/8, $0x00002945ccf146e2
+DATA combTable<>+520(SB)/8, $0x000182c3a447d6ba
+DATA combTable<>+528(SB)/8, $0x000d14b2729b77f9
+DATA combTable<>+536(SB)/8, $0x000864a087d50014
+DATA combTable<>+544(SB)/8, $0x00055f3e33cf11cb
+DATA combTable<>+552(SB)/8, $0x0000154a7e73eb1b
+DATA combTable<>+560(SB)/8, $0x000bdbf1812a8285
+DATA combTable<>+568(SB)/8, $0x00007d0bdd1fcbcb
+DATA combTable<>+576(SB)/8, $0x000bbda72d270e08
+DATA combTable<>+584(SB)/8, $0x000b69ab41b670b1
+DATA combTable<>+592(SB)/8, $0x000043aabe696b3b
+DATA combTable<>+600(SB)/8, $0x000ceeeb77157131
+DATA combTable<>+608(SB)/8, $0x0008900c8af883a0
+DATA combTable<>+616(SB)/8, $0x000a59a7369b2715
+DATA combTable<>+624(SB)/8, $0x00038bd8065b668d
+DATA combTable<>+632(SB)/8, $0x000051e57bb6a2cc
+DATA combTable<>+640(SB)/8, $0x000806b67b7d8ca4
+DATA combTable<>+648(SB)/8, $0x0008427d22739499
+DATA combTable<>+656(SB)/8, $0x00004553b9575be2
+DATA combTable<>+664(SB)/8, $0x0007884bb085ce72
+DATA combTable<>+672(SB)/8, $0x000038b64c41ae41
+DATA combTable<>+680(SB)/8, $0x000c326702ea4b71
+DATA combTable<>+688(SB)/8, $0x0000341a1bb0185a
+DATA combTable<>+696(SB)/8, $0x00083bc144be70e0
+DATA combTable<>+704(SB)/8, $0x00061e353e4a24b0
+DATA combTable<>+712(SB)/8, $0x000010b8e91a9f0d
+DATA combTable<>+720(SB)/8, $0x000a5cd0944ea3bf
+DATA combTable<>+728(SB)/8, $0x0003ab39dc0d26b1
+DATA combTable<>+736(SB)/8, $0x0008542e49747035
+DATA combTable<>+744(SB)/8, $0x000927e71b252822
+DATA combTable<>+752(SB)/8, $0x0000461bea69283c
+DATA combTable<>+760(SB)/8, $0x000f2c9aaa3221b1
+DATA combTable<>+768(SB)/8, $0x000533bba23a7ba6
+DATA combTable<>+776(SB)/8, $0x0002192c3a6ca021
+DATA combTable<>+784(SB)/8, $0x00017e09dea764f9
+DATA combTable<>+792(SB)/8, $0x00001d6edd5d2e53
+DATA combTable<>+800(SB)/8, $0x00036dc801b8b3a2
+DATA combTable<>+808(SB)/8, $0x00047053ea49af18
+DATA combTable<>+816(SB)/8, $0x000877adf3b3035f
+DATA combTable<>+824(SB)/8, $0x00090a7529c41ba5
+DATA combTable<>+832(SB)/8, $0x00007a9fbb1c6a0f
+DATA combTable<>+840(SB)/8, $0x0007596604dd3e8f
+DATA combTable<>+848(SB)/8, $0x00077e288702c59b
+DATA combTable<>+856(SB)/8, $0x000ed9c3236cb303
+DATA combTable<>+864(SB)/8, $0x000e52fb1339c665
+DATA combTable<>+872(SB)/8, $0x00000915e76061bc
+DATA combTable<>+880(SB)/8, $0x00075dedf39234d9
+DATA combTable<>+888(SB)/8, $0x00080e1b558f9e2a
+DATA combTable<>+896(SB)/8, $0x000e3c23fb963d76
+DATA combTable<>+904(SB)/8, $0x00001c32c2741ac6
+DATA combTable<>+912(SB)/8, $0x00003a9024a1320e
+DATA combTable<>+920(SB)/8, $0x0001f5d9c9a2911a
+DATA combTable<>+928(SB)/8, $0x000788bcca7d7e7c
+DATA combTable<>+936(SB)/8, $0x000eb62a32b8a371
+DATA combTable<>+944(SB)/8, $0x0004e95636412190
+DATA combTable<>+952(SB)/8, $0x000026907c5c2ecc
+DATA combTable<>+960(SB)/8, $0x000cdd0e632f9c1d
+DATA combTable<>+968(SB)/8, $0x00096768931152ec
+DATA combTable<>+976(SB)/8, $0x0008637a5851d0b6
+DATA combTable<>+984(SB)/8, $0x000ef3952dfb76ba
+DATA combTable<>+992(SB)/8, $0x00006dd37d49a00e
+DATA combTable<>+1000(SB)/8, $0x000b635449aa515e
+DATA combTable<>+1008(SB)/8, $0x0009f0bc6823aed5
+DATA combTable<>+1016(SB)/8, $0x000b42d1c4a865c4
+DATA combTable<>+1024(SB)/8, $0x00015b9850c1fe95
+DATA combTable<>+1032(SB)/8, $0x000030d76d6f03d3
+DATA combTable<>+1040(SB)/8, $0x000444172106e4c7
+DATA combTable<>+1048(SB)/8, $0x00080928d7f696c4
+DATA combTable<>+1056(SB)/8, $0x00094d3f26fb53d6
+DATA combTable<>+1064(SB)/8, $0x0004bb0b4739ea46
+DATA combTable<>+1072(SB)/8, $0x000010c697112e86
+DATA combTable<>+1080(SB)/8, $0x00062aa08358c805
+DATA combTable<>+1088(SB)/8, $0x000e37a2042470ca
+DATA combTable<>+1096(SB)/8, $0x000b11eddc6a3d4a
+DATA combTable<>+1104(SB)/8, $0x00006ef7464d3a63
+DATA combTable<>+1112(SB)/8, $0x000003bf9baf5508
+DATA combTable<>+1120(SB)/8, $0x0003c4277dbe5fde
+DATA combTable<>+1128(SB)/8, $0x000ad19ad7ea2649
+DATA combTable<>+1136(SB)/8, $0x0006304590265d4f
+DATA combTable<>+1144(SB)/8, $0x000fe090e00dfc84
+DATA combTable<>+1152(SB)/8, $0x000025e61cabed66
+DATA combTable<>+1160(SB)/8, $0x0003e128cc586604
+DATA combTable<>+1168(SB)/8, $0x000ecb459747e3f1
+DATA combTable<>+1176(SB)/8, $0x000c1268f56f5873
+DATA combTable<>+1184(SB)/8, $0x000e22ca0b63dedc
+DATA combTable<>+1192(SB)/8, $0x0000566d78634586
+DATA combTable<>+1200(SB)/8, $0x00054285c65a2fd0
+DATA combTable<>+1208(SB)/8, $0x0002af31667c3a10
+DATA combTable<>+1216(SB)/8, $0x00031aee586c6411
+DATA combTable<>+1224(SB)/8, $0x000b22a680ae2407
+DATA combTable<>+1232(SB)/8, $0x000014fba5f34793
+DATA combTable<>+1240(SB)/8, $0x0007a49f9cc10834
+DATA combTable<>+1248(SB)/8, $0x000d5a89bc451163
+DATA combTable<>+1256(SB)/8, $0x000f7fd2dbbc8e56
+DATA combTable<>+1264(SB)/8, $0x00035d91cb5ec0f7
+DATA combTable<>+1272(SB)/8, $0x000033975bca5ecc
+DATA combTable<>+1280(SB)/8, $0x000746166985f7d4
+DATA combTable<>+1288(SB)/8, $0x00084c9c800573cd
+DATA combTable<>+1296(SB)/8, $0x000b61131e593e5e
+DATA combTable<>+1304(SB)/8, $0x000526c2fc3f2b67
+DATA combTable<>+1312(SB)/8, $0x000014829cea83fc
+DATA combTable<>+1320(SB)/8, $0x00070b2f4e71ecb8
+DATA combTable<>+1328(SB)/8, $0x000b940a477e321e
+DATA combTable<>+1336(SB)/8, $0x000e1d4f80e656dd
+DATA combTable<>+1344(SB)/8, $0x0007b7ebf6556cec
+DATA combTable<>+1352(SB)/8, $0x000005fc3bc4535d
+DATA combTable<>+1360(SB)/8, $0x00037b8497dd95c2
+DATA combTable<>+1368(SB)/8, $0x00030aa4eb5a7ff4
+DATA combTable<>+1376(SB)/8, $0x000c85e88b6c744e
+DATA combTable<>+1384(SB)/8, $0x00081739e0c5d613
+DATA combTable<>+1392(SB)/8, $0x00002fd9c71e5f75
+DATA combTable<>+1400(SB)/8, $0x0008b3ae52afdedd
+DATA combTable<>+1408(SB)/8, $0x0008ced3b30cf24b
+DATA combTable<>+1416(SB)/8, $0x0009be8195349563
+DATA combTable<>+1424(SB)/8, $0x0001f0433a4bc83a
+DATA combTable<>+1432(SB)/8, $0x0000373767475c65
+DATA combTable<>+1440(SB)/8, $0x000095cb14246590
+DATA combTable<>+1448(SB)/8, $0x0004016c15535634
+DATA combTable<>+1456(SB)/8, $0x000910bc60ef1214
+DATA combTable<>+1464(SB)/8, $0x0007c8c9e38140c8
+DATA combTable<>+1472(SB)/8, $0x00006bf590573090
+DATA combTable<>+1480(SB)/8, $0x000a99fd40d1add9
+DATA combTable<>+1488(SB)/8, $0x0006f96f4d0272fb
+DATA combTable<>+1496(SB)/8, $0x0005f03baeb30716
+DATA combTable<>+1504(SB)/8, $0x000f9994363f0521
+DATA combTable<>+1512(SB)/8, $0x00001fbea56c3b18
+DATA combTable<>+1520(SB)/8, $0x000778f1e1415b8a
+DATA combTable<>+1528(SB)/8, $0x000f7bac3a77e0fa
+DATA combTable<>+1536(SB)/8, $0x000aa29a5006409f
+DATA combTable<>+1544(SB)/8, $0x0005a566f52d7b89
+DATA combTable<>+1552(SB)/8, $0x000002521cf67a63
+DATA combTable<>+1560(SB)/8, $0x00046720772f5ee4
+DATA combTable<>+1568(SB)/8, $0x000b196079aceb11
+DATA combTable<>+1576(SB)/8, $0x0000ac824ae8f894
+DATA combTable<>+1584(SB)/8, $0x0006cc44af8224d0
+DATA combTable<>+1592(SB)/8, $0x0000001753d9f7cd
+DATA combTable<>+1600(SB)/8, $0x000fee0b0a9d5294
+DATA combTable<>+1608(SB)/8, $0x0005c0fdf5a66513
+DATA combTable<>+1616(SB)/8, $0x000fe107ce8f98e7
+DATA combTable<>+1624(SB)/8, $0x0002cedd4618688b
+DATA combTable<>+1632(SB)/8, $0x00003fa00a7e7138
+DATA combTable<>+1640(SB)/8, $0x0009232d963ddb34
+DATA combTable<>+1648(SB)/8, $0x000dab49738583c6
+DATA combTable<>+1656(SB)/8, $0x000091f2851dde87
+DATA combTable<>+1664(SB)/8, $0x000edb6aad7d1f9a
+DATA combTable<>+1672(SB)/8, $0x000012b5fe2fa048
+DATA combTable<>+1680(SB)/8, $0x000b7c26ad6f1e92
+DATA combTable<>+1688(SB)/8, $0x00023504b8913df2
+DATA combTable<>+1696(SB)/8, $0x00051c8bc34b66d3
+DATA combTable<>+1704(SB)/8, $0x000c7b88c409dc07
+DATA combTable<>+1712(SB)/8, $0x00006f7e93c20796
+DATA combTable<>+1720(SB)/8, $0x0000fbc496fce34d
+DATA combTable<>+1728(SB)/8, $0x0006badf35bed71f
+DATA combTable<>+1736(SB)/8, $0x000f28c56173b982
+DATA combTable<>+1744(SB)/8, $0x000206fd2047261f
+DATA combTable<>+1752(SB)/8, $0x0000749b76f96fb1
+DATA combTable<>+1760(SB)/8, $0x000af604aea6ae05
+DATA combTable<>+1768(SB)/8, $0x000f1bee49c991f5
+DATA combTable<>+1776(SB)/8, $0x000eff6b66c12351
+DATA combTable<>+1784(SB)/8, $0x000215161a808b5e
+DATA combTable<>+1792(SB)/8, $0x00000fcec10f01e0
+DATA combTable<>+1800(SB)/8, $0x0002d29dc4244e45
+DATA combTable<>+1808(SB)/8, $0x0007493d8de0a3df
+DATA combTable<>+1816(SB)/8, $0x00020c214d2b020e
+DATA combTable<>+1824(SB)/8, $0x000b90a6cc8067e8
+DATA combTable<>+1832(SB)/8, $0x0000413779166fea
+DATA combTable<>+1840(SB)/8, $0x000d58a649fe1e44
+DATA combTable<>+1848(SB)/8, $0x000a231ad777e644
+DATA combTable<>+1856(SB)/8, $0x00087fd0d221fcae
+DATA combTable<>+1864(SB)/8, $0x00011f302441c5a8
+DATA combTable<>+1872(SB)/8, $0x00004901aa7183c5
+DATA combTable<>+1880(SB)/8, $0x0001b7548c1af8f0
+DATA combTable<>+1888(SB)/8, $0x0007c246299b408b
+DATA combTable<>+1896(SB)/8, $0x000e06d939ce0f7a
+DATA combTable<>+1904(SB)/8, $0x0001213f760b0f91
+DATA combTable<>+1912(SB)/8, $0x000041bb887b726d
+DATA combTable<>+1920(SB)/8, $0x00034c597c6691ae
+DATA combTable<>+1928(SB)/8, $0x0003d0a85b4c87e2
+DATA combTable<>+1936(SB)/8, $0x00054afae764889d
+DATA combTable<>+1944(SB)/8, $0x0009e1ddae2c90c3
+DATA combTable<>+1952(SB)/8, $0x00000a871e070c6a
+DATA combTable<>+1960(SB)/8, $0x00087d44744346be
+DATA combTable<>+1968(SB)/8, $0x000d415b52b2540e
+DATA combTable<>+1976(SB)/8, $0x00013b603e1d48da
+DATA combTable<>+1984(SB)/8, $0x000bdf77c3a8a18a
+DATA combTable<>+1992(SB)/8, $0x00004eb728c12fcd
+DATA combTable<>+2000(SB)/8, $0x0001b5994bbc8989
+DATA combTable<>+2008(SB)/8, $0x0003a5bdd4260330
+DATA combTable<>+2016(SB)/8, $0x0009d59e3c736bae
+DATA combTable<>+2024(SB)/8, $0x000d4640d61ade21
+DATA combTable<>+2032(SB)/8, $0x00003ee7300f2685
+DATA combTable<>+2040(SB)/8, $0x000a7947841e7518
+DATA combTable<>+2048(SB)/8, $0x00059639c46d743f
+DATA combTable<>+2056(SB)/8, $0x0003052b74e5c6fa
+DATA combTable<>+2064(SB)/8, $0x0009030a1065e1de
+DATA combTable<>+2072(SB)/8, $0x00007d47c6a2cfb8
+DATA combTable<>+2080(SB)/8, $0x000255e49e7dd6b7
+DATA combTable<>+2088(SB)/8, $0x0005c610b1eacf5d
+DATA combTable<>+2096(SB)/8, $0x0002e187ca801611
+DATA combTable<>+2104(SB)/8, $0x00025c23c99975d9
+DATA combTable<>+2112(SB)/8, $0x0000138157629791
+DATA combTable<>+2120(SB)/8, $0x000ad0148ef0d6e0
+DATA combTable<>+2128(SB)/8, $0x0009a91546f3c3fd
+DATA combTable<>+2136(SB)/8, $0x0006bb81579d3e74
+DATA combTable<>+2144(SB)/8, $0x000ec8071ec62102
+DATA combTable<>+2152(SB)/8, $0x0000148cf58d34c9
+DATA combTable<>+2160(SB)/8, $0x00072f7d9ae4756d
+DATA combTable<>+2168(SB)/8, $0x000bb88f3487fe25
+DATA combTable<>+2176(SB)/8, $0x000960a88d56c345
+DATA combTable<>+2184(SB)/8, $0x000a1b99fd10b6d6
+DATA combTable<>+2192(SB)/8, $0x0000278febad4eae
+DATA combTable<>+2200(SB)/8, $0x000492f67934f027
+DATA combTable<>+2208(SB)/8, $0x000bef6840aa946a
+DATA combTable<>+2216(SB)/8, $0x0009611854469984
+DATA combTable<>+2224(SB)/8, $0x000bbd45ca1bc2a8
+DATA combTable<>+2232(SB)/8, $0x00003ff2fa1ebd5d
+DATA combTable<>+2240(SB)/8, $0x000a681f8c933966
+DATA combTable<>+2248(SB)/8, $0x0009c20290c98b1a
+DATA combTable<>+2256(SB)/8, $0x00019d3c528c2194
+DATA combTable<>+2264(SB)/8, $0x000677b391152912
+DATA combTable<>+2272(SB)/8, $0x00004104dd02fe9c
+DATA combTable<>+2280(SB)/8, $0x00014e06db096ab8
+DATA combTable<>+2288(SB)/8, $0x000c90ce44f35812
+DATA combTable<>+2296(SB)/8, $0x00009e2af521a8b6
+DATA combTable<>+2304(SB)/8, $0x000a4816524c12a4
+DATA combTable<>+2312(SB)/8, $0x00000165b5a48efc
+DATA combTable<>+2320(SB)/8, $0x0002bf5e1124422a
+DATA combTable<>+2328(SB)/8, $0x0003398a33ab572b
+DATA combTable<>+2336(SB)/8, $0x000a52b666a1fa0c
+DATA combTable<>+2344(SB)/8, $0x00053d594cb6101f
+DATA combTable<>+2352(SB)/8, $0x00002c863b00afaf
+DATA combTable<>+2360(SB)/8, $0x0000a474a0846a76
+DATA combTable<>+2368(SB)/8, $0x00084cd2f7cc0f19
+DATA combTable<>+2376(SB)/8, $0x0008aa2b8f12eff9
+DATA combTable<>+2384(SB)/8, $0x000c8b8695e29065
+DATA combTable<>+2392(SB)/8, $0x0000591b67d9bffe
+DATA combTable<>+2400(SB)/8, $0x0009b3719f18b55d
+DATA combTable<>+2408(SB)/8, $0x000faa18c641e99b
+DATA combTable<>+2416(SB)/8, $0x00029f05ede465e5
+DATA combTable<>+2424(SB)/8, $0x000128b61081136c
+DATA combTable<>+2432(SB)/8, $0x0000489b4f867030
+DATA combTable<>+2440(SB)/8, $0x000f0d1c80b49bfa
+DATA combTable<>+2448(SB)/8, $0x0005eabf3ec8a312
+DATA combTable<>+2456(SB)/8, $0x000ef01c88597951
+DATA combTable<>+2464(SB)/8, $0x0007bcb727033c09
+DATA combTable<>+2472(SB)/8, $0x00003de02ec7ca8f
+DATA combTable<>+2480(SB)/8, $0x0002102d3aeb92ef
+DATA combTable<>+2488(SB)/8, $0x000b46116a861d23
+DATA combTable<>+2496(SB)/8, $0x00090baa24e16253
+DATA combTable<>+2504(SB)/8, $0x000bebf3d7eabe71
+DATA combTable<>+2512(SB)/8, $0x000049f5fbba496c
+DATA combTable<>+2520(SB)/8, $0x000d628c1e9c572e
+DATA combTable<>+2528(SB)/8, $0x000acc5884741155
+DATA combTable<>+2536(SB)/8, $0x00015763eb8a4d86
+DATA combTable<>+2544(SB)/8, $0x000515b91a352f65
+DATA combTable<>+2552(SB)/8, $0x000006a1a6c28867
+DATA combTable<>+2560(SB)/8, $0x00049a108a5bcfd4
+DATA combTable<>+2568(SB)/8, $0x00070bc6473eb309
+DATA combTable<>+2576(SB)/8, $0x00007c0d1cdc40dd
+DATA combTable<>+2584(SB)/8, $0x0006e7492c294c13
+DATA combTable<>+2592(SB)/8, $0x00005604a86dcbfa
+DATA combTable<>+2600(SB)/8, $0x0008d1d47c1764b6
+DATA combTable<>+2608(SB)/8, $0x00040e0418b51728
+DATA combTable<>+2616(SB)/8, $0x0008acf6d1725411
+DATA combTable<>+2624(SB)/8, $0x00042c69f031a601
+DATA combTable<>+2632(SB)/8, $0x000020989e89fe27
+DATA combTable<>+2640(SB)/8, $0x0004278b85eaec2e
+DATA combTable<>+2648(SB)/8, $0x000077acb2bdf167
+DATA combTable<>+2656(SB)/8, $0x0001cbf45a5621dc
+DATA combTable<>+2664(SB)/8, $0x00095d3640a4c166
+DATA combTable<>+2672(SB)/8, $0x0000730b9950f705
+DATA combTable<>+2680(SB)/8, $0x000777fd3a2dcc7f
+DATA combTable<>+2688(SB)/8, $0x0002ca54fd892499
+DATA combTable<>+2696(SB)/8, $0x000207e3a032857c
+DATA combTable<>+2704(SB)/8, $0x0007e29a279d864d
+DATA combTable<>+2712(SB)/8, $0x00000403ed1d0ca6
+DATA combTable<>+2720(SB)/8, $0x000b2d35874ec552
+DATA combTable<>+2728(SB)/8, $0x000cf98246f8dc94
+DATA combTable<>+2736(SB)/8, $0x0006c035cec5e6c8
+DATA combTable<>+2744(SB)/8, $0x0003dccf7cb46fa1
+DATA combTable<>+2752(SB)/8, $0x00005bd745430830
+DATA combTable<>+2760(SB)/8, $0x0004932115e7792a
+DATA combTable<>+2768(SB)/8, $0x000a2bdcdddc985c
+DATA combTable<>+2776(SB)/8, $0x000da3d762c64c89
+DATA combTable<>+2784(SB)/8, $0x000f82c9d1e3da8a
+DATA combTable<>+2792(SB)/8, $0x00005bb7db123067
+DATA combTable<>+2800(SB)/8, $0x000ad19528b24cc2
+DATA combTable<>+2808(SB)/8, $0x000656335c1817f9
+DATA combTable<>+2816(SB)/8, $0x000fc072367f6b54
+DATA combTable<>+2824(SB)/8, $0x000ad8366b8b66e4
+DATA combTable<>+2832(SB)/8, $0x0000133a78007380
+DATA combTable<>+2840(SB)/8, $0x0001f467c6ca62be
+DATA combTable<>+2848(SB)/8, $0x000d6211952ee096
+DATA combTable<>+2856(SB)/8, $0x000bd5477004ec21
+DATA combTable<>+2864(SB)/8, $0x000e0d2182360779
+DATA combTable<>+2872(SB)/8, $0x0000740dca6d58f0
+DATA combTable<>+2880(SB)/8, $0x000a8c570478433c
+DATA combTable<>+2888(SB)/8, $0x0000ec281439d231
+DATA combTable<>+2896(SB)/8, $0x0003d9079fb7b527
+DATA combTable<>+2904(SB)/8, $0x00003d9dbaa99eae
+DATA combTable<>+2912(SB)/8, $0x00002c03f5256c2b
+DATA combTable<>+2920(SB)/8, $0x0008ee0752cfce4e
+DATA combTable<>+2928(SB)/8, $0x000f306ec08b7df4
+DATA combTable<>+2936(SB)/8, $0x00095459c4c3fffa
+DATA combTable<>+2944(SB)/8, $0x000a38d05710b2ab
+DATA combTable<>+2952(SB)/8, $0x0000161d25fa963e
+DATA combTable<>+2960(SB)/8, $0x000f18757b53a47d
+DATA combTable<>+2968(SB)/8, $0x00030cf0c5879790
+DATA combTable<>+2976(SB)/8, $0x00057ef7f9307b01
+DATA combTable<>+2984(SB)/8, $0x000bbaf31903d772
+DATA combTable<>+2992(SB)/8, $0x0000699468bdbd96
+DATA combTable<>+3000(SB)/8, $0x000d3de66aa91948
+DATA combTable<>+3008(SB)/8, $0x000c22fc0d2ccd8d
+DATA combTable<>+3016(SB)/8, $0x0004fdea2f485064
+DATA combTable<>+3024(SB)/8, $0x0002e3a9b4824663
+DATA combTable<>+3032(SB)/8, $0x0000293e1c4e6c4a
+DATA combTable<>+3040(SB)/8, $0x000f2f46f4dafecf
+DATA combTable<>+3048(SB)/8, $0x00014a47fd6f7bd1
+DATA combTable<>+3056(SB)/8, $0x000a47b37f7cef01
+DATA combTable<>+3064(SB)/8, $0x0005785d31ffdda4
+DATA combTable<>+3072(SB)/8, $0x0000525219a47390
+DATA combTable<>+3080(SB)/8, $0x000e134b925112e1
+DATA combTable<>+3088(SB)/8, $0x000b5dca15da0376
+DATA combTable<>+3096(SB)/8, $0x00061c3111703778
+DATA combTable<>+3104(SB)/8, $0x0002823b04589af4
+DATA combTable<>+3112(SB)/8, $0x00005b605c447f03
+DATA combTable<>+3120(SB)/8, $0x0009fec6f0e7f04c
+DATA combTable<>+3128(SB)/8, $0x0009e75e349623be
+DATA combTable<>+3136(SB)/8, $0x000e1de61a866a57
+DATA combTable<>+3144(SB)/8, $0x000bdd55542ef161
+DATA combTable<>+3152(SB)/8, $0x00002f12fef4cc5a
+DATA combTable<>+3160(SB)/8, $0x0005805920c47c89
+DATA combTable<>+3168(SB)/8, $0x0000c923b8fccb96
+DATA combTable<>+3176(SB)/8, $0x0002e2ef77e7f010
+DATA combTable<>+3184(SB)/8, $0x000b3ee000125650
+DATA combTable<>+3192(SB)/8, $0x000024a76dcea8ae
+DATA combTable<>+3200(SB)/8, $0x000522b2dfc0c740
+DATA combTable<>+3208(SB)/8, $0x0007f40c9a4070a4
+DATA combTable<>+3216(SB)/8, $0x0008cff66810d06e
+DATA combTable<>+3224(SB)/8, $0x0003790c6cf14417
+DATA combTable<>+3232(SB)/8, $0x00005e607b2518a4
+DATA combTable<>+3240(SB)/8, $0x000c431ca596cf14
+DATA combTable<>+3248(SB)/8, $0x00040aed3e400a02
+DATA combTable<>+3256(SB)/8, $0x000e0f26dbe3c42d
+DATA combTable<>+3264(SB)/8, $0x0007068d24526802
+DATA combTable<>+3272(SB)/8, $0x0000201f33139e45
+DATA combTable<>+3280(SB)/8, $0x00031d8f6cdf1818
+DATA combTable<>+3288(SB)/8, $0x0004fc36258a258b
+DATA combTable<>+3296(SB)/8, $0x0006e61d6e35cfa7
+DATA combTable<>+3304(SB)/8, $0x000d5f7e1b3ff4f6
+DATA combTable<>+3312(SB)/8, $0x00005067acab6ccd
+DATA combTable<>+3320(SB)/8, $0x00027f6b08039d51
+DATA combTable<>+3328(SB)/8, $0x00064017c0006fd5
+DATA combTable<>+3336(SB)/8, $0x000e25a4a818b149
+DATA combTable<>+3344(SB)/8, $0x0000375d5220eb02
+DATA combTable<>+3352(SB)/8, $0x0000397cba886246
+DATA combTable<>+3360(SB)/8, $0x0005c3fbc81379e7
+DATA combTable<>+3368(SB)/8, $0x00020dde12af1781
+DATA combTable<>+3376(SB)/8, $0x0005a8fdd5a66194
+DATA combTable<>+3384(SB)/8, $0x000c252ffa9c0f88
+DATA combTable<>+3392(SB)/8, $0x0000771b4022c1e1
+DATA combTable<>+3400(SB)/8, $0x00013093f05959b2
+DATA combTable<>+3408(SB)/8, $0x0008de9a9797630c
+DATA combTable<>+3416(SB)/8, $0x00021d5e26e23aa1
+DATA combTable<>+3424(SB)/8, $0x0006c3a222fd4917
+DATA combTable<>+3432(SB)/8, $0x00002339d320766e
+DATA combTable<>+3440(SB)/8, $0x000dd986513a2fa7
+DATA combTable<>+3448(SB)/8, $0x00071f9d4cf08d87
+DATA combTable<>+3456(SB)/8, $0x000ea283b3f5ac9b
+DATA combTable<>+3464(SB)/8, $0x0001a76d06bc31b1
+DATA combTable<>+3472(SB)/8, $0x0000331a18921997
+DATA combTable<>+3480(SB)/8, $0x00012f3a9d7572af
+DATA combTable<>+3488(SB)/8, $0x0008868074a9e265
+DATA combTable<>+3496(SB)/8, $0x000180f7c45bcbe2
+DATA combTable<>+3504(SB)/8, $0x000a67b84edc1c11
+DATA combTable<>+3512(SB)/8, $0x00001ac9619ff649
+DATA combTable<>+3520(SB)/8, $0x00066f45fb4f80c6
+DATA combTable<>+3528(SB)/8, $0x000de61c775cff51
+DATA combTable<>+3536(SB)/8, $0x000041d91c9c36c7
+DATA combTable<>+3544(SB)/8, $0x000fe21e3d4e81b9
+DATA combTable<>+3552(SB)/8, $0x000031167c6b83bd
+DATA combTable<>+3560(SB)/8, $0x000b3842524b1068
+DATA combTable<>+3568(SB)/8, $0x0003bee9ce987f22
+DATA combTable<>+3576(SB)/8, $0x000a6250c8506834
+DATA combTable<>+3584(SB)/8, $0x000b111fc9d71844
+DATA combTable<>+3592(SB)/8, $0x0000612436341f08
+DATA combTable<>+3600(SB)/8, $0x000349e31a2d2638
+DATA combTable<>+3608(SB)/8, $0x000009bd3fd358b6
+DATA combTable<>+3616(SB)/8, $0x0003a06ba49ddfb7
+DATA combTable<>+3624(SB)/8, $0x00004457f8bf1b8a
+DATA combTable<>+3632(SB)/8, $0x00001522aa3178d9
+DATA combTable<>+3640(SB)/8, $0x000d41db874e898d
+DATA combTable<>+3648(SB)/8, $0x000f16c07dc20d99
+DATA combTable<>+3656(SB)/8, $0x00000f9bbc09fea5
+DATA combTable<>+3664(SB)/8, $0x000ff40793d2c67d
+DATA combTable<>+3672(SB)/8, $0x000046ebe2309e5e
+DATA combTable<>+3680(SB)/8, $0x00082f5369614938
+DATA combTable<>+3688(SB)/8, $0x0009ab72d6d102c3
+DATA combTable<>+3696(SB)/8, $0x000646f227dafe40
+DATA combTable<>+3704(SB)/8, $0x000306ce8c83391b
+DATA combTable<>+3712(SB)/8, $0x000045fe70f50524
+DATA combTable<>+3720(SB)/8, $0x00024920c8951491
+DATA combTable<>+3728(SB)/8, $0x000c83f630ca262f
+DATA combTable<>+3736(SB)/8, $0x0005c9d4b805f007
+DATA combTable<>+3744(SB)/8, $0x00022456fbb45d2f
+DATA combTable<>+3752(SB)/8, $0x000016619f6db57a
+DATA combTable<>+3760(SB)/8, $0x000875a6960c0b8c
+DATA combTable<>+3768(SB)/8, $0x00076ef0e2f20da4
+DATA combTable<>+3776(SB)/8, $0x000d0b8fd45b68d0
+DATA combTable<>+3784(SB)/8, $0x00092d407fb51cf3
+DATA combTable<>+3792(SB)/8, $0x0000428d1623a0e3
+DATA combTable<>+3800(SB)/8, $0x000f4a4401a308fd
+DATA combTable<>+3808(SB)/8, $0x000c376a5caac084
+DATA combTable<>+3816(SB)/8, $0x0003d1bc7da82219
+DATA combTable<>+3824(SB)/8, $0x00038c6deb8de464
+DATA combTable<>+3832(SB)/8, $0x00001d81592d60bd
+DATA combTable<>+3840(SB)/8, $0x0005b69f7b85c5e8
+DATA combTable<>+3848(SB)/8, $0x0008bd168bab2876
+DATA combTable<>+3856(SB)/8, $0x000d330f9b6ff067
+DATA combTable<>+3864(SB)/8, $0x0008e7c3a70e77c1
+DATA combTable<>+3872(SB)/8, $0x00003a5f6d51b0af
+DATA combTable<>+3880(SB)/8, $0x00068756a60dac5f
+DATA combTable<>+3888(SB)/8, $0x0006aebabdc57613
+DATA combTable<>+3896(SB)/8, $0x000cce0f7d17e02f
+DATA combTable<>+3904(SB)/8, $0x000dcf07f193f2d4
+DATA combTable<>+3912(SB)/8, $0x000020234a7789ec
+DATA combTable<>+3920(SB)/8, $0x00020db67178b252
+DATA combTable<>+3928(SB)/8, $0x000f9d51ed16076d
+DATA combTable<>+3936(SB)/8, $0x0003e41170071c34
+DATA combTable<>+3944(SB)/8, $0x000e366f62a4a20b
+DATA combTable<>+3952(SB)/8, $0x00007cd682353cff
+DATA combTable<>+3960(SB)/8, $0x0005cd6068acf4f3
+DATA combTable<>+3968(SB)/8, $0x000183cd7e3d3a66
+DATA combTable<>+3976(SB)/8, $0x00036025d942d92d
+DATA combTable<>+3984(SB)/8, $0x000d8ff5759389d3
+DATA combTable<>+3992(SB)/8, $0x00003ef0253b2b2c
+DATA combTable<>+4000(SB)/8, $0x0001a45bd887fab6
+DATA combTable<>+4008(SB)/8, $0x00032ba403b6e0be
+DATA combTable<>+4016(SB)/8, $0x00096e60002a846a
+DATA combTable<>+4024(SB)/8, $0x0000943d9921012e
+DATA combTable<>+4032(SB)/8, $0x00002838c8863bdc
+DATA combTable<>+4040(SB)/8, $0x000bb0cf4a465030
+DATA combTable<>+4048(SB)/8, $0x0004115c577abd16
+DATA combTable<>+4056(SB)/8, $0x0004ab419dfa496b
+DATA combTable<>+4064(SB)/8, $0x000281282cfae8af
+DATA combTable<>+4072(SB)/8, $0x000021dcb8a606a8
+DATA combTable<>+4080(SB)/8, $0x000d00fabe7731ba
+DATA combTable<>+4088(SB)/8, $0x0007e629e18899a8
+DATA combTable<>+4096(SB)/8, $0x0003f3d97f820360
+DATA combTable<>+4104(SB)/8, $0x000678bb2cc02374
+DATA combTable<>+4112(SB)/8, $0x00005d840dbf6c6f
+DATA combTable<>+4120(SB)/8, $0x000004468c9d9fc8
+DATA combTable<>+4128(SB)/8, $0x0006ed42aa3cb5c6
+DATA combTable<>+4136(SB)/8, $0x0002ee2f9c254009
+DATA combTable<>+4144(SB)/8, $0x0001dab125b4d4c1
+DATA combTable<>+4152(SB)/8, $0x00000bc3d08194a3
+DATA combTable<>+4160(SB)/8, $0x000e380d309fe18b
+DATA combTable<>+4168(SB)/8, $0x000a6b9e165c7706
+DATA combTable<>+4176(SB)/8, $0x000dae20ab6eb02d
+DATA combTable<>+4184(SB)/8, $0x00096dd57bbba997
+DATA combTable<>+4192(SB)/8, $0x00003a4276232ac1
+DATA combTable<>+4200(SB)/8, $0x0008c172db447ecb
+DATA combTable<>+4208(SB)/8, $0x0001fc6282dbd3bf
+DATA combTable<>+4216(SB)/8, $0x0005aa15fe5fcfc4
+DATA combTable<>+4224(SB)/8, $0x000a9f980acffc07
+DATA combTable<>+4232(SB)/8, $0x00000770c9e824e1
+DATA combTable<>+4240(SB)/8, $0x0002432c8a7084fa
+DATA combTable<>+4248(SB)/8, $0x000e3dfb9e5454b4
+DATA combTable<>+4256(SB)/8, $0x000c58e45d898a19
+DATA combTable<>+4264(SB)/8, $0x000ebd1be9f00219
+DATA combTable<>+4272(SB)/8, $0x00001ff177cea16d
+DATA combTable<>+4280(SB)/8, $0x0001d99a45b5b5fd
+DATA combTable<>+4288(SB)/8, $0x000e91b3a7924cf6
+DATA combTable<>+4296(SB)/8, $0x00003e3e89860984
+DATA combTable<>+4304(SB)/8, $0x0000b1ee73009193
+DATA combTable<>+4312(SB)/8, $0x000039f264fd4150
+DATA combTable<>+4320(SB)/8, $0x000b4aabfe097be1
+DATA combTable<>+4328(SB)/8, $0x000e1dfe01929d19
+DATA combTable<>+4336(SB)/8, $0x000ca6f1ffa46dfc
+DATA combTable<>+4344(SB)/8, $0x000f14ec3c908942
+DATA combTable<>+4352(SB)/8, $0x000065c621272c35
+DATA combTable<>+4360(SB)/8, $0x000d3417dbe7e29c
+DATA combTable<>+4368(SB)/8, $0x0006a2b9c139ca7a
+DATA combTable<>+4376(SB)/8, $0x0003597ba9bd9437
+DATA combTable<>+4384(SB)/8, $0x0009840a0e91b8e9
+DATA combTable<>+4392(SB)/8, $0x00001712d7346888
+DATA combTable<>+4400(SB)/8, $0x000b89f8ce3193dd
+DATA combTable<>+4408(SB)/8, $0x00056a125c0bbe72
+DATA combTable<>+4416(SB)/8, $0x000e1cfe834d1033
+DATA combTable<>+4424(SB)/8, $0x000e2720419a93d2
+DATA combTable<>+4432(SB)/8, $0x000022f9800ab19c
+DATA combTable<>+4440(SB)/8, $0x00029fdd9a6efdac
+DATA combTable<>+4448(SB)/8, $0x000be34a54941420
+DATA combTable<>+4456(SB)/8, $0x0007bdf37bb912ce
+DATA combTable<>+4464(SB)/8, $0x000cab4640f64b98
+DATA combTable<>+4472(SB)/8, $0x00004171a4d38598
+DATA combTable<>+4480(SB)/8, $0x000a368a3e9ef8cb
+DATA combTable<>+4488(SB)/8, $0x00022a5504715605
+DATA combTable<>+4496(SB)/8, $0x000f24248fe3e9c0
+DATA combTable<>+4504(SB)/8, $0x00026e5553d48b05
+DATA combTable<>+4512(SB)/8, $0x000013f416cd6476
+DATA combTable<>+4520(SB)/8, $0x000758aa99c94c8c
+DATA combTable<>+4528(SB)/8, $0x0006fb000b807fa2
+DATA combTable<>+4536(SB)/8, $0x000dda539223006f
+DATA combTable<>+4544(SB)/8, $0x000d1abfbd291dda
+DATA combTable<>+4552(SB)/8, $0x0000508214fa574b
+DATA combTable<>+4560(SB)/8, $0x000a15bb53d003d6
+DATA combTable<>+4568(SB)/8, $0x00088bcf3c965461
+DATA combTable<>+4576(SB)/8, $0x000c683a5ab21028
+DATA combTable<>+4584(SB)/8, $0x000b44727c576756
+DATA combTable<>+4592(SB)/8, $0x00003a7758a4c86c
+DATA combTable<>+4600(SB)/8, $0x000269153ed6fe4b
+DATA combTable<>+4608(SB)/8, $0x00039511d77c4c20
+DATA combTable<>+4616(SB)/8, $0x000c14af94a65a67
+DATA combTable<>+4624(SB)/8, $0x000a74bcbde26462
+DATA combTable<>+4632(SB)/8, $0x000022f960ec6fab
+DATA combTable<>+4640(SB)/8, $0x000111f693ae5076
+DATA combTable<>+4648(SB)/8, $0x000df1dfd54a6548
+DATA combTable<>+4656(SB)/8, $0x0003115e651dae21
+DATA combTable<>+4664(SB)/8, $0x000f49412248c90f
+DATA combTable<>+4672(SB)/8, $0x00005d9fd15f8de7
+DATA combTable<>+4680(SB)/8, $0x00044d2aeed7521e
+DATA combTable<>+4688(SB)/8, $0x00028432e96153f2
+DATA combTable<>+4696(SB)/8, $0x000e9c16d48e3a90
+DATA combTable<>+4704(SB)/8, $0x00098d8e164ba772
+DATA combTable<>+4712(SB)/8, $0x00003bc187fa47eb
+DATA combTable<>+4720(SB)/8, $0x000408d36d63727f
+DATA combTable<>+4728(SB)/8, $0x000efd7c7b533031
+DATA combTable<>+4736(SB)/8, $0x000caee24b6a379a
+DATA combTable<>+4744(SB)/8, $0x000bed3a9e18fc5c
+DATA combTable<>+4752(SB)/8, $0x0000332f35914f8f
+DATA combTable<>+4760(SB)/8, $0x00070115ea86c20c
+DATA combTable<>+4768(SB)/8, $0x000cb6c46d1256d4
+DATA combTable<>+4776(SB)/8, $0x000a660188998ab7
+DATA combTable<>+4784(SB)/8, $0x000ba03d77832b53
+DATA combTable<>+4792(SB)/8, $0x0000450d81ce906f
+DATA combTable<>+4800(SB)/8, $0x0004d8961cae743f
+DATA combTable<>+4808(SB)/8, $0x000f5ee1c63edd07
+DATA combTable<>+4816(SB)/8, $0x0007f4ed29f86d18
+DATA combTable<>+4824(SB)/8, $0x000b10897bdc55be
+DATA combTable<>+4832(SB)/8, $0x00004cbad279663a
+DATA combTable<>+4840(SB)/8, $0x000bb6a1a6205275
+DATA combTable<>+4848(SB)/8, $0x000d7413c8e836e7
+DATA combTable<>+4856(SB)/8, $0x00088f5cb2aa4f21
+DATA combTable<>+4864(SB)/8, $0x0005be16f56d155e
+DATA combTable<>+4872(SB)/8, $0x00002de25d4ba634
+DATA combTable<>+4880(SB)/8, $0x00019024a0d71fcd
+DATA combTable<>+4888(SB)/8, $0x0000afb288af880d
+DATA combTable<>+4896(SB)/8, $0x000f3a6419c525c2
+DATA combTable<>+4904(SB)/8, $0x0007233b1a3974b5
+DATA combTable<>+4912(SB)/8, $0x00007d7fbcefe200
+DATA combTable<>+4920(SB)/8, $0x000c5dc5f3c29094
+DATA combTable<>+4928(SB)/8, $0x0009a2a9105abcd7
+DATA combTable<>+4936(SB)/8, $0x00021c3058c781a2
+DATA combTable<>+4944(SB)/8, $0x000d4d780c61d364
+DATA combTable<>+4952(SB)/8, $0x00004f9cd196dcd8
+DATA combTable<>+4960(SB)/8, $0x000f1e6a266b2801
+DATA combTable<>+4968(SB)/8, $0x000c4d5739f16fae
+DATA combTable<>+4976(SB)/8, $0x000b03762c866c68
+DATA combTable<>+4984(SB)/8, $0x0005a8df68a2fbc1
+DATA combTable<>+4992(SB)/8, $0x00005975435e87b7
+DATA combTable<>+5000(SB)/8, $0x000297d86a7b3768
+DATA combTable<>+5008(SB)/8, $0x000241ad17a63199
+DATA combTable<>+5016(SB)/8, $0x000c1c0c17d0d058
+DATA combTable<>+5024(SB)/8, $0x0000307ba029cad5
+DATA combTable<>+5032(SB)/8, $0x00007ccdd084387a
+DATA combTable<>+5040(SB)/8, $0x000c84186760cc93
+DATA combTable<>+5048(SB)/8, $0x0007a1ab32a999b0
+DATA combTable<>+5056(SB)/8, $0x00020bda18cdae00
+DATA combTable<>+5064(SB)/8, $0x000ca44a88dec866
+DATA combTable<>+5072(SB)/8, $0x00003593ca848190
+DATA combTable<>+5080(SB)/8, $0x0006422c6d260417
+DATA combTable<>+5088(SB)/8, $0x00050948240bddca
+DATA combTable<>+5096(SB)/8, $0x000b68c677ae153d
+DATA combTable<>+5104(SB)/8, $0x000cf53a9c0c1b4f
+DATA combTable<>+5112(SB)/8, $0x0000428bd0ed61d0
+DATA combTable<>+5120(SB)/8, $0x0003189a5e849aa7
+DATA combTable<>+5128(SB)/8, $0x0003565d8facd921
+DATA combTable<>+5136(SB)/8, $0x0003fdbbd1d4d8c3
+DATA combTable<>+5144(SB)/8, $0x00063e68c52545b5
+DATA combTable<>+5152(SB)/8, $0x000027398308da2d
+DATA combTable<>+5160(SB)/8, $0x00010e4c0a702453
+DATA combTable<>+5168(SB)/8, $0x00066d57d1bdeb9a
+DATA combTable<>+5176(SB)/8, $0x000d27daf70fa258
+DATA combTable<>+5184(SB)/8, $0x00033fdffb9d9b5c
+DATA combTable<>+5192(SB)/8, $0x0000572c2945492c
+DATA combTable<>+5200(SB)/8, $0x00038d28435ed413
+DATA combTable<>+5208(SB)/8, $0x000603278ccc942c
+DATA combTable<>+5216(SB)/8, $0x0009da03efbd50f3
+DATA combTable<>+5224(SB)/8, $0x0003355bb07ab1a7
+DATA combTable<>+5232(SB)/8, $0x0000269597aebe8c
+DATA combTable<>+5240(SB)/8, $0x000fc745d6cd30be
+DATA combTable<>+5248(SB)/8, $0x000d3e3baaefbc77
+DATA combTable<>+5256(SB)/8, $0x000a5dda0ce4dfe8
+DATA combTable<>+5264(SB)/8, $0x000ca80a22c8830a
+DATA combTable<>+5272(SB)/8, $0x00007f985498c05b
+DATA combTable<>+5280(SB)/8, $0x000615520fbf6363
+DATA combTable<>+5288(SB)/8, $0x00045cf4dfba6d35
+DATA combTable<>+5296(SB)/8, $0x00073fa0c208045a
+DATA combTable<>+5304(SB)/8, $0x00012e7eec24fbc8
+DATA combTable<>+5312(SB)/8, $0x000030f2653cd69b
+DATA combTable<>+5320(SB)/8, $0x0009ce889f0be117
+DATA combTable<>+5328(SB)/8, $0x0001b7b54a288384
+DATA combTable<>+5336(SB)/8, $0x0003fc921c8005ad
+DATA combTable<>+5344(SB)/8, $0x000f3043da3c39f2
+DATA combTable<>+5352(SB)/8, $0x000076c2ec470a31
+DATA combTable<>+5360(SB)/8, $0x0008c938aac10c85
+DATA combTable<>+5368(SB)/8, $0x00060db276bcb8a0
+DATA combTable<>+5376(SB)/8, $0x000e6fac7046179b
+DATA combTable<>+5384(SB)/8, $0x00073daa920c01e0
+DATA combTable<>+5392(SB)/8, $0x00002f1273f15964
+DATA combTable<>+5400(SB)/8, $0x00088bd755a70bc0
+DATA combTable<>+5408(SB)/8, $0x000a4f1d442e7304
+DATA combTable<>+5416(SB)/8, $0x000c59616206d6b5
+DATA combTable<>+5424(SB)/8, $0x000f784ead1a69eb
+DATA combTable<>+5432(SB)/8, $0x000038ac1997edc5
+DATA combTable<>+5440(SB)/8, $0x0009fc7c8ae01e11
+DATA combTable<>+5448(SB)/8, $0x000904a6aab9f473
+DATA combTable<>+5456(SB)/8, $0x0007728f2efd5274
+DATA combTable<>+5464(SB)/8, $0x00069f241d98a828
+DATA combTable<>+5472(SB)/8, $0x00005d9e572ad85b
+DATA combTable<>+5480(SB)/8, $0x0006b517a751b13b
+DATA combTable<>+5488(SB)/8, $0x000867e9b858c066
+DATA combTable<>+5496(SB)/8, $0x00054dde49747d06
+DATA combTable<>+5504(SB)/8, $0x000e69cacacc0114
+DATA combTable<>+5512(SB)/8, $0x000022dfcd9cbfe9
+DATA combTable<>+5520(SB)/8, $0x000c59b4103be0a1
+DATA combTable<>+5528(SB)/8, $0x000ecd259f96956e
+DATA combTable<>+5536(SB)/8, $0x0003f5cd322ee3ba
+DATA combTable<>+5544(SB)/8, $0x000e472797cb2941
+DATA combTable<>+5552(SB)/8, $0x00000fe9877824cd
+DATA combTable<>+5560(SB)/8, $0x000bd2e0c30d0cd9
+DATA combTable<>+5568(SB)/8, $0x0005facbb43338dd
+DATA combTable<>+5576(SB)/8, $0x00022a961fad8e66
+DATA combTable<>+5584(SB)/8, $0x000c1c78f6b258c3
+DATA combTable<>+5592(SB)/8, $0x00006b2916c05448
+DATA combTable<>+5600(SB)/8, $0x000b34d10aba913b
+DATA combTable<>+5608(SB)/8, $0x000822e6dac0e7ed
+DATA combTable<>+5616(SB)/8, $0x000578f8154ea3cd
+DATA combTable<>+5624(SB)/8, $0x0000a1766083dff6
+DATA combTable<>+5632(SB)/8, $0x00004c303f307ff0
+DATA combTable<>+5640(SB)/8, $0x000c03580dd94500
+DATA combTable<>+5648(SB)/8, $0x000a46fbbec9329f
+DATA combTable<>+5656(SB)/8, $0x0002e2a7f8ecd27a
+DATA combTable<>+5664(SB)/8, $0x000a1d5130a155fc
+DATA combTable<>+5672(SB)/8, $0x0000416b151ab706
+DATA combTable<>+5680(SB)/8, $0x000a3bd617b28c85
+DATA combTable<>+5688(SB)/8, $0x000b739773bead30
+DATA combTable<>+5696(SB)/8, $0x000e6a5cbfc5d377
+DATA combTable<>+5704(SB)/8, $0x000b7c4c6c6e78c1
+DATA combTable<>+5712(SB)/8, $0x00000d61b8f78b2a
+DATA combTable<>+5720(SB)/8, $0x0008d7efe9c136b0
+DATA combTable<>+5728(SB)/8, $0x000cd58e44b2056a
+DATA combTable<>+5736(SB)/8, $0x000b57e0abbd07e5
+DATA combTable<>+5744(SB)/8, $0x000e8d2afe62fda1
+DATA combTable<>+5752(SB)/8, $0x0000191a2af74277
+DATA combTable<>+5760(SB)/8, $0x00062b434f460efb
+DATA combTable<>+5768(SB)/8, $0x000d4a63607d69fe
+DATA combTable<>+5776(SB)/8, $0x0007a0da24ded303
+DATA combTable<>+5784(SB)/8, $0x0005b93f052210eb
+DATA combTable<>+5792(SB)/8, $0x0000237e7dbe0054
+DATA combTable<>+5800(SB)/8, $0x0006f74bc53c1431
+DATA combTable<>+5808(SB)/8, $0x000ce2072eddece1
+DATA combTable<>+5816(SB)/8, $0x0005b23ee72b9725
+DATA combTable<>+5824(SB)/8, $0x000c908b8b9c36fb
+DATA combTable<>+5832(SB)/8, $0x00007e2e0e450b5c
+DATA combTable<>+5840(SB)/8, $0x000575ed6701b430
+DATA combTable<>+5848(SB)/8, $0x000e69f0bfd10013
+DATA combTable<>+5856(SB)/8, $0x0003e47f22231094
+DATA combTable<>+5864(SB)/8, $0x00055e375320f158
+DATA combTable<>+5872(SB)/8, $0x000071afa699b111
+DATA combTable<>+5880(SB)/8, $0x00023c1c473b50d6
+DATA combTable<>+5888(SB)/8, $0x0001f3b38ef10ea4
+DATA combTable<>+5896(SB)/8, $0x0002c9be9551e87a
+DATA combTable<>+5904(SB)/8, $0x0009a1c9b84bf5fb
+DATA combTable<>+5912(SB)/8, $0x000000731fbc78f8
+DATA combTable<>+5920(SB)/8, $0x000e6f9b3953b61d
+DATA combTable<>+5928(SB)/8, $0x000eaafa141e665c
+DATA combTable<>+5936(SB)/8, $0x0009f759fec65839
+DATA combTable<>+5944(SB)/8, $0x000c28e0f435ffda
+DATA combTable<>+5952(SB)/8, $0x0000021142e9c2b1
+DATA combTable<>+5960(SB)/8, $0x0000c71848f81880
+DATA combTable<>+5968(SB)/8, $0x000225ecec119e43
+DATA combTable<>+5976(SB)/8, $0x000bba15e3bf960c
+DATA combTable<>+5984(SB)/8, $0x0005808b6dae0836
+DATA combTable<>+5992(SB)/8, $0x00004c4d6f3347e1
+DATA combTable<>+6000(SB)/8, $0x000cddfc988f1970
+DATA combTable<>+6008(SB)/8, $0x00027b0b9f51b2f0
+DATA combTable<>+6016(SB)/8, $0x00079176be6b9162
+DATA combTable<>+6024(SB)/8, $0x0009fa86ec7b6c47
+DATA combTable<>+6032(SB)/8, $0x000038bf9500a88f
+DATA combTable<>+6040(SB)/8, $0x0007eccfc17d1fc9
+DATA combTable<>+6048(SB)/8, $0x000a651403c1418f
+DATA combTable<>+6056(SB)/8, $0x0007ee0cdf6c75f5
+DATA combTable<>+6064(SB)/8, $0x0007a22dbde712bf
+DATA combTable<>+6072(SB)/8, $0x0000193fddaaa7e4
+DATA combTable<>+6080(SB)/8, $0x0002c93c37e8876f
+DATA combTable<>+6088(SB)/8, $0x0005a18d1462c1fd
+DATA combTable<>+6096(SB)/8, $0x0009241276a2f61e
+DATA combTable<>+6104(SB)/8, $0x00049695080f5823
+DATA combTable<>+6112(SB)/8, $0x00006a6fb99ebf0d
+DATA combTable<>+6120(SB)/8, $0x000122b5b6e423c6
+DATA combTable<>+6128(SB)/8, $0x00010f286ff8eeeb
+DATA combTable<>+6136(SB)/8, $0x000dcf5d8c939d70
+DATA combTable<>+6144(SB)/8, $0x000eb1090a92a831
+DATA combTable<>+6152(SB)/8, $0x0000136fda9f42c5
+DATA combTable<>+6160(SB)/8, $0x0006c1bb560855eb
+DATA combTable<>+6168(SB)/8, $0x00038f893f09d6a4
+DATA combTable<>+6176(SB)/8, $0x000f71acc12416bb
+DATA combTable<>+6184(SB)/8, $0x00096ead71d11378
+DATA combTable<>+6192(SB)/8, $0x000075f76914a318
+DATA combTable<>+6200(SB)/8, $0x000cdfb1a305bdd1
+DATA combTable<>+6208(SB)/8, $0x0009d9ff82c08f94
+DATA combTable<>+6216(SB)/8, $0x0003bb588a0f364b
+DATA combTable<>+6224(SB)/8, $0x000dcba2a87d8a5c
+DATA combTable<>+6232(SB)/8, $0x0000022183510be8
+DATA combTable<>+6240(SB)/8, $0x000a710143307a7f
+DATA combTable<>+6248(SB)/8, $0x0009ec47da45f9d5
+DATA combTable<>+6256(SB)/8, $0x000e927ad3b063de
+DATA combTable<>+6264(SB)/8, $0x000426c22bbfe52b
+DATA combTable<>+6272(SB)/8, $0x00001387c441fd40
+DATA combTable<>+6280(SB)/8, $0x000766385ead2d14
+DATA combTable<>+6288(SB)/8, $0x00080ca7c58304af
+DATA combTable<>+6296(SB)/8, $0x0000211e3da08ed8
+DATA combTable<>+6304(SB)/8, $0x0006c030d13a6e61
+DATA combTable<>+6312(SB)/8, $0x00006a071ce17b80
+DATA combTable<>+6320(SB)/8, $0x0003c3d187978af8
+DATA combTable<>+6328(SB)/8, $0x0003d7f0e4413b5d
+DATA combTable<>+6336(SB)/8, $0x000b477ca0722b5a
+DATA combTable<>+6344(SB)/8, $0x000dc920d7b4848b
+DATA combTable<>+6352(SB)/8, $0x00003171b26aaf1e
+DATA combTable<>+6360(SB)/8, $0x000db7d8b28a47d1
+DATA combTable<>+6368(SB)/8, $0x000d61770a4f1a60
+DATA combTable<>+6376(SB)/8, $0x0003ddbd58a6bf14
+DATA combTable<>+6384(SB)/8, $0x00043e9d4a1f8935
+DATA combTable<>+6392(SB)/8, $0x00006c514a633442
+DATA combTable<>+6400(SB)/8, $0x000f319097564ca8
+DATA combTable<>+6408(SB)/8, $0x0004c2275e119a92
+DATA combTable<>+6416(SB)/8, $0x0004875150ff7bb8
+DATA combTable<>+6424(SB)/8, $0x000835a4f55fe37a
+DATA combTable<>+6432(SB)/8, $0x0000221fd4873cf0
+DATA combTable<>+6440(SB)/8, $0x0002204f3a156341
+DATA combTable<>+6448(SB)/8, $0x000e9ba0a032d232
+DATA combTable<>+6456(SB)/8, $0x00010f030efb73e0
+DATA combTable<>+6464(SB)/8, $0x0004aaafce0dd4c4
+DATA combTable<>+6472(SB)/8, $0x000048daa596fb92
+DATA combTable<>+6480(SB)/8, $0x00061d5dc84c9793
+DATA combTable<>+6488(SB)/8, $0x000e3ef41820614f
+DATA combTable<>+6496(SB)/8, $0x00046277ac9941f9
+DATA combTable<>+6504(SB)/8, $0x00079a9cdf5b88f3
+DATA combTable<>+6512(SB)/8, $0x000058c837fa0e8a
+DATA combTable<>+6520(SB)/8, $0x000a8e665ca59cc7
+DATA combTable<>+6528(SB)/8, $0x0004b2e38aca06ec
+DATA combTable<>+6536(SB)/8, $0x00021e17cea84725
+DATA combTable<>+6544(SB)/8, $0x0004af731afc708d
+DATA combTable<>+6552(SB)/8, $0x0000676dd6fccad8
+DATA combTable<>+6560(SB)/8, $0x0009688596fc9058
+DATA combTable<>+6568(SB)/8, $0x000f37b56a01b0cf
+DATA combTable<>+6576(SB)/8, $0x000935d66a1ddcbb
+DATA combTable<>+6584(SB)/8, $0x0007f0adcc2e77d4
+DATA combTable<>+6592(SB)/8, $0x00001c4f73f2c6a5
+DATA combTable<>+6600(SB)/8, $0x000e706efc7c3484
+DATA combTable<>+6608(SB)/8, $0x000b4c3c1cf61b36
+DATA combTable<>+6616(SB)/8, $0x00081cc7e573dfc9
+DATA combTable<>+6624(SB)/8, $0x000675ceb1d79c97
+DATA combTable<>+6632(SB)/8, $0x000070459adb7daf
+DATA combTable<>+6640(SB)/8, $0x000a4fbd305fa0bb
+DATA combTable<>+6648(SB)/8, $0x000e054c663ad0e7
+DATA combTable<>+6656(SB)/8, $0x000fe33848829d4c
+DATA combTable<>+6664(SB)/8, $0x0004c42f421c3832
+DATA combTable<>+6672(SB)/8, $0x0000795ac80d1bf6
+DATA combTable<>+6680(SB)/8, $0x0001db4991b42bb3
+DATA combTable<>+6688(SB)/8, $0x000234b02dcca1b9
+DATA combTable<>+6696(SB)/8, $0x000f8c78dc572696
+DATA combTable<>+6704(SB)/8, $0x0001fd39fdf9ee51
+DATA combTable<>+6712(SB)/8, $0x00005fe162848ce2
+DATA combTable<>+6720(SB)/8, $0x0009852d5d7cb208
+DATA combTable<>+6728(SB)/8, $0x00070687df2e7287
+DATA combTable<>+6736(SB)/8, $0x0001687891b8dedd
+DATA combTable<>+6744(SB)/8, $0x000aa35dc0bffab2
+DATA combTable<>+6752(SB)/8, $0x00002b44c043677d
+DATA combTable<>+6760(SB)/8, $0x0009214fe194961a
+DATA combTable<>+6768(SB)/8, $0x000c70d71cd4f4e5
+DATA combTable<>+6776(SB)/8, $0x000b50f22d49be7d
+DATA combTable<>+6784(SB)/8, $0x00072329300cfd23
+DATA combTable<>+6792(SB)/8, $0x00004789d446fc91
+DATA combTable<>+6800(SB)/8, $0x000c87ab074eb78e
+DATA combTable<>+6808(SB)/8, $0x0008e99daf4671a1
+DATA combTable<>+6816(SB)/8, $0x00084f9067fac6d1
+DATA combTable<>+6824(SB)/8, $0x000a4e43eacbbcd4
+DATA combTable<>+6832(SB)/8, $0x000060c52eef2bb9
+DATA combTable<>+6840(SB)/8, $0x000bc5c27cae6d11
+DATA combTable<>+6848(SB)/8, $0x0009b54a48cab702
+DATA combTable<>+6856(SB)/8, $0x000a492eb244c769
+DATA combTable<>+6864(SB)/8, $0x000676defbc4056b
+DATA combTable<>+6872(SB)/8, $0x000070d77248d9b6
+DATA combTable<>+6880(SB)/8, $0x000d89bc3bfd8bf1
+DATA combTable<>+6888(SB)/8, $0x00037c9f3551a0b5
+DATA combTable<>+6896(SB)/8, $0x00053028f5b06b92
+DATA combTable<>+6904(SB)/8, $0x000caab0e4c16b0d
+DATA combTable<>+6912(SB)/8, $0x000010bc9c312ccf
+DATA combTable<>+6920(SB)/8, $0x000ae84b3ec2a05b
+DATA combTable<>+6928(SB)/8, $0x000f4ed1781e0aa8
+DATA combTable<>+6936(SB)/8, $0x00008e85d198699e
+DATA combTable<>+6944(SB)/8, $0x000f413794513e47
+DATA combTable<>+6952(SB)/8, $0x000063755bd3a976
+DATA combTable<>+6960(SB)/8, $0x0007101897f1acb7
+DATA combTable<>+6968(SB)/8, $0x0005ec165bbd83dc
+DATA combTable<>+6976(SB)/8, $0x000fa1020f5dda7d
+DATA combTable<>+6984(SB)/8, $0x0002a56508e5b9c0
+DATA combTable<>+6992(SB)/8, $0x00002763751737c5
+DATA combTable<>+7000(SB)/8, $0x000fa03e2ad10853
+DATA combTable<>+7008(SB)/8, $0x000909ee63569b55
+DATA combTable<>+7016(SB)/8, $0x000e69b890356f75
+DATA combTable<>+7024(SB)/8, $0x0006f849ff9f1fdb
+DATA combTable<>+7032(SB)/8, $0x00000d8cc1c48bc1
+DATA combTable<>+7040(SB)/8, $0x000402d36eb419a9
+DATA combTable<>+7048(SB)/8, $0x0007e77b460a5029
+DATA combTable<>+7056(SB)/8, $0x00043c4956f0b44e
+DATA combTable<>+7064(SB)/8, $0x00066e7cfa86230d
+DATA combTable<>+7072(SB)/8, $0x000070c2dd8a7ad1
+DATA combTable<>+7080(SB)/8, $0x0004967db8ed7e13
+DATA combTable<>+7088(SB)/8, $0x0000ad776817a91d
+DATA combTable<>+7096(SB)/8, $0x000d85256474252f
+DATA combTable<>+7104(SB)/8, $0x0003ce5e40982e00
+DATA combTable<>+7112(SB)/8, $0x000032b8613816a5
+DATA combTable<>+7120(SB)/8, $0x000194509f6fec0e
+DATA combTable<>+7128(SB)/8, $0x000a946c6518d656
+DATA combTable<>+7136(SB)/8, $0x0007e09b5cee2e7e
+DATA combTable<>+7144(SB)/8, $0x00084959733c1f36
+DATA combTable<>+7152(SB)/8, $0x00002e0fac636394
+DATA combTable<>+7160(SB)/8, $0x0007f7bee448cd64
+DATA combTable<>+7168(SB)/8, $0x00067087886d079e
+DATA combTable<>+7176(SB)/8, $0x0000e4db2e6ac83a
+DATA combTable<>+7184(SB)/8, $0x0004f41f89fd4d9a
+DATA combTable<>+7192(SB)/8, $0x00004179215c735a
+DATA combTable<>+7200(SB)/8, $0x000e33b9286bcd34
+DATA combTable<>+7208(SB)/8, $0x000b6559dd6dce4a
+DATA combTable<>+7216(SB)/8, $0x0003d38e1fb7ef7e
+DATA combTable<>+7224(SB)/8, $0x000c286278b141fb
+DATA combTable<>+7232(SB)/8, $0x000031fa85662241
+DATA combTable<>+7240(SB)/8, $0x000094e7d7dced2a
+DATA combTable<>+7248(SB)/8, $0x000c347d39c708c7
+DATA combTable<>+7256(SB)/8, $0x000906d90297fb8a
+DATA combTable<>+7264(SB)/8, $0x0009d76e13be033a
+DATA combTable<>+7272(SB)/8, $0x0000700344a30cd9
+DATA combTable<>+7280(SB)/8, $0x00026c422e3622f4
+DATA combTable<>+7288(SB)/8, $0x000879833502daf8
+DATA combTable<>+7296(SB)/8, $0x000b389123c12029
+DATA combTable<>+7304(SB)/8, $0x00024899bc1b7e12
+DATA combTable<>+7312(SB)/8, $0x000024bb2312a995
+DATA combTable<>+7320(SB)/8, $0x00080c2af5f85c6b
+DATA combTable<>+7328(SB)/8, $0x000c304fa679441f
+DATA combTable<>+7336(SB)/8, $0x0003ba1bad687284
+DATA combTable<>+7344(SB)/8, $0x0005d168945df99a
+DATA combTable<>+7352(SB)/8, $0x00000d1d2af9ffeb
+DATA combTable<>+7360(SB)/8, $0x0008ed1732de67c3
+DATA combTable<>+7368(SB)/8, $0x00018461b4948b1a
+DATA combTable<>+7376(SB)/8, $0x0006cfbcd23cb494
+DATA combTable<>+7384(SB)/8, $0x00080088ebd43437
+DATA combTable<>+7392(SB)/8, $0x00000fee3e871e18
+DATA combTable<>+7400(SB)/8, $0x000a8aa132621edf
+DATA combTable<>+7408(SB)/8, $0x000a159226579a9d
+DATA combTable<>+7416(SB)/8, $0x00079ac19330b822
+DATA combTable<>+7424(SB)/8, $0x0001d764004197ba
+DATA combTable<>+7432(SB)/8, $0x000016acd7971853
+DATA combTable<>+7440(SB)/8, $0x0009c6c57887b6ad
+DATA combTable<>+7448(SB)/8, $0x000ad5f90febac95
+DATA combTable<>+7456(SB)/8, $0x000342f50494e19e
+DATA combTable<>+7464(SB)/8, $0x000170016e24e62a
+DATA combTable<>+7472(SB)/8, $0x0000164ed34b1816
+DATA combTable<>+7480(SB)/8, $0x000f72af2d9b1d3d
+DATA combTable<>+7488(SB)/8, $0x00036a432245a72d
+DATA combTable<>+7496(SB)/8, $0x0006b3963763462a
+DATA combTable<>+7504(SB)/8, $0x00023093ecea0791
+DATA combTable<>+7512(SB)/8, $0x0000123e0ef6b930
+DATA combTable<>+7520(SB)/8, $0x000ed94c192fe69a
+DATA combTable<>+7528(SB)/8, $0x000ea3a911513487
+DATA combTable<>+7536(SB)/8, $0x0009a4de2761ae2c
+DATA combTable<>+7544(SB)/8, $0x000f3eb877bf6d3b
+DATA combTable<>+7552(SB)/8, $0x000078da0fc61073
+DATA combTable<>+7560(SB)/8, $0x000f80f1680c3a94
+DATA combTable<>+7568(SB)/8, $0x000151ae9e7e6a29
+DATA combTable<>+7576(SB)/8, $0x000801797371f77e
+DATA combTable<>+7584(SB)/8, $0x0008ddd1100f1584
+DATA combTable<>+7592(SB)/8, $0x0000054aa4b316b3
+DATA combTable<>+7600(SB)/8, $0x00015d28e52bc66a
+DATA combTable<>+7608(SB)/8, $0x0001870f01a8e5bf
+DATA combTable<>+7616(SB)/8, $0x0006c28bdd2c47e3
+DATA combTable<>+7624(SB)/8, $0x000173a2419afbc0
+DATA combTable<>+7632(SB)/8, $0x00002d25deeb256b
+DATA combTable<>+7640(SB)/8, $0x0008468d19267cb8
+DATA combTable<>+7648(SB)/8, $0x0009c66e54dafdfc
+DATA combTable<>+7656(SB)/8, $0x00066eec170b2878
+DATA combTable<>+7664(SB)/8, $0x000a7602aeb1d2a6
+DATA combTable<>+7672(SB)/8, $0x0000134610a6ab7d
+DATA combTable<>+7680(SB)/8, $0x000a65e777d1f515
+DATA combTable<>+7688(SB)/8, $0x000878faa60f1cd2
+DATA combTable<>+7696(SB)/8, $0x000abc06e5548991
+DATA combTable<>+7704(SB)/8, $0x000c9fbb1b73bbcd
+DATA combTable<>+7712(SB)/8, $0x0000654878cba97c
+DATA combTable<>+7720(SB)/8, $0x00038ec78df6b0fe
+DATA combTable<>+7728(SB)/8, $0x00089e575f51b511
+DATA combTable<>+7736(SB)/8, $0x00017af1b95397da
+DATA combTable<>+7744(SB)/8, $0x000d65009207a1d7
+DATA combTable<>+7752(SB)/8, $0x00002102fdba2b20
+DATA combTable<>+7760(SB)/8, $0x000ee405055ce6a1
+DATA combTable<>+7768(SB)/8, $0x000681251ad29969
+DATA combTable<>+7776(SB)/8, $0x000a7da41536bca7
+DATA combTable<>+7784(SB)/8, $0x000b2ba3a1af517a
+DATA combTable<>+7792(SB)/8, $0x00000ad725db29ec
+DATA combTable<>+7800(SB)/8, $0x0007bc0c9b056f85
+DATA combTable<>+7808(SB)/8, $0x00068e7f5ffd7fec
+DATA combTable<>+7816(SB)/8, $0x000312aefa537d52
+DATA combTable<>+7824(SB)/8, $0x0009fd977afc6624
+DATA combTable<>+7832(SB)/8, $0x00004f675f530239
+DATA combTable<>+7840(SB)/8, $0x000267b1834e2457
+DATA combTable<>+7848(SB)/8, $0x000b570ce1bc5dc4
+DATA combTable<>+7856(SB)/8, $0x0007d15ed7b67544
+DATA combTable<>+7864(SB)/8, $0x00036501af07a0bf
+DATA combTable<>+7872(SB)/8, $0x00004aefcffb71a0
+DATA combTable<>+7880(SB)/8, $0x000d36360415171e
+DATA combTable<>+7888(SB)/8, $0x000118998483bc32
+DATA combTable<>+7896(SB)/8, $0x0000945110cd2bef
+DATA combTable<>+7904(SB)/8, $0x0006561870a6eadd
+DATA combTable<>+7912(SB)/8, $0x00000bccbb72a2a8
+DATA combTable<>+7920(SB)/8, $0x000d5e4c50fe1296
+DATA combTable<>+7928(SB)/8, $0x00082fee89f7e186
+DATA combTable<>+7936(SB)/8, $0x00007031b0e0397b
+DATA combTable<>+7944(SB)/8, $0x00037c23bc7f6c55
+DATA combTable<>+7952(SB)/8, $0x00006678fd69108f
+DATA combTable<>+7960(SB)/8, $0x000e962feab1a9c8
+DATA combTable<>+7968(SB)/8, $0x0003565147dcd185
+DATA combTable<>+7976(SB)/8, $0x000b5b6df286e7e6
+DATA combTable<>+7984(SB)/8, $0x000b73eb092e031b
+DATA combTable<>+7992(SB)/8, $0x00004024f0ab59d6
+DATA combTable<>+8000(SB)/8, $0x0006fa31636863c2
+DATA combTable<>+8008(SB)/8, $0x00048572d33f2158
+DATA combTable<>+8016(SB)/8, $0x00089eaefc07f68c
+DATA combTable<>+8024(SB)/8, $0x00047014f73cc9f7
+DATA combTable<>+8032(SB)/8, $0x00002d42e2108ead
+DATA combTable<>+8040(SB)/8, $0x00017b0d0f537593
+DATA combTable<>+8048(SB)/8, $0x0000b131e064c217
+DATA combTable<>+8056(SB)/8, $0x00052ae09f914e69
+DATA combTable<>+8064(SB)/8, $0x0003c6e1bb687ae7
+DATA combTable<>+8072(SB)/8, $0x0000420bf3a79b42
+DATA combTable<>+8080(SB)/8, $0x0005131594dfd29b
+DATA combTable<>+8088(SB)/8, $0x0005d313f4c6a97f
+DATA combTable<>+8096(SB)/8, $0x0008455010615598
+DATA combTable<>+8104(SB)/8, $0x000d322eba13f070
+DATA combTable<>+8112(SB)/8, $0x0000676b2608b8d2
+DATA combTable<>+8120(SB)/8, $0x0008ba651c5b2b47
+DATA combTable<>+8128(SB)/8, $0x000ec311b1b80813
+DATA combTable<>+8136(SB)/8, $0x000c3135b08671b6
+DATA combTable<>+8144(SB)/8, $0x000f1e07bff0cb1b
+DATA combTable<>+8152(SB)/8, $0x0000745d2ffa9c0c
+DATA combTable<>+8160(SB)/8, $0x0006df5721d34e6a
+DATA combTable<>+8168(SB)/8, $0x00027997bb3d0603
+DATA combTable<>+8176(SB)/8, $0x0008756afab1db88
+DATA combTable<>+8184(SB)/8, $0x000c839d3c209c3c
+DATA combTable<>+8192(SB)/8, $0x000006e15be54c1d
+DATA combTable<>+8200(SB)/8, $0x00025a1e2bc9c8bd
+DATA combTable<>+8208(SB)/8, $0x0000826479d81bf5
+DATA combTable<>+8216(SB)/8, $0x000f0155dbea5b26
+DATA combTable<>+8224(SB)/8, $0x000f5d0d511c70ed
+DATA combTable<>+8232(SB)/8, $0x00001ae23ceb960c
+DATA combTable<>+8240(SB)/8, $0x00025d871932994a
+DATA combTable<>+8248(SB)/8, $0x000b5ceb1dab05b7
+DATA combTable<>+8256(SB)/8, $0x000ab7ca0532351c
+DATA combTable<>+8264(SB)/8, $0x000c1f77dc41549d
+DATA combTable<>+8272(SB)/8, $0x000058ded861278e
+DATA combTable<>+8280(SB)/8, $0x000b5ba8b6c2c9a8
+DATA combTable<>+8288(SB)/8, $0x0008ef52c598c2df
+DATA combTable<>+8296(SB)/8, $0x00012d157348eeef
+DATA combTable<>+8304(SB)/8, $0x0005bd833809107f
+DATA combTable<>+8312(SB)/8, $0x000008ba696b531d
+DATA combTable<>+8320(SB)/8, $0x00073793f266c55c
+DATA combTable<>+8328(SB)/8, $0x000c5cc454e49d81
+DATA combTable<>+8336(SB)/8, $0x000c26c3a8c8c976
+DATA combTable<>+8344(SB)/8, $0x000f6f95ce382f8b
+DATA combTable<>+8352(SB)/8, $0x00002ff39de85485
+DATA combTable<>+8360(SB)/8, $0x000d3eeec3efc57a
+DATA combTable<>+8368(SB)/8, $0x00017d4ff481177e
+DATA combTable<>+8376(SB)/8, $0x0001a671cb04e055
+DATA combTable<>+8384(SB)/8, $0x000fe54ea3d7a3ff
+DATA combTable<>+8392(SB)/8, $0x0000120633b4947c
+DATA combTable<>+8400(SB)/8, $0x000d31474912100a
+DATA combTable<>+8408(SB)/8, $0x0006d7e6fbe0682b
+DATA combTable<>+8416(SB)/8, $0x0001ea79c6de237b
+DATA combTable<>+8424(SB)/8, $0x0003bdee11e76191
+DATA combTable<>+8432(SB)/8, $0x000007433be3cb39
+DATA combTable<>+8440(SB)/8, $0x0004987891610042
+DATA combTable<>+8448(SB)/8, $0x0003cecebfae80b9
+DATA combTable<>+8456(SB)/8, $0x0004f0a4c04ee7b1
+DATA combTable<>+8464(SB)/8, $0x000918570be73959
+DATA combTable<>+8472(SB)/8, $0x000035d30a99b4d5
+DATA combTable<>+8480(SB)/8, $0x000944c05ce997f4
+DATA combTable<>+8488(SB)/8, $0x000e4b05c51a3ff7
+DATA combTable<>+8496(SB)/8, $0x000a76847c575d3d
+DATA combTable<>+8504(SB)/8, $0x000da9f583381fd5
+DATA combTable<>+8512(SB)/8, $0x00002d873ede7af6
+DATA combTable<>+8520(SB)/8, $0x000202e14e5df981
+DATA combTable<>+8528(SB)/8, $0x000175015e1f5aa6
+DATA combTable<>+8536(SB)/8, $0x000ae21d6ca20d59
+DATA combTable<>+8544(SB)/8, $0x000025318a275d3b
+DATA combTable<>+8552(SB)/8, $0x00000543618a0160
+DATA combTable<>+8560(SB)/8, $0x000a316443373409
+DATA combTable<>+8568(SB)/8, $0x000eef4aa81d9157
+DATA combTable<>+8576(SB)/8, $0x0005a64806fab8b7
+DATA combTable<>+8584(SB)/8, $0x000a7b6b093fee6f
+DATA combTable<>+8592(SB)/8, $0x00002e773654707f
+DATA combTable<>+8600(SB)/8, $0x000abdf4974c23c1
+DATA combTable<>+8608(SB)/8, $0x000259dce46930de
+DATA combTable<>+8616(SB)/8, $0x00029aba2caa6f0a
+DATA combTable<>+8624(SB)/8, $0x000960d04202cb8a
+DATA combTable<>+8632(SB)/8, $0x00004b1443362d07
+DATA combTable<>+8640(SB)/8, $0x000c54e91c529ccb
+DATA combTable<>+8648(SB)/8, $0x0009264c635fb967
+DATA combTable<>+8656(SB)/8, $0x000812196530f626
+DATA combTable<>+8664(SB)/8, $0x0006f5c2747aff47
+DATA combTable<>+8672(SB)/8, $0x000017038418eaf6
+DATA combTable<>+8680(SB)/8, $0x0004b7c7b66e1f7a
+DATA combTable<>+8688(SB)/8, $0x00025f50c2f7eccc
+DATA combTable<>+8696(SB)/8, $0x00013eaf1c44157e
+DATA combTable<>+8704(SB)/8, $0x00063f73ef06dfc7
+DATA combTable<>+8712(SB)/8, $0x0000582f446752da
+DATA combTable<>+8720(SB)/8, $0x00017bd320324ce4
+DATA combTable<>+8728(SB)/8, $0x000e8a4488bc4c63
+DATA combTable<>+8736(SB)/8, $0x000e5a1364a81042
+DATA combTable<>+8744(SB)/8, $0x0008dc9b21ef18b4
+DATA combTable<>+8752(SB)/8, $0x00000c2a1c4bcda2
+DATA combTable<>+8760(SB)/8, $0x0004814869bd6945
+DATA combTable<>+8768(SB)/8, $0x0007dbe1c8d22edc
+DATA combTable<>+8776(SB)/8, $0x00055cc5ab0d6d90
+DATA combTable<>+8784(SB)/8, $0x000dc83c63bd212d
+DATA combTable<>+8792(SB)/8, $0x00005a6a9b30a314
+DATA combTable<>+8800(SB)/8, $0x000dc7d06f1f0447
+DATA combTable<>+8808(SB)/8, $0x0003edb87c059d24
+DATA combTable<>+8816(SB)/8, $0x000bb2d28fb2269e
+DATA combTable<>+8824(SB)/8, $0x0004877d15b0272f
+DATA combTable<>+8832(SB)/8, $0x00007c558bd1c6f6
+DATA combTable<>+8840(SB)/8, $0x000c1524d396463d
+DATA combTable<>+8848(SB)/8, $0x0008ac35a24f0d0e
+DATA combTable<>+8856(SB)/8, $0x000cbc5fa412bb62
+DATA combTable<>+8864(SB)/8, $0x000afc3a50c3a791
+DATA combTable<>+8872(SB)/8, $0x00000404a5ca0afb
+DATA combTable<>+8880(SB)/8, $0x000c9e1b2a416fd1
+DATA combTable<>+8888(SB)/8, $0x00028e350598b62b
+DATA combTable<>+8896(SB)/8, $0x000d5d6967b5c6f7
+DATA combTable<>+8904(SB)/8, $0x000ee9804343fd83
+DATA combTable<>+8912(SB)/8, $0x000039527516e7f8
+DATA combTable<>+8920(SB)/8, $0x000f40070aa743d6
+DATA combTable<>+8928(SB)/8, $0x000cb5b265ee88c1
+DATA combTable<>+8936(SB)/8, $0x00068fd2deccbad0
+DATA combTable<>+8944(SB)/8, $0x0009633574b046b6
+DATA combTable<>+8952(SB)/8, $0x000046395bfdcadd
+DATA combTable<>+8960(SB)/8, $0x000fdb2d1a5d9a9c
+DATA combTable<>+8968(SB)/8, $0x000bcd1005c2a117
+DATA combTable<>+8976(SB)/8, $0x0004d56fea9c7745
+DATA combTable<>+8984(SB)/8, $0x000d016efd4bef15
+DATA combTable<>+8992(SB)/8, $0x000076579a29e822
+DATA combTable<>+9000(SB)/8, $0x000cb51352b434f2
+DATA combTable<>+9008(SB)/8, $0x0004993de80e1333
+DATA combTable<>+9016(SB)/8, $0x00050d35ced83228
+DATA combTable<>+9024(SB)/8, $0x00077c1b55128877
+DATA combTable<>+9032(SB)/8, $0x000002c514bb2a27
+DATA combTable<>+9040(SB)/8, $0x00068e7e49c02a17
+DATA combTable<>+9048(SB)/8, $0x000a2bca9a37f45b
+DATA combTable<>+9056(SB)/8, $0x000c224c1b23cd51
+DATA combTable<>+9064(SB)/8, $0x000bdb13ed65f11e
+DATA combTable<>+9072(SB)/8, $0x000043a384dc9e05
+DATA combTable<>+9080(SB)/8, $0x000bd5da8bf1b645
+DATA combTable<>+9088(SB)/8, $0x0007ef6b54b53684
+DATA combTable<>+9096(SB)/8, $0x0009b0d253fb8bd3
+DATA combTable<>+9104(SB)/8, $0x0008059313916d7a
+DATA combTable<>+9112(SB)/8, $0x0000116092096154
+DATA combTable<>+9120(SB)/8, $0x00085616369b4dcd
+DATA combTable<>+9128(SB)/8, $0x000a7655c35637a3
+DATA combTable<>+9136(SB)/8, $0x0004f1802175c02c
+DATA combTable<>+9144(SB)/8, $0x000e0427dc21bf9d
+DATA combTable<>+9152(SB)/8, $0x00002f637d7491e6
+DATA combTable<>+9160(SB)/8, $0x000d166929dacfaa
+DATA combTable<>+9168(SB)/8, $0x0004c8413598fb44
+DATA combTable<>+9176(SB)/8, $0x00053d5559da529f
+DATA combTable<>+9184(SB)/8, $0x0008e0be9ef63ca4
+DATA combTable<>+9192(SB)/8, $0x0000351e125bc569
+DATA combTable<>+9200(SB)/8, $0x00049b461af67bbe
+DATA combTable<>+9208(SB)/8, $0x0007ac8ab8961d4b
+DATA combTable<>+9216(SB)/8, $0x0009a699fbd60303
+DATA combTable<>+9224(SB)/8, $0x0002a9a71dee19ff
+DATA combTable<>+9232(SB)/8, $0x00007f182d06e7ce
+DATA combTable<>+9240(SB)/8, $0x00054b728e217522
+DATA combTable<>+9248(SB)/8, $0x000f4d484b8d8094
+DATA combTable<>+9256(SB)/8, $0x000f46903caa58e8
+DATA combTable<>+9264(SB)/8, $0x0005217d358254d7
+DATA combTable<>+9272(SB)/8, $0x000044acc043241c
+DATA combTable<>+9280(SB)/8, $0x000c8e64ab0168ec
+DATA combTable<>+9288(SB)/8, $0x0005515edc5437a7
+DATA combTable<>+9296(SB)/8, $0x0007cd0edacb5a4a
+DATA combTable<>+9304(SB)/8, $0x00093b0095519d34
+DATA combTable<>+9312(SB)/8, $0x000067d4ac8c343e
+DATA combTable<>+9320(SB)/8, $0x000d6bbb4f7a5777
+DATA combTable<>+9328(SB)/8, $0x000d4918313e11c7
+DATA combTable<>+9336(SB)/8, $0x00096b46848b35fe
+DATA combTable<>+9344(SB)/8, $0x00071bd4adca1c6c
+DATA combTable<>+9352(SB)/8, $0x0000556d1c8312ad
+DATA combTable<>+9360(SB)/8, $0x00006756b11be821
+DATA combTable<>+9368(SB)/8, $0x0002310a3f3dd81f
+DATA combTable<>+9376(SB)/8, $0x000a99465d0faff8
+DATA combTable<>+9384(SB)/8, $0x0007f05f8b2d0556
+DATA combTable<>+9392(SB)/8, $0x0000097abe38cc8c
+DATA combTable<>+9400(SB)/8, $0x000f40e30c8d3982
+DATA combTable<>+9408(SB)/8, $0x0003e15a3fa3417e
+DATA combTable<>+9416(SB)/8, $0x000773646e31f707
+DATA combTable<>+9424(SB)/8, $0x0004eff4f21f3cb0
+DATA combTable<>+9432(SB)/8, $0x0000746c6c6d1d82
+DATA combTable<>+9440(SB)/8, $0x0009c9877ea52da4
+DATA combTable<>+9448(SB)/8, $0x000559bdc1d430c4
+DATA combTable<>+9456(SB)/8, $0x0007ccebd24c4369
+DATA combTable<>+9464(SB)/8, $0x00084bd022c3809f
+DATA combTable<>+9472(SB)/8, $0x0000577e14a34bee
+DATA combTable<>+9480(SB)/8, $0x000ecebebd4dd72b
+DATA combTable<>+9488(SB)/8, $0x000da060f221194f
+DATA combTable<>+9496(SB)/8, $0x0000c8d1fff46a4f
+DATA combTable<>+9504(SB)/8, $0x0009295124a5977c
+DATA combTable<>+9512(SB)/8, $0x0000705304b8fb00
+DATA combTable<>+9520(SB)/8, $0x000268ac61a73b0a
+DATA combTable<>+9528(SB)/8, $0x000103791a5f5f0e
+DATA combTable<>+9536(SB)/8, $0x000b6d00e9f2fafa
+DATA combTable<>+9544(SB)/8, $0x0008f42c1e13e826
+DATA combTable<>+9552(SB)/8, $0x000060fa7ee96fd7
+DATA combTable<>+9560(SB)/8, $0x000d1d354d296ec6
+DATA combTable<>+9568(SB)/8, $0x0003e5fad31d8b63
+DATA combTable<>+9576(SB)/8, $0x0004bd42ecf3c305
+DATA combTable<>+9584(SB)/8, $0x00053fd670b958cb
+DATA combTable<>+9592(SB)/8, $0x000021398e0ca163
+DATA combTable<>+9600(SB)/8, $0x0008aaf9b4b75601
+DATA combTable<>+9608(SB)/8, $0x000135c8dad72279
+DATA combTable<>+9616(SB)/8, $0x0001b7a0235eac72
+DATA combTable<>+9624(SB)/8, $0x0007d4ed2ceaa616
+DATA combTable<>+9632(SB)/8, $0x00001bbfb284e98f
+DATA combTable<>+9640(SB)/8, $0x0005058a382b33f3
+DATA combTable<>+9648(SB)/8, $0x0000bad48c0b489f
+DATA combTable<>+9656(SB)/8, $0x00053db36e5ae2ba
+DATA combTable<>+9664(SB)/8, $0x00032e68f93b503a
+DATA combTable<>+9672(SB)/8, $0x00005aa3ed9d95a2
+DATA combTable<>+9680(SB)/8, $0x000777e9c7d96561
+DATA combTable<>+9688(SB)/8, $0x0005472c78036656
+DATA combTable<>+9696(SB)/8, $0x0009506eeecb2b12
+DATA combTable<>+9704(SB)/8, $0x00057cc65053299d
+DATA combTable<>+9712(SB)/8, $0x00004a07e14e5e89
+DATA combTable<>+9720(SB)/8, $0x000b58cdc477a49b
+DATA combTable<>+9728(SB)/8, $0x000de6447f017240
+DATA combTable<>+9736(SB)/8, $0x0007c86aadfd38da
+DATA combTable<>+9744(SB)/8, $0x000a08119928d32a
+DATA combTable<>+9752(SB)/8, $0x000050af7aed84af
+DATA combTable<>+9760(SB)/8, $0x000412cb980df999
+DATA combTable<>+9768(SB)/8, $0x0006f3c6ec7714ee
+DATA combTable<>+9776(SB)/8, $0x00025c77fda315d7
+DATA combTable<>+9784(SB)/8, $0x0003402bba5edde9
+DATA combTable<>+9792(SB)/8, $0x00003f0bac391d31
+DATA combTable<>+9800(SB)/8, $0x000fde0115f65be5
+DATA combTable<>+9808(SB)/8, $0x00021216109b26e4
+DATA combTable<>+9816(SB)/8, $0x000badd6d9299826
+DATA combTable<>+9824(SB)/8, $0x000d006780205810
+DATA combTable<>+9832(SB)/8, $0x00001921a316baeb
+DATA combTable<>+9840(SB)/8, $0x000aad9ad9f3c18b
+DATA combTable<>+9848(SB)/8, $0x000ef60b1c19cd75
+DATA combTable<>+9856(SB)/8, $0x00055c0ed9566a0e
+DATA combTable<>+9864(SB)/8, $0x000c7f53e9a0bac2
+DATA combTable<>+9872(SB)/8, $0x00007b049deca062
+DATA combTable<>+9880(SB)/8, $0x00022f7edfb870fc
+DATA combTable<>+9888(SB)/8, $0x000eb4f76b3bd894
+DATA combTable<>+9896(SB)/8, $0x0006c24df72c296b
+DATA combTable<>+9904(SB)/8, $0x000aeb00738f1d43
+DATA combTable<>+9912(SB)/8, $0x00006458df41e273
+DATA combTable<>+9920(SB)/8, $0x000be37a35444483
+DATA combTable<>+9928(SB)/8, $0x000330fedbe93dcc
+DATA combTable<>+9936(SB)/8, $0x0002c5dd87758879
+DATA combTable<>+9944(SB)/8, $0x0000e64786004c31
+DATA combTable<>+9952(SB)/8, $0x00006093dccbc295
+DATA combTable<>+9960(SB)/8, $0x000eeebe6084034b
+DATA combTable<>+9968(SB)/8, $0x000b6780fb8546bd
+DATA combTable<>+9976(SB)/8, $0x00062d06953199c2
+DATA combTable<>+9984(SB)/8, $0x0007d90973376abb
+DATA combTable<>+9992(SB)/8, $0x00006e3180c98b64
+DATA combTable<>+10000(SB)/8, $0x00039a8585e0706d
+DATA combTable<>+10008(SB)/8, $0x000d8b3e739331ff
+DATA combTable<>+10016(SB)/8, $0x00018f453b36d0a5
+DATA combTable<>+10024(SB)/8, $0x000a97c43b9f2e17
+DATA combTable<>+10032(SB)/8, $0x000057d1ea084827
+DATA combTable<>+10040(SB)/8, $0x000ab6e7a128b071
+DATA combTable<>+10048(SB)/8, $0x0006d93a88baaee7
+DATA combTable<>+10056(SB)/8, $0x0002216130a4c159
+DATA combTable<>+10064(SB)/8, $0x000bd18f7b4de82b
+DATA combTable<>+10072(SB)/8, $0x0000363e999ddd97
+DATA combTable<>+10080(SB)/8, $0x000848dce24baec6
+DATA combTable<>+10088(SB)/8, $0x00055babcaf602f1
+DATA combTable<>+10096(SB)/8, $0x000cefe931769b72
+DATA combTable<>+10104(SB)/8, $0x000b35590cb3c6e3
+DATA combTable<>+10112(SB)/8, $0x0000231f979bc6f9
+DATA combTable<>+10120(SB)/8, $0x000843c135ee1fc4
+DATA combTable<>+10128(SB)/8, $0x0005508e4c8cf96a
+DATA combTable<>+10136(SB)/8, $0x00058cd330976eb3
+DATA combTable<>+10144(SB)/8, $0x000052bb42f6801b
+DATA combTable<>+10152(SB)/8, $0x000048ee9b78693a
+DATA combTable<>+10160(SB)/8, $0x0001de4bcc2af3c6
+DATA combTable<>+10168(SB)/8, $0x00030fe208d1f5c3
+DATA combTable<>+10176(SB)/8, $0x00014fb466b04bb0
+DATA combTable<>+10184(SB)/8, $0x0002413b78d7009c
+DATA combTable<>+10192(SB)/8, $0x0000079bfa9b0879
+DATA combTable<>+10200(SB)/8, $0x0009ed80a2d54245
+DATA combTable<>+10208(SB)/8, $0x0007877f63952f3c
+DATA combTable<>+10216(SB)/8, $0x00010854750aa08b
+DATA combTable<>+10224(SB)/8, $0x000636bd76dac63d
+DATA combTable<>+10232(SB)/8, $0x00001ef4fb159470
+DATA combTable<>+10240(SB)/8, $0x00003a51da300df4
+DATA combTable<>+10248(SB)/8, $0x000233da95ab0e39
+DATA combTable<>+10256(SB)/8, $0x000b356480843964
+DATA combTable<>+10264(SB)/8, $0x0007194ed3cf12d0
+DATA combTable<>+10272(SB)/8, $0x0000038c77f68481
+DATA combTable<>+10280(SB)/8, $0x000e5ee65b167bec
+DATA combTable<>+10288(SB)/8, $0x0004296d0cdc2854
+DATA combTable<>+10296(SB)/8, $0x000810219959590a
+DATA combTable<>+10304(SB)/8, $0x000ff5672b2df349
+DATA combTable<>+10312(SB)/8, $0x0000575ee92a4a0b
+DATA combTable<>+10320(SB)/8, $0x0006bc450aa4d801
+DATA combTable<>+10328(SB)/8, $0x00027a533b9d85d4
+DATA combTable<>+10336(SB)/8, $0x000b8906c2c3af12
+DATA combTable<>+10344(SB)/8, $0x000581b389e3b262
+DATA combTable<>+10352(SB)/8, $0x0000200a1e7e382f
+DATA combTable<>+10360(SB)/8, $0x000080908a182fcf
+DATA combTable<>+10368(SB)/8, $0x000c299489dbdd4c
+DATA combTable<>+10376(SB)/8, $0x0002f733de30e170
+DATA combTable<>+10384(SB)/8, $0x000fd0005babd575
+DATA combTable<>+10392(SB)/8, $0x000043d4e7112cd3
+DATA combTable<>+10400(SB)/8, $0x000db967eaf93ac5
+DATA combTable<>+10408(SB)/8, $0x0009b056652c0518
+DATA combTable<>+10416(SB)/8, $0x00067197f571bc98
+DATA combTable<>+10424(SB)/8, $0x0004e38fe2b85d95
+DATA combTable<>+10432(SB)/8, $0x0000050eca52651e
+DATA combTable<>+10440(SB)/8, $0x000c397660e668ea
+DATA combTable<>+10448(SB)/8, $0x000fe153ab49797a
+DATA combTable<>+10456(SB)/8, $0x0004eca79f9b19bb
+DATA combTable<>+10464(SB)/8, $0x000ae574cb179b53
+DATA combTable<>+10472(SB)/8, $0x00006151c09fa131
+DATA combTable<>+10480(SB)/8, $0x00031ade453f0c9c
+DATA combTable<>+10488(SB)/8, $0x0005eff703b9bc34
+DATA combTable<>+10496(SB)/8, $0x000d847b3de9f504
+DATA combTable<>+10504(SB)/8, $0x000f4c6fcd97ac9e
+DATA combTable<>+10512(SB)/8, $0x00004b0ee6c21c58
+DATA combTable<>+10520(SB)/8, $0x00055c0dfdf05d96
+DATA combTable<>+10528(SB)/8, $0x000e02ab4ee7a3af
+DATA combTable<>+10536(SB)/8, $0x0002171709dd262e
+DATA combTable<>+10544(SB)/8, $0x000030b11b2bb871
+DATA combTable<>+10552(SB)/8, $0x00001fef24fa800f
+DATA combTable<>+10560(SB)/8, $0x0002aff530976b86
+DATA combTable<>+10568(SB)/8, $0x00006c2d2460422d
+DATA combTable<>+10576(SB)/8, $0x000de5bae58d90b8
+DATA combTable<>+10584(SB)/8, $0x0000c17dca1896c4
+DATA combTable<>+10592(SB)/8, $0x000028005fe6c834
+DATA combTable<>+10600(SB)/8, $0x000653fb1aa73196
+DATA combTable<>+10608(SB)/8, $0x000303fd7641837d
+DATA combTable<>+10616(SB)/8, $0x000b3a17b20f9495
+DATA combTable<>+10624(SB)/8, $0x000613ead200b09f
+DATA combTable<>+10632(SB)/8, $0x0000544d49292fc8
+DATA combTable<>+10640(SB)/8, $0x000fba9f34528688
+DATA combTable<>+10648(SB)/8, $0x0009425107da16ae
+DATA combTable<>+10656(SB)/8, $0x0006d94b365c1bff
+DATA combTable<>+10664(SB)/8, $0x0006dfaf75bbbcd6
+DATA combTable<>+10672(SB)/8, $0x000072e472930f31
+DATA combTable<>+10680(SB)/8, $0x0003f635d32a7627
+DATA combTable<>+10688(SB)/8, $0x000865f6566f007f
+DATA combTable<>+10696(SB)/8, $0x0008d044507aaa4d
+DATA combTable<>+10704(SB)/8, $0x00064383c85e7972
+DATA combTable<>+10712(SB)/8, $0x00001fee7f000fe0
+DATA combTable<>+10720(SB)/8, $0x0005208c9781084f
+DATA combTable<>+10728(SB)/8, $0x0000b23450ee1269
+DATA combTable<>+10736(SB)/8, $0x0003efde02b1502a
+DATA combTable<>+10744(SB)/8, $0x000a34cfd9daea60
+DATA combTable<>+10752(SB)/8, $0x00005a9d2e8c2733
+DATA combTable<>+10760(SB)/8, $0x000305da03dbf7e5
+DATA combTable<>+10768(SB)/8, $0x000491434cdbd765
+DATA combTable<>+10776(SB)/8, $0x00024a88eca4daf2
+DATA combTable<>+10784(SB)/8, $0x00005437b4ad5cdd
+DATA combTable<>+10792(SB)/8, $0x000000f94051ee04
+DATA combTable<>+10800(SB)/8, $0x000f93bb07af9753
+DATA combTable<>+10808(SB)/8, $0x000cf3db766a7d7e
+DATA combTable<>+10816(SB)/8, $0x000e0b1ec5583ed0
+DATA combTable<>+10824(SB)/8, $0x0000452ce6998bf6
+DATA combTable<>+10832(SB)/8, $0x000047b7ffd25dd4
+DATA combTable<>+10840(SB)/8, $0x00056b23c3d330b2
+DATA combTable<>+10848(SB)/8, $0x0009bb0471b068d3
+DATA combTable<>+10856(SB)/8, $0x000e42b83cf21c8b
+DATA combTable<>+10864(SB)/8, $0x000b10db36c316c6
+DATA combTable<>+10872(SB)/8, $0x000007d79c7e8bea
+DATA combTable<>+10880(SB)/8, $0x000bfb9cbc08dd12
+DATA combTable<>+10888(SB)/8, $0x0003ae1eec29b87f
+DATA combTable<>+10896(SB)/8, $0x000b1fc1bf8a066b
+DATA combTable<>+10904(SB)/8, $0x0004bb60d57242bd
+DATA combTable<>+10912(SB)/8, $0x00001c3520a35ea6
+DATA combTable<>+10920(SB)/8, $0x00086f40216bc059
+DATA combTable<>+10928(SB)/8, $0x0001d12bcd87ecda
+DATA combTable<>+10936(SB)/8, $0x0007c709901fbb23
+DATA combTable<>+10944(SB)/8, $0x0002e55b4956a9e1
+DATA combTable<>+10952(SB)/8, $0x000038750c3b66d1
+DATA combTable<>+10960(SB)/8, $0x000253a6bccba34a
+DATA combTable<>+10968(SB)/8, $0x000a13838219b80d
+DATA combTable<>+10976(SB)/8, $0x000882e3963e61c3
+DATA combTable<>+10984(SB)/8, $0x000e66f90c3b6019
+DATA combTable<>+10992(SB)/8, $0x00001c3d05775d0e
+DATA combTable<>+11000(SB)/8, $0x000ef1409422e51a
+DATA combTable<>+11008(SB)/8, $0x0003c2b5df671692
+DATA combTable<>+11016(SB)/8, $0x00044ce029cbc0c7
+DATA combTable<>+11024(SB)/8, $0x000487c21014fe77
+DATA combTable<>+11032(SB)/8, $0x00000621e2c7d330
+DATA combTable<>+11040(SB)/8, $0x000e1796b0dbf0f3
+DATA combTable<>+11048(SB)/8, $0x000b9e17ce196b7a
+DATA combTable<>+11056(SB)/8, $0x0009aaa3b454dfaf
+DATA combTable<>+11064(SB)/8, $0x0002e9d25923071e
+DATA combTable<>+11072(SB)/8, $0x00005d8e589ca100
+DATA combTable<>+11080(SB)/8, $0x000860cc8259838d
+DATA combTable<>+11088(SB)/8, $0x000c1c69f9adcaf9
+DATA combTable<>+11096(SB)/8, $0x0005581e3090ea48
+DATA combTable<>+11104(SB)/8, $0x000a5bc652648376
+DATA combTable<>+11112(SB)/8, $0x00000007d6097bd3
+DATA combTable<>+11120(SB)/8, $0x000f1d950842a94b
+DATA combTable<>+11128(SB)/8, $0x00063588f2e3ec0b
+DATA combTable<>+11136(SB)/8, $0x000b51e2efb2d3c3
+DATA combTable<>+11144(SB)/8, $0x000bf860a961438b
+DATA combTable<>+11152(SB)/8, $0x00001583d7783c1c
+DATA combTable<>+11160(SB)/8, $0x00034704cc9d28c7
+DATA combTable<>+11168(SB)/8, $0x0009ef72cc58f900
+DATA combTable<>+11176(SB)/8, $0x000e5b87261d1b67
+DATA combTable<>+11184(SB)/8, $0x000580a16e12b5fb
+DATA combTable<>+11192(SB)/8, $0x00004958064e83c5
+DATA combTable<>+11200(SB)/8, $0x000ea2ef5da27ae1
+DATA combTable<>+11208(SB)/8, $0x0001455670174ece
+DATA combTable<>+11216(SB)/8, $0x000609167a597c3a
+DATA combTable<>+11224(SB)/8, $0x0008f70c9a62a126
+DATA combTable<>+11232(SB)/8, $0x0000252a5f2e81ed
+DATA combTable<>+11240(SB)/8, $0x000894265066e80d
+DATA combTable<>+11248(SB)/8, $0x00085307c8c6b0d2
+DATA combTable<>+11256(SB)/8, $0x000c1112fdfcc3f7
+DATA combTable<>+11264(SB)/8, $0x000b3881b53da780
+DATA combTable<>+11272(SB)/8, $0x0000079c170bd843
+DATA combTable<>+11280(SB)/8, $0x0006cd50c0d5d056
+DATA combTable<>+11288(SB)/8, $0x0006dbb03573bcdd
+DATA combTable<>+11296(SB)/8, $0x0003c3ef489af768
+DATA combTable<>+11304(SB)/8, $0x0008acc3ca6723ff
+DATA combTable<>+11312(SB)/8, $0x00006768c0d7317b
+DATA combTable<>+11320(SB)/8, $0x0006ece464fa6fff
+DATA combTable<>+11328(SB)/8, $0x0001e6205e523050
+DATA combTable<>+11336(SB)/8, $0x0001b8ea42bee343
+DATA combTable<>+11344(SB)/8, $0x000fb00357942245
+DATA combTable<>+11352(SB)/8, $0x00006dec05e34ac9
+DATA combTable<>+11360(SB)/8, $0x000625e5f155c1b3
+DATA combTable<>+11368(SB)/8, $0x000a7997b7b9194b
+DATA combTable<>+11376(SB)/8, $0x000d6b2600417bf3
+DATA combTable<>+11384(SB)/8, $0x00052f4c22cbddc6
+DATA combTable<>+11392(SB)/8, $0x000051445e14ddcd
+DATA combTable<>+11400(SB)/8, $0x000147ab2bbea455
+DATA combTable<>+11408(SB)/8, $0x0004f92079129893
+DATA combTable<>+11416(SB)/8, $0x000e30f7a78c53a2
+DATA combTable<>+11424(SB)/8, $0x000d43d4b49f948b
+DATA combTable<>+11432(SB)/8, $0x000012e990086e4f
+DATA combTable<>+11440(SB)/8, $0x00002b4b3b144951
+DATA combTable<>+11448(SB)/8, $0x0006b444bbcb3575
+DATA combTable<>+11456(SB)/8, $0x00066385db8e67ff
+DATA combTable<>+11464(SB)/8, $0x00095c8b8bd69271
+DATA combTable<>+11472(SB)/8, $0x000013186f31e392
+DATA combTable<>+11480(SB)/8, $0x000c96b37fdfbb2e
+DATA combTable<>+11488(SB)/8, $0x0005e121ceaf9f10
+DATA combTable<>+11496(SB)/8, $0x000a5b983f9f9a93
+DATA combTable<>+11504(SB)/8, $0x00099afdf1136c43
+DATA combTable<>+11512(SB)/8, $0x000077b2e3f05d3e
+DATA combTable<>+11520(SB)/8, $0x0008639c12ddb0a4
+DATA combTable<>+11528(SB)/8, $0x00030c024866bd59
+DATA combTable<>+11536(SB)/8, $0x0008fce460a5d19f
+DATA combTable<>+11544(SB)/8, $0x0005e8ad17c2f035
+DATA combTable<>+11552(SB)/8, $0x000007a195152e09
+DATA combTable<>+11560(SB)/8, $0x000fa9c59c2ec4de
+DATA combTable<>+11568(SB)/8, $0x000bf4f84f3cb296
+DATA combTable<>+11576(SB)/8, $0x0007a8f908bc8b61
+DATA combTable<>+11584(SB)/8, $0x000255d1c7706d91
+DATA combTable<>+11592(SB)/8, $0x000063b795fc7ad3
+DATA combTable<>+11600(SB)/8, $0x00068f02389e5fc8
+DATA combTable<>+11608(SB)/8, $0x00002cf8de43ba83
+DATA combTable<>+11616(SB)/8, $0x000541264390433b
+DATA combTable<>+11624(SB)/8, $0x0000137afa1fd5dc
+DATA combTable<>+11632(SB)/8, $0x00003e8fe83d032f
+DATA combTable<>+11640(SB)/8, $0x00004c8de8efd13c
+DATA combTable<>+11648(SB)/8, $0x0008e33e03731087
+DATA combTable<>+11656(SB)/8, $0x000260cde3dfc51a
+DATA combTable<>+11664(SB)/8, $0x0008c86a59d5da51
+DATA combTable<>+11672(SB)/8, $0x000022d60899a625
+DATA combTable<>+11680(SB)/8, $0x000b15b90570a294
+DATA combTable<>+11688(SB)/8, $0x00070670845492f8
+DATA combTable<>+11696(SB)/8, $0x0001bbfd8494f242
+DATA combTable<>+11704(SB)/8, $0x0004007de1c5ae16
+DATA combTable<>+11712(SB)/8, $0x000075ba3b797fac
+DATA combTable<>+11720(SB)/8, $0x0009dbc070cdd196
+DATA combTable<>+11728(SB)/8, $0x0008b6c7d8a9a623
+DATA combTable<>+11736(SB)/8, $0x000b40126060fe8a
+DATA combTable<>+11744(SB)/8, $0x0009e5eb38847bce
+DATA combTable<>+11752(SB)/8, $0x00000904d07b8777
+DATA combTable<>+11760(SB)/8, $0x00022d6648f940b9
+DATA combTable<>+11768(SB)/8, $0x0000cbd2d0c39f43
+DATA combTable<>+11776(SB)/8, $0x000081f93106952f
+DATA combTable<>+11784(SB)/8, $0x0002a6c167697ada
+DATA combTable<>+11792(SB)/8, $0x00006240aacebaf7
+DATA combTable<>+11800(SB)/8, $0x000e1fd4ddba919c
+DATA combTable<>+11808(SB)/8, $0x0003ec74c8daab4c
+DATA combTable<>+11816(SB)/8, $0x000d86cc51cf31db
+DATA combTable<>+11824(SB)/8, $0x000de072c63cc63a
+DATA combTable<>+11832(SB)/8, $0x000043e2143fbc1d
+DATA combTable<>+11840(SB)/8, $0x0004749c5ba295a0
+DATA combTable<>+11848(SB)/8, $0x0005bca37d25af83
+DATA combTable<>+11856(SB)/8, $0x0007c9316ad6947c
+DATA combTable<>+11864(SB)/8, $0x0000cac66f13ba7e
+DATA combTable<>+11872(SB)/8, $0x000056bdaf238db4
+DATA combTable<>+11880(SB)/8, $0x0000d36cc19d3bb2
+DATA combTable<>+11888(SB)/8, $0x000b7622386b9131
+DATA combTable<>+11896(SB)/8, $0x0007a14f5c062a6b
+DATA combTable<>+11904(SB)/8, $0x00057547c9b8591d
+DATA combTable<>+11912(SB)/8, $0x000003aa31507e1e
+DATA combTable<>+11920(SB)/8, $0x000ab9e3f53533eb
+DATA combTable<>+11928(SB)/8, $0x000d56eb93d40362
+DATA combTable<>+11936(SB)/8, $0x000d5a5572338568
+DATA combTable<>+11944(SB)/8, $0x00013189e0e14521
+DATA combTable<>+11952(SB)/8, $0x00001d24a86d8374
+DATA combTable<>+11960(SB)/8, $0x000c7648ffd4ce1f
+DATA combTable<>+11968(SB)/8, $0x000f054ac8c1cf4e
+DATA combTable<>+11976(SB)/8, $0x000d09357ce045ea
+DATA combTable<>+11984(SB)/8, $0x000485988d225821
+DATA combTable<>+11992(SB)/8, $0x000043b261dc9aeb
+DATA combTable<>+12000(SB)/8, $0x00013d8b6c951364
+DATA combTable<>+12008(SB)/8, $0x00026000bf47b195
+DATA combTable<>+12016(SB)/8, $0x00054f956794fe71
+DATA combTable<>+12024(SB)/8, $0x0000964028d10ddd
+DATA combTable<>+12032(SB)/8, $0x000002b4d5e24294
+DATA combTable<>+12040(SB)/8, $0x000b1e1988bb79bb
+DATA combTable<>+12048(SB)/8, $0x0007dc17a359de55
+DATA combTable<>+12056(SB)/8, $0x00003dea33a09ed0
+DATA combTable<>+12064(SB)/8, $0x0006bc2b02c2ee26
+DATA combTable<>+12072(SB)/8, $0x0000326055cf5b27
+DATA combTable<>+12080(SB)/8, $0x000155cb28d18df2
+DATA combTable<>+12088(SB)/8, $0x00046186ce508b4a
+DATA combTable<>+12096(SB)/8, $0x000c824389eacc46
+DATA combTable<>+12104(SB)/8, $0x0003410c49cf4936
+DATA combTable<>+12112(SB)/8, $0x000027a6c809ae5d
+DATA combTable<>+12120(SB)/8, $0x000c270ac43d6954
+DATA combTable<>+12128(SB)/8, $0x000576a66cab2cd2
+DATA combTable<>+12136(SB)/8, $0x0009d7036cdd4a3e
+DATA combTable<>+12144(SB)/8, $0x000259979fa59246
+DATA combTable<>+12152(SB)/8, $0x0000221503603d8c
+DATA combTable<>+12160(SB)/8, $0x0006ebcd1f0db188
+DATA combTable<>+12168(SB)/8, $0x0003a675a5be88ba
+DATA combTable<>+12176(SB)/8, $0x0005f5585a37d3d7
+DATA combTable<>+12184(SB)/8, $0x000a17ef22edfa31
+DATA combTable<>+12192(SB)/8, $0x00002cb67174ff60
+DATA combTable<>+12200(SB)/8, $0x000ecdf9390be1d0
+DATA combTable<>+12208(SB)/8, $0x00044728ce3f159e
+DATA combTable<>+12216(SB)/8, $0x000a94f0f4a94220
+DATA combTable<>+12224(SB)/8, $0x000f43682891c667
+DATA combTable<>+12232(SB)/8, $0x00007b1df4b73890
+DATA combTable<>+12240(SB)/8, $0x000e221807f8f58c
+DATA combTable<>+12248(SB)/8, $0x0009fd49409d45f2
+DATA combTable<>+12256(SB)/8, $0x000fb6a630e3555c
+DATA combTable<>+12264(SB)/8, $0x000e03db2aaa88d1
+DATA combTable<>+12272(SB)/8, $0x000068698245d352
+DATA combTable<>+12280(SB)/8, $0x0002f2e0b3b2a224
+DATA combTable<>+12288(SB)/8, $0x000062b551160e49
+DATA combTable<>+12296(SB)/8, $0x000d7f7b0e7c6c9e
+DATA combTable<>+12304(SB)/8, $0x000599215eb8fe20
+DATA combTable<>+12312(SB)/8, $0x000061fcef2658fc
+DATA combTable<>+12320(SB)/8, $0x00015d852a18187a
+DATA combTable<>+12328(SB)/8, $0x000d386ddacd7dbb
+DATA combTable<>+12336(SB)/8, $0x000ff6c482f3e4aa
+DATA combTable<>+12344(SB)/8, $0x00001cf44bae2810
+DATA combTable<>+12352(SB)/8, $0x000046cf4c473daf
+DATA combTable<>+12360(SB)/8, $0x000c6ea7f1498140
+DATA combTable<>+12368(SB)/8, $0x000f8392b4854213
+DATA combTable<>+12376(SB)/8, $0x000629ceba7c1e7e
+DATA combTable<>+12384(SB)/8, $0x000c5bb2488c38c5
+DATA combTable<>+12392(SB)/8, $0x00001065aae50d8c
+DATA combTable<>+12400(SB)/8, $0x000525ed9ec4e5f9
+DATA combTable<>+12408(SB)/8, $0x0000116903303426
+DATA combTable<>+12416(SB)/8, $0x000be5cadc0e5eda
+DATA combTable<>+12424(SB)/8, $0x0005f4072b1a7f2c
+DATA combTable<>+12432(SB)/8, $0x000029387bcd14eb
+DATA combTable<>+12440(SB)/8, $0x000c4525df200d57
+DATA combTable<>+12448(SB)/8, $0x000d6bfca674a1c2
+DATA combTable<>+12456(SB)/8, $0x00018340305c3b2d
+DATA combTable<>+12464(SB)/8, $0x000e7160a07e7b1e
+DATA combTable<>+12472(SB)/8, $0x000069a198e64f1c
+DATA combTable<>+12480(SB)/8, $0x00014434dcc5caed
+DATA combTable<>+12488(SB)/8, $0x000963c84fb33e10
+DATA combTable<>+12496(SB)/8, $0x000d86a0e747ed5d
+DATA combTable<>+12504(SB)/8, $0x000f9e470019576e
+DATA combTable<>+12512(SB)/8, $0x000025b2697bd267
+DATA combTable<>+12520(SB)/8, $0x0002b2e0d91a78bc
+DATA combTable<>+12528(SB)/8, $0x0009cc8509667906
+DATA combTable<>+12536(SB)/8, $0x00005070b847c988
+DATA combTable<>+12544(SB)/8, $0x000a1bf9df54a664
+DATA combTable<>+12552(SB)/8, $0x00007369e6a92493
+DATA combTable<>+12560(SB)/8, $0x00073ffb13986864
+DATA combTable<>+12568(SB)/8, $0x000d9415dc7b89d6
+DATA combTable<>+12576(SB)/8, $0x000f273b5e3ca5fb
+DATA combTable<>+12584(SB)/8, $0x0004cd2e04ecc3bd
+DATA combTable<>+12592(SB)/8, $0x00001420683db54e
+DATA combTable<>+12600(SB)/8, $0x000ebb6fc1cc5ad0
+DATA combTable<>+12608(SB)/8, $0x000e99646ac8b34e
+DATA combTable<>+12616(SB)/8, $0x00066bde536a1b0c
+DATA combTable<>+12624(SB)/8, $0x00081c1d3b0da49a
+DATA combTable<>+12632(SB)/8, $0x000031e83b4161d0
+DATA combTable<>+12640(SB)/8, $0x0008bd1e249dd197
+DATA combTable<>+12648(SB)/8, $0x000005e58c102b47
+DATA combTable<>+12656(SB)/8, $0x000cbaac5c620c35
+DATA combTable<>+12664(SB)/8, $0x000a72dfb02d32fc
+DATA combTable<>+12672(SB)/8, $0x000060b63bebf508
+DATA combTable<>+12680(SB)/8, $0x0008c7129e062b4f
+DATA combTable<>+12688(SB)/8, $0x0004f29320ad897e
+DATA combTable<>+12696(SB)/8, $0x000f18683f49e48f
+DATA combTable<>+12704(SB)/8, $0x00003175bece14b6
+DATA combTable<>+12712(SB)/8, $0x000055cf1eb62d55
+DATA combTable<>+12720(SB)/8, $0x0006b5e37df58c52
+DATA combTable<>+12728(SB)/8, $0x000dde799cc36307
+DATA combTable<>+12736(SB)/8, $0x000913ee20d73ab9
+DATA combTable<>+12744(SB)/8, $0x0000133bd831ce34
+DATA combTable<>+12752(SB)/8, $0x00001a56fbaa62ba
+DATA combTable<>+12760(SB)/8, $0x0009101065c23d58
+DATA combTable<>+12768(SB)/8, $0x0006d5094819c587
+DATA combTable<>+12776(SB)/8, $0x0002c55fa78b9d08
+DATA combTable<>+12784(SB)/8, $0x00091d4e2402fa91
+DATA combTable<>+12792(SB)/8, $0x0000669a65645708
+DATA combTable<>+12800(SB)/8, $0x000e6b505c9dc9ec
+DATA combTable<>+12808(SB)/8, $0x000bba77c371a943
+DATA combTable<>+12816(SB)/8, $0x0001347651302557
+DATA combTable<>+12824(SB)/8, $0x0008a5c9873ae564
+DATA combTable<>+12832(SB)/8, $0x000013c4836799c5
+DATA combTable<>+12840(SB)/8, $0x000cfb6a5d8bd080
+DATA combTable<>+12848(SB)/8, $0x000ec571a4842c4d
+DATA combTable<>+12856(SB)/8, $0x0008e55365deebc4
+DATA combTable<>+12864(SB)/8, $0x000b827d4b2e883b
+DATA combTable<>+12872(SB)/8, $0x000050bdc87dc8e5
+DATA combTable<>+12880(SB)/8, $0x000a5d465ab3e1b9
+DATA combTable<>+12888(SB)/8, $0x00087c7f13f61423
+DATA combTable<>+12896(SB)/8, $0x000cb5b9b6fc13c1
+DATA combTable<>+12904(SB)/8, $0x000b60719f83664e
+DATA combTable<>+12912(SB)/8, $0x000066f80c93a637
+DATA combTable<>+12920(SB)/8, $0x000d37836edfe111
+DATA combTable<>+12928(SB)/8, $0x00015f011abd9606
+DATA combTable<>+12936(SB)/8, $0x0005b73b9632353e
+DATA combTable<>+12944(SB)/8, $0x000d5ae64b03ac32
+DATA combTable<>+12952(SB)/8, $0x00001dd56444725f
+DATA combTable<>+12960(SB)/8, $0x0007e60008bac89a
+DATA combTable<>+12968(SB)/8, $0x00011eae1c3e0c29
+DATA combTable<>+12976(SB)/8, $0x000fe7977c7d4cea
+DATA combTable<>+12984(SB)/8, $0x00005cdf3e38be19
+DATA combTable<>+12992(SB)/8, $0x00003a3a450f63a3
+DATA combTable<>+13000(SB)/8, $0x00047ff83362127d
+DATA combTable<>+13008(SB)/8, $0x000c471cd7c158fa
+DATA combTable<>+13016(SB)/8, $0x0009220c8bbc9f6a
+DATA combTable<>+13024(SB)/8, $0x000732e6e7145434
+DATA combTable<>+13032(SB)/8, $0x00000e645912219f
+DATA combTable<>+13040(SB)/8, $0x000f2f31d8394627
+DATA combTable<>+13048(SB)/8, $0x00083de94a510078
+DATA combTable<>+13056(SB)/8, $0x0007996f80389d31
+DATA combTable<>+13064(SB)/8, $0x000a87bd1e36c6d1
+DATA combTable<>+13072(SB)/8, $0x0000318c8d9393a9
+DATA combTable<>+13080(SB)/8, $0x00069e29ab1dd398
+DATA combTable<>+13088(SB)/8, $0x00058342d9e3b5d6
+DATA combTable<>+13096(SB)/8, $0x00035973cdfc9216
+DATA combTable<>+13104(SB)/8, $0x0000af655851dfdf
+DATA combTable<>+13112(SB)/8, $0x0000509a41c32595
+DATA combTable<>+13120(SB)/8, $0x00045d032afffe19
+DATA combTable<>+13128(SB)/8, $0x000497f24db66f27
+DATA combTable<>+13136(SB)/8, $0x000a8598ef0c9f3c
+DATA combTable<>+13144(SB)/8, $0x0005314bc98d3e3b
+DATA combTable<>+13152(SB)/8, $0x0000224c7c679a1d
+DATA combTable<>+13160(SB)/8, $0x00006edca6f925e9
+DATA combTable<>+13168(SB)/8, $0x000f4641b1f33bdc
+DATA combTable<>+13176(SB)/8, $0x000d833e89793ef3
+DATA combTable<>+13184(SB)/8, $0x000138982ec12809
+DATA combTable<>+13192(SB)/8, $0x000005bff02328a1
+DATA combTable<>+13200(SB)/8, $0x0001a0dd0dc512e4
+DATA combTable<>+13208(SB)/8, $0x000c844a5fafe688
+DATA combTable<>+13216(SB)/8, $0x000f4a52404fe70d
+DATA combTable<>+13224(SB)/8, $0x000a3ea1f748e6b8
+DATA combTable<>+13232(SB)/8, $0x0000576277cdee01
+DATA combTable<>+13240(SB)/8, $0x0002137023cae00b
+DATA combTable<>+13248(SB)/8, $0x0000ad1accf59363
+DATA combTable<>+13256(SB)/8, $0x00021a1c88544acf
+DATA combTable<>+13264(SB)/8, $0x00044a796741049d
+DATA combTable<>+13272(SB)/8, $0x0000780b8cc3fa2a
+DATA combTable<>+13280(SB)/8, $0x00038abc234f305f
+DATA combTable<>+13288(SB)/8, $0x000bd1405de081ef
+DATA combTable<>+13296(SB)/8, $0x0004e62a0d9a577f
+DATA combTable<>+13304(SB)/8, $0x000b7a15e82a5143
+DATA combTable<>+13312(SB)/8, $0x00005ff418726271
+DATA combTable<>+13320(SB)/8, $0x000b47e813b69540
+DATA combTable<>+13328(SB)/8, $0x0003b432610e1e5d
+DATA combTable<>+13336(SB)/8, $0x0008781276f35d2a
+DATA combTable<>+13344(SB)/8, $0x000cb69ac1f26e93
+DATA combTable<>+13352(SB)/8, $0x000029d4db8ca0a0
+DATA combTable<>+13360(SB)/8, $0x000e080c1789db9d
+DATA combTable<>+13368(SB)/8, $0x00025f3e778f5398
+DATA combTable<>+13376(SB)/8, $0x0006bd035da76020
+DATA combTable<>+13384(SB)/8, $0x00066befa98894c0
+DATA combTable<>+13392(SB)/8, $0x0000106a03dc25a9
+DATA combTable<>+13400(SB)/8, $0x000d0aaf333353d0
+DATA combTable<>+13408(SB)/8, $0x000a5acd309e5d9a
+DATA combTable<>+13416(SB)/8, $0x000888f7f038669d
+DATA combTable<>+13424(SB)/8, $0x000befa3c57658ac
+DATA combTable<>+13432(SB)/8, $0x00004ab38a51052c
+DATA combTable<>+13440(SB)/8, $0x000fd1ef5fddc09c
+DATA combTable<>+13448(SB)/8, $0x000fdf7575dced6c
+DATA combTable<>+13456(SB)/8, $0x00001634c2e82b3e
+DATA combTable<>+13464(SB)/8, $0x0002b9b25d56b5d2
+DATA combTable<>+13472(SB)/8, $0x00003041c6bb04ed
+DATA combTable<>+13480(SB)/8, $0x000c2b256768d593
+DATA combTable<>+13488(SB)/8, $0x000574422ca13da7
+DATA combTable<>+13496(SB)/8, $0x000a0ace1d98c1c0
+DATA combTable<>+13504(SB)/8, $0x000a690f1a80bd5c
+DATA combTable<>+13512(SB)/8, $0x000029cdd1adc088
+DATA combTable<>+13520(SB)/8, $0x0002f2f9d956e148
+DATA combTable<>+13528(SB)/8, $0x000759f356b2e0ff
+DATA combTable<>+13536(SB)/8, $0x000f6c025cade797
+DATA combTable<>+13544(SB)/8, $0x0009a7b1a4698bb5
+DATA combTable<>+13552(SB)/8, $0x0000104bbd681404
+DATA combTable<>+13560(SB)/8, $0x000d9a5fd67ff163
+DATA combTable<>+13568(SB)/8, $0x0009d4cc75681a95
+DATA combTable<>+13576(SB)/8, $0x000e20f257e92be6
+DATA combTable<>+13584(SB)/8, $0x0002df5b7f8024cd
+DATA combTable<>+13592(SB)/8, $0x0000204f2a20fb07
+DATA combTable<>+13600(SB)/8, $0x0000fd3168f1ed67
+DATA combTable<>+13608(SB)/8, $0x000cdd86f3bc251f
+DATA combTable<>+13616(SB)/8, $0x0004d2f2de2c811d
+DATA combTable<>+13624(SB)/8, $0x000714944dc5c430
+DATA combTable<>+13632(SB)/8, $0x00005be8cc57092a
+DATA combTable<>+13640(SB)/8, $0x00043b3d30ebb079
+DATA combTable<>+13648(SB)/8, $0x0005abd652e30c81
+DATA combTable<>+13656(SB)/8, $0x000f6d5c31758915
+DATA combTable<>+13664(SB)/8, $0x000161f653c3c318
+DATA combTable<>+13672(SB)/8, $0x00002570fb17c279
+DATA combTable<>+13680(SB)/8, $0x000ea9550bb8245a
+DATA combTable<>+13688(SB)/8, $0x000a88f9050d1192
+DATA combTable<>+13696(SB)/8, $0x0008a4c935c8e6fb
+DATA combTable<>+13704(SB)/8, $0x00086687986ea2d8
+DATA combTable<>+13712(SB)/8, $0x0000241c5f91de01
+DATA combTable<>+13720(SB)/8, $0x000a367f2cb61575
+DATA combTable<>+13728(SB)/8, $0x000761cd6026c3ef
+DATA combTable<>+13736(SB)/8, $0x0005b52562f5f96f
+DATA combTable<>+13744(SB)/8, $0x0000acde8c7142a6
+DATA combTable<>+13752(SB)/8, $0x00003dcb65ea5303
+DATA combTable<>+13760(SB)/8, $0x0008172940de6caa
+DATA combTable<>+13768(SB)/8, $0x000f022d9733a28d
+DATA combTable<>+13776(SB)/8, $0x00035b01d18fbf2c
+DATA combTable<>+13784(SB)/8, $0x000f0e516d7fcdd2
+DATA combTable<>+13792(SB)/8, $0x000008420edd5fcd
+DATA combTable<>+13800(SB)/8, $0x0008c34e04f410ce
+DATA combTable<>+13808(SB)/8, $0x0005a276e0685035
+DATA combTable<>+13816(SB)/8, $0x000bb91521b6135b
+DATA combTable<>+13824(SB)/8, $0x000889c5d9670c7e
+DATA combTable<>+13832(SB)/8, $0x000004d654f321db
+DATA combTable<>+13840(SB)/8, $0x000f20ab8362fa4a
+DATA combTable<>+13848(SB)/8, $0x000d4e21a3e6ecdf
+DATA combTable<>+13856(SB)/8, $0x000c39e62b57e118
+DATA combTable<>+13864(SB)/8, $0x00069fde3179617f
+DATA combTable<>+13872(SB)/8, $0x00000d9a53efbc17
+DATA combTable<>+13880(SB)/8, $0x000dc116ddbdb5d5
+DATA combTable<>+13888(SB)/8, $0x000b68da5dd2d5e7
+DATA combTable<>+13896(SB)/8, $0x000334a2922954de
+DATA combTable<>+13904(SB)/8, $0x0001ad71cb608173
+DATA combTable<>+13912(SB)/8, $0x00004a7a4f261899
+DATA combTable<>+13920(SB)/8, $0x0003b291af372a4b
+DATA combTable<>+13928(SB)/8, $0x00070718147f224c
+DATA combTable<>+13936(SB)/8, $0x0006899ef293da82
+DATA combTable<>+13944(SB)/8, $0x000ee33dd8485648
+DATA combTable<>+13952(SB)/8, $0x00004a96314223e0
+DATA combTable<>+13960(SB)/8, $0x000718025fb15f95
+DATA combTable<>+13968(SB)/8, $0x000346b5c1b8ff4a
+DATA combTable<>+13976(SB)/8, $0x0000e011123df65f
+DATA combTable<>+13984(SB)/8, $0x0001848cdfcf0850
+DATA combTable<>+13992(SB)/8, $0x000011b50c4cddd3
+DATA combTable<>+14000(SB)/8, $0x0008274408a4ffd6
+DATA combTable<>+14008(SB)/8, $0x0007e9c1576d9a6e
+DATA combTable<>+14016(SB)/8, $0x000d02b3f2738e17
+DATA combTable<>+14024(SB)/8, $0x000cc51773348b63
+DATA combTable<>+14032(SB)/8, $0x00004f4bce4dce6b
+DATA combTable<>+14040(SB)/8, $0x0002616ec49d0b6f
+DATA combTable<>+14048(SB)/8, $0x0008fcaec231730e
+DATA combTable<>+14056(SB)/8, $0x00026b4fa6e45671
+DATA combTable<>+14064(SB)/8, $0x0005f3748eb409bf
+DATA combTable<>+14072(SB)/8, $0x00003042cee56159
+DATA combTable<>+14080(SB)/8, $0x000fce5ae2242584
+DATA combTable<>+14088(SB)/8, $0x0005692f58a9ea71
+DATA combTable<>+14096(SB)/8, $0x000cea3cf426ea72
+DATA combTable<>+14104(SB)/8, $0x00001e6d21a09d71
+DATA combTable<>+14112(SB)/8, $0x000073fcdd14b71c
+DATA combTable<>+14120(SB)/8, $0x000e7079449bac41
+DATA combTable<>+14128(SB)/8, $0x0006dbce2310a427
+DATA combTable<>+14136(SB)/8, $0x000f841a7c855ae3
+DATA combTable<>+14144(SB)/8, $0x000e1d64cae76215
+DATA combTable<>+14152(SB)/8, $0x0000389e740c9a9c
+DATA combTable<>+14160(SB)/8, $0x000d78f6570eac28
+DATA combTable<>+14168(SB)/8, $0x0003227919ce1c9b
+DATA combTable<>+14176(SB)/8, $0x00019b91ede55b0b
+DATA combTable<>+14184(SB)/8, $0x000369065fc3eaba
+DATA combTable<>+14192(SB)/8, $0x000025c425e5d626
+DATA combTable<>+14200(SB)/8, $0x000cb3ae34dcb9ce
+DATA combTable<>+14208(SB)/8, $0x00023e348d0ad64f
+DATA combTable<>+14216(SB)/8, $0x0002c6381b975003
+DATA combTable<>+14224(SB)/8, $0x000678845b3f07d6
+DATA combTable<>+14232(SB)/8, $0x000061545379465a
+DATA combTable<>+14240(SB)/8, $0x000e06a6f1d7de6e
+DATA combTable<>+14248(SB)/8, $0x000278e0623083f3
+DATA combTable<>+14256(SB)/8, $0x000e8a6c773ef976
+DATA combTable<>+14264(SB)/8, $0x00047598c14f6264
+DATA combTable<>+14272(SB)/8, $0x00006539a0891548
+DATA combTable<>+14280(SB)/8, $0x0004dbd414bb4a19
+DATA combTable<>+14288(SB)/8, $0x0003c98424f8eddc
+DATA combTable<>+14296(SB)/8, $0x0006ca716919b2bc
+DATA combTable<>+14304(SB)/8, $0x000bd9048a89fd73
+DATA combTable<>+14312(SB)/8, $0x00000f65320ef019
+DATA combTable<>+14320(SB)/8, $0x00021f74c3d2f773
+DATA combTable<>+14328(SB)/8, $0x0004125c46845e9d
+DATA combTable<>+14336(SB)/8, $0x0009b99e33c15054
+DATA combTable<>+14344(SB)/8, $0x000186c624e5ce8f
+DATA combTable<>+14352(SB)/8, $0x000011c5e4aac5cd
+DATA combTable<>+14360(SB)/8, $0x0006d1b1cafde0c6
+DATA combTable<>+14368(SB)/8, $0x000e3163b5181d48
+DATA combTable<>+14376(SB)/8, $0x000af2939a4f3fe6
+DATA combTable<>+14384(SB)/8, $0x000072a59a8af0df
+DATA combTable<>+14392(SB)/8, $0x00004cabc7bdec33
+DATA combTable<>+14400(SB)/8, $0x000f788f3f78d289
+DATA combTable<>+14408(SB)/8, $0x0002ca1404d9fc08
+DATA combTable<>+14416(SB)/8, $0x000f65cc9dfe30a7
+DATA combTable<>+14424(SB)/8, $0x0002021f2778bfcc
+DATA combTable<>+14432(SB)/8, $0x00007ee498165acb
+DATA combTable<>+14440(SB)/8, $0x000e9624089c0a2e
+DATA combTable<>+14448(SB)/8, $0x000c03afe4738239
+DATA combTable<>+14456(SB)/8, $0x00064fa12ac748c4
+DATA combTable<>+14464(SB)/8, $0x000858217dbed2a7
+DATA combTable<>+14472(SB)/8, $0x0000639b93f0321c
+DATA combTable<>+14480(SB)/8, $0x000508e39111a1c3
+DATA combTable<>+14488(SB)/8, $0x000d4809074897bd
+DATA combTable<>+14496(SB)/8, $0x000e72fd192b2b90
+DATA combTable<>+14504(SB)/8, $0x00002a6e7d2aec2a
+DATA combTable<>+14512(SB)/8, $0x00000edf493c85b6
+DATA combTable<>+14520(SB)/8, $0x0007c4d284764113
+DATA combTable<>+14528(SB)/8, $0x0003ff7f5f835676
+DATA combTable<>+14536(SB)/8, $0x000ae6bedea09040
+DATA combTable<>+14544(SB)/8, $0x000a3691c8fcffac
+DATA combTable<>+14552(SB)/8, $0x000004c00c54d1df
+DATA combTable<>+14560(SB)/8, $0x000c8158599b5a68
+DATA combTable<>+14568(SB)/8, $0x0000febade20eaec
+DATA combTable<>+14576(SB)/8, $0x0002b67f07ea574f
+DATA combTable<>+14584(SB)/8, $0x0004fb44fe41d742
+DATA combTable<>+14592(SB)/8, $0x0000403b92e3019d
+DATA combTable<>+14600(SB)/8, $0x00022f818b465cf8
+DATA combTable<>+14608(SB)/8, $0x0005a1480eff84dc
+DATA combTable<>+14616(SB)/8, $0x0004c7d65771a0f3
+DATA combTable<>+14624(SB)/8, $0x00076f4aee8bfad0
+DATA combTable<>+14632(SB)/8, $0x0000355bb12ab261
+DATA combTable<>+14640(SB)/8, $0x0001dac75a8c7318
+DATA combTable<>+14648(SB)/8, $0x0009db3ceaa11a30
+DATA combTable<>+14656(SB)/8, $0x000bae3f2ded9003
+DATA combTable<>+14664(SB)/8, $0x000ad8e6f077cbf3
+DATA combTable<>+14672(SB)/8, $0x00007518eaf8e052
+DATA combTable<>+14680(SB)/8, $0x000e64cc7493bbf4
+DATA combTable<>+14688(SB)/8, $0x000d9eca3b0c3a71
+DATA combTable<>+14696(SB)/8, $0x000a05e785e5bd84
+DATA combTable<>+14704(SB)/8, $0x000c3120a6bc50cf
+DATA combTable<>+14712(SB)/8, $0x00000f9b8132182e
+DATA combTable<>+14720(SB)/8, $0x000859c41b7f6c32
+DATA combTable<>+14728(SB)/8, $0x000bcf4383298a48
+DATA combTable<>+14736(SB)/8, $0x0009b1d1d90f2d60
+DATA combTable<>+14744(SB)/8, $0x00055c41815a929c
+DATA combTable<>+14752(SB)/8, $0x000047c3871bbb17
+DATA combTable<>+14760(SB)/8, $0x00065d50c85066b0
+DATA combTable<>+14768(SB)/8, $0x000b0b3a299b0fbe
+DATA combTable<>+14776(SB)/8, $0x00041ae8e062ecc4
+DATA combTable<>+14784(SB)/8, $0x0008d5fe53754ea4
+DATA combTable<>+14792(SB)/8, $0x000008fea02ce8d4
+DATA combTable<>+14800(SB)/8, $0x0004539771ec4f48
+DATA combTable<>+14808(SB)/8, $0x0007dc98c5d6e514
+DATA combTable<>+14816(SB)/8, $0x0007c3c66bf805b1
+DATA combTable<>+14824(SB)/8, $0x00099dcf762c11a4
+DATA combTable<>+14832(SB)/8, $0x000000b89b857646
+DATA combTable<>+14840(SB)/8, $0x000ddd7668deead0
+DATA combTable<>+14848(SB)/8, $0x000204b685d23824
+DATA combTable<>+14856(SB)/8, $0x000d89d665c86445
+DATA combTable<>+14864(SB)/8, $0x000d537b514cfcd5
+DATA combTable<>+14872(SB)/8, $0x0000473829a74f75
+DATA combTable<>+14880(SB)/8, $0x0009533aad3902c9
+DATA combTable<>+14888(SB)/8, $0x000ceef03588f23d
+DATA combTable<>+14896(SB)/8, $0x000fe12fb464c2dd
+DATA combTable<>+14904(SB)/8, $0x000d39015257390c
+DATA combTable<>+14912(SB)/8, $0x00006c668b4d44e4
+DATA combTable<>+14920(SB)/8, $0x0002da754679c418
+DATA combTable<>+14928(SB)/8, $0x000d8b2618df082d
+DATA combTable<>+14936(SB)/8, $0x000c47eb0ae63bd7
+DATA combTable<>+14944(SB)/8, $0x000c6b4355eef24a
+DATA combTable<>+14952(SB)/8, $0x00002078684c4833
+DATA combTable<>+14960(SB)/8, $0x0008cf217a78820c
+DATA combTable<>+14968(SB)/8, $0x000b281273e973b4
+DATA combTable<>+14976(SB)/8, $0x000c8eed7bf76a0a
+DATA combTable<>+14984(SB)/8, $0x000433fa96c65a78
+DATA combTable<>+14992(SB)/8, $0x00007411a6054f8a
+DATA combTable<>+15000(SB)/8, $0x000ae53d18b175b4
+DATA combTable<>+15008(SB)/8, $0x00059f392a102579
+DATA combTable<>+15016(SB)/8, $0x000eef35f5687131
+DATA combTable<>+15024(SB)/8, $0x000398f8455ecba1
+DATA combTable<>+15032(SB)/8, $0x00001ec9a872458c
+DATA combTable<>+15040(SB)/8, $0x00059d32b99dc86d
+DATA combTable<>+15048(SB)/8, $0x00075603af1154d6
+DATA combTable<>+15056(SB)/8, $0x000cc2e488044cdc
+DATA combTable<>+15064(SB)/8, $0x00034ffb34c712cd
+DATA combTable<>+15072(SB)/8, $0x00007c136574fb81
+DATA combTable<>+15080(SB)/8, $0x0006a4d400a2509b
+DATA combTable<>+15088(SB)/8, $0x000020bc882b4b8e
+DATA combTable<>+15096(SB)/8, $0x00019575619b81d7
+DATA combTable<>+15104(SB)/8, $0x000646057e7cc9bf
+DATA combTable<>+15112(SB)/8, $0x00003add88a5c7cd
+DATA combTable<>+15120(SB)/8, $0x000298d459393046
+DATA combTable<>+15128(SB)/8, $0x000985ff659ec85c
+DATA combTable<>+15136(SB)/8, $0x0002f66e3a8f7e35
+DATA combTable<>+15144(SB)/8, $0x000a7201d2ca22af
+DATA combTable<>+15152(SB)/8, $0x000061ba1131a406
+DATA combTable<>+15160(SB)/8, $0x00095770b635dcf2
+DATA combTable<>+15168(SB)/8, $0x0006cf66c1fbcab8
+DATA combTable<>+15176(SB)/8, $0x000eb6d18702dfef
+DATA combTable<>+15184(SB)/8, $0x0009e7485530268b
+DATA combTable<>+15192(SB)/8, $0x0000249929fccc87
+DATA combTable<>+15200(SB)/8, $0x0000a0f116959029
+DATA combTable<>+15208(SB)/8, $0x0006cba7ebd89a3d
+DATA combTable<>+15216(SB)/8, $0x0006783307023b6b
+DATA combTable<>+15224(SB)/8, $0x000ece77bf15a3e2
+DATA combTable<>+15232(SB)/8, $0x00005620310cbbd8
+DATA combTable<>+15240(SB)/8, $0x0006b5f477e285d6
+DATA combTable<>+15248(SB)/8, $0x000676c8f6193664
+DATA combTable<>+15256(SB)/8, $0x000bb594dd40e8ff
+DATA combTable<>+15264(SB)/8, $0x000ec4da6ec7311a
+DATA combTable<>+15272(SB)/8, $0x00007ec846f3658c
+DATA combTable<>+15280(SB)/8, $0x000993434934d643
+DATA combTable<>+15288(SB)/8, $0x00006a51222f5528
+DATA combTable<>+15296(SB)/8, $0x0003f41c22b9dbf8
+DATA combTable<>+15304(SB)/8, $0x00097308f6d878fc
+DATA combTable<>+15312(SB)/8, $0x000037676a2a4d9d
+DATA combTable<>+15320(SB)/8, $0x000e8f3f1da22ec7
+DATA combTable<>+15328(SB)/8, $0x000776c01cd139b5
+DATA combTable<>+15336(SB)/8, $0x0002989fb8130f1d
+DATA combTable<>+15344(SB)/8, $0x0009dd5214c8fcfa
+DATA combTable<>+15352(SB)/8, $0x00006daaf723399b
+DATA combTable<>+15360(SB)/8, $0x000b04bfacad8ea2
+DATA combTable<>+15368(SB)/8, $0x000e8148be884583
+DATA combTable<>+15376(SB)/8, $0x000810c5db29b743
+DATA combTable<>+15384(SB)/8, $0x000bbaa2b1e583b0
+DATA combTable<>+15392(SB)/8, $0x00002b5449e58eb3
+DATA combTable<>+15400(SB)/8, $0x000a7562eb3dbe47
+DATA combTable<>+15408(SB)/8, $0x000548ebda0b85f3
+DATA combTable<>+15416(SB)/8, $0x0005747299f7ea38
+DATA combTable<>+15424(SB)/8, $0x000d55100c3e5314
+DATA combTable<>+15432(SB)/8, $0x00001304e9e71627
+DATA combTable<>+15440(SB)/8, $0x000814d26adc9cfe
+DATA combTable<>+15448(SB)/8, $0x0003f8b48dd0b789
+DATA combTable<>+15456(SB)/8, $0x000979c60a3c1bab
+DATA combTable<>+15464(SB)/8, $0x000d693da0fe1fff
+DATA combTable<>+15472(SB)/8, $0x00004468de2d7c2d
+DATA combTable<>+15480(SB)/8, $0x000ad8c6f86307ce
+DATA combTable<>+15488(SB)/8, $0x00031435d0c284b9
+DATA combTable<>+15496(SB)/8, $0x00057a772c211135
+DATA combTable<>+15504(SB)/8, $0x0007352d4a866c56
+DATA combTable<>+15512(SB)/8, $0x00005da6427e6324
+DATA combTable<>+15520(SB)/8, $0x000b355e9419469e
+DATA combTable<>+15528(SB)/8, $0x0004c23ddc75451b
+DATA combTable<>+15536(SB)/8, $0x00047f996233e6dc
+DATA combTable<>+15544(SB)/8, $0x000bd6393a5b6d64
+DATA combTable<>+15552(SB)/8, $0x00006cce7c6ffb44
+DATA combTable<>+15560(SB)/8, $0x0004c688deac22ca
+DATA combTable<>+15568(SB)/8, $0x000f7bbae1ff81a9
+DATA combTable<>+15576(SB)/8, $0x000d59580fb9066e
+DATA combTable<>+15584(SB)/8, $0x0002ca888ad8c388
+DATA combTable<>+15592(SB)/8, $0x000058f29abfe79f
+DATA combTable<>+15600(SB)/8, $0x000a64bf710ecdf6
+DATA combTable<>+15608(SB)/8, $0x00038462c293c4b5
+DATA combTable<>+15616(SB)/8, $0x00050b3ab9b14ce5
+DATA combTable<>+15624(SB)/8, $0x00048703643d056d
+DATA combTable<>+15632(SB)/8, $0x00006af93724185b
+DATA combTable<>+15640(SB)/8, $0x000ecfab8de73e68
+DATA combTable<>+15648(SB)/8, $0x0009f377e76a5e90
+DATA combTable<>+15656(SB)/8, $0x000e01598254036f
+DATA combTable<>+15664(SB)/8, $0x0001e36f0495b0bb
+DATA combTable<>+15672(SB)/8, $0x0000577629c4a7f4
+DATA combTable<>+15680(SB)/8, $0x0000024509c6a888
+DATA combTable<>+15688(SB)/8, $0x000134b558973322
+DATA combTable<>+15696(SB)/8, $0x000c33289fd2e036
+DATA combTable<>+15704(SB)/8, $0x000c18f83e236233
+DATA combTable<>+15712(SB)/8, $0x0000701f25bb0cae
+DATA combTable<>+15720(SB)/8, $0x0008f6d97cbec113
+DATA combTable<>+15728(SB)/8, $0x000e674bfdbe49d1
+DATA combTable<>+15736(SB)/8, $0x000c4e60d6844a06
+DATA combTable<>+15744(SB)/8, $0x0005e5120f5b522a
+DATA combTable<>+15752(SB)/8, $0x0000720a5bc05095
+DATA combTable<>+15760(SB)/8, $0x0008b0f8e4616ced
+DATA combTable<>+15768(SB)/8, $0x0000e9e25a87dc3a
+DATA combTable<>+15776(SB)/8, $0x0004bca59cf70066
+DATA combTable<>+15784(SB)/8, $0x0000be961e3061ff
+DATA combTable<>+15792(SB)/8, $0x00002e0c92bfbdc4
+DATA combTable<>+15800(SB)/8, $0x000f09439b805a35
+DATA combTable<>+15808(SB)/8, $0x000376242abfc0c3
+DATA combTable<>+15816(SB)/8, $0x000c229346e84e8b
+DATA combTable<>+15824(SB)/8, $0x000f0ec691417f35
+DATA combTable<>+15832(SB)/8, $0x00000e9b9cbb144e
+DATA combTable<>+15840(SB)/8, $0x000e9bd55db1beee
+DATA combTable<>+15848(SB)/8, $0x000370a723fb98de
+DATA combTable<>+15856(SB)/8, $0x000c68d791c9c3ab
+DATA combTable<>+15864(SB)/8, $0x0003cde44a8f1bf1
+DATA combTable<>+15872(SB)/8, $0x0000366d44191cfd
+DATA combTable<>+15880(SB)/8, $0x000ad48ffb5720ad
+DATA combTable<>+15888(SB)/8, $0x0006bdbf90d0efbb
+DATA combTable<>+15896(SB)/8, $0x00035543bfee8191
+DATA combTable<>+15904(SB)/8, $0x0007bd8d48131526
+DATA combTable<>+15912(SB)/8, $0x0000221104eb3f33
+DATA combTable<>+15920(SB)/8, $0x000c1743f2bc8c14
+DATA combTable<>+15928(SB)/8, $0x000fcb5856c3b9e3
+DATA combTable<>+15936(SB)/8, $0x0008a7fb972eda26
+DATA combTable<>+15944(SB)/8, $0x0003244ccb82f0e6
+DATA combTable<>+15952(SB)/8, $0x00004167a4e6bc59
+DATA combTable<>+15960(SB)/8, $0x000e2665f8ce8fee
+DATA combTable<>+15968(SB)/8, $0x00014e880d62cc2b
+DATA combTable<>+15976(SB)/8, $0x000f364eeee967ff
+DATA combTable<>+15984(SB)/8, $0x000d2f6f12e6e7e2
+DATA combTable<>+15992(SB)/8, $0x000034b33370cb7e
+DATA combTable<>+16000(SB)/8, $0x000b9d2876f62700
+DATA combTable<>+16008(SB)/8, $0x000400e7668eb643
+DATA combTable<>+16016(SB)/8, $0x0001fc06845d1d9d
+DATA combTable<>+16024(SB)/8, $0x000246a1b4b43032
+DATA combTable<>+16032(SB)/8, $0x00007938bb7e2255
+DATA combTable<>+16040(SB)/8, $0x000591ee8681d6cc
+DATA combTable<>+16048(SB)/8, $0x0009ced85a753cdc
+DATA combTable<>+16056(SB)/8, $0x0008808883ce0210
+DATA combTable<>+16064(SB)/8, $0x00065e4ed7485c15
+DATA combTable<>+16072(SB)/8, $0x00001176fc6e2dfe
+DATA combTable<>+16080(SB)/8, $0x0000e28949770eb8
+DATA combTable<>+16088(SB)/8, $0x0002aacf440a3db9
+DATA combTable<>+16096(SB)/8, $0x000ed7879b98fbcc
+DATA combTable<>+16104(SB)/8, $0x00006b621354ffed
+DATA combTable<>+16112(SB)/8, $0x00001f6a3e54f269
+DATA combTable<>+16120(SB)/8, $0x000f6cd05b9c619b
+DATA combTable<>+16128(SB)/8, $0x000f4b2a58480b4a
+DATA combTable<>+16136(SB)/8, $0x000be94dc42ddfc9
+DATA combTable<>+16144(SB)/8, $0x0005f343d4fa502e
+DATA combTable<>+16152(SB)/8, $0x000008fc3a4c677d
+DATA combTable<>+16160(SB)/8, $0x0004c199d30734ea
+DATA combTable<>+16168(SB)/8, $0x000b631165cd660a
+DATA combTable<>+16176(SB)/8, $0x000759829540c085
+DATA combTable<>+16184(SB)/8, $0x00000d1e2333e23f
+DATA combTable<>+16192(SB)/8, $0x00004f2fad0116b9
+DATA combTable<>+16200(SB)/8, $0x000cd91db73bb638
+DATA combTable<>+16208(SB)/8, $0x000aafc129c08962
+DATA combTable<>+16216(SB)/8, $0x0003b61689e60577
+DATA combTable<>+16224(SB)/8, $0x000ee816f619b39f
+DATA combTable<>+16232(SB)/8, $0x00003451995f2944
+DATA combTable<>+16240(SB)/8, $0x000eb24194ae4e54
+DATA combTable<>+16248(SB)/8, $0x000511857ef6c44b
+DATA combTable<>+16256(SB)/8, $0x00068d04985f541c
+DATA combTable<>+16264(SB)/8, $0x000f7aba61e6b2d3
+DATA combTable<>+16272(SB)/8, $0x0000445484a4972e
+DATA combTable<>+16280(SB)/8, $0x0002fcd09fea7d7c
+DATA combTable<>+16288(SB)/8, $0x00094b0935cf6915
+DATA combTable<>+16296(SB)/8, $0x0007285c404a816c
+DATA combTable<>+16304(SB)/8, $0x00093b7258e9aaa4
+DATA combTable<>+16312(SB)/8, $0x000010b89ca60428
+DATA combTable<>+16320(SB)/8, $0x000941be5a45f06e
+DATA combTable<>+16328(SB)/8, $0x000ed6d9c5f65753
+DATA combTable<>+16336(SB)/8, $0x0002ff51b6d07cae
+DATA combTable<>+16344(SB)/8, $0x0004da911776b9c7
+DATA combTable<>+16352(SB)/8, $0x000017d2d1d9ef0d
+DATA combTable<>+16360(SB)/8, $0x000947499718289c
+DATA combTable<>+16368(SB)/8, $0x000c524533f263d5
+DATA combTable<>+16376(SB)/8, $0x0004c3ef1512ebf8
+DATA combTable<>+16384(SB)/8, $0x000518e0262bfcb1
+DATA combTable<>+16392(SB)/8, $0x000020b878d577b7
+DATA combTable<>+16400(SB)/8, $0x0002af18073f3e6a
+DATA combTable<>+16408(SB)/8, $0x00019d752106927f
+DATA combTable<>+16416(SB)/8, $0x000ca60022fd3fe5
+DATA combTable<>+16424(SB)/8, $0x000c6a722e3b72c3
+DATA combTable<>+16432(SB)/8, $0x000072214f63cc65
+DATA combTable<>+16440(SB)/8, $0x000db7b9f43b29c9
+DATA combTable<>+16448(SB)/8, $0x0004a4f518f751d9
+DATA combTable<>+16456(SB)/8, $0x00012f9dc4d60582
+DATA combTable<>+16464(SB)/8, $0x00045b0f2c072bd3
+DATA combTable<>+16472(SB)/8, $0x00001f24ac855a15
+DATA combTable<>+16480(SB)/8, $0x00037f405307a693
+DATA combTable<>+16488(SB)/8, $0x000d72f336795b4e
+DATA combTable<>+16496(SB)/8, $0x0003761099aba714
+DATA combTable<>+16504(SB)/8, $0x000cbc9d6fbd0a77
+DATA combTable<>+16512(SB)/8, $0x00005fdf48c58171
+DATA combTable<>+16520(SB)/8, $0x000608328e9505aa
+DATA combTable<>+16528(SB)/8, $0x000d10c1420ee24d
+DATA combTable<>+16536(SB)/8, $0x0006fb25a24748c1
+DATA combTable<>+16544(SB)/8, $0x00095e6c7ffe45c0
+DATA combTable<>+16552(SB)/8, $0x000000ba739e2ae3
+DATA combTable<>+16560(SB)/8, $0x000426f5ea88bb26
+DATA combTable<>+16568(SB)/8, $0x000d984973bfbae4
+DATA combTable<>+16576(SB)/8, $0x0006694e50360679
+DATA combTable<>+16584(SB)/8, $0x000d2265c9f030c2
+DATA combTable<>+16592(SB)/8, $0x000072297de7d518
+DATA combTable<>+16600(SB)/8, $0x000e98de5c8790d6
+DATA combTable<>+16608(SB)/8, $0x000d345c2a2df592
+DATA combTable<>+16616(SB)/8, $0x0009b49922e5bfb7
+DATA combTable<>+16624(SB)/8, $0x00078f3115a3b60f
+DATA combTable<>+16632(SB)/8, $0x000003283a3e67ad
+DATA combTable<>+16640(SB)/8, $0x00041dc7be0cb939
+DATA combTable<>+16648(SB)/8, $0x0004d8b633080482
+DATA combTable<>+16656(SB)/8, $0x000228930832f19b
+DATA combTable<>+16664(SB)/8, $0x0001945d3dfc90d0
+DATA combTable<>+16672(SB)/8, $0x000005e129684627
+DATA combTable<>+16680(SB)/8, $0x000fbbc8242c4550
+DATA combTable<>+16688(SB)/8, $0x000ecd03081d9adb
+DATA combTable<>+16696(SB)/8, $0x0005c8df92bcc80c
+DATA combTable<>+16704(SB)/8, $0x000ce4c843566a6f
+DATA combTable<>+16712(SB)/8, $0x000078cf25d38258
+DATA combTable<>+16720(SB)/8, $0x0002eeb32d9c495a
+DATA combTable<>+16728(SB)/8, $0x000fcf12bb97cba8
+DATA combTable<>+16736(SB)/8, $0x0003b5d1e0ceefc8
+DATA combTable<>+16744(SB)/8, $0x0008d9bb02dabae9
+DATA combTable<>+16752(SB)/8, $0x000039c00c9c1369
+DATA combTable<>+16760(SB)/8, $0x000e6b8e31489d68
+DATA combTable<>+16768(SB)/8, $0x000ab9c2bf08715a
+DATA combTable<>+16776(SB)/8, $0x00004efa05aa851c
+DATA combTable<>+16784(SB)/8, $0x000f832c9a75a97f
+DATA combTable<>+16792(SB)/8, $0x0000006b52076b3f
+DATA combTable<>+16800(SB)/8, $0x000b7e16b9ce082d
+DATA combTable<>+16808(SB)/8, $0x0004c417abc29f5c
+DATA combTable<>+16816(SB)/8, $0x000bf4a7ab3407f1
+DATA combTable<>+16824(SB)/8, $0x00075ced4b36bce2
+DATA combTable<>+16832(SB)/8, $0x00007de2e9561a9f
+DATA combTable<>+16840(SB)/8, $0x0000cfe19d95781c
+DATA combTable<>+16848(SB)/8, $0x00018966310e229e
+DATA combTable<>+16856(SB)/8, $0x0000516b39b681df
+DATA combTable<>+16864(SB)/8, $0x000612257df39d37
+DATA combTable<>+16872(SB)/8, $0x00004d57e3443bc7
+DATA combTable<>+16880(SB)/8, $0x0000d4f4b6a55ecb
+DATA combTable<>+16888(SB)/8, $0x0007f5d85db99de7
+DATA combTable<>+16896(SB)/8, $0x0003ee9a81480152
+DATA combTable<>+16904(SB)/8, $0x00029eddbc9c440d
+DATA combTable<>+16912(SB)/8, $0x00006b2a90af1a60
+DATA combTable<>+16920(SB)/8, $0x000bf3245bb2d80a
+DATA combTable<>+16928(SB)/8, $0x000472fb9079b77e
+DATA combTable<>+16936(SB)/8, $0x000cee7333d8301b
+DATA combTable<>+16944(SB)/8, $0x0002109c647e6f24
+DATA combTable<>+16952(SB)/8, $0x0000465812c8276c
+DATA combTable<>+16960(SB)/8, $0x0003f4fc9ae61e97
+DATA combTable<>+16968(SB)/8, $0x0001de03f5fd1692
+DATA combTable<>+16976(SB)/8, $0x0006edd12d573528
+DATA combTable<>+16984(SB)/8, $0x0003e4aa764ae43e
+DATA combTable<>+16992(SB)/8, $0x00005fd8f4e9d12d
+DATA combTable<>+17000(SB)/8, $0x0003beb22a1062d9
+DATA combTable<>+17008(SB)/8, $0x000753831dc164d4
+DATA combTable<>+17016(SB)/8, $0x000e2968d77065fb
+DATA combTable<>+17024(SB)/8, $0x0006790180d4a7bd
+DATA combTable<>+17032(SB)/8, $0x000005b32c2b1cb1
+DATA combTable<>+17040(SB)/8, $0x000ca42c7ad58195
+DATA combTable<>+17048(SB)/8, $0x0006e4333f3ccf7f
+DATA combTable<>+17056(SB)/8, $0x00040b979d321428
+DATA combTable<>+17064(SB)/8, $0x00007e1b6c29d0d3
+DATA combTable<>+17072(SB)/8, $0x000031771a485673
+DATA combTable<>+17080(SB)/8, $0x00005eccd24da8fd
+DATA combTable<>+17088(SB)/8, $0x000ac05dfef83c8c
+DATA combTable<>+17096(SB)/8, $0x000df9cd61a1cf1a
+DATA combTable<>+17104(SB)/8, $0x0001e99dbbeeff27
+DATA combTable<>+17112(SB)/8, $0x00003b5556a37b47
+DATA combTable<>+17120(SB)/8, $0x0000c524e14dd482
+DATA combTable<>+17128(SB)/8, $0x000541a2ba4b632b
+DATA combTable<>+17136(SB)/8, $0x00082b5af3edb351
+DATA combTable<>+17144(SB)/8, $0x00036eba3d160482
+DATA combTable<>+17152(SB)/8, $0x00004fc079d27a73
+DATA combTable<>+17160(SB)/8, $0x00048b440c86c50d
+DATA combTable<>+17168(SB)/8, $0x000c9cc94e651dc3
+DATA combTable<>+17176(SB)/8, $0x00043e3cb91337cb
+DATA combTable<>+17184(SB)/8, $0x000cd086422f74d6
+DATA combTable<>+17192(SB)/8, $0x0000241170c2bae3
+DATA combTable<>+17200(SB)/8, $0x000938b089bf2f7f
+DATA combTable<>+17208(SB)/8, $0x0006502dfe9a751c
+DATA combTable<>+17216(SB)/8, $0x000880e4532497bd
+DATA combTable<>+17224(SB)/8, $0x0008e92ffffc09c7
+DATA combTable<>+17232(SB)/8, $0x0000124567cecaf9
+DATA combTable<>+17240(SB)/8, $0x0009ab860ac473b4
+DATA combTable<>+17248(SB)/8, $0x000ee0113e4353ff
+DATA combTable<>+17256(SB)/8, $0x000bc6c4aff0911d
+DATA combTable<>+17264(SB)/8, $0x000000d4ae75060e
+DATA combTable<>+17272(SB)/8, $0x00003f8612966c87
+DATA combTable<>+17280(SB)/8, $0x0008fcfa36048d13
+DATA combTable<>+17288(SB)/8, $0x000b373899ddd9c1
+DATA combTable<>+17296(SB)/8, $0x000f92d0aa29159d
+DATA combTable<>+17304(SB)/8, $0x00019d4dc9f350b9
+DATA combTable<>+17312(SB)/8, $0x000026f57eee878a
+DATA combTable<>+17320(SB)/8, $0x000a0cc9782a0dde
+DATA combTable<>+17328(SB)/8, $0x000b2ea718385559
+DATA combTable<>+17336(SB)/8, $0x0001ef238c551dcd
+DATA combTable<>+17344(SB)/8, $0x000613d7f62865b3
+DATA combTable<>+17352(SB)/8, $0x0000504aa7767973
+DATA combTable<>+17360(SB)/8, $0x000b2cd55687efb1
+DATA combTable<>+17368(SB)/8, $0x00062247af17b0ca
+DATA combTable<>+17376(SB)/8, $0x000f5a24675180d1
+DATA combTable<>+17384(SB)/8, $0x000306985c15a344
+DATA combTable<>+17392(SB)/8, $0x00004041943d9dba
+DATA combTable<>+17400(SB)/8, $0x00017743a26caadd
+DATA combTable<>+17408(SB)/8, $0x00024648ab7ce4b2
+DATA combTable<>+17416(SB)/8, $0x0003fbc9e347a6b4
+DATA combTable<>+17424(SB)/8, $0x000d019cb1d4f7a0
+DATA combTable<>+17432(SB)/8, $0x000012d931429800
+DATA combTable<>+17440(SB)/8, $0x0000eeba43ebcc96
+DATA combTable<>+17448(SB)/8, $0x0009c26ea9cafc3c
+DATA combTable<>+17456(SB)/8, $0x000c77ccc68d749c
+DATA combTable<>+17464(SB)/8, $0x000340fd9fa95ee1
+DATA combTable<>+17472(SB)/8, $0x00001420a1d97684
+DATA combTable<>+17480(SB)/8, $0x00067799d337594f
+DATA combTable<>+17488(SB)/8, $0x00040b23aa47b00c
+DATA combTable<>+17496(SB)/8, $0x00035ff3955e3c51
+DATA combTable<>+17504(SB)/8, $0x000a01244182854e
+DATA combTable<>+17512(SB)/8, $0x00001b4f92314359
+DATA combTable<>+17520(SB)/8, $0x000f3030a49866b1
+DATA combTable<>+17528(SB)/8, $0x000d2215f485933c
+DATA combTable<>+17536(SB)/8, $0x0001def4f6251f73
+DATA combTable<>+17544(SB)/8, $0x00023f6ab82aa405
+DATA combTable<>+17552(SB)/8, $0x00005ff191d56f9a
+DATA combTable<>+17560(SB)/8, $0x000c109d89150951
+DATA combTable<>+17568(SB)/8, $0x000912de9696a3e5
+DATA combTable<>+17576(SB)/8, $0x00075f302039cefa
+DATA combTable<>+17584(SB)/8, $0x0002dae20eae43f9
+DATA combTable<>+17592(SB)/8, $0x0000239b572a7f13
+DATA combTable<>+17600(SB)/8, $0x000ed433ac2d9068
+DATA combTable<>+17608(SB)/8, $0x000795fc98523819
+DATA combTable<>+17616(SB)/8, $0x000593eb3d2883ab
+DATA combTable<>+17624(SB)/8, $0x00036cbef4572805
+DATA combTable<>+17632(SB)/8, $0x0000020c526a758f
+DATA combTable<>+17640(SB)/8, $0x0001ef59f042cc89
+DATA combTable<>+17648(SB)/8, $0x0009d8e124bb6e93
+DATA combTable<>+17656(SB)/8, $0x000ec759972c589c
+DATA combTable<>+17664(SB)/8, $0x000c50cadc8e18aa
+DATA combTable<>+17672(SB)/8, $0x0000452cfe0a5602
+DATA combTable<>+17680(SB)/8, $0x000834f89ed8dbbc
+DATA combTable<>+17688(SB)/8, $0x000f9dc7ca46c779
+DATA combTable<>+17696(SB)/8, $0x0003e1b074c8f2aa
+DATA combTable<>+17704(SB)/8, $0x0003877a9524cdca
+DATA combTable<>+17712(SB)/8, $0x000002aacc461531
+DATA combTable<>+17720(SB)/8, $0x0000f7a0647877df
+DATA combTable<>+17728(SB)/8, $0x000270e607c9f86a
+DATA combTable<>+17736(SB)/8, $0x0001fb11c9bbc464
+DATA combTable<>+17744(SB)/8, $0x000877bab17ea25f
+DATA combTable<>+17752(SB)/8, $0x00004cfb7d7b304b
+DATA combTable<>+17760(SB)/8, $0x000699c29789ef12
+DATA combTable<>+17768(SB)/8, $0x00071df57190de28
+DATA combTable<>+17776(SB)/8, $0x000cc970d02b6ecd
+DATA combTable<>+17784(SB)/8, $0x0003ac5c343c857e
+DATA combTable<>+17792(SB)/8, $0x00005b1d4cbc434d
+DATA combTable<>+17800(SB)/8, $0x00043d6cb89b75fe
+DATA combTable<>+17808(SB)/8, $0x000d99c6adc8072b
+DATA combTable<>+17816(SB)/8, $0x000ee34c9f54c694
+DATA combTable<>+17824(SB)/8, $0x0005364b8c3aa373
+DATA combTable<>+17832(SB)/8, $0x000014b4622b3907
+DATA combTable<>+17840(SB)/8, $0x000b2615cc0a9f26
+DATA combTable<>+17848(SB)/8, $0x0002bb88dcce5b6f
+DATA combTable<>+17856(SB)/8, $0x000369a7053a4f0e
+DATA combTable<>+17864(SB)/8, $0x0002dd11301498b3
+DATA combTable<>+17872(SB)/8, $0x00002f98f7125859
+DATA combTable<>+17880(SB)/8, $0x0002ae444f54a701
+DATA combTable<>+17888(SB)/8, $0x000f0a9cbd7de2e1
+DATA combTable<>+17896(SB)/8, $0x0005835de0fcfe3e
+DATA combTable<>+17904(SB)/8, $0x0004554cebf890d7
+DATA combTable<>+17912(SB)/8, $0x00001d8062e9e761
+DATA combTable<>+17920(SB)/8, $0x0004a74cb50f9e56
+DATA combTable<>+17928(SB)/8, $0x000a98e8e13200c9
+DATA combTable<>+17936(SB)/8, $0x0002300f675b1ff4
+DATA combTable<>+17944(SB)/8, $0x000aaf99a2acc218
+DATA combTable<>+17952(SB)/8, $0x00003a6ae249d806
+DATA combTable<>+17960(SB)/8, $0x000ada85a9907c5a
+DATA combTable<>+17968(SB)/8, $0x000b591b90f62657
+DATA combTable<>+17976(SB)/8, $0x000f34b4e91a0ea8
+DATA combTable<>+17984(SB)/8, $0x0005ff38d0e1dfbd
+DATA combTable<>+17992(SB)/8, $0x0000298b8ce8aef2
+DATA combTable<>+18000(SB)/8, $0x000a72ea0a2165de
+DATA combTable<>+18008(SB)/8, $0x000b40bcf79f6837
+DATA combTable<>+18016(SB)/8, $0x000738ae703fab07
+DATA combTable<>+18024(SB)/8, $0x000d7dc521636c77
+DATA combTable<>+18032(SB)/8, $0x00006ba6271803a7
+DATA combTable<>+18040(SB)/8, $0x00027953eff70cb2
+DATA combTable<>+18048(SB)/8, $0x0002a791570762a9
+DATA combTable<>+18056(SB)/8, $0x0000a7cf6a4b89c9
+DATA combTable<>+18064(SB)/8, $0x000e4859418457a3
+DATA combTable<>+18072(SB)/8, $0x000034b8a8404d5c
+DATA combTable<>+18080(SB)/8, $0x000eecb583693335
+DATA combTable<>+18088(SB)/8, $0x000df63b5fefdc26
+DATA combTable<>+18096(SB)/8, $0x0004b22573d5a813
+DATA combTable<>+18104(SB)/8, $0x0001c6aa293aa9aa
+DATA combTable<>+18112(SB)/8, $0x000071d62bdd465e
+DATA combTable<>+18120(SB)/8, $0x000db5dab1f75ef5
+DATA combTable<>+18128(SB)/8, $0x000cf16b065f5cd2
+DATA combTable<>+18136(SB)/8, $0x000f49f085d77f95
+DATA combTable<>+18144(SB)/8, $0x0002b3d14571fea3
+DATA combTable<>+18152(SB)/8, $0x00001c333621262b
+DATA combTable<>+18160(SB)/8, $0x0003cc28d378df80
+DATA combTable<>+18168(SB)/8, $0x000790a0fa4b4653
+DATA combTable<>+18176(SB)/8, $0x000701da5af6db43
+DATA combTable<>+18184(SB)/8, $0x0002ba4e3645ff9f
+DATA combTable<>+18192(SB)/8, $0x000074d5f317f317
+DATA combTable<>+18200(SB)/8, $0x000fe55467d9ca81
+DATA combTable<>+18208(SB)/8, $0x000752b298c37a86
+DATA combTable<>+18216(SB)/8, $0x0003ac623b398b7c
+DATA combTable<>+18224(SB)/8, $0x000d98cda6d0892e
+DATA combTable<>+18232(SB)/8, $0x00004aebcc4547e9
+DATA combTable<>+18240(SB)/8, $0x00008d9e7354b610
+DATA combTable<>+18248(SB)/8, $0x000535ba85b6e0b4
+DATA combTable<>+18256(SB)/8, $0x000a58a207806b32
+DATA combTable<>+18264(SB)/8, $0x000df2cdbe63a034
+DATA combTable<>+18272(SB)/8, $0x0000173bd9ddc9a1
+DATA combTable<>+18280(SB)/8, $0x0000071b276d01c9
+DATA combTable<>+18288(SB)/8, $0x000c586c48c7012f
+DATA combTable<>+18296(SB)/8, $0x0001d6fba9e7b8ba
+DATA combTable<>+18304(SB)/8, $0x000b7925308129b7
+DATA combTable<>+18312(SB)/8, $0x00005d88fbf95a3d
+DATA combTable<>+18320(SB)/8, $0x00000f1efe5872df
+DATA combTable<>+18328(SB)/8, $0x0002ed43918c12b5
+DATA combTable<>+18336(SB)/8, $0x0009673ae058d658
+DATA combTable<>+18344(SB)/8, $0x000a319e6ed278ec
+DATA combTable<>+18352(SB)/8, $0x000006e1cd13b19e
+DATA combTable<>+18360(SB)/8, $0x000baf629e5b0353
+DATA combTable<>+18368(SB)/8, $0x00090278d0447472
+DATA combTable<>+18376(SB)/8, $0x000643bf273baa0b
+DATA combTable<>+18384(SB)/8, $0x0007b130c785f469
+DATA combTable<>+18392(SB)/8, $0x00007f3a6a1a8d83
+DATA combTable<>+18400(SB)/8, $0x0000ad516f166f23
+DATA combTable<>+18408(SB)/8, $0x000931fab6abe40d
+DATA combTable<>+18416(SB)/8, $0x00004d088e118e32
+DATA combTable<>+18424(SB)/8, $0x00062663fe35e14a
+DATA combTable<>+18432(SB)/8, $0x00003080603526e1
+DATA combTable<>+18440(SB)/8, $0x000644395d3d800b
+DATA combTable<>+18448(SB)/8, $0x00055c901edf6f7e
+DATA combTable<>+18456(SB)/8, $0x00092c633995a8d5
+DATA combTable<>+18464(SB)/8, $0x000307e68cd78305
+DATA combTable<>+18472(SB)/8, $0x000030d0fded2e51
+DATA combTable<>+18480(SB)/8, $0x0004971e68b84750
+DATA combTable<>+18488(SB)/8, $0x000296664bbcf9cb
+DATA combTable<>+18496(SB)/8, $0x0002fa412ba09572
+DATA combTable<>+18504(SB)/8, $0x00089d95c8de7267
+DATA combTable<>+18512(SB)/8, $0x00004615084351c5
+DATA combTable<>+18520(SB)/8, $0x00094d1af21233b3
+DATA combTable<>+18528(SB)/8, $0x0008ef0cc4d9ce05
+DATA combTable<>+18536(SB)/8, $0x000f499a771bdbe7
+DATA combTable<>+18544(SB)/8, $0x00098686965187f8
+DATA combTable<>+18552(SB)/8, $0x00000a9214202c09
+DATA combTable<>+18560(SB)/8, $0x000019c0aeb9a02e
+DATA combTable<>+18568(SB)/8, $0x0000d16034caebc9
+DATA combTable<>+18576(SB)/8, $0x00059932ec55c711
+DATA combTable<>+18584(SB)/8, $0x0005dfe0e6df5016
+DATA combTable<>+18592(SB)/8, $0x00003bca0d2895ca
+DATA combTable<>+18600(SB)/8, $0x00088eb69ecc01bf
+DATA combTable<>+18608(SB)/8, $0x000ada644896f9c6
+DATA combTable<>+18616(SB)/8, $0x000f7a9fe2f0bc83
+DATA combTable<>+18624(SB)/8, $0x0008241ca2d955f5
+DATA combTable<>+18632(SB)/8, $0x00004ea8b4038df2
+DATA combTable<>+18640(SB)/8, $0x000031bc3c5d62a4
+DATA combTable<>+18648(SB)/8, $0x0003ecff07a6040f
+DATA combTable<>+18656(SB)/8, $0x00030fb54519fc8b
+DATA combTable<>+18664(SB)/8, $0x00013cd98183da21
+DATA combTable<>+18672(SB)/8, $0x00005631deddae8f
+DATA combTable<>+18680(SB)/8, $0x000d460af1cad202
+DATA combTable<>+18688(SB)/8, $0x00005a48cee832ae
+DATA combTable<>+18696(SB)/8, $0x0009f11a5f463053
+DATA combTable<>+18704(SB)/8, $0x000a463912177454
+DATA combTable<>+18712(SB)/8, $0x000024ce0930542c
+DATA combTable<>+18720(SB)/8, $0x000fa155fdf30b85
+DATA combTable<>+18728(SB)/8, $0x0008e36372ea43fc
+DATA combTable<>+18736(SB)/8, $0x000492f844d2f716
+DATA combTable<>+18744(SB)/8, $0x0004280b2e064de6
+DATA combTable<>+18752(SB)/8, $0x0000549928a7324f
+DATA combTable<>+18760(SB)/8, $0x000890f5fd06c106
+DATA combTable<>+18768(SB)/8, $0x000355d8810f21fe
+DATA combTable<>+18776(SB)/8, $0x000e8caf3eb5c468
+DATA combTable<>+18784(SB)/8, $0x000d74b827808fe6
+DATA combTable<>+18792(SB)/8, $0x000041d4e3c28a06
+DATA combTable<>+18800(SB)/8, $0x000e32a763ee1a2e
+DATA combTable<>+18808(SB)/8, $0x000b7d25ffdeaf26
+DATA combTable<>+18816(SB)/8, $0x00017f4d69ae91e4
+DATA combTable<>+18824(SB)/8, $0x000ff6abc3bd33bd
+DATA combTable<>+18832(SB)/8, $0x0000491b66dec0dc
+DATA combTable<>+18840(SB)/8, $0x00004a8ed0da64a1
+DATA combTable<>+18848(SB)/8, $0x000af67e2284b75f
+DATA combTable<>+18856(SB)/8, $0x000f7b7ba4ed222c
+DATA combTable<>+18864(SB)/8, $0x0008b678234a3791
+DATA combTable<>+18872(SB)/8, $0x00004cf6b8b0b701
+DATA combTable<>+18880(SB)/8, $0x0005b13dc7ea32a7
+DATA combTable<>+18888(SB)/8, $0x000cc7e16db9898f
+DATA combTable<>+18896(SB)/8, $0x000bf8d947e3d5f8
+DATA combTable<>+18904(SB)/8, $0x000e4acac0abf52c
+DATA combTable<>+18912(SB)/8, $0x000008f338d0c85e
+DATA combTable<>+18920(SB)/8, $0x0003a821991a73bd
+DATA combTable<>+18928(SB)/8, $0x00001df320c7ac38
+DATA combTable<>+18936(SB)/8, $0x0004777063ab27bc
+DATA combTable<>+18944(SB)/8, $0x0008a99c13d331b8
+DATA combTable<>+18952(SB)/8, $0x0000530d4a82eb07
+DATA combTable<>+18960(SB)/8, $0x000973456c9abf9e
+DATA combTable<>+18968(SB)/8, $0x000fc4900a8806d6
+DATA combTable<>+18976(SB)/8, $0x0008cfb850257fb2
+DATA combTable<>+18984(SB)/8, $0x000bd5b2bacf412c
+DATA combTable<>+18992(SB)/8, $0x00000db3e7e00cbf
+DATA combTable<>+19000(SB)/8, $0x000c3630e1f94825
+DATA combTable<>+19008(SB)/8, $0x000268cab535a004
+DATA combTable<>+19016(SB)/8, $0x000c84ff8b7e2d78
+DATA combTable<>+19024(SB)/8, $0x00070b9c7482323c
+DATA combTable<>+19032(SB)/8, $0x000065ea753f1017
+DATA combTable<>+19040(SB)/8, $0x0006fc3ee2096363
+DATA combTable<>+19048(SB)/8, $0x0007f61b5cb6b3d6
+DATA combTable<>+19056(SB)/8, $0x0003443b1a81d62c
+DATA combTable<>+19064(SB)/8, $0x000a1db0fbe04421
+DATA combTable<>+19072(SB)/8, $0x000002a4ec1921e1
+DATA combTable<>+19080(SB)/8, $0x00086162f1cf795f
+DATA combTable<>+19088(SB)/8, $0x0001926ee57f2f5c
+DATA combTable<>+19096(SB)/8, $0x000c063578118c86
+DATA combTable<>+19104(SB)/8, $0x0007fcf172124851
+DATA combTable<>+19112(SB)/8, $0x000036d12b5dec06
+DATA combTable<>+19120(SB)/8, $0x0006259a3b24b8a2
+DATA combTable<>+19128(SB)/8, $0x000cc45afa0b85ce
+DATA combTable<>+19136(SB)/8, $0x000ba07037b8577a
+DATA combTable<>+19144(SB)/8, $0x00009bfcccbe6e88
+DATA combTable<>+19152(SB)/8, $0x00003d143c511278
+DATA combTable<>+19160(SB)/8, $0x000d279179154557
+DATA combTable<>+19168(SB)/8, $0x0005cfc783a0a126
+DATA combTable<>+19176(SB)/8, $0x000f179bacd5e48f
+DATA combTable<>+19184(SB)/8, $0x000285936bdb6e8d
+DATA combTable<>+19192(SB)/8, $0x00002ef517885ba8
+DATA combTable<>+19200(SB)/8, $0x000ebffb305b2f51
+DATA combTable<>+19208(SB)/8, $0x000ad889596b896e
+DATA combTable<>+19216(SB)/8, $0x0006d5dd25d3f938
+DATA combTable<>+19224(SB)/8, $0x0000095f0f52dc74
+DATA combTable<>+19232(SB)/8, $0x000057968290bb3a
+DATA combTable<>+19240(SB)/8, $0x0007974e8c58aedc
+DATA combTable<>+19248(SB)/8, $0x000fbabf041a4463
+DATA combTable<>+19256(SB)/8, $0x000980718ab9ef22
+DATA combTable<>+19264(SB)/8, $0x000a8a6e185d956e
+DATA combTable<>+19272(SB)/8, $0x00002f1b78fab143
+DATA combTable<>+19280(SB)/8, $0x000ab8430a20e101
+DATA combTable<>+19288(SB)/8, $0x0008d24f0ec47f71
+DATA combTable<>+19296(SB)/8, $0x000ee2eed1f39365
+DATA combTable<>+19304(SB)/8, $0x000a3e1cf7509a86
+DATA combTable<>+19312(SB)/8, $0x00007dc43e35dc2a
+DATA combTable<>+19320(SB)/8, $0x00082a5c273e9718
+DATA combTable<>+19328(SB)/8, $0x000995e4efd945a7
+DATA combTable<>+19336(SB)/8, $0x000f237d3e3576c6
+DATA combTable<>+19344(SB)/8, $0x0000a990f2ed8051
+DATA combTable<>+19352(SB)/8, $0x0000044fb81d82d5
+DATA combTable<>+19360(SB)/8, $0x00066665887dd9c3
+DATA combTable<>+19368(SB)/8, $0x000314bb05355859
+DATA combTable<>+19376(SB)/8, $0x000f2079b1c90f9b
+DATA combTable<>+19384(SB)/8, $0x000c12fc6e08df8e
+DATA combTable<>+19392(SB)/8, $0x00007ef72016758c
+DATA combTable<>+19400(SB)/8, $0x000f18c5a907e3d9
+DATA combTable<>+19408(SB)/8, $0x0001dce4c6359c1d
+DATA combTable<>+19416(SB)/8, $0x000201bb4957b337
+DATA combTable<>+19424(SB)/8, $0x000dd2eca704534b
+DATA combTable<>+19432(SB)/8, $0x00007f79823f9c30
+DATA combTable<>+19440(SB)/8, $0x000c1ff068f587ba
+DATA combTable<>+19448(SB)/8, $0x0004e0050c8de6a9
+DATA combTable<>+19456(SB)/8, $0x000ded5be7082789
+DATA combTable<>+19464(SB)/8, $0x000d6f03cbf99557
+DATA combTable<>+19472(SB)/8, $0x000064a9b0431c06
+DATA combTable<>+19480(SB)/8, $0x0004d239a3b513e8
+DATA combTable<>+19488(SB)/8, $0x000d4b91fa8d8833
+DATA combTable<>+19496(SB)/8, $0x000590bd33c13670
+DATA combTable<>+19504(SB)/8, $0x000d9b412b54136f
+DATA combTable<>+19512(SB)/8, $0x00000a4e0373d784
+DATA combTable<>+19520(SB)/8, $0x0003d6a15b7d2919
+DATA combTable<>+19528(SB)/8, $0x000a0d53a82352eb
+DATA combTable<>+19536(SB)/8, $0x0009a45d47b0b4f6
+DATA combTable<>+19544(SB)/8, $0x000346c7156ce438
+DATA combTable<>+19552(SB)/8, $0x0000071a7d0ace18
+DATA combTable<>+19560(SB)/8, $0x000c355220e14431
+DATA combTable<>+19568(SB)/8, $0x0000709b15141cc0
+DATA combTable<>+19576(SB)/8, $0x00009d5f360d6595
+DATA combTable<>+19584(SB)/8, $0x00055d39af5621b2
+DATA combTable<>+19592(SB)/8, $0x00007c69bcf76177
+DATA combTable<>+19600(SB)/8, $0x00072daac887ba0b
+DATA combTable<>+19608(SB)/8, $0x00005bfa562eed30
+DATA combTable<>+19616(SB)/8, $0x0000ef768b012629
+DATA combTable<>+19624(SB)/8, $0x0007e9ccf543002c
+DATA combTable<>+19632(SB)/8, $0x00002c3bcc7146ea
+DATA combTable<>+19640(SB)/8, $0x0000d7eb04e8295f
+DATA combTable<>+19648(SB)/8, $0x000252f50f37d07f
+DATA combTable<>+19656(SB)/8, $0x00071798d710db18
+DATA combTable<>+19664(SB)/8, $0x000a51de951a9a31
+DATA combTable<>+19672(SB)/8, $0x00006f5a9a7322ac
+DATA combTable<>+19680(SB)/8, $0x0009d4eba3d944be
+DATA combTable<>+19688(SB)/8, $0x000408078af9ee72
+DATA combTable<>+19696(SB)/8, $0x0007869c038d9e09
+DATA combTable<>+19704(SB)/8, $0x0003b244525567a4
+DATA combTable<>+19712(SB)/8, $0x000002ab9680ee8d
+DATA combTable<>+19720(SB)/8, $0x0001000c2f41c6c5
+DATA combTable<>+19728(SB)/8, $0x000c10cfefb9b8ba
+DATA combTable<>+19736(SB)/8, $0x000cc51c9fc49f79
+DATA combTable<>+19744(SB)/8, $0x000afca4efa47703
+DATA combTable<>+19752(SB)/8, $0x0000494e21a2e147
+DATA combTable<>+19760(SB)/8, $0x00048a85dde50d9a
+DATA combTable<>+19768(SB)/8, $0x0004e0fb9a249efa
+DATA combTable<>+19776(SB)/8, $0x00091ef6d9219a22
+DATA combTable<>+19784(SB)/8, $0x000bb34fa091f1dd
+DATA combTable<>+19792(SB)/8, $0x00006b5d76cbea46
+DATA combTable<>+19800(SB)/8, $0x000941171e782522
+DATA combTable<>+19808(SB)/8, $0x00074036936d3e0f
+DATA combTable<>+19816(SB)/8, $0x0000fcc746f1e6ae
+DATA combTable<>+19824(SB)/8, $0x000313e408b3ea2d
+DATA combTable<>+19832(SB)/8, $0x000016fb869c03dd
+DATA combTable<>+19840(SB)/8, $0x0007556cec0cd994
+DATA combTable<>+19848(SB)/8, $0x0006f5cd01dba885
+DATA combTable<>+19856(SB)/8, $0x000f42b4776472dc
+DATA combTable<>+19864(SB)/8, $0x0007354af0169148
+DATA combTable<>+19872(SB)/8, $0x00000ae333f68527
+DATA combTable<>+19880(SB)/8, $0x000e199733b60962
+DATA combTable<>+19888(SB)/8, $0x000b4d8abe133288
+DATA combTable<>+19896(SB)/8, $0x000991d03e24fc72
+DATA combTable<>+19904(SB)/8, $0x000d0754811f7ed0
+DATA combTable<>+19912(SB)/8, $0x00003f81e38b8f70
+DATA combTable<>+19920(SB)/8, $0x000b7f355f17c824
+DATA combTable<>+19928(SB)/8, $0x000c3d74299a40ad
+DATA combTable<>+19936(SB)/8, $0x000bf8eaf774b923
+DATA combTable<>+19944(SB)/8, $0x000dc3dd57c3e8bc
+DATA combTable<>+19952(SB)/8, $0x00000ad3e2d34cde
+DATA combTable<>+19960(SB)/8, $0x00010fcc7ed9affe
+DATA combTable<>+19968(SB)/8, $0x000a12465874b7f9
+DATA combTable<>+19976(SB)/8, $0x000b0c4704545cb8
+DATA combTable<>+19984(SB)/8, $0x0000993a8397ed24
+DATA combTable<>+19992(SB)/8, $0x000050510fc104f5
+DATA combTable<>+20000(SB)/8, $0x000c0fc5336e249d
+DATA combTable<>+20008(SB)/8, $0x00019c331cfd96f0
+DATA combTable<>+20016(SB)/8, $0x0009eefe1c745ede
+DATA combTable<>+20024(SB)/8, $0x0001ebef2d6fd000
+DATA combTable<>+20032(SB)/8, $0x0000127c158bf0fa
+DATA combTable<>+20040(SB)/8, $0x00028fc4ae51b974
+DATA combTable<>+20048(SB)/8, $0x000d3744dfe96dea
+DATA combTable<>+20056(SB)/8, $0x00073848a81d9973
+DATA combTable<>+20064(SB)/8, $0x000df956240680b8
+DATA combTable<>+20072(SB)/8, $0x00004ed82479d167
+DATA combTable<>+20080(SB)/8, $0x00097c422e9879a2
+DATA combTable<>+20088(SB)/8, $0x000d452ca3647f61
+DATA combTable<>+20096(SB)/8, $0x000b4eaccba44add
+DATA combTable<>+20104(SB)/8, $0x0004f689b413fc14
+DATA combTable<>+20112(SB)/8, $0x0000354ef87d07ef
+DATA combTable<>+20120(SB)/8, $0x0003b52260c5d975
+DATA combTable<>+20128(SB)/8, $0x000fceb41b0b8fee
+DATA combTable<>+20136(SB)/8, $0x0009f6653c50352e
+DATA combTable<>+20144(SB)/8, $0x000236d8808ac30a
+DATA combTable<>+20152(SB)/8, $0x0000302d92d20539
+DATA combTable<>+20160(SB)/8, $0x000c6fb6e4e0f177
+DATA combTable<>+20168(SB)/8, $0x00029a4bd6a932db
+DATA combTable<>+20176(SB)/8, $0x00087af6e804e1bf
+DATA combTable<>+20184(SB)/8, $0x000d0605e1966d47
+DATA combTable<>+20192(SB)/8, $0x00000edc5f5eb426
+DATA combTable<>+20200(SB)/8, $0x0003c1a2bca4283d
+DATA combTable<>+20208(SB)/8, $0x00091a1863dd9781
+DATA combTable<>+20216(SB)/8, $0x000268fa86ed62f0
+DATA combTable<>+20224(SB)/8, $0x000ae4caec7bcb8c
+DATA combTable<>+20232(SB)/8, $0x000010e5d3b76f1c
+DATA combTable<>+20240(SB)/8, $0x0003bfd653da8e67
+DATA combTable<>+20248(SB)/8, $0x000ec24a9f641545
+DATA combTable<>+20256(SB)/8, $0x0003578a23e9dc1e
+DATA combTable<>+20264(SB)/8, $0x000ba72bf87263b0
+DATA combTable<>+20272(SB)/8, $0x000045b46c51361c
+DATA combTable<>+20280(SB)/8, $0x000d4ddd8a7fe3e4
+DATA combTable<>+20288(SB)/8, $0x0005676620e30ce9
+DATA combTable<>+20296(SB)/8, $0x00030e9958ab1364
+DATA combTable<>+20304(SB)/8, $0x00029df4b594f7bb
+DATA combTable<>+20312(SB)/8, $0x00005c1c0aef3212
+DATA combTable<>+20320(SB)/8, $0x00002abf314f7fa1
+DATA combTable<>+20328(SB)/8, $0x000dc8e8cf450a94
+DATA combTable<>+20336(SB)/8, $0x0003a8be84e257f1
+DATA combTable<>+20344(SB)/8, $0x000713b1dbbd54b2
+DATA combTable<>+20352(SB)/8, $0x00002177bfa36dcb
+DATA combTable<>+20360(SB)/8, $0x00081bbcfa79db8f
+DATA combTable<>+20368(SB)/8, $0x0001ec25f59b3370
+DATA combTable<>+20376(SB)/8, $0x000c832487604881
+DATA combTable<>+20384(SB)/8, $0x000b5bb087a76659
+DATA combTable<>+20392(SB)/8, $0x00004ae619387d8a
+DATA combTable<>+20400(SB)/8, $0x00017e44985bfb83
+DATA combTable<>+20408(SB)/8, $0x0002a71963136611
+DATA combTable<>+20416(SB)/8, $0x000425904bfce046
+DATA combTable<>+20424(SB)/8, $0x0003d6483ac3448d
+DATA combTable<>+20432(SB)/8, $0x000075685abe5ba4
+DATA combTable<>+20440(SB)/8, $0x000bf6aa5344a32e
+DATA combTable<>+20448(SB)/8, $0x000b4b41b40788dd
+DATA combTable<>+20456(SB)/8, $0x000a130d607d88ea
+DATA combTable<>+20464(SB)/8, $0x0003e035eb0eb974
+DATA combTable<>+20472(SB)/8, $0x00001a00d91b17bf
+DATA combTable<>+20480(SB)/8, $0x00060933eb61f2b2
+DATA combTable<>+20488(SB)/8, $0x000a8c9ff49526e9
+DATA combTable<>+20496(SB)/8, $0x000af66569543d0f
+DATA combTable<>+20504(SB)/8, $0x000e6aadf7275107
+DATA combTable<>+20512(SB)/8, $0x0000135529b623b0
+DATA combTable<>+20520(SB)/8, $0x000716bce22e83fe
+DATA combTable<>+20528(SB)/8, $0x00019e80985c1f5c
+DATA combTable<>+20536(SB)/8, $0x0004254aaeb42beb
+DATA combTable<>+20544(SB)/8, $0x000a613ec9da6371
+DATA combTable<>+20552(SB)/8, $0x00005972ea051590
+DATA combTable<>+20560(SB)/8, $0x0000dbd7add1d518
+DATA combTable<>+20568(SB)/8, $0x00088cfc11f1118f
+DATA combTable<>+20576(SB)/8, $0x000114759b979f78
+DATA combTable<>+20584(SB)/8, $0x0003a018732e1f07
+DATA combTable<>+20592(SB)/8, $0x000079b5b81a65ca
+DATA combTable<>+20600(SB)/8, $0x0004ac20dc8f7811
+DATA combTable<>+20608(SB)/8, $0x00094ac4d4fa80fd
+DATA combTable<>+20616(SB)/8, $0x00033604349a9ad2
+DATA combTable<>+20624(SB)/8, $0x0003bdbc01b2d64b
+DATA combTable<>+20632(SB)/8, $0x00004f7e9c95905f
+DATA combTable<>+20640(SB)/8, $0x0008443d355299fe
+DATA combTable<>+20648(SB)/8, $0x0001cdbebead771c
+DATA combTable<>+20656(SB)/8, $0x0001a494668bcd3b
+DATA combTable<>+20664(SB)/8, $0x000adc88092499ef
+DATA combTable<>+20672(SB)/8, $0x00001942eec4a144
+DATA combTable<>+20680(SB)/8, $0x00074bbc5781302e
+DATA combTable<>+20688(SB)/8, $0x0003989addc0f626
+DATA combTable<>+20696(SB)/8, $0x0003fbd9c6d8520f
+DATA combTable<>+20704(SB)/8, $0x0008e4c8c2999ae5
+DATA combTable<>+20712(SB)/8, $0x000031993ad92e63
+DATA combTable<>+20720(SB)/8, $0x000c5319ae234992
+DATA combTable<>+20728(SB)/8, $0x000910cea3e927da
+DATA combTable<>+20736(SB)/8, $0x00053c11222c1b3d
+DATA combTable<>+20744(SB)/8, $0x000ca75553ce4942
+DATA combTable<>+20752(SB)/8, $0x00002a0a65314ef9
+DATA combTable<>+20760(SB)/8, $0x00061acd3c1c793a
+DATA combTable<>+20768(SB)/8, $0x000ac5a35bc3bcf3
+DATA combTable<>+20776(SB)/8, $0x0008cda6ab2f9ebc
+DATA combTable<>+20784(SB)/8, $0x0001a1360e860e9a
+DATA combTable<>+20792(SB)/8, $0x0000055dc39b6dea
+DATA combTable<>+20800(SB)/8, $0x0007937ff7f927c2
+DATA combTable<>+20808(SB)/8, $0x0000617d0a6352db
+DATA combTable<>+20816(SB)/8, $0x000155af76db741f
+DATA combTable<>+20824(SB)/8, $0x0002ded5982f3a21
+DATA combTable<>+20832(SB)/8, $0x00004cf6e218647c
+DATA combTable<>+20840(SB)/8, $0x0009227cc28d5bb6
+DATA combTable<>+20848(SB)/8, $0x000bc774dffabb11
+DATA combTable<>+20856(SB)/8, $0x0004a32c8907e24e
+DATA combTable<>+20864(SB)/8, $0x00024b6a83c78cee
+DATA combTable<>+20872(SB)/8, $0x0000121a307710aa
+DATA combTable<>+20880(SB)/8, $0x0009713ec77483c9
+DATA combTable<>+20888(SB)/8, $0x00077b82b96afd65
+DATA combTable<>+20896(SB)/8, $0x000097bcd388bfe0
+DATA combTable<>+20904(SB)/8, $0x0003a9b289e28231
+DATA combTable<>+20912(SB)/8, $0x0000527bb94a6ced
+DATA combTable<>+20920(SB)/8, $0x000b5d5e9f034a97
+DATA combTable<>+20928(SB)/8, $0x000093034bc2de4d
+DATA combTable<>+20936(SB)/8, $0x000551d3b1e153fc
+DATA combTable<>+20944(SB)/8, $0x000e52d460546919
+DATA combTable<>+20952(SB)/8, $0x0000333fc76c7a40
+DATA combTable<>+20960(SB)/8, $0x000d992a995b482e
+DATA combTable<>+20968(SB)/8, $0x0007c6e383801563
+DATA combTable<>+20976(SB)/8, $0x000f64d8e53405d0
+DATA combTable<>+20984(SB)/8, $0x000a9f7485035de2
+DATA combTable<>+20992(SB)/8, $0x00006b89069b20a7
+DATA combTable<>+21000(SB)/8, $0x0002fa8cb5c7db77
+DATA combTable<>+21008(SB)/8, $0x000f8c734c155408
+DATA combTable<>+21016(SB)/8, $0x0006e7a57e068686
+DATA combTable<>+21024(SB)/8, $0x0009bcf29e6c8d9f
+DATA combTable<>+21032(SB)/8, $0x00000473d308a763
+DATA combTable<>+21040(SB)/8, $0x000aa0416270220d
+DATA combTable<>+21048(SB)/8, $0x000faf9245b4e812
+DATA combTable<>+21056(SB)/8, $0x000072ef05995a89
+DATA combTable<>+21064(SB)/8, $0x000eb73ffadc4ce5
+DATA combTable<>+21072(SB)/8, $0x000023bc2103aa73
+DATA combTable<>+21080(SB)/8, $0x000e792603589e05
+DATA combTable<>+21088(SB)/8, $0x0001246dcc492cae
+DATA combTable<>+21096(SB)/8, $0x000601a94f2b4b42
+DATA combTable<>+21104(SB)/8, $0x000341a02a1ef74e
+DATA combTable<>+21112(SB)/8, $0x0000102f73bfde04
+DATA combTable<>+21120(SB)/8, $0x0004dae0b5511c9a
+DATA combTable<>+21128(SB)/8, $0x000292bffff06a2b
+DATA combTable<>+21136(SB)/8, $0x00055042347ac860
+DATA combTable<>+21144(SB)/8, $0x000a12d981f375df
+DATA combTable<>+21152(SB)/8, $0x00003f6bd725da4e
+DATA combTable<>+21160(SB)/8, $0x0008b9ab7f5745c6
+DATA combTable<>+21168(SB)/8, $0x000ee5787c690eb1
+DATA combTable<>+21176(SB)/8, $0x000df7afa9023a8a
+DATA combTable<>+21184(SB)/8, $0x000013db72712da2
+DATA combTable<>+21192(SB)/8, $0x000036597d25ea5c
+DATA combTable<>+21200(SB)/8, $0x000d8d7b106058ac
+DATA combTable<>+21208(SB)/8, $0x0009e6fc6905f734
+DATA combTable<>+21216(SB)/8, $0x000202932dd94057
+DATA combTable<>+21224(SB)/8, $0x000d6d06466f8f99
+DATA combTable<>+21232(SB)/8, $0x00007b7ecc19da60
+DATA combTable<>+21240(SB)/8, $0x000e4a51a77cfa9b
+DATA combTable<>+21248(SB)/8, $0x00054e7a386506da
+DATA combTable<>+21256(SB)/8, $0x000f2d82db822636
+DATA combTable<>+21264(SB)/8, $0x000caba09bbffcd8
+DATA combTable<>+21272(SB)/8, $0x000003bedc661bf5
+DATA combTable<>+21280(SB)/8, $0x0002373c695c690d
+DATA combTable<>+21288(SB)/8, $0x000660642906e78c
+DATA combTable<>+21296(SB)/8, $0x000ae12bd2dd252e
+DATA combTable<>+21304(SB)/8, $0x0003956951d44444
+DATA combTable<>+21312(SB)/8, $0x00004235ad760174
+DATA combTable<>+21320(SB)/8, $0x0008cb0d078975f5
+DATA combTable<>+21328(SB)/8, $0x000549189f298625
+DATA combTable<>+21336(SB)/8, $0x0002e36ee4492942
+DATA combTable<>+21344(SB)/8, $0x00066a1a0cab423e
+DATA combTable<>+21352(SB)/8, $0x00000e7ce2b0cdf0
+DATA combTable<>+21360(SB)/8, $0x0006fedfd94b70f9
+DATA combTable<>+21368(SB)/8, $0x00051c1fcba2dfea
+DATA combTable<>+21376(SB)/8, $0x000f2fab89f130c0
+DATA combTable<>+21384(SB)/8, $0x000eeb54882d47e7
+DATA combTable<>+21392(SB)/8, $0x0000615256138aec
+DATA combTable<>+21400(SB)/8, $0x0004643ac48c85a3
+DATA combTable<>+21408(SB)/8, $0x000f43c6139adc49
+DATA combTable<>+21416(SB)/8, $0x000ae94d48fd361d
+DATA combTable<>+21424(SB)/8, $0x000674a09db17dd3
+DATA combTable<>+21432(SB)/8, $0x0000666e0a5d8fb4
+DATA combTable<>+21440(SB)/8, $0x000bf64e4870cb0d
+DATA combTable<>+21448(SB)/8, $0x000f0aa458b6b2ab
+DATA combTable<>+21456(SB)/8, $0x0005e8985dcd65bc
+DATA combTable<>+21464(SB)/8, $0x000dee49abe4eba7
+DATA combTable<>+21472(SB)/8, $0x00007f0bc810d514
+DATA combTable<>+21480(SB)/8, $0x000c9dad737213a0
+DATA combTable<>+21488(SB)/8, $0x000ba2ef72e9883a
+DATA combTable<>+21496(SB)/8, $0x0003ec69579ff6f8
+DATA combTable<>+21504(SB)/8, $0x000ab75311e2edd4
+DATA combTable<>+21512(SB)/8, $0x00001d3a907ddec5
+DATA combTable<>+21520(SB)/8, $0x00006ba426f4136f
+DATA combTable<>+21528(SB)/8, $0x0009e57e03035b90
+DATA combTable<>+21536(SB)/8, $0x000f463c288d6736
+DATA combTable<>+21544(SB)/8, $0x000dbf5cbc8dfd94
+DATA combTable<>+21552(SB)/8, $0x00000d1f8dbcf8ee
+DATA combTable<>+21560(SB)/8, $0x000693313ed081dc
+DATA combTable<>+21568(SB)/8, $0x000ad851b3480ba1
+DATA combTable<>+21576(SB)/8, $0x00030321cb29329f
+DATA combTable<>+21584(SB)/8, $0x000fde30128013c0
+DATA combTable<>+21592(SB)/8, $0x000000011b44a31b
+DATA combTable<>+21600(SB)/8, $0x00061f696a0aa75c
+DATA combTable<>+21608(SB)/8, $0x0005c5852bd6a165
+DATA combTable<>+21616(SB)/8, $0x000a7966adc1bf72
+DATA combTable<>+21624(SB)/8, $0x000102611a8dd7f9
+DATA combTable<>+21632(SB)/8, $0x000063d988a2d285
+DATA combTable<>+21640(SB)/8, $0x000fa06c3fc66c0c
+DATA combTable<>+21648(SB)/8, $0x0008e4dd60dd23fd
+DATA combTable<>+21656(SB)/8, $0x00068e4d715d40e3
+DATA combTable<>+21664(SB)/8, $0x00057e17ae38b382
+DATA combTable<>+21672(SB)/8, $0x00003ac48d916e83
+DATA combTable<>+21680(SB)/8, $0x00020753afbd232e
+DATA combTable<>+21688(SB)/8, $0x000b8fdd8f683001
+DATA combTable<>+21696(SB)/8, $0x0004e72b91e92bce
+DATA combTable<>+21704(SB)/8, $0x000a066f81669b38
+DATA combTable<>+21712(SB)/8, $0x000033fad52b2368
+DATA combTable<>+21720(SB)/8, $0x000cc8d0c422cfe8
+DATA combTable<>+21728(SB)/8, $0x0007b05a13acb8d2
+DATA combTable<>+21736(SB)/8, $0x000cf6a56f072b4f
+DATA combTable<>+21744(SB)/8, $0x00071e2a3feb6e6e
+DATA combTable<>+21752(SB)/8, $0x00003cc355ccb90a
+DATA combTable<>+21760(SB)/8, $0x000649c6c5e41e16
+DATA combTable<>+21768(SB)/8, $0x00030333f7735540
+DATA combTable<>+21776(SB)/8, $0x000305e7460af864
+DATA combTable<>+21784(SB)/8, $0x000dca7b2acfcd2f
+DATA combTable<>+21792(SB)/8, $0x000016c0f429a256
+DATA combTable<>+21800(SB)/8, $0x00069443903e9131
+DATA combTable<>+21808(SB)/8, $0x000cb7a5637cee9b
+DATA combTable<>+21816(SB)/8, $0x000aba9244b8a494
+DATA combTable<>+21824(SB)/8, $0x0007568c87cd1a4b
+DATA combTable<>+21832(SB)/8, $0x0000631eaf426bae
+DATA combTable<>+21840(SB)/8, $0x000975b9a3700de8
+DATA combTable<>+21848(SB)/8, $0x000fbe2f8055247d
+DATA combTable<>+21856(SB)/8, $0x0002e45de17280c5
+DATA combTable<>+21864(SB)/8, $0x00080b553658f273
+DATA combTable<>+21872(SB)/8, $0x0000431f2c7f665f
+DATA combTable<>+21880(SB)/8, $0x00090410da66fe9f
+DATA combTable<>+21888(SB)/8, $0x000526c16e5a6b3e
+DATA combTable<>+21896(SB)/8, $0x000ef9bf8385dd4b
+DATA combTable<>+21904(SB)/8, $0x00019b5bc3d97611
+DATA combTable<>+21912(SB)/8, $0x00005599648b1ea9
+DATA combTable<>+21920(SB)/8, $0x00026344858f7b19
+DATA combTable<>+21928(SB)/8, $0x0002fa1ea514ad60
+DATA combTable<>+21936(SB)/8, $0x000090a9d714ab35
+DATA combTable<>+21944(SB)/8, $0x0003b268900441a2
+DATA combTable<>+21952(SB)/8, $0x00007b04715f9125
+DATA combTable<>+21960(SB)/8, $0x0006c280c4e6bac6
+DATA combTable<>+21968(SB)/8, $0x000dd6d1d9b0bb37
+DATA combTable<>+21976(SB)/8, $0x00050bf944970ed3
+DATA combTable<>+21984(SB)/8, $0x000e223b09a95584
+DATA combTable<>+21992(SB)/8, $0x000048d0acfa57cd
+DATA combTable<>+22000(SB)/8, $0x000dbd28acf6ae43
+DATA combTable<>+22008(SB)/8, $0x0008b7d5c7ab483e
+DATA combTable<>+22016(SB)/8, $0x0007eb2c4486357c
+DATA combTable<>+22024(SB)/8, $0x000583fc0404769b
+DATA combTable<>+22032(SB)/8, $0x000059b37bf5c2f6
+DATA combTable<>+22040(SB)/8, $0x000f26e47dabe671
+DATA combTable<>+22048(SB)/8, $0x00097622f3a37b60
+DATA combTable<>+22056(SB)/8, $0x0009960394f1d1a1
+DATA combTable<>+22064(SB)/8, $0x0003bdb4208ce7ee
+DATA combTable<>+22072(SB)/8, $0x000016234191336d
+DATA combTable<>+22080(SB)/8, $0x00099cd61ff38640
+DATA combTable<>+22088(SB)/8, $0x000c3063625a0dd4
+DATA combTable<>+22096(SB)/8, $0x000dd73dc329cd9b
+DATA combTable<>+22104(SB)/8, $0x000923151e2d8023
+DATA combTable<>+22112(SB)/8, $0x00004a25707a203b
+DATA combTable<>+22120(SB)/8, $0x000499def6267ff6
+DATA combTable<>+22128(SB)/8, $0x0007b742c0843b9e
+DATA combTable<>+22136(SB)/8, $0x0009a4f2b17772ca
+DATA combTable<>+22144(SB)/8, $0x000500623a0153fe
+DATA combTable<>+22152(SB)/8, $0x00002cdfdfecd5d0
+DATA combTable<>+22160(SB)/8, $0x0007668a53f6ed6a
+DATA combTable<>+22168(SB)/8, $0x000581dd170a12ab
+DATA combTable<>+22176(SB)/8, $0x000ae20161304242
+DATA combTable<>+22184(SB)/8, $0x00049fc4000144c3
+DATA combTable<>+22192(SB)/8, $0x00005721896d248e
+DATA combTable<>+22200(SB)/8, $0x000d5091a1d0da4e
+DATA combTable<>+22208(SB)/8, $0x000a7b5fe3e08285
+DATA combTable<>+22216(SB)/8, $0x00019393b34baa6f
+DATA combTable<>+22224(SB)/8, $0x00030fd63e5177ce
+DATA combTable<>+22232(SB)/8, $0x000003c935afc4b0
+DATA combTable<>+22240(SB)/8, $0x000e5517fd181bae
+DATA combTable<>+22248(SB)/8, $0x0009f2bb963b40b6
+DATA combTable<>+22256(SB)/8, $0x0002064625902262
+DATA combTable<>+22264(SB)/8, $0x00013da5509bce93
+DATA combTable<>+22272(SB)/8, $0x0000578edd74f63c
+DATA combTable<>+22280(SB)/8, $0x000276c6492b0c3d
+DATA combTable<>+22288(SB)/8, $0x000c4dfe205fc997
+DATA combTable<>+22296(SB)/8, $0x000d623a3c47ccc2
+DATA combTable<>+22304(SB)/8, $0x000c7a2dcd29b84d
+DATA combTable<>+22312(SB)/8, $0x00003ec2ab590288
+DATA combTable<>+22320(SB)/8, $0x00013a09ae32d1cb
+DATA combTable<>+22328(SB)/8, $0x000df40f5c2d5a72
+DATA combTable<>+22336(SB)/8, $0x00081eab290f2b87
+DATA combTable<>+22344(SB)/8, $0x000ac5e0baea4c6e
+DATA combTable<>+22352(SB)/8, $0x00000e1bf66c6adb
+DATA combTable<>+22360(SB)/8, $0x0000d27be4d87bb9
+DATA combTable<>+22368(SB)/8, $0x000eb61391aeda1a
+DATA combTable<>+22376(SB)/8, $0x0003cb9b83a98b4d
+DATA combTable<>+22384(SB)/8, $0x000cace99a0ddd07
+DATA combTable<>+22392(SB)/8, $0x00002dd5c25a200f
+DATA combTable<>+22400(SB)/8, $0x000bd5e9792c887e
+DATA combTable<>+22408(SB)/8, $0x00018cb926d5de2a
+DATA combTable<>+22416(SB)/8, $0x000aae5f1e1a0200
+DATA combTable<>+22424(SB)/8, $0x0008f5fbfba69cdb
+DATA combTable<>+22432(SB)/8, $0x0000730548b35ae8
+DATA combTable<>+22440(SB)/8, $0x000b094ba1d6e334
+DATA combTable<>+22448(SB)/8, $0x0007709353f19805
+DATA combTable<>+22456(SB)/8, $0x000622702bbf3ef1
+DATA combTable<>+22464(SB)/8, $0x00045dd423f06cb0
+DATA combTable<>+22472(SB)/8, $0x0000585a2277d878
+DATA combTable<>+22480(SB)/8, $0x000551a3cba8b8ee
+DATA combTable<>+22488(SB)/8, $0x0001db2115f16c43
+DATA combTable<>+22496(SB)/8, $0x000b8c385065a26f
+DATA combTable<>+22504(SB)/8, $0x000b8ca760f4f52a
+DATA combTable<>+22512(SB)/8, $0x00003043443b411d
+DATA combTable<>+22520(SB)/8, $0x000a5f8233d48962
+DATA combTable<>+22528(SB)/8, $0x000b5ec78257fa18
+DATA combTable<>+22536(SB)/8, $0x00073e41ff6698c4
+DATA combTable<>+22544(SB)/8, $0x000981fa78e6fa53
+DATA combTable<>+22552(SB)/8, $0x00007656278950ef
+DATA combTable<>+22560(SB)/8, $0x000073a3ea86cf9d
+DATA combTable<>+22568(SB)/8, $0x000b707155fdce17
+DATA combTable<>+22576(SB)/8, $0x0001838a8e3a8cfb
+DATA combTable<>+22584(SB)/8, $0x000f6164853e7fc3
+DATA combTable<>+22592(SB)/8, $0x000028bbf484b613
+DATA combTable<>+22600(SB)/8, $0x0003cf59d51fc8c0
+DATA combTable<>+22608(SB)/8, $0x000fd0506b6f238c
+DATA combTable<>+22616(SB)/8, $0x000b570e8f9bedd2
+DATA combTable<>+22624(SB)/8, $0x00046a626bf109fa
+DATA combTable<>+22632(SB)/8, $0x00003f4160a8c1b8
+DATA combTable<>+22640(SB)/8, $0x00012f5c6f136c7c
+DATA combTable<>+22648(SB)/8, $0x00007f6dd11bef26
+DATA combTable<>+22656(SB)/8, $0x0003de6f33afead1
+DATA combTable<>+22664(SB)/8, $0x000f75d527e9ad21
+DATA combTable<>+22672(SB)/8, $0x00001e79cb358188
+DATA combTable<>+22680(SB)/8, $0x000953d8f5e08181
+DATA combTable<>+22688(SB)/8, $0x00044299dded977e
+DATA combTable<>+22696(SB)/8, $0x00064525e584a50c
+DATA combTable<>+22704(SB)/8, $0x000f2f4dc6c2d0c8
+DATA combTable<>+22712(SB)/8, $0x0000478ab52d39d1
+DATA combTable<>+22720(SB)/8, $0x000436c3eef7e3f1
+DATA combTable<>+22728(SB)/8, $0x0007ffe9e10f8013
+DATA combTable<>+22736(SB)/8, $0x000cf9defc828b6a
+DATA combTable<>+22744(SB)/8, $0x00038317ff908e5b
+DATA combTable<>+22752(SB)/8, $0x000065d7951b3a3b
+DATA combTable<>+22760(SB)/8, $0x0006a4d39252d159
+DATA combTable<>+22768(SB)/8, $0x000bc871ac80766a
+DATA combTable<>+22776(SB)/8, $0x0006c1c96fe5dde1
+DATA combTable<>+22784(SB)/8, $0x0002214b82c6b40a
+DATA combTable<>+22792(SB)/8, $0x000016d87a411a21
+DATA combTable<>+22800(SB)/8, $0x0004d5e2d54e0583
+DATA combTable<>+22808(SB)/8, $0x000d72ebd99fafba
+DATA combTable<>+22816(SB)/8, $0x000ee9778fe21faf
+DATA combTable<>+22824(SB)/8, $0x0006dde497ac2736
+DATA combTable<>+22832(SB)/8, $0x00001f990b577a5a
+DATA combTable<>+22840(SB)/8, $0x000d7e5a42066215
+DATA combTable<>+22848(SB)/8, $0x000cd0c5a24c1b3b
+DATA combTable<>+22856(SB)/8, $0x0006f994b7879be3
+DATA combTable<>+22864(SB)/8, $0x0008ca657c05db1d
+DATA combTable<>+22872(SB)/8, $0x000028f87c8165f3
+DATA combTable<>+22880(SB)/8, $0x00044ead1be8f7d6
+DATA combTable<>+22888(SB)/8, $0x000ebacea798fa33
+DATA combTable<>+22896(SB)/8, $0x00020de0527d1e50
+DATA combTable<>+22904(SB)/8, $0x0006d3e77c6569e5
+DATA combTable<>+22912(SB)/8, $0x000045882fe1534d
+DATA combTable<>+22920(SB)/8, $0x000c9929943c6fe4
+DATA combTable<>+22928(SB)/8, $0x00061a38392a2d8a
+DATA combTable<>+22936(SB)/8, $0x000ec89af3b5f9f1
+DATA combTable<>+22944(SB)/8, $0x000f0742699db13b
+DATA combTable<>+22952(SB)/8, $0x00007dcf843ce405
+DATA combTable<>+22960(SB)/8, $0x0009345d757983d6
+DATA combTable<>+22968(SB)/8, $0x0001117aa11a6666
+DATA combTable<>+22976(SB)/8, $0x00085e128f62b6ed
+DATA combTable<>+22984(SB)/8, $0x000f6dd7ddd18579
+DATA combTable<>+22992(SB)/8, $0x0000688fe5b8f626
+DATA combTable<>+23000(SB)/8, $0x0000d6484a4732c0
+DATA combTable<>+23008(SB)/8, $0x000fdca5632996c9
+DATA combTable<>+23016(SB)/8, $0x00015dc6e1d52143
+DATA combTable<>+23024(SB)/8, $0x000191bb3be28c39
+DATA combTable<>+23032(SB)/8, $0x00006739687e7327
+DATA combTable<>+23040(SB)/8, $0x000dcc9dc80c1ac0
+DATA combTable<>+23048(SB)/8, $0x000f41b38a436a66
+DATA combTable<>+23056(SB)/8, $0x0005dbd7c697a05c
+DATA combTable<>+23064(SB)/8, $0x0007daba7ebf3be9
+DATA combTable<>+23072(SB)/8, $0x00007da0b8f68d7e
+DATA combTable<>+23080(SB)/8, $0x00082014385675a6
+DATA combTable<>+23088(SB)/8, $0x00030aafda9e8ef7
+DATA combTable<>+23096(SB)/8, $0x000cdfa8cba2649f
+DATA combTable<>+23104(SB)/8, $0x000c0b34cd1eb505
+DATA combTable<>+23112(SB)/8, $0x000046115aba1d4d
+DATA combTable<>+23120(SB)/8, $0x000f1953c3b5da76
+DATA combTable<>+23128(SB)/8, $0x0007321119e9bd40
+DATA combTable<>+23136(SB)/8, $0x000eb259601dac6f
+DATA combTable<>+23144(SB)/8, $0x0004b4b03cc6021f
+DATA combTable<>+23152(SB)/8, $0x00005a5f887e8367
+DATA combTable<>+23160(SB)/8, $0x000628d3a0a643b9
+DATA combTable<>+23168(SB)/8, $0x00000e6c320649e9
+DATA combTable<>+23176(SB)/8, $0x000c2dec32b5c3cb
+DATA combTable<>+23184(SB)/8, $0x000c70c9b5302897
+DATA combTable<>+23192(SB)/8, $0x000043e37ae2d5d1
+DATA combTable<>+23200(SB)/8, $0x000301cf70a13d11
+DATA combTable<>+23208(SB)/8, $0x00015350dd0c48f6
+DATA combTable<>+23216(SB)/8, $0x0004bca47ecfceb8
+DATA combTable<>+23224(SB)/8, $0x0001434f70297d4a
+DATA combTable<>+23232(SB)/8, $0x00003669b656e44d
+DATA combTable<>+23240(SB)/8, $0x000e3f06eda6e133
+DATA combTable<>+23248(SB)/8, $0x0005199a13ac0387
+DATA combTable<>+23256(SB)/8, $0x000626381167301d
+DATA combTable<>+23264(SB)/8, $0x000e9bebd5ad8f83
+DATA combTable<>+23272(SB)/8, $0x00006a21e6cd4fd5
+DATA combTable<>+23280(SB)/8, $0x000129126699b2e3
+DATA combTable<>+23288(SB)/8, $0x00047708d1301ef4
+DATA combTable<>+23296(SB)/8, $0x000182b0bd71d308
+DATA combTable<>+23304(SB)/8, $0x0008b36325432d01
+DATA combTable<>+23312(SB)/8, $0x000045371b07001e
+DATA combTable<>+23320(SB)/8, $0x0006170a3046e65f
+DATA combTable<>+23328(SB)/8, $0x0002a00d23524f1c
+DATA combTable<>+23336(SB)/8, $0x000c82b75558712a
+DATA combTable<>+23344(SB)/8, $0x000ff5769dbbd3c8
+DATA combTable<>+23352(SB)/8, $0x0000586bf9f1a195
+DATA combTable<>+23360(SB)/8, $0x000b088d5ef8790b
+DATA combTable<>+23368(SB)/8, $0x000dc610937e5a6d
+DATA combTable<>+23376(SB)/8, $0x0001a16eb85278f0
+DATA combTable<>+23384(SB)/8, $0x0002179ac0349d26
+DATA combTable<>+23392(SB)/8, $0x00000eafb03790e5
+DATA combTable<>+23400(SB)/8, $0x0000805e0f75ae1d
+DATA combTable<>+23408(SB)/8, $0x000e32662cc30514
+DATA combTable<>+23416(SB)/8, $0x000a92396dec02fb
+DATA combTable<>+23424(SB)/8, $0x0005bb32cebdf1ee
+DATA combTable<>+23432(SB)/8, $0x000044ae3344c543
+DATA combTable<>+23440(SB)/8, $0x000555c13748042f
+DATA combTable<>+23448(SB)/8, $0x000e6820baa11960
+DATA combTable<>+23456(SB)/8, $0x0003486d0c219a41
+DATA combTable<>+23464(SB)/8, $0x000c6611c81f7387
+DATA combTable<>+23472(SB)/8, $0x0000309acc675a02
+DATA combTable<>+23480(SB)/8, $0x000289b9bba543ee
+DATA combTable<>+23488(SB)/8, $0x0009d5ac971429cf
+DATA combTable<>+23496(SB)/8, $0x000f9360aaf3760e
+DATA combTable<>+23504(SB)/8, $0x000678f1d82e5c64
+DATA combTable<>+23512(SB)/8, $0x000062d5221b7f94
+DATA combTable<>+23520(SB)/8, $0x0005d4263af77a3c
+DATA combTable<>+23528(SB)/8, $0x00011fee9144d758
+DATA combTable<>+23536(SB)/8, $0x0009f7193ddfae7b
+DATA combTable<>+23544(SB)/8, $0x0002037a50670805
+DATA combTable<>+23552(SB)/8, $0x000014f29a538392
+DATA combTable<>+23560(SB)/8, $0x000c299c18d0936d
+DATA combTable<>+23568(SB)/8, $0x0006c8a0c1a0c524
+DATA combTable<>+23576(SB)/8, $0x000b4a8631c86bb5
+DATA combTable<>+23584(SB)/8, $0x0004562a375052ed
+DATA combTable<>+23592(SB)/8, $0x00005c0efde4bc75
+DATA combTable<>+23600(SB)/8, $0x00017edc25b2d7f5
+DATA combTable<>+23608(SB)/8, $0x000db99b53040df7
+DATA combTable<>+23616(SB)/8, $0x0003ed4c6221f970
+DATA combTable<>+23624(SB)/8, $0x000093eda9234b7c
+DATA combTable<>+23632(SB)/8, $0x00005e72365c7bee
+DATA combTable<>+23640(SB)/8, $0x000339062f08b33e
+DATA combTable<>+23648(SB)/8, $0x000e5df9f32be7d9
+DATA combTable<>+23656(SB)/8, $0x000f9ebdfd5b9659
+DATA combTable<>+23664(SB)/8, $0x00049b7acff3dad1
+DATA combTable<>+23672(SB)/8, $0x000070b20555cb73
+DATA combTable<>+23680(SB)/8, $0x000bfc074571217f
+DATA combTable<>+23688(SB)/8, $0x0005d0694d95b575
+DATA combTable<>+23696(SB)/8, $0x0004191e33377967
+DATA combTable<>+23704(SB)/8, $0x000eabc9a0a37bbf
+DATA combTable<>+23712(SB)/8, $0x000077f1104c47b4
+DATA combTable<>+23720(SB)/8, $0x000113c555112c4c
+DATA combTable<>+23728(SB)/8, $0x0003a9a881fcdbe5
+DATA combTable<>+23736(SB)/8, $0x000e503b47668842
+DATA combTable<>+23744(SB)/8, $0x000404a446677855
+DATA combTable<>+23752(SB)/8, $0x00000e34398f4a06
+DATA combTable<>+23760(SB)/8, $0x00030b093e4b1928
+DATA combTable<>+23768(SB)/8, $0x0000e73f3f640189
+DATA combTable<>+23776(SB)/8, $0x0003395d6f7de3e1
+DATA combTable<>+23784(SB)/8, $0x0009c3ef43217da7
+DATA combTable<>+23792(SB)/8, $0x00006f8aded6ca37
+DATA combTable<>+23800(SB)/8, $0x000d22d93ecebde8
+DATA combTable<>+23808(SB)/8, $0x0004127822f07b67
+DATA combTable<>+23816(SB)/8, $0x00005b6d8d09b3e8
+DATA combTable<>+23824(SB)/8, $0x0002372743fa61fb
+DATA combTable<>+23832(SB)/8, $0x00005e5405368a36
+DATA combTable<>+23840(SB)/8, $0x0000123dfdb7b29a
+DATA combTable<>+23848(SB)/8, $0x000e1a21ab291e34
+DATA combTable<>+23856(SB)/8, $0x000de6949e487b97
+DATA combTable<>+23864(SB)/8, $0x000de97f9967d02f
+DATA combTable<>+23872(SB)/8, $0x0000780de72ec8d3
+DATA combTable<>+23880(SB)/8, $0x000feaf300f42772
+DATA combTable<>+23888(SB)/8, $0x0002a2a8c41aa671
+DATA combTable<>+23896(SB)/8, $0x00073732928f72eb
+DATA combTable<>+23904(SB)/8, $0x00087a629a17fd79
+DATA combTable<>+23912(SB)/8, $0x00001defc6ad32b5
+DATA combTable<>+23920(SB)/8, $0x00028545089ae7bc
+DATA combTable<>+23928(SB)/8, $0x000cf1c7f4d060ae
+DATA combTable<>+23936(SB)/8, $0x000a4811b8388dde
+DATA combTable<>+23944(SB)/8, $0x0008ce438ac15510
+DATA combTable<>+23952(SB)/8, $0x00000eb28bf67192
+DATA combTable<>+23960(SB)/8, $0x000bbe1aef5195a7
+DATA combTable<>+23968(SB)/8, $0x00077917b15edaf5
+DATA combTable<>+23976(SB)/8, $0x000ae5da2e148c12
+DATA combTable<>+23984(SB)/8, $0x00028672991f7fb7
+DATA combTable<>+23992(SB)/8, $0x0000467d201bf8dd
+DATA combTable<>+24000(SB)/8, $0x000ef4bd567ae7a9
+DATA combTable<>+24008(SB)/8, $0x000b2d64498bdbc1
+DATA combTable<>+24016(SB)/8, $0x000c1f4ec83f624c
+DATA combTable<>+24024(SB)/8, $0x0004001e41064d22
+DATA combTable<>+24032(SB)/8, $0x00002ef9c5a5ba38
+DATA combTable<>+24040(SB)/8, $0x000e919a74ef4fad
+DATA combTable<>+24048(SB)/8, $0x000ecf6a308a295f
+DATA combTable<>+24056(SB)/8, $0x0009a47b013a827b
+DATA combTable<>+24064(SB)/8, $0x000c797964e01d30
+DATA combTable<>+24072(SB)/8, $0x000071c43c4f5ba3
+DATA combTable<>+24080(SB)/8, $0x000d6df6fa9e74cd
+DATA combTable<>+24088(SB)/8, $0x000bce4af267ab6f
+DATA combTable<>+24096(SB)/8, $0x0001ef990ef18278
+DATA combTable<>+24104(SB)/8, $0x000f2938255b3d0f
+DATA combTable<>+24112(SB)/8, $0x00005a758ca390c5
+DATA combTable<>+24120(SB)/8, $0x0000918b1d61dc94
+DATA combTable<>+24128(SB)/8, $0x000469a8130668ce
+DATA combTable<>+24136(SB)/8, $0x000fe8aad38ded36
+DATA combTable<>+24144(SB)/8, $0x000d43fd4e6a829a
+DATA combTable<>+24152(SB)/8, $0x00000a738027f639
+DATA combTable<>+24160(SB)/8, $0x00072710d9462495
+DATA combTable<>+24168(SB)/8, $0x000d2d57d5003a2b
+DATA combTable<>+24176(SB)/8, $0x0000b487ca3aa8c6
+DATA combTable<>+24184(SB)/8, $0x00072ece3d400bfa
+DATA combTable<>+24192(SB)/8, $0x00002dbae244b3eb
+DATA combTable<>+24200(SB)/8, $0x000f4a2f57ffe1cc
+DATA combTable<>+24208(SB)/8, $0x0000de1839843980
+DATA combTable<>+24216(SB)/8, $0x0009fb15fd00670d
+DATA combTable<>+24224(SB)/8, $0x000a69c105c3f4a4
+DATA combTable<>+24232(SB)/8, $0x00002698ca635126
+DATA combTable<>+24240(SB)/8, $0x000d702f5e3dd90e
+DATA combTable<>+24248(SB)/8, $0x00018e4d253862e3
+DATA combTable<>+24256(SB)/8, $0x00024da96a9e3f09
+DATA combTable<>+24264(SB)/8, $0x00033325e773ef60
+DATA combTable<>+24272(SB)/8, $0x00003c004b0c4afa
+DATA combTable<>+24280(SB)/8, $0x0005318832b0ba78
+DATA combTable<>+24288(SB)/8, $0x000f7925cff8be76
+DATA combTable<>+24296(SB)/8, $0x0000291fcc381831
+DATA combTable<>+24304(SB)/8, $0x000eb0708a81b91a
+DATA combTable<>+24312(SB)/8, $0x00001fb43dcc49ca
+DATA combTable<>+24320(SB)/8, $0x000946ac06f4b82b
+DATA combTable<>+24328(SB)/8, $0x000a5a806c4f39aa
+DATA combTable<>+24336(SB)/8, $0x0006cd47871ca284
+DATA combTable<>+24344(SB)/8, $0x000d2173ed3265fc
+DATA combTable<>+24352(SB)/8, $0x00006b43fd01cd1f
+DATA combTable<>+24360(SB)/8, $0x000742583e760ef3
+DATA combTable<>+24368(SB)/8, $0x000b9ee0ab990b5c
+DATA combTable<>+24376(SB)/8, $0x00072b923f75dc52
+DATA combTable<>+24384(SB)/8, $0x000d9f0bf1427c20
+DATA combTable<>+24392(SB)/8, $0x000073420b2d6ff0
+DATA combTable<>+24400(SB)/8, $0x00075d4b4697c544
+DATA combTable<>+24408(SB)/8, $0x00048df0fffbfc7a
+DATA combTable<>+24416(SB)/8, $0x000a46785a15fdf8
+DATA combTable<>+24424(SB)/8, $0x000f7142868b9eba
+DATA combTable<>+24432(SB)/8, $0x00005a68d7105b52
+DATA combTable<>+24440(SB)/8, $0x000cf6cb9e851e06
+DATA combTable<>+24448(SB)/8, $0x00013c62238c4af2
+DATA combTable<>+24456(SB)/8, $0x0009fbf3738f5939
+DATA combTable<>+24464(SB)/8, $0x000bc9eda8ab8969
+DATA combTable<>+24472(SB)/8, $0x00003db5632fea34
+DATA combTable<>+24480(SB)/8, $0x000990b1829825d5
+DATA combTable<>+24488(SB)/8, $0x000873e9a89912e4
+DATA combTable<>+24496(SB)/8, $0x000c704af8edeaeb
+DATA combTable<>+24504(SB)/8, $0x0002b0eeef03d394
+DATA combTable<>+24512(SB)/8, $0x000059197ea495df
+DATA combTable<>+24520(SB)/8, $0x000eee2bf75dd9d8
+DATA combTable<>+24528(SB)/8, $0x000f6396759a5f46
+DATA combTable<>+24536(SB)/8, $0x00099e72730d17b1
+DATA combTable<>+24544(SB)/8, $0x0005f131bf2d1314
+DATA combTable<>+24552(SB)/8, $0x000004321adf49d7
+DATA combTable<>+24560(SB)/8, $0x00016019e4e55aae
+DATA combTable<>+24568(SB)/8, $0x0007a7e2f92e904e
+DATA combTable<>+24576(SB)/8, $0x000f159aa4e77b43
+DATA combTable<>+24584(SB)/8, $0x0000cc0c7ce2dc16
+DATA combTable<>+24592(SB)/8, $0x000045eafdc1f4d7
+DATA combTable<>+24600(SB)/8, $0x000e4624cfccb1ed
+DATA combTable<>+24608(SB)/8, $0x00092bd5c0395b60
+DATA combTable<>+24616(SB)/8, $0x000c0481c959dbc2
+DATA combTable<>+24624(SB)/8, $0x000d94031a09d1dd
+DATA combTable<>+24632(SB)/8, $0x00003f73ceea5d56
+DATA combTable<>+24640(SB)/8, $0x000401858045d72b
+DATA combTable<>+24648(SB)/8, $0x000a2cf2f0651698
+DATA combTable<>+24656(SB)/8, $0x000b222dc64c22fa
+DATA combTable<>+24664(SB)/8, $0x000dade941a36656
+DATA combTable<>+24672(SB)/8, $0x00005a5eebc80362
+DATA combTable<>+24680(SB)/8, $0x0007bfd10a4e8dc6
+DATA combTable<>+24688(SB)/8, $0x0007e44c9b339b7a
+DATA combTable<>+24696(SB)/8, $0x000557aefabe5700
+DATA combTable<>+24704(SB)/8, $0x00018db60c1207f1
+DATA combTable<>+24712(SB)/8, $0x0000260588912662
+DATA combTable<>+24720(SB)/8, $0x00018e3cc676e542
+DATA combTable<>+24728(SB)/8, $0x0009303ceccad4c8
+DATA combTable<>+24736(SB)/8, $0x0004129f085e422c
+DATA combTable<>+24744(SB)/8, $0x00043b8ec07cccab
+DATA combTable<>+24752(SB)/8, $0x00000dedfa10b244
+DATA combTable<>+24760(SB)/8, $0x000704a68360ff04
+DATA combTable<>+24768(SB)/8, $0x000de7661e6f459f
+DATA combTable<>+24776(SB)/8, $0x0002873551c3d93f
+DATA combTable<>+24784(SB)/8, $0x0005d57831b2a731
+DATA combTable<>+24792(SB)/8, $0x000054ad0c2e4e61
+DATA combTable<>+24800(SB)/8, $0x000b67d5b82b522a
+DATA combTable<>+24808(SB)/8, $0x000469fa5c1ebee3
+DATA combTable<>+24816(SB)/8, $0x000ec19fd336f163
+DATA combTable<>+24824(SB)/8, $0x0009408a5b4d2f26
+DATA combTable<>+24832(SB)/8, $0x000062ecb2baa77a
+DATA combTable<>+24840(SB)/8, $0x00072836afb62874
+DATA combTable<>+24848(SB)/8, $0x0008579e104a5920
+DATA combTable<>+24856(SB)/8, $0x000630a14a5fcd5e
+DATA combTable<>+24864(SB)/8, $0x0003f985aad01adc
+DATA combTable<>+24872(SB)/8, $0x000061913d507566
+DATA combTable<>+24880(SB)/8, $0x000d795261152b3d
+DATA combTable<>+24888(SB)/8, $0x0007d0eddd7d1e5e
+DATA combTable<>+24896(SB)/8, $0x00096b4c71496235
+DATA combTable<>+24904(SB)/8, $0x000d8be7482c8d0b
+DATA combTable<>+24912(SB)/8, $0x00002e59f919a966
+DATA combTable<>+24920(SB)/8, $0x00062d361a3231da
+DATA combTable<>+24928(SB)/8, $0x00032942002700dc
+DATA combTable<>+24936(SB)/8, $0x000f9594cefa4758
+DATA combTable<>+24944(SB)/8, $0x0005d5c02d801513
+DATA combTable<>+24952(SB)/8, $0x00003ddbc2a131c0
+DATA combTable<>+24960(SB)/8, $0x000a57a22796bb14
+DATA combTable<>+24968(SB)/8, $0x000b79b07da21f3a
+DATA combTable<>+24976(SB)/8, $0x0001a0391c883aba
+DATA combTable<>+24984(SB)/8, $0x00005f9e54be2183
+DATA combTable<>+24992(SB)/8, $0x00005ee7fb38d832
+DATA combTable<>+25000(SB)/8, $0x000c0ff9ce5ec54b
+DATA combTable<>+25008(SB)/8, $0x0006b8c2f130d9ad
+DATA combTable<>+25016(SB)/8, $0x0000f89515039c2a
+DATA combTable<>+25024(SB)/8, $0x000b36b028007c7f
+DATA combTable<>+25032(SB)/8, $0x000078968314ac04
+DATA combTable<>+25040(SB)/8, $0x000dfdcb41446a8e
+DATA combTable<>+25048(SB)/8, $0x000a9434937f9538
+DATA combTable<>+25056(SB)/8, $0x00063c8c78a5acfd
+DATA combTable<>+25064(SB)/8, $0x0000d0946af908d2
+DATA combTable<>+25072(SB)/8, $0x000061d0633c9bca
+DATA combTable<>+25080(SB)/8, $0x000328bcf8fc73df
+DATA combTable<>+25088(SB)/8, $0x0005da6f037fcada
+DATA combTable<>+25096(SB)/8, $0x0008c2a909ee8469
+DATA combTable<>+25104(SB)/8, $0x0007bdc637fb4db3
+DATA combTable<>+25112(SB)/8, $0x00005b23ac2df806
+DATA combTable<>+25120(SB)/8, $0x00044935ffdb2566
+DATA combTable<>+25128(SB)/8, $0x00089780b68bb637
+DATA combTable<>+25136(SB)/8, $0x00053eec03c5bd6b
+DATA combTable<>+25144(SB)/8, $0x000d7f56f1b32805
+DATA combTable<>+25152(SB)/8, $0x00006e965fd847ae
+DATA combTable<>+25160(SB)/8, $0x0002b953ee80527b
+DATA combTable<>+25168(SB)/8, $0x000aafade6d8d9ad
+DATA combTable<>+25176(SB)/8, $0x00050e82cfe88f19
+DATA combTable<>+25184(SB)/8, $0x000dedc0e7117041
+DATA combTable<>+25192(SB)/8, $0x000079b9bbb9dd95
+DATA combTable<>+25200(SB)/8, $0x00097dae8e9f7374
+DATA combTable<>+25208(SB)/8, $0x000f8cfbb0816d19
+DATA combTable<>+25216(SB)/8, $0x000d445f0aa032a2
+DATA combTable<>+25224(SB)/8, $0x000b834cd6cba126
+DATA combTable<>+25232(SB)/8, $0x00001ba811460acc
+DATA combTable<>+25240(SB)/8, $0x000355406a3126c2
+DATA combTable<>+25248(SB)/8, $0x000a868c8c393ebb
+DATA combTable<>+25256(SB)/8, $0x0005b97a82d26383
+DATA combTable<>+25264(SB)/8, $0x00021476c0c6429e
+DATA combTable<>+25272(SB)/8, $0x00005065f158c9fd
+DATA combTable<>+25280(SB)/8, $0x000169fb0c429954
+DATA combTable<>+25288(SB)/8, $0x000acd76ecf67708
+DATA combTable<>+25296(SB)/8, $0x0000e645bae14600
+DATA combTable<>+25304(SB)/8, $0x000faf22eaab98a7
+DATA combTable<>+25312(SB)/8, $0x00003981f39e58a4
+DATA combTable<>+25320(SB)/8, $0x0005dfa56de66fde
+DATA combTable<>+25328(SB)/8, $0x000002c40483ac84
+DATA combTable<>+25336(SB)/8, $0x0007b4f632e152a5
+DATA combTable<>+25344(SB)/8, $0x0001b65e9d2e163c
+DATA combTable<>+25352(SB)/8, $0x000030f4452edcbc
+DATA combTable<>+25360(SB)/8, $0x000b8a7559230a93
+DATA combTable<>+25368(SB)/8, $0x0006960e6f45d18f
+DATA combTable<>+25376(SB)/8, $0x0004a93cb51d168f
+DATA combTable<>+25384(SB)/8, $0x000d0fd3a85a9451
+DATA combTable<>+25392(SB)/8, $0x000038dc083705ac
+DATA combTable<>+25400(SB)/8, $0x000d2782c5759740
+DATA combTable<>+25408(SB)/8, $0x00069f99cbecc856
+DATA combTable<>+25416(SB)/8, $0x0000ea4e71fa1345
+DATA combTable<>+25424(SB)/8, $0x00024698844fc73c
+DATA combTable<>+25432(SB)/8, $0x0000632d9a1a593f
+DATA combTable<>+25440(SB)/8, $0x0009fd11ed0c84a7
+DATA combTable<>+25448(SB)/8, $0x000810d9f693abf0
+DATA combTable<>+25456(SB)/8, $0x0007cf877963f071
+DATA combTable<>+25464(SB)/8, $0x0004ba221908c2d5
+DATA combTable<>+25472(SB)/8, $0x00003a5a7df28af6
+DATA combTable<>+25480(SB)/8, $0x000b6b15b807cba6
+DATA combTable<>+25488(SB)/8, $0x000dfbc54f0d7f6b
+DATA combTable<>+25496(SB)/8, $0x000e29670b1823c7
+DATA combTable<>+25504(SB)/8, $0x0004a57bb1d97036
+DATA combTable<>+25512(SB)/8, $0x00000b24f48847ed
+DATA combTable<>+25520(SB)/8, $0x000ad4be511beac7
+DATA combTable<>+25528(SB)/8, $0x00075ed26ccf2dcd
+DATA combTable<>+25536(SB)/8, $0x00005f9a65a45380
+DATA combTable<>+25544(SB)/8, $0x0001f63e19cff9f0
+DATA combTable<>+25552(SB)/8, $0x000034fcf7447548
+DATA combTable<>+25560(SB)/8, $0x000b1dab78cfaa98
+DATA combTable<>+25568(SB)/8, $0x00067190b72f2a5b
+DATA combTable<>+25576(SB)/8, $0x000a92608e5ceda2
+DATA combTable<>+25584(SB)/8, $0x00074b09309c9110
+DATA combTable<>+25592(SB)/8, $0x00000119a3042fb3
+DATA combTable<>+25600(SB)/8, $0x0007e04c789767ca
+DATA combTable<>+25608(SB)/8, $0x000cb38d9467dc19
+DATA combTable<>+25616(SB)/8, $0x0003f95fa8b8714d
+DATA combTable<>+25624(SB)/8, $0x00063f755de88828
+DATA combTable<>+25632(SB)/8, $0x00003d3bdc164dfa
+DATA combTable<>+25640(SB)/8, $0x0002d89ce8c2177d
+DATA combTable<>+25648(SB)/8, $0x000f66895d0c167a
+DATA combTable<>+25656(SB)/8, $0x000282a2b0669da5
+DATA combTable<>+25664(SB)/8, $0x0000a73f56598e5b
+DATA combTable<>+25672(SB)/8, $0x000056c088f1ede2
+DATA combTable<>+25680(SB)/8, $0x000b5fac24f38f02
+DATA combTable<>+25688(SB)/8, $0x000febae30cbd581
+DATA combTable<>+25696(SB)/8, $0x000acf92f0a90be9
+DATA combTable<>+25704(SB)/8, $0x000038f9a2169028
+DATA combTable<>+25712(SB)/8, $0x0000038b7ea48359
+DATA combTable<>+25720(SB)/8, $0x000d3d1110a86e17
+DATA combTable<>+25728(SB)/8, $0x000320b75b2fa336
+DATA combTable<>+25736(SB)/8, $0x0005072988d7f388
+DATA combTable<>+25744(SB)/8, $0x0008b87f91533762
+DATA combTable<>+25752(SB)/8, $0x000009674c6b9910
+DATA combTable<>+25760(SB)/8, $0x000ef82199316ff8
+DATA combTable<>+25768(SB)/8, $0x00082eaa78d4f9f4
+DATA combTable<>+25776(SB)/8, $0x000aef31742f49d2
+DATA combTable<>+25784(SB)/8, $0x000eb650971a5ab5
+DATA combTable<>+25792(SB)/8, $0x00006e5e31025969
+DATA combTable<>+25800(SB)/8, $0x0004fb0e63066222
+DATA combTable<>+25808(SB)/8, $0x0008987acba3f330
+DATA combTable<>+25816(SB)/8, $0x000c1061a3fb3506
+DATA combTable<>+25824(SB)/8, $0x0008620bd1924778
+DATA combTable<>+25832(SB)/8, $0x00003058ad43d183
+DATA combTable<>+25840(SB)/8, $0x000c62f587e593fb
+DATA combTable<>+25848(SB)/8, $0x000deca5d3e71b16
+DATA combTable<>+25856(SB)/8, $0x0004cc3e6d4999ed
+DATA combTable<>+25864(SB)/8, $0x000dba8b491c1e01
+DATA combTable<>+25872(SB)/8, $0x000008f5114789a8
+DATA combTable<>+25880(SB)/8, $0x000c0ffde57663d0
+DATA combTable<>+25888(SB)/8, $0x00038a22ea610323
+DATA combTable<>+25896(SB)/8, $0x000c994f9a05c3df
+DATA combTable<>+25904(SB)/8, $0x000dc99bdc78abda
+DATA combTable<>+25912(SB)/8, $0x000026549fa4efe3
+DATA combTable<>+25920(SB)/8, $0x00068549af3f666e
+DATA combTable<>+25928(SB)/8, $0x00004f14a0ea5db4
+DATA combTable<>+25936(SB)/8, $0x0004ba0c47d77fcf
+DATA combTable<>+25944(SB)/8, $0x0003c853df23ff7a
+DATA combTable<>+25952(SB)/8, $0x00003a10dfe132ce
+DATA combTable<>+25960(SB)/8, $0x000d5a461e6bf9d6
+DATA combTable<>+25968(SB)/8, $0x000fc7777a581741
+DATA combTable<>+25976(SB)/8, $0x000474d3d92305b3
+DATA combTable<>+25984(SB)/8, $0x000e0ffd45574a26
+DATA combTable<>+25992(SB)/8, $0x00001926e1dc6401
+DATA combTable<>+26000(SB)/8, $0x000f4e8aea17cea0
+DATA combTable<>+26008(SB)/8, $0x000463a1fc1fde07
+DATA combTable<>+26016(SB)/8, $0x0001f2c0f12fd515
+DATA combTable<>+26024(SB)/8, $0x0005d15175322fd3
+DATA combTable<>+26032(SB)/8, $0x00001fa1d01d861e
+DATA combTable<>+26040(SB)/8, $0x000cac00d1df94ab
+DATA combTable<>+26048(SB)/8, $0x000ddd1080de938d
+DATA combTable<>+26056(SB)/8, $0x000dd5e2622e712b
+DATA combTable<>+26064(SB)/8, $0x00001e57f13e93ef
+DATA combTable<>+26072(SB)/8, $0x000073fced18ee9a
+DATA combTable<>+26080(SB)/8, $0x000055947d599832
+DATA combTable<>+26088(SB)/8, $0x000da37f15520cc8
+DATA combTable<>+26096(SB)/8, $0x000e0593201e4656
+DATA combTable<>+26104(SB)/8, $0x000cf3399f6f7744
+DATA combTable<>+26112(SB)/8, $0x0000773563bc6a75
+DATA combTable<>+26120(SB)/8, $0x0001e90863139cb3
+DATA combTable<>+26128(SB)/8, $0x00067c5a03ecd06b
+DATA combTable<>+26136(SB)/8, $0x000d638932a493da
+DATA combTable<>+26144(SB)/8, $0x0004f448d77cec8a
+DATA combTable<>+26152(SB)/8, $0x00001f426b701b86
+DATA combTable<>+26160(SB)/8, $0x000e35c891a12552
+DATA combTable<>+26168(SB)/8, $0x00053575e9c76f17
+DATA combTable<>+26176(SB)/8, $0x000d9b723eb76b81
+DATA combTable<>+26184(SB)/8, $0x000e438fa83406f0
+DATA combTable<>+26192(SB)/8, $0x00000b76bb1b3fa7
+DATA combTable<>+26200(SB)/8, $0x0009264c41911c01
+DATA combTable<>+26208(SB)/8, $0x000b817a22c25efc
+DATA combTable<>+26216(SB)/8, $0x00030f1447f1a3b7
+DATA combTable<>+26224(SB)/8, $0x000b0905875da6bf
+DATA combTable<>+26232(SB)/8, $0x00004e1af5271d31
+DATA combTable<>+26240(SB)/8, $0x0008c1f97f92939b
+DATA combTable<>+26248(SB)/8, $0x000cbd444ab6e08b
+DATA combTable<>+26256(SB)/8, $0x0009bb8017be6771
+DATA combTable<>+26264(SB)/8, $0x000a95522e564639
+DATA combTable<>+26272(SB)/8, $0x00007b6dd61eb772
+DATA combTable<>+26280(SB)/8, $0x0000abf9ab01d2c7
+DATA combTable<>+26288(SB)/8, $0x000dc40143b18573
+DATA combTable<>+26296(SB)/8, $0x0000cbb28116fb76
+DATA combTable<>+26304(SB)/8, $0x0006afe866cbe65a
+DATA combTable<>+26312(SB)/8, $0x000053fa9b659bff
+DATA combTable<>+26320(SB)/8, $0x000dc1e850f33d92
+DATA combTable<>+26328(SB)/8, $0x0004f608cd5cfb7a
+DATA combTable<>+26336(SB)/8, $0x000dfc5bdb7998fa
+DATA combTable<>+26344(SB)/8, $0x0002f4fad962dbd8
+DATA combTable<>+26352(SB)/8, $0x0000703e9bceaf1d
+DATA combTable<>+26360(SB)/8, $0x0004c8e994885455
+DATA combTable<>+26368(SB)/8, $0x0006665aed4e56c1
+DATA combTable<>+26376(SB)/8, $0x000cd65af1843a5d
+DATA combTable<>+26384(SB)/8, $0x0001f50181bb73eb
+DATA combTable<>+26392(SB)/8, $0x0000398d93e5c4c6
+DATA combTable<>+26400(SB)/8, $0x00077c60d2e7e3f2
+DATA combTable<>+26408(SB)/8, $0x000a030828bb1c38
+DATA combTable<>+26416(SB)/8, $0x00039ef1383b34aa
+DATA combTable<>+26424(SB)/8, $0x0000577283e26e77
+DATA combTable<>+26432(SB)/8, $0x0000699c9c9002c3
+DATA combTable<>+26440(SB)/8, $0x000bd16733e248f3
+DATA combTable<>+26448(SB)/8, $0x0008715bf0a5f1c4
+DATA combTable<>+26456(SB)/8, $0x00010b0376bd9e12
+DATA combTable<>+26464(SB)/8, $0x0001b13d43f8cf0a
+DATA combTable<>+26472(SB)/8, $0x000053b09b5ddf19
+DATA combTable<>+26480(SB)/8, $0x0006a7235946f1cc
+DATA combTable<>+26488(SB)/8, $0x000b5cce5d97df30
+DATA combTable<>+26496(SB)/8, $0x0001b4e975921718
+DATA combTable<>+26504(SB)/8, $0x000d90728cdd2478
+DATA combTable<>+26512(SB)/8, $0x000051caf30c6fcd
+DATA combTable<>+26520(SB)/8, $0x000af99a18ac54c7
+DATA combTable<>+26528(SB)/8, $0x000dcc51cb30f737
+DATA combTable<>+26536(SB)/8, $0x000ce10cc7903378
+DATA combTable<>+26544(SB)/8, $0x000e99a2b89bc334
+DATA combTable<>+26552(SB)/8, $0x000012ae29c189f8
+DATA combTable<>+26560(SB)/8, $0x000ba7427674e00a
+DATA combTable<>+26568(SB)/8, $0x00070a17a7bf3a60
+DATA combTable<>+26576(SB)/8, $0x000f3324cc630e85
+DATA combTable<>+26584(SB)/8, $0x000fdaa3758563dc
+DATA combTable<>+26592(SB)/8, $0x00005504aa292383
+DATA combTable<>+26600(SB)/8, $0x000ec0cb1f0d01cf
+DATA combTable<>+26608(SB)/8, $0x000cc3a34f7aea99
+DATA combTable<>+26616(SB)/8, $0x00009c4e220dd1ef
+DATA combTable<>+26624(SB)/8, $0x000a5ea55ca7521d
+DATA combTable<>+26632(SB)/8, $0x00005fd14fe958eb
+DATA combTable<>+26640(SB)/8, $0x0002fe5ebf93cb8e
+DATA combTable<>+26648(SB)/8, $0x0005136d4565f3c4
+DATA combTable<>+26656(SB)/8, $0x00084220e8bedfa8
+DATA combTable<>+26664(SB)/8, $0x000d128e0f0859e8
+DATA combTable<>+26672(SB)/8, $0x00007dd73f960725
+DATA combTable<>+26680(SB)/8, $0x000c2ddf2845ab2c
+DATA combTable<>+26688(SB)/8, $0x000b10a7fe993b5d
+DATA combTable<>+26696(SB)/8, $0x000002e346069491
+DATA combTable<>+26704(SB)/8, $0x00074d14daaf3d64
+DATA combTable<>+26712(SB)/8, $0x0000093ff26e5864
+DATA combTable<>+26720(SB)/8, $0x000d24fe68059829
+DATA combTable<>+26728(SB)/8, $0x00072dbaf23e5b10
+DATA combTable<>+26736(SB)/8, $0x000457ac29757306
+DATA combTable<>+26744(SB)/8, $0x00070a41367253ab
+DATA combTable<>+26752(SB)/8, $0x00002f59bcbc86b4
+DATA combTable<>+26760(SB)/8, $0x0001d560b691c301
+DATA combTable<>+26768(SB)/8, $0x0003fadd7e71e704
+DATA combTable<>+26776(SB)/8, $0x000133558585201b
+DATA combTable<>+26784(SB)/8, $0x00028b116c2e1631
+DATA combTable<>+26792(SB)/8, $0x00002aa55e3d0108
+DATA combTable<>+26800(SB)/8, $0x00047d429917135f
+DATA combTable<>+26808(SB)/8, $0x0001f567d03d7838
+DATA combTable<>+26816(SB)/8, $0x000e77aad1ad1b91
+DATA combTable<>+26824(SB)/8, $0x000af4a7e7748d9b
+DATA combTable<>+26832(SB)/8, $0x00005458b42e2e51
+DATA combTable<>+26840(SB)/8, $0x000192e60c07444f
+DATA combTable<>+26848(SB)/8, $0x0002d74421d10ed5
+DATA combTable<>+26856(SB)/8, $0x000db5c86442c54e
+DATA combTable<>+26864(SB)/8, $0x0008664352b4c82f
+DATA combTable<>+26872(SB)/8, $0x000013e9004a8a76
+DATA combTable<>+26880(SB)/8, $0x000e00c9193b877f
+DATA combTable<>+26888(SB)/8, $0x00090e0dc506bbb2
+DATA combTable<>+26896(SB)/8, $0x0006de649fece3a8
+DATA combTable<>+26904(SB)/8, $0x0009e1aecf3b7c03
+DATA combTable<>+26912(SB)/8, $0x00005f46040898de
+DATA combTable<>+26920(SB)/8, $0x000d8845832fcedb
+DATA combTable<>+26928(SB)/8, $0x000c9ae6bf863739
+DATA combTable<>+26936(SB)/8, $0x00074ffef7fa38d6
+DATA combTable<>+26944(SB)/8, $0x000e45e32bc0dcab
+DATA combTable<>+26952(SB)/8, $0x000073937e8814bc
+DATA combTable<>+26960(SB)/8, $0x00037116297bf48d
+DATA combTable<>+26968(SB)/8, $0x00022d4f06834b90
+DATA combTable<>+26976(SB)/8, $0x000696bdc6a9d13b
+DATA combTable<>+26984(SB)/8, $0x000e835e19715574
+DATA combTable<>+26992(SB)/8, $0x00002cf8a4e891d5
+DATA combTable<>+27000(SB)/8, $0x0005487e17d06ba2
+DATA combTable<>+27008(SB)/8, $0x0001c3950196b2cb
+DATA combTable<>+27016(SB)/8, $0x0005978a3024d238
+DATA combTable<>+27024(SB)/8, $0x000a4f6d7659c818
+DATA combTable<>+27032(SB)/8, $0x00007a6f7f2891d6
+DATA combTable<>+27040(SB)/8, $0x0003fd8707110f67
+DATA combTable<>+27048(SB)/8, $0x000d37c38b5496d9
+DATA combTable<>+27056(SB)/8, $0x0002736a86dd4c09
+DATA combTable<>+27064(SB)/8, $0x0002a097cb16a4cc
+DATA combTable<>+27072(SB)/8, $0x00002049bd6e5825
+DATA combTable<>+27080(SB)/8, $0x0009fd8d6a9aef49
+DATA combTable<>+27088(SB)/8, $0x000be5b3db90b7d0
+DATA combTable<>+27096(SB)/8, $0x00019ebfd4f0ee60
+DATA combTable<>+27104(SB)/8, $0x000941d4c21b52c5
+DATA combTable<>+27112(SB)/8, $0x00006011aadfc545
+DATA combTable<>+27120(SB)/8, $0x000ed0c802cbf890
+DATA combTable<>+27128(SB)/8, $0x000ca0dff6aaa63d
+DATA combTable<>+27136(SB)/8, $0x0009b6ed99fbd098
+DATA combTable<>+27144(SB)/8, $0x0000b1e624d0afdb
+DATA combTable<>+27152(SB)/8, $0x000069ce18b77934
+DATA combTable<>+27160(SB)/8, $0x0007926dcf95f83c
+DATA combTable<>+27168(SB)/8, $0x00061712890715f6
+DATA combTable<>+27176(SB)/8, $0x00098f7a5b7c7e85
+DATA combTable<>+27184(SB)/8, $0x000f9e0d6a1e7f39
+DATA combTable<>+27192(SB)/8, $0x00006fc5cc1b0b62
+DATA combTable<>+27200(SB)/8, $0x000f5528b29879cb
+DATA combTable<>+27208(SB)/8, $0x0003cd47e9092d1e
+DATA combTable<>+27216(SB)/8, $0x00089f2352dd1aae
+DATA combTable<>+27224(SB)/8, $0x00001f1127e04421
+DATA combTable<>+27232(SB)/8, $0x000015596b3ae571
+DATA combTable<>+27240(SB)/8, $0x000f31167e5124ca
+DATA combTable<>+27248(SB)/8, $0x0008bd9c745df09f
+DATA combTable<>+27256(SB)/8, $0x000ef556e50be415
+DATA combTable<>+27264(SB)/8, $0x000d138292b7d227
+DATA combTable<>+27272(SB)/8, $0x00003aa4e241afb6
+DATA combTable<>+27280(SB)/8, $0x000739d23f9179a2
+DATA combTable<>+27288(SB)/8, $0x0003197d6ddcf462
+DATA combTable<>+27296(SB)/8, $0x0003f2148aff8312
+DATA combTable<>+27304(SB)/8, $0x0004dda1307deb55
+DATA combTable<>+27312(SB)/8, $0x00000d2237687b5f
+DATA combTable<>+27320(SB)/8, $0x000138bf2a3305f5
+DATA combTable<>+27328(SB)/8, $0x0008fa2e926c32cc
+DATA combTable<>+27336(SB)/8, $0x000549d2eb48583f
+DATA combTable<>+27344(SB)/8, $0x000a36c083ab1a25
+DATA combTable<>+27352(SB)/8, $0x000032fcaa6e4687
+DATA combTable<>+27360(SB)/8, $0x0007a4732787ccdf
+DATA combTable<>+27368(SB)/8, $0x00008f213e3f8320
+DATA combTable<>+27376(SB)/8, $0x00060d964e17e319
+DATA combTable<>+27384(SB)/8, $0x0000be9d5b2ecd7f
+DATA combTable<>+27392(SB)/8, $0x0000746f6336c260
+DATA combTable<>+27400(SB)/8, $0x00056e8dc57d9af5
+DATA combTable<>+27408(SB)/8, $0x000ed9df0bdf27bc
+DATA combTable<>+27416(SB)/8, $0x0002efe4a33e0bd2
+DATA combTable<>+27424(SB)/8, $0x0006a5caac014de2
+DATA combTable<>+27432(SB)/8, $0x00004627e9cefebd
+DATA combTable<>+27440(SB)/8, $0x000af345ab6c971c
+DATA combTable<>+27448(SB)/8, $0x000729943731f3f4
+DATA combTable<>+27456(SB)/8, $0x000344186de288eb
+DATA combTable<>+27464(SB)/8, $0x000629333596a8a0
+DATA combTable<>+27472(SB)/8, $0x00007b4917007ed6
+DATA combTable<>+27480(SB)/8, $0x00041b28dd53a2dd
+DATA combTable<>+27488(SB)/8, $0x0005bdf42fc3f543
+DATA combTable<>+27496(SB)/8, $0x000dd2f8f4aa1790
+DATA combTable<>+27504(SB)/8, $0x000d37d0ff592d94
+DATA combTable<>+27512(SB)/8, $0x00001d03620fe08c
+DATA combTable<>+27520(SB)/8, $0x0005fb5cab84b064
+DATA combTable<>+27528(SB)/8, $0x000d289f3bc142d8
+DATA combTable<>+27536(SB)/8, $0x000b15ce0c497810
+DATA combTable<>+27544(SB)/8, $0x000fd7b476adc447
+DATA combTable<>+27552(SB)/8, $0x0000122ba376f844
+DATA combTable<>+27560(SB)/8, $0x000232cda2b4e554
+DATA combTable<>+27568(SB)/8, $0x00042115d187fc20
+DATA combTable<>+27576(SB)/8, $0x000dd479d99ed0fd
+DATA combTable<>+27584(SB)/8, $0x000ec4c2eabb4be7
+DATA combTable<>+27592(SB)/8, $0x000002c70bf52b68
+DATA combTable<>+27600(SB)/8, $0x000532bf458d72e1
+DATA combTable<>+27608(SB)/8, $0x000e07cb73cb5ace
+DATA combTable<>+27616(SB)/8, $0x000e8bbde75be768
+DATA combTable<>+27624(SB)/8, $0x0003a0356cf7d94e
+DATA combTable<>+27632(SB)/8, $0x00006b0697e3feb4
+DATA combTable<>+27640(SB)/8, $0x0007ec4b5d0b2fbb
+DATA combTable<>+27648(SB)/8, $0x00090074882caa28
+DATA combTable<>+27656(SB)/8, $0x0001d0815c415c57
+DATA combTable<>+27664(SB)/8, $0x000f5e0e044a61ec
+DATA combTable<>+27672(SB)/8, $0x000026334f0a409e
+DATA combTable<>+27680(SB)/8, $0x0008f04adf62a3c0
+DATA combTable<>+27688(SB)/8, $0x000ef076da45db6c
+DATA combTable<>+27696(SB)/8, $0x0009f0d2a93ef000
+DATA combTable<>+27704(SB)/8, $0x0002fae9c9cb9584
+DATA combTable<>+27712(SB)/8, $0x00001cc37f43441b
+DATA combTable<>+27720(SB)/8, $0x000656f1c9ceaeb9
+DATA combTable<>+27728(SB)/8, $0x000f818e5656ad76
+DATA combTable<>+27736(SB)/8, $0x00044c23341c5b15
+DATA combTable<>+27744(SB)/8, $0x000683826e728328
+DATA combTable<>+27752(SB)/8, $0x00003a346f772f19
+DATA combTable<>+27760(SB)/8, $0x000f565a5cc7324f
+DATA combTable<>+27768(SB)/8, $0x000c0e506a922508
+DATA combTable<>+27776(SB)/8, $0x000c45ac19d061c4
+DATA combTable<>+27784(SB)/8, $0x000314afb18abdb5
+DATA combTable<>+27792(SB)/8, $0x00006c6809c10380
+DATA combTable<>+27800(SB)/8, $0x00055112e2da6ac8
+DATA combTable<>+27808(SB)/8, $0x00031b1e851edd2d
+DATA combTable<>+27816(SB)/8, $0x000ec67262e9bd03
+DATA combTable<>+27824(SB)/8, $0x000c5d0960746dd8
+DATA combTable<>+27832(SB)/8, $0x000005911b9f6ef7
+DATA combTable<>+27840(SB)/8, $0x0009acf3512eeaef
+DATA combTable<>+27848(SB)/8, $0x000d31cc1cb49534
+DATA combTable<>+27856(SB)/8, $0x00099a688d20c141
+DATA combTable<>+27864(SB)/8, $0x0002d1724180c07a
+DATA combTable<>+27872(SB)/8, $0x0000555ef9d1c64b
+DATA combTable<>+27880(SB)/8, $0x00039983f5df0ebb
+DATA combTable<>+27888(SB)/8, $0x0008f512c4cacc13
+DATA combTable<>+27896(SB)/8, $0x000bb398e1c0f375
+DATA combTable<>+27904(SB)/8, $0x0000c622cf1130a0
+DATA combTable<>+27912(SB)/8, $0x00006b3cecf9aa27
+DATA combTable<>+27920(SB)/8, $0x000770ba3b73bd08
+DATA combTable<>+27928(SB)/8, $0x00008a3afbf0c36a
+DATA combTable<>+27936(SB)/8, $0x00040946f2624aef
+DATA combTable<>+27944(SB)/8, $0x000749d5737ff98b
+DATA combTable<>+27952(SB)/8, $0x0000675f4de13381
+DATA combTable<>+27960(SB)/8, $0x000ff6d93bdab31d
+DATA combTable<>+27968(SB)/8, $0x0000f9d652dfea12
+DATA combTable<>+27976(SB)/8, $0x000abe94870725d8
+DATA combTable<>+27984(SB)/8, $0x0003c43019c4ff39
+DATA combTable<>+27992(SB)/8, $0x000060f450b882cd
+DATA combTable<>+28000(SB)/8, $0x000c52036b1782fc
+DATA combTable<>+28008(SB)/8, $0x000816cad83b40e2
+DATA combTable<>+28016(SB)/8, $0x000964073e64816c
+DATA combTable<>+28024(SB)/8, $0x000c520d0dcbdd96
+DATA combTable<>+28032(SB)/8, $0x000013d99df70164
+DATA combTable<>+28040(SB)/8, $0x000b5ec321e5c0ca
+DATA combTable<>+28048(SB)/8, $0x000c9d719bfa2014
+DATA combTable<>+28056(SB)/8, $0x00050023a04fcb69
+DATA combTable<>+28064(SB)/8, $0x000ac804e5f1c187
+DATA combTable<>+28072(SB)/8, $0x00001c06de9e55ed
+DATA combTable<>+28080(SB)/8, $0x00052b40ff6d69aa
+DATA combTable<>+28088(SB)/8, $0x00018dc4049bbffd
+DATA combTable<>+28096(SB)/8, $0x00034d989734530b
+DATA combTable<>+28104(SB)/8, $0x000ba2d5e4a5c2fa
+DATA combTable<>+28112(SB)/8, $0x000078096f8e7d32
+DATA combTable<>+28120(SB)/8, $0x000f7ad6a33ec4e2
+DATA combTable<>+28128(SB)/8, $0x00038be2ee08e990
+DATA combTable<>+28136(SB)/8, $0x00032845156608f9
+DATA combTable<>+28144(SB)/8, $0x000b60d9ca143c56
+DATA combTable<>+28152(SB)/8, $0x00004cf38a1fec2d
+DATA combTable<>+28160(SB)/8, $0x000aaa650dfa5ce7
+DATA combTable<>+28168(SB)/8, $0x0002a48b5478ca0a
+DATA combTable<>+28176(SB)/8, $0x000003725bf9c49e
+DATA combTable<>+28184(SB)/8, $0x0001abe4f09cc7d7
+DATA combTable<>+28192(SB)/8, $0x0000373cad3a2609
+DATA combTable<>+28200(SB)/8, $0x000ea8fb89ddbbad
+DATA combTable<>+28208(SB)/8, $0x000bc61aeaecbf1b
+DATA combTable<>+28216(SB)/8, $0x000f9b8d9d3bcb2c
+DATA combTable<>+28224(SB)/8, $0x000a6868f58a7bb1
+DATA combTable<>+28232(SB)/8, $0x000021547eda5112
+DATA combTable<>+28240(SB)/8, $0x0004634d82c9f57c
+DATA combTable<>+28248(SB)/8, $0x000e124934536b29
+DATA combTable<>+28256(SB)/8, $0x00018cdb5a1fcbfd
+DATA combTable<>+28264(SB)/8, $0x00019fc9e9c4db34
+DATA combTable<>+28272(SB)/8, $0x00000040f3d94544
+DATA combTable<>+28280(SB)/8, $0x000de939fd5986d3
+DATA combTable<>+28288(SB)/8, $0x00089510a380cdef
+DATA combTable<>+28296(SB)/8, $0x000b3119b9f4272c
+DATA combTable<>+28304(SB)/8, $0x0004df4b72ba407b
+DATA combTable<>+28312(SB)/8, $0x000063550a334a25
+DATA combTable<>+28320(SB)/8, $0x000a584572547b49
+DATA combTable<>+28328(SB)/8, $0x000fae2c408e09bb
+DATA combTable<>+28336(SB)/8, $0x000734f18df305c6
+DATA combTable<>+28344(SB)/8, $0x000767a60e8fa69c
+DATA combTable<>+28352(SB)/8, $0x000039a92bafaa7d
+DATA combTable<>+28360(SB)/8, $0x0007d6edb569cf37
+DATA combTable<>+28368(SB)/8, $0x000b00ca52ee1650
+DATA combTable<>+28376(SB)/8, $0x000b6bd65d178429
+DATA combTable<>+28384(SB)/8, $0x0008f51ea7c0090e
+DATA combTable<>+28392(SB)/8, $0x00003eea62c7daf7
+DATA combTable<>+28400(SB)/8, $0x0004c713e693274e
+DATA combTable<>+28408(SB)/8, $0x0007768dbd3759d2
+DATA combTable<>+28416(SB)/8, $0x000b8ab39a5f6385
+DATA combTable<>+28424(SB)/8, $0x000c4cd70525560e
+DATA combTable<>+28432(SB)/8, $0x000068436a0665c9
+DATA combTable<>+28440(SB)/8, $0x0006d317e820107c
+DATA combTable<>+28448(SB)/8, $0x00044840ae9651e5
+DATA combTable<>+28456(SB)/8, $0x00020ffc7ac52668
+DATA combTable<>+28464(SB)/8, $0x0001472c1e0a1c63
+DATA combTable<>+28472(SB)/8, $0x00005373669c9161
+DATA combTable<>+28480(SB)/8, $0x000235e8202f3f27
+DATA combTable<>+28488(SB)/8, $0x000e264f975b0bc0
+DATA combTable<>+28496(SB)/8, $0x00038c2416c75c00
+DATA combTable<>+28504(SB)/8, $0x00089f991a4e9d5a
+DATA combTable<>+28512(SB)/8, $0x000017b6e7f68ab7
+DATA combTable<>+28520(SB)/8, $0x000814ab9a0e5257
+DATA combTable<>+28528(SB)/8, $0x00084c9cab3fc5d2
+DATA combTable<>+28536(SB)/8, $0x000b2d1eca908f20
+DATA combTable<>+28544(SB)/8, $0x0007d11afcaf5885
+DATA combTable<>+28552(SB)/8, $0x00001cb4b5a678f8
+DATA combTable<>+28560(SB)/8, $0x0004aa62a2a007e7
+DATA combTable<>+28568(SB)/8, $0x000b0f071c7b16b7
+DATA combTable<>+28576(SB)/8, $0x00000be223f311e0
+DATA combTable<>+28584(SB)/8, $0x0006eac5707e4380
+DATA combTable<>+28592(SB)/8, $0x00002dc0fd2d82ef
+DATA combTable<>+28600(SB)/8, $0x0004c06b394afc6c
+DATA combTable<>+28608(SB)/8, $0x0002498da5fb1b66
+DATA combTable<>+28616(SB)/8, $0x000bcad8340c88de
+DATA combTable<>+28624(SB)/8, $0x00034a24f8d03164
+DATA combTable<>+28632(SB)/8, $0x0000330bca78de74
+DATA combTable<>+28640(SB)/8, $0x000eff841119744e
+DATA combTable<>+28648(SB)/8, $0x000962b074724982
+DATA combTable<>+28656(SB)/8, $0x000fc953fbf9695e
+DATA combTable<>+28664(SB)/8, $0x0001cf5c58ac14fb
+DATA combTable<>+28672(SB)/8, $0x00003c31be1b369f
+DATA combTable<>+28680(SB)/8, $0x0008bc93f9cb4272
+DATA combTable<>+28688(SB)/8, $0x0001fc7cedb98c16
+DATA combTable<>+28696(SB)/8, $0x0004ac8d7aaeb871
+DATA combTable<>+28704(SB)/8, $0x00055bb7f0e52aa3
+DATA combTable<>+28712(SB)/8, $0x000041cec1097e7d
+DATA combTable<>+28720(SB)/8, $0x0004864d08948aee
+DATA combTable<>+28728(SB)/8, $0x000ee91ba1c6fb0f
+DATA combTable<>+28736(SB)/8, $0x0006aca15807dc19
+DATA combTable<>+28744(SB)/8, $0x000d4bb7975cdaea
+DATA combTable<>+28752(SB)/8, $0x0000330b61134262
+DATA combTable<>+28760(SB)/8, $0x000619d7a26d808a
+DATA combTable<>+28768(SB)/8, $0x0009e1d9e156df79
+DATA combTable<>+28776(SB)/8, $0x000ba1df27bb1fd4
+DATA combTable<>+28784(SB)/8, $0x000777d73d7c36cd
+DATA combTable<>+28792(SB)/8, $0x000026b44cd91f28
+DATA combTable<>+28800(SB)/8, $0x0007f29362730383
+DATA combTable<>+28808(SB)/8, $0x000ffebca8a2ce1b
+DATA combTable<>+28816(SB)/8, $0x000fd413144b5279
+DATA combTable<>+28824(SB)/8, $0x000610fdafc778ab
+DATA combTable<>+28832(SB)/8, $0x00007deb10149c72
+DATA combTable<>+28840(SB)/8, $0x000048478f387475
+DATA combTable<>+28848(SB)/8, $0x000f49cbecb3c51f
+DATA combTable<>+28856(SB)/8, $0x00099f2055b25dbc
+DATA combTable<>+28864(SB)/8, $0x000a5d69aab1244d
+DATA combTable<>+28872(SB)/8, $0x00002c709e6c1c10
+DATA combTable<>+28880(SB)/8, $0x0002af6a8766ee7a
+DATA combTable<>+28888(SB)/8, $0x000045553cd0ecb6
+DATA combTable<>+28896(SB)/8, $0x000f0be4b566cbec
+DATA combTable<>+28904(SB)/8, $0x000e2ea588001380
+DATA combTable<>+28912(SB)/8, $0x000008e68e9ff62c
+DATA combTable<>+28920(SB)/8, $0x000d09d50ab8f2f9
+DATA combTable<>+28928(SB)/8, $0x0008dc55923df2f2
+DATA combTable<>+28936(SB)/8, $0x0003766cb9acb921
+DATA combTable<>+28944(SB)/8, $0x00019f54a8f34267
+DATA combTable<>+28952(SB)/8, $0x00004cb13bd738f7
+DATA combTable<>+28960(SB)/8, $0x000d500a4bc130ad
+DATA combTable<>+28968(SB)/8, $0x000493d0bd49c34a
+DATA combTable<>+28976(SB)/8, $0x00000a89be8d38db
+DATA combTable<>+28984(SB)/8, $0x0003b09a25c3d985
+DATA combTable<>+28992(SB)/8, $0x00002f1f3f87eeba
+DATA combTable<>+29000(SB)/8, $0x00048c75e515b64a
+DATA combTable<>+29008(SB)/8, $0x000badb4a9038f78
+DATA combTable<>+29016(SB)/8, $0x000f751b50a59501
+DATA combTable<>+29024(SB)/8, $0x0002ee8c20d313f3
+DATA combTable<>+29032(SB)/8, $0x000019a1e353c0ae
+DATA combTable<>+29040(SB)/8, $0x000172cdd596bdbd
+DATA combTable<>+29048(SB)/8, $0x0004398eefc40b42
+DATA combTable<>+29056(SB)/8, $0x00044109b593e045
+DATA combTable<>+29064(SB)/8, $0x000ae349fb15347b
+DATA combTable<>+29072(SB)/8, $0x0000736bd3990266
+DATA combTable<>+29080(SB)/8, $0x000c7560bafa05c3
+DATA combTable<>+29088(SB)/8, $0x000a0c6e55e617d1
+DATA combTable<>+29096(SB)/8, $0x0000d66473b3e1a0
+DATA combTable<>+29104(SB)/8, $0x0003486e3529718c
+DATA combTable<>+29112(SB)/8, $0x000041546b11c20c
+DATA combTable<>+29120(SB)/8, $0x00032d509334b3b4
+DATA combTable<>+29128(SB)/8, $0x0004b60816573855
+DATA combTable<>+29136(SB)/8, $0x00025c837546fd11
+DATA combTable<>+29144(SB)/8, $0x000ab5ccc5f5f304
+DATA combTable<>+29152(SB)/8, $0x0000412295a2b87f
+DATA combTable<>+29160(SB)/8, $0x00055261e293eac6
+DATA combTable<>+29168(SB)/8, $0x000032133acdb2e6
+DATA combTable<>+29176(SB)/8, $0x000900996b845a92
+DATA combTable<>+29184(SB)/8, $0x000dd80460975cb7
+DATA combTable<>+29192(SB)/8, $0x00000760bb8d195a
+DATA combTable<>+29200(SB)/8, $0x00099b88f57ed6e9
+DATA combTable<>+29208(SB)/8, $0x000266df8c82519c
+DATA combTable<>+29216(SB)/8, $0x00030ad2735393cb
+DATA combTable<>+29224(SB)/8, $0x0002e345cee3213b
+DATA combTable<>+29232(SB)/8, $0x000014e153ebb52d
+DATA combTable<>+29240(SB)/8, $0x000e1a17cde6818a
+DATA combTable<>+29248(SB)/8, $0x000a9ed69a084413
+DATA combTable<>+29256(SB)/8, $0x0006caccb157156d
+DATA combTable<>+29264(SB)/8, $0x000c5f22cbf268f4
+DATA combTable<>+29272(SB)/8, $0x00006b34be9bc33a
+DATA combTable<>+29280(SB)/8, $0x000c69656571f2d3
+DATA combTable<>+29288(SB)/8, $0x00045530e737a11f
+DATA combTable<>+29296(SB)/8, $0x0004fe5035c6c9e8
+DATA combTable<>+29304(SB)/8, $0x000d30be33ae7a2d
+DATA combTable<>+29312(SB)/8, $0x000001b9c7b62e6d
+DATA combTable<>+29320(SB)/8, $0x000f2f643a78c0b2
+DATA combTable<>+29328(SB)/8, $0x0001ef22e027cf3d
+DATA combTable<>+29336(SB)/8, $0x0009c1b5a34c3e97
+DATA combTable<>+29344(SB)/8, $0x000dd2dec7d1c5e4
+DATA combTable<>+29352(SB)/8, $0x00002012c18f0922
+DATA combTable<>+29360(SB)/8, $0x000b55e55ac89d29
+DATA combTable<>+29368(SB)/8, $0x0001f45a0a763880
+DATA combTable<>+29376(SB)/8, $0x0002e76c1f148324
+DATA combTable<>+29384(SB)/8, $0x000ade83d36efdfc
+DATA combTable<>+29392(SB)/8, $0x000008af5b784e4b
+DATA combTable<>+29400(SB)/8, $0x000314d289cc2c4b
+DATA combTable<>+29408(SB)/8, $0x00011a287178de27
+DATA combTable<>+29416(SB)/8, $0x000a3364ce4be4bd
+DATA combTable<>+29424(SB)/8, $0x000826e18d528d6f
+DATA combTable<>+29432(SB)/8, $0x00006423c1d5afd9
+DATA combTable<>+29440(SB)/8, $0x000499dc881f2533
+DATA combTable<>+29448(SB)/8, $0x000da779323b6283
+DATA combTable<>+29456(SB)/8, $0x00073441f49d0525
+DATA combTable<>+29464(SB)/8, $0x000168d897addfb6
+DATA combTable<>+29472(SB)/8, $0x000032b79d71163a
+DATA combTable<>+29480(SB)/8, $0x0005f8d9edfcb36a
+DATA combTable<>+29488(SB)/8, $0x0008f3746e5f9cc8
+DATA combTable<>+29496(SB)/8, $0x0009e5d3cd22bcc2
+DATA combTable<>+29504(SB)/8, $0x0002dcce49de338f
+DATA combTable<>+29512(SB)/8, $0x0000480a5efbc13e
+DATA combTable<>+29520(SB)/8, $0x00014ce442ce221f
+DATA combTable<>+29528(SB)/8, $0x000cc4c053928b66
+DATA combTable<>+29536(SB)/8, $0x000c1cbe036e199d
+DATA combTable<>+29544(SB)/8, $0x0008e06663fb4a4d
+DATA combTable<>+29552(SB)/8, $0x000024b31d47691c
+DATA combTable<>+29560(SB)/8, $0x0001e70b01622071
+DATA combTable<>+29568(SB)/8, $0x000cf8b1dafc50b5
+DATA combTable<>+29576(SB)/8, $0x000f5aabcd06b505
+DATA combTable<>+29584(SB)/8, $0x000bf312c6bb061e
+DATA combTable<>+29592(SB)/8, $0x000047aa27600cb7
+DATA combTable<>+29600(SB)/8, $0x00041eedc015f8c3
+DATA combTable<>+29608(SB)/8, $0x0007e7c693f7c2a5
+DATA combTable<>+29616(SB)/8, $0x000ea278d611a4fe
+DATA combTable<>+29624(SB)/8, $0x000a094f0af66134
+DATA combTable<>+29632(SB)/8, $0x0000545b585d14dd
+DATA combTable<>+29640(SB)/8, $0x0004e4d0e3b321e1
+DATA combTable<>+29648(SB)/8, $0x0007a28ff1e95620
+DATA combTable<>+29656(SB)/8, $0x000b99bd9e3baa63
+DATA combTable<>+29664(SB)/8, $0x000d0710b0ccffd5
+DATA combTable<>+29672(SB)/8, $0x00004d22dc3e64c8
+DATA combTable<>+29680(SB)/8, $0x000f275ea0d43a0f
+DATA combTable<>+29688(SB)/8, $0x00034089beebe67b
+DATA combTable<>+29696(SB)/8, $0x000479e72eade68e
+DATA combTable<>+29704(SB)/8, $0x00054544289134cd
+DATA combTable<>+29712(SB)/8, $0x00000f62f9c332ba
+DATA combTable<>+29720(SB)/8, $0x00046589d63b5f39
+DATA combTable<>+29728(SB)/8, $0x0003f57cbcf61fcb
+DATA combTable<>+29736(SB)/8, $0x00053afa055cae6a
+DATA combTable<>+29744(SB)/8, $0x0001436febac2d29
+DATA combTable<>+29752(SB)/8, $0x00001c0fa01a3637
+DATA combTable<>+29760(SB)/8, $0x00082b0e8c936a50
+DATA combTable<>+29768(SB)/8, $0x00035c1dac5b6690
+DATA combTable<>+29776(SB)/8, $0x0004dfb634f9c9a0
+DATA combTable<>+29784(SB)/8, $0x000c1406fb73e54c
+DATA combTable<>+29792(SB)/8, $0x00004005419b1d2b
+DATA combTable<>+29800(SB)/8, $0x000604b622943dff
+DATA combTable<>+29808(SB)/8, $0x000ce44cfb3a0d2c
+DATA combTable<>+29816(SB)/8, $0x0007808678bc8cbe
+DATA combTable<>+29824(SB)/8, $0x000a6bf5d254ff39
+DATA combTable<>+29832(SB)/8, $0x00000fa3614f3b1c
+DATA combTable<>+29840(SB)/8, $0x0003febdb9be82f0
+DATA combTable<>+29848(SB)/8, $0x000af3a44ac90a00
+DATA combTable<>+29856(SB)/8, $0x000954fa8e2089c1
+DATA combTable<>+29864(SB)/8, $0x000ab42f8499f911
+DATA combTable<>+29872(SB)/8, $0x00001fba218aef40
+DATA combTable<>+29880(SB)/8, $0x000e57043e7b0194
+DATA combTable<>+29888(SB)/8, $0x000ee08daaf7f4f3
+DATA combTable<>+29896(SB)/8, $0x0009dcdef1a81d3e
+DATA combTable<>+29904(SB)/8, $0x00061d5c839c6ab9
+DATA combTable<>+29912(SB)/8, $0x00006c535d13ff77
+DATA combTable<>+29920(SB)/8, $0x00049448fac8f53e
+DATA combTable<>+29928(SB)/8, $0x0009a7ba63741ab5
+DATA combTable<>+29936(SB)/8, $0x000c2b5e0181f6e8
+DATA combTable<>+29944(SB)/8, $0x0006e4274fd6c7d6
+DATA combTable<>+29952(SB)/8, $0x0000392e3acaa8c8
+DATA combTable<>+29960(SB)/8, $0x000d34e93e8a35af
+DATA combTable<>+29968(SB)/8, $0x000445887e8164cb
+DATA combTable<>+29976(SB)/8, $0x00029ab0ab2e0781
+DATA combTable<>+29984(SB)/8, $0x000c13b19319c76f
+DATA combTable<>+29992(SB)/8, $0x000025e17fe4d50a
+DATA combTable<>+30000(SB)/8, $0x000f7ff576f121a7
+DATA combTable<>+30008(SB)/8, $0x000272fcd87e3915
+DATA combTable<>+30016(SB)/8, $0x000d1be526c34a32
+DATA combTable<>+30024(SB)/8, $0x000899bccba2fde4
+DATA combTable<>+30032(SB)/8, $0x00006bba828f8969
+DATA combTable<>+30040(SB)/8, $0x00089bd71e04f676
+DATA combTable<>+30048(SB)/8, $0x00052d6420f950a2
+DATA combTable<>+30056(SB)/8, $0x0004691fab208e1c
+DATA combTable<>+30064(SB)/8, $0x000b3515186d8b03
+DATA combTable<>+30072(SB)/8, $0x0000255751442a9f
+DATA combTable<>+30080(SB)/8, $0x0001bc6690fe3901
+DATA combTable<>+30088(SB)/8, $0x00018a0997ad5e2d
+DATA combTable<>+30096(SB)/8, $0x000f8460d44cb54a
+DATA combTable<>+30104(SB)/8, $0x0007be4971d6914a
+DATA combTable<>+30112(SB)/8, $0x0000559d504f7f6b
+DATA combTable<>+30120(SB)/8, $0x000891e7f6d266fd
+DATA combTable<>+30128(SB)/8, $0x0009b0307781b9c4
+DATA combTable<>+30136(SB)/8, $0x000061e23b0744a1
+DATA combTable<>+30144(SB)/8, $0x000d50e88388f1d6
+DATA combTable<>+30152(SB)/8, $0x0000123ea6a3354b
+DATA combTable<>+30160(SB)/8, $0x00038378b3eb54d5
+DATA combTable<>+30168(SB)/8, $0x00066a5553c7ca77
+DATA combTable<>+30176(SB)/8, $0x00092800ba1d69d3
+DATA combTable<>+30184(SB)/8, $0x00032170a26cf62f
+DATA combTable<>+30192(SB)/8, $0x000001ab12d5807e
+DATA combTable<>+30200(SB)/8, $0x000d189041e32d96
+DATA combTable<>+30208(SB)/8, $0x000c2d8315848118
+DATA combTable<>+30216(SB)/8, $0x00083245d9b9ede3
+DATA combTable<>+30224(SB)/8, $0x000a1541eab4271d
+DATA combTable<>+30232(SB)/8, $0x00004a3961e2c918
+DATA combTable<>+30240(SB)/8, $0x0007d644f3233f1e
+DATA combTable<>+30248(SB)/8, $0x0000e34fcf016032
+DATA combTable<>+30256(SB)/8, $0x0002dab979499a26
+DATA combTable<>+30264(SB)/8, $0x000111f83b5a716f
+DATA combTable<>+30272(SB)/8, $0x000068aceead9bd4
+DATA combTable<>+30280(SB)/8, $0x000c3be0f8e6bba0
+DATA combTable<>+30288(SB)/8, $0x000347effe30a71d
+DATA combTable<>+30296(SB)/8, $0x00013a476ad6cef8
+DATA combTable<>+30304(SB)/8, $0x000b763a992425fe
+DATA combTable<>+30312(SB)/8, $0x00002cd6bce3fb1d
+DATA combTable<>+30320(SB)/8, $0x0004c90ef3d7c210
+DATA combTable<>+30328(SB)/8, $0x00024b7ad040c38b
+DATA combTable<>+30336(SB)/8, $0x0007e73e23308e6e
+DATA combTable<>+30344(SB)/8, $0x000f5973860d9f1b
+DATA combTable<>+30352(SB)/8, $0x0000595760d5b508
+DATA combTable<>+30360(SB)/8, $0x000acbebfd022790
+DATA combTable<>+30368(SB)/8, $0x00005c4115760882
+DATA combTable<>+30376(SB)/8, $0x000d3473f489af33
+DATA combTable<>+30384(SB)/8, $0x0005a2b65f492e37
+DATA combTable<>+30392(SB)/8, $0x00002cb2c5df5451
+DATA combTable<>+30400(SB)/8, $0x0009bfe104aa6397
+DATA combTable<>+30408(SB)/8, $0x00008a4a7fccb612
+DATA combTable<>+30416(SB)/8, $0x000d9094588f9600
+DATA combTable<>+30424(SB)/8, $0x00091a93f8bc0897
+DATA combTable<>+30432(SB)/8, $0x0000709fa43edcb2
+DATA combTable<>+30440(SB)/8, $0x000a5d8c63fd2aca
+DATA combTable<>+30448(SB)/8, $0x000662e694effeb0
+DATA combTable<>+30456(SB)/8, $0x0008cbb03ad22bc1
+DATA combTable<>+30464(SB)/8, $0x000131f2723f36ef
+DATA combTable<>+30472(SB)/8, $0x000070f029ecf0c8
+DATA combTable<>+30480(SB)/8, $0x000aafaa5e10b0b9
+DATA combTable<>+30488(SB)/8, $0x00070ef041aa92a6
+DATA combTable<>+30496(SB)/8, $0x000a3ad61f78f0a3
+DATA combTable<>+30504(SB)/8, $0x000d9e1773efb77a
+DATA combTable<>+30512(SB)/8, $0x000044eca5a2a74b
+DATA combTable<>+30520(SB)/8, $0x000307b32eed3e33
+DATA combTable<>+30528(SB)/8, $0x00033a45581e7461
+DATA combTable<>+30536(SB)/8, $0x00095f0366ae042f
+DATA combTable<>+30544(SB)/8, $0x0004858c94449d31
+DATA combTable<>+30552(SB)/8, $0x00000b7d5d8a6c31
+DATA combTable<>+30560(SB)/8, $0x000448327b95d543
+DATA combTable<>+30568(SB)/8, $0x00000a3340f1d25d
+DATA combTable<>+30576(SB)/8, $0x0000e1c52b70d383
+DATA combTable<>+30584(SB)/8, $0x000e9e4de1c531c6
+DATA combTable<>+30592(SB)/8, $0x0000272224512c7d
+DATA combTable<>+30600(SB)/8, $0x000bbb8a42a975fc
+DATA combTable<>+30608(SB)/8, $0x0007796ada358bf7
+DATA combTable<>+30616(SB)/8, $0x000dedaa488c5c39
+DATA combTable<>+30624(SB)/8, $0x00020a6e27fc76fc
+DATA combTable<>+30632(SB)/8, $0x000019735fd7f6bc
+DATA combTable<>+30640(SB)/8, $0x000c92af49c5342e
+DATA combTable<>+30648(SB)/8, $0x00011b2e6fad01ab
+DATA combTable<>+30656(SB)/8, $0x000cc84e29ffeed8
+DATA combTable<>+30664(SB)/8, $0x000c543efa28c8df
+DATA combTable<>+30672(SB)/8, $0x000011b5df18a44c
+DATA combTable<>+30680(SB)/8, $0x000b90d042c84266
+DATA combTable<>+30688(SB)/8, $0x0000f7f19547ee3a
+DATA combTable<>+30696(SB)/8, $0x0005a497b9eb848e
+DATA combTable<>+30704(SB)/8, $0x000895f2503a1d06
+DATA combTable<>+30712(SB)/8, $0x00000fef911191df
+GLOBL combTable<>(SB), RODATA|NOPTR, $30720
+
+// func comb(x, z *fe8, d *[64][2][8]uint64, scratch *[scratchWords]uint64)
+//
+// The fixed-base comb on eight lanes: for lane l, the signed radix-16
+// digits e_i of a clamped scalar k = sum e_i 16^i (e_i in [-8, 8], d[i][0]
+// = |e_i|, d[i][1] = the sign mask), P = k*B on edwards25519, B the base
+// point, from the table combTable (row j holds (m+1)*256^j*B for m = 0..7
+// as (y+x, y-x, 2d*x*y), canonical): P = 16 * sum e_(2j+1) 256^j B
+// + sum e_(2j) 256^j B, 64 mixed additions and 4 doublings. It leaves
+// x = Z + Y and z = Z - Y (reduced): u = x/z is the Montgomery
+// u-coordinate of P, X25519(k, 9).
+TEXT ·comb(SB), NOSPLIT, $0-32
+	// Constants for the whole function: Z31 = 2^52-1, Z30 = 2^47-1, Z29 = 19,
+	// Z28 = 608, Z27 = 121665, Z26 = 1, in every lane.
+	VPBROADCASTQ consts<>+0(SB), Z31
+	VPBROADCASTQ consts<>+8(SB), Z30
+	VPBROADCASTQ consts<>+16(SB), Z29
+	VPBROADCASTQ consts<>+24(SB), Z28
+	VPBROADCASTQ consts<>+32(SB), Z27
+	VPBROADCASTQ consts<>+40(SB), Z26
+	MOVQ scratch+24(FP), DI
+	ADDQ $63, DI
+	ANDQ $-64, DI
+	// P = the identity (0 : 1 : 1 : 0).
+	VPXORQ Z5, Z5, Z5
+	VMOVDQU64 Z5, 0(DI)
+	VMOVDQU64 Z5, 960(DI)
+	VMOVDQU64 Z26, 320(DI)
+	VMOVDQU64 Z26, 640(DI)
+	VMOVDQU64 Z5, 64(DI)
+	VMOVDQU64 Z5, 1024(DI)
+	VMOVDQU64 Z5, 384(DI)
+	VMOVDQU64 Z5, 704(DI)
+	VMOVDQU64 Z5, 128(DI)
+	VMOVDQU64 Z5, 1088(DI)
+	VMOVDQU64 Z5, 448(DI)
+	VMOVDQU64 Z5, 768(DI)
+	VMOVDQU64 Z5, 192(DI)
+	VMOVDQU64 Z5, 1152(DI)
+	VMOVDQU64 Z5, 512(DI)
+	VMOVDQU64 Z5, 832(DI)
+	VMOVDQU64 Z5, 256(DI)
+	VMOVDQU64 Z5, 1216(DI)
+	VMOVDQU64 Z5, 576(DI)
+	VMOVDQU64 Z5, 896(DI)
+	// The odd windows.
+	MOVQ d+16(FP), BX
+	ADDQ $128, BX
+	LEAQ combTable<>(SB), SI
+	MOVQ $32, CX
+odd:
+	// Q = entry |e| of the row at SI in each lane (all 8 read), then -Q where e < 0.
+	VMOVDQU64 0(BX), Z20
+	VMOVDQU64 64(BX), Z21
+	VMOVDQA64 Z26, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VMOVDQA64 Z26, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	VPXORQ Z8, Z8, Z8
+	VPXORQ Z9, Z9, Z9
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VMOVDQA64 Z26, Z22
+	// Entry 1: the lanes with |e| = 1.
+	VPCMPEQQ Z22, Z20, K1
+	VPBROADCASTQ 0(SI), K1, Z0
+	VPBROADCASTQ 8(SI), K1, Z1
+	VPBROADCASTQ 16(SI), K1, Z2
+	VPBROADCASTQ 24(SI), K1, Z3
+	VPBROADCASTQ 32(SI), K1, Z4
+	VPBROADCASTQ 40(SI), K1, Z5
+	VPBROADCASTQ 48(SI), K1, Z6
+	VPBROADCASTQ 56(SI), K1, Z7
+	VPBROADCASTQ 64(SI), K1, Z8
+	VPBROADCASTQ 72(SI), K1, Z9
+	VPBROADCASTQ 80(SI), K1, Z10
+	VPBROADCASTQ 88(SI), K1, Z11
+	VPBROADCASTQ 96(SI), K1, Z12
+	VPBROADCASTQ 104(SI), K1, Z13
+	VPBROADCASTQ 112(SI), K1, Z14
+	VPADDQ Z26, Z22, Z22
+	// Entry 2: the lanes with |e| = 2.
+	VPCMPEQQ Z22, Z20, K1
+	VPBROADCASTQ 120(SI), K1, Z0
+	VPBROADCASTQ 128(SI), K1, Z1
+	VPBROADCASTQ 136(SI), K1, Z2
+	VPBROADCASTQ 144(SI), K1, Z3
+	VPBROADCASTQ 152(SI), K1, Z4
+	VPBROADCASTQ 160(SI), K1, Z5
+	VPBROADCASTQ 168(SI), K1, Z6
+	VPBROADCASTQ 176(SI), K1, Z7
+	VPBROADCASTQ 184(SI), K1, Z8
+	VPBROADCASTQ 192(SI), K1, Z9
+	VPBROADCASTQ 200(SI), K1, Z10
+	VPBROADCASTQ 208(SI), K1, Z11
+	VPBROADCASTQ 216(SI), K1, Z12
+	VPBROADCASTQ 224(SI), K1, Z13
+	VPBROADCASTQ 232(SI), K1, Z14
+	VPADDQ Z26, Z22, Z22
+	// Entry 3: the lanes with |e| = 3.
+	VPCMPEQQ Z22, Z20, K1
+	VPBROADCASTQ 240(SI), K1, Z0
+	VPBROADCASTQ 248(SI), K1, Z1
+	VPBROADCASTQ 256(SI), K1, Z2
+	VPBROADCASTQ 264(SI), K1, Z3
+	VPBROADCASTQ 272(SI), K1, Z4
+	VPBROADCASTQ 280(SI), K1, Z5
+	VPBROADCASTQ 288(SI), K1, Z6
+	VPBROADCASTQ 296(SI), K1, Z7
+	VPBROADCASTQ 304(SI), K1, Z8
+	VPBROADCASTQ 312(SI), K1, Z9
+	VPBROADCASTQ 320(SI), K1, Z10
+	VPBROADCASTQ 328(SI), K1, Z11
+	VPBROADCASTQ 336(SI), K1, Z12
+	VPBROADCASTQ 344(SI), K1, Z13
+	VPBROADCASTQ 352(SI), K1, Z14
+	VPADDQ Z26, Z22, Z22
+	// Entry 4: the lanes with |e| = 4.
+	VPCMPEQQ Z22, Z20, K1
+	VPBROADCASTQ 360(SI), K1, Z0
+	VPBROADCASTQ 368(SI), K1, Z1
+	VPBROADCASTQ 376(SI), K1, Z2
+	VPBROADCASTQ 384(SI), K1, Z3
+	VPBROADCASTQ 392(SI), K1, Z4
+	VPBROADCASTQ 400(SI), K1, Z5
+	VPBROADCASTQ 408(SI), K1, Z6
+	VPBROADCASTQ 416(SI), K1, Z7
+	VPBROADCASTQ 424(SI), K1, Z8
+	VPBROADCASTQ 432(SI), K1, Z9
+	VPBROADCASTQ 440(SI), K1, Z10
+	VPBROADCASTQ 448(SI), K1, Z11
+	VPBROADCASTQ 456(SI), K1, Z12
+	VPBROADCASTQ 464(SI), K1, Z13
+	VPBROADCASTQ 472(SI), K1, Z14
+	VPADDQ Z26, Z22, Z22
+	// Entry 5: the lanes with |e| = 5.
+	VPCMPEQQ Z22, Z20, K1
+	VPBROADCASTQ 480(SI), K1, Z0
+	VPBROADCASTQ 488(SI), K1, Z1
+	VPBROADCASTQ 496(SI), K1, Z2
+	VPBROADCASTQ 504(SI), K1, Z3
+	VPBROADCASTQ 512(SI), K1, Z4
+	VPBROADCASTQ 520(SI), K1, Z5
+	VPBROADCASTQ 528(SI), K1, Z6
+	VPBROADCASTQ 536(SI), K1, Z7
+	VPBROADCASTQ 544(SI), K1, Z8
+	VPBROADCASTQ 552(SI), K1, Z9
+	VPBROADCASTQ 560(SI), K1, Z10
+	VPBROADCASTQ 568(SI), K1, Z11
+	VPBROADCASTQ 576(SI), K1, Z12
+	VPBROADCASTQ 584(SI), K1, Z13
+	VPBROADCASTQ 592(SI), K1, Z14
+	VPADDQ Z26, Z22, Z22
+	// Entry 6: the lanes with |e| = 6.
+	VPCMPEQQ Z22, Z20, K1
+	VPBROADCASTQ 600(SI), K1, Z0
+	VPBROADCASTQ 608(SI), K1, Z1
+	VPBROADCASTQ 616(SI), K1, Z2
+	VPBROADCASTQ 624(SI), K1, Z3
+	VPBROADCASTQ 632(SI), K1, Z4
+	VPBROADCASTQ 640(SI), K1, Z5
+	VPBROADCASTQ 648(SI), K1, Z6
+	VPBROADCASTQ 656(SI), K1, Z7
+	VPBROADCASTQ 664(SI), K1, Z8
+	VPBROADCASTQ 672(SI), K1, Z9
+	VPBROADCASTQ 680(SI), K1, Z10
+	VPBROADCASTQ 688(SI), K1, Z11
+	VPBROADCASTQ 696(SI), K1, Z12
+	VPBROADCASTQ 704(SI), K1, Z13
+	VPBROADCASTQ 712(SI), K1, Z14
+	VPADDQ Z26, Z22, Z22
+	// Entry 7: the lanes with |e| = 7.
+	VPCMPEQQ Z22, Z20, K1
+	VPBROADCASTQ 720(SI), K1, Z0
+	VPBROADCASTQ 728(SI), K1, Z1
+	VPBROADCASTQ 736(SI), K1, Z2
+	VPBROADCASTQ 744(SI), K1, Z3
+	VPBROADCASTQ 752(SI), K1, Z4
+	VPBROADCASTQ 760(SI), K1, Z5
+	VPBROADCASTQ 768(SI), K1, Z6
+	VPBROADCASTQ 776(SI), K1, Z7
+	VPBROADCASTQ 784(SI), K1, Z8
+	VPBROADCASTQ 792(SI), K1, Z9
+	VPBROADCASTQ 800(SI), K1, Z10
+	VPBROADCASTQ 808(SI), K1, Z11
+	VPBROADCASTQ 816(SI), K1, Z12
+	VPBROADCASTQ 824(SI), K1, Z13
+	VPBROADCASTQ 832(SI), K1, Z14
+	VPADDQ Z26, Z22, Z22
+	// Entry 8: the lanes with |e| = 8.
+	VPCMPEQQ Z22, Z20, K1
+	VPBROADCASTQ 840(SI), K1, Z0
+	VPBROADCASTQ 848(SI), K1, Z1
+	VPBROADCASTQ 856(SI), K1, Z2
+	VPBROADCASTQ 864(SI), K1, Z3
+	VPBROADCASTQ 872(SI), K1, Z4
+	VPBROADCASTQ 880(SI), K1, Z5
+	VPBROADCASTQ 888(SI), K1, Z6
+	VPBROADCASTQ 896(SI), K1, Z7
+	VPBROADCASTQ 904(SI), K1, Z8
+	VPBROADCASTQ 912(SI), K1, Z9
+	VPBROADCASTQ 920(SI), K1, Z10
+	VPBROADCASTQ 928(SI), K1, Z11
+	VPBROADCASTQ 936(SI), K1, Z12
+	VPBROADCASTQ 944(SI), K1, Z13
+	VPBROADCASTQ 952(SI), K1, Z14
+	VPADDQ Z26, Z22, Z22
+	// Where e < 0 (mask Z21): swap y+x and y-x; 2d*x*y = 2^10*p - 2d*x*y, carried.
+	VPXORQ Z0, Z5, Z24
+	VPANDQ Z21, Z24, Z24
+	VPXORQ Z24, Z0, Z0
+	VPXORQ Z24, Z5, Z5
+	VPBROADCASTQ bias<>+0(SB), Z15
+	VPSUBQ Z10, Z15, Z15
+	VPXORQ Z1, Z6, Z24
+	VPANDQ Z21, Z24, Z24
+	VPXORQ Z24, Z1, Z1
+	VPXORQ Z24, Z6, Z6
+	VPBROADCASTQ bias<>+8(SB), Z16
+	VPSUBQ Z11, Z16, Z16
+	VPXORQ Z2, Z7, Z24
+	VPANDQ Z21, Z24, Z24
+	VPXORQ Z24, Z2, Z2
+	VPXORQ Z24, Z7, Z7
+	VPBROADCASTQ bias<>+8(SB), Z17
+	VPSUBQ Z12, Z17, Z17
+	VPXORQ Z3, Z8, Z24
+	VPANDQ Z21, Z24, Z24
+	VPXORQ Z24, Z3, Z3
+	VPXORQ Z24, Z8, Z8
+	VPBROADCASTQ bias<>+8(SB), Z18
+	VPSUBQ Z13, Z18, Z18
+	VPXORQ Z4, Z9, Z24
+	VPANDQ Z21, Z24, Z24
+	VPXORQ Z24, Z4, Z4
+	VPXORQ Z24, Z9, Z9
+	VPBROADCASTQ bias<>+16(SB), Z19
+	VPSUBQ Z14, Z19, Z19
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z19, Z24
+	VPANDQ Z30, Z19, Z19
+	VPMADD52LUQ Z29, Z24, Z15
+	VPSRLQ $52, Z15, Z24
+	VPANDQ Z31, Z15, Z15
+	VPADDQ Z24, Z16, Z16
+	VPSRLQ $52, Z16, Z24
+	VPANDQ Z31, Z16, Z16
+	VPADDQ Z24, Z17, Z17
+	VPSRLQ $52, Z17, Z24
+	VPANDQ Z31, Z17, Z17
+	VPADDQ Z24, Z18, Z18
+	VPSRLQ $52, Z18, Z24
+	VPANDQ Z31, Z18, Z18
+	VPADDQ Z24, Z19, Z19
+	VPXORQ Z10, Z15, Z24
+	VPANDQ Z21, Z24, Z24
+	VPXORQ Z24, Z10, Z10
+	VPXORQ Z11, Z16, Z24
+	VPANDQ Z21, Z24, Z24
+	VPXORQ Z24, Z11, Z11
+	VPXORQ Z12, Z17, Z24
+	VPANDQ Z21, Z24, Z24
+	VPXORQ Z24, Z12, Z12
+	VPXORQ Z13, Z18, Z24
+	VPANDQ Z21, Z24, Z24
+	VPXORQ Z24, Z13, Z13
+	VPXORQ Z14, Z19, Z24
+	VPANDQ Z21, Z24, Z24
+	VPXORQ Z24, Z14, Z14
+	VMOVDQU64 Z0, 1280(DI)
+	VMOVDQU64 Z1, 1344(DI)
+	VMOVDQU64 Z2, 1408(DI)
+	VMOVDQU64 Z3, 1472(DI)
+	VMOVDQU64 Z4, 1536(DI)
+	VMOVDQU64 Z5, 1600(DI)
+	VMOVDQU64 Z6, 1664(DI)
+	VMOVDQU64 Z7, 1728(DI)
+	VMOVDQU64 Z8, 1792(DI)
+	VMOVDQU64 Z9, 1856(DI)
+	VMOVDQU64 Z10, 1920(DI)
+	VMOVDQU64 Z11, 1984(DI)
+	VMOVDQU64 Z12, 2048(DI)
+	VMOVDQU64 Z13, 2112(DI)
+	VMOVDQU64 Z14, 2176(DI)
+	// P = P + Q (madd-2008-hwcd-3, a = -1).
+	VMOVDQU64 320(DI), Z0
+	VMOVDQU64 384(DI), Z1
+	VMOVDQU64 448(DI), Z2
+	VMOVDQU64 512(DI), Z3
+	VMOVDQU64 576(DI), Z4
+	VMOVDQU64 0(DI), Z5
+	VMOVDQU64 64(DI), Z6
+	VMOVDQU64 128(DI), Z7
+	VMOVDQU64 192(DI), Z8
+	VMOVDQU64 256(DI), Z9
+	// sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.
+	VPADDQ.BCST bias<>+0(SB), Z0, Z24
+	VPSUBQ Z5, Z24, Z0
+	VPADDQ.BCST bias<>+8(SB), Z1, Z24
+	VPSUBQ Z6, Z24, Z1
+	VPADDQ.BCST bias<>+8(SB), Z2, Z24
+	VPSUBQ Z7, Z24, Z2
+	VPADDQ.BCST bias<>+8(SB), Z3, Z24
+	VPSUBQ Z8, Z24, Z3
+	VPADDQ.BCST bias<>+16(SB), Z4, Z24
+	VPSUBQ Z9, Z24, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 2240(DI)
+	VMOVDQU64 Z1, 2304(DI)
+	VMOVDQU64 Z2, 2368(DI)
+	VMOVDQU64 Z3, 2432(DI)
+	VMOVDQU64 Z4, 2496(DI)
+	// 2240(DI) = 2240(DI) * t3 (reduced).
+	VMOVDQU64 2240(DI), Z0
+	VMOVDQU64 2304(DI), Z1
+	VMOVDQU64 2368(DI), Z2
+	VMOVDQU64 2432(DI), Z3
+	VMOVDQU64 2496(DI), Z4
+	VMOVDQU64 1600(DI), Z5
+	VMOVDQU64 1664(DI), Z6
+	VMOVDQU64 1728(DI), Z7
+	VMOVDQU64 1792(DI), Z8
+	VMOVDQU64 1856(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 2240(DI)
+	VMOVDQU64 Z11, 2304(DI)
+	VMOVDQU64 Z12, 2368(DI)
+	VMOVDQU64 Z13, 2432(DI)
+	VMOVDQU64 Z14, 2496(DI)
+	VMOVDQU64 320(DI), Z0
+	VMOVDQU64 384(DI), Z1
+	VMOVDQU64 448(DI), Z2
+	VMOVDQU64 512(DI), Z3
+	VMOVDQU64 576(DI), Z4
+	VMOVDQU64 0(DI), Z5
+	VMOVDQU64 64(DI), Z6
+	VMOVDQU64 128(DI), Z7
+	VMOVDQU64 192(DI), Z8
+	VMOVDQU64 256(DI), Z9
+	// add: x + y, limb by limb: wide.
+	VPADDQ Z5, Z0, Z0
+	VPADDQ Z6, Z1, Z1
+	VPADDQ Z7, Z2, Z2
+	VPADDQ Z8, Z3, Z3
+	VPADDQ Z9, Z4, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 2560(DI)
+	VMOVDQU64 Z1, 2624(DI)
+	VMOVDQU64 Z2, 2688(DI)
+	VMOVDQU64 Z3, 2752(DI)
+	VMOVDQU64 Z4, 2816(DI)
+	// 2560(DI) = 2560(DI) * t2 (reduced).
+	VMOVDQU64 2560(DI), Z0
+	VMOVDQU64 2624(DI), Z1
+	VMOVDQU64 2688(DI), Z2
+	VMOVDQU64 2752(DI), Z3
+	VMOVDQU64 2816(DI), Z4
+	VMOVDQU64 1280(DI), Z5
+	VMOVDQU64 1344(DI), Z6
+	VMOVDQU64 1408(DI), Z7
+	VMOVDQU64 1472(DI), Z8
+	VMOVDQU64 1536(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 2560(DI)
+	VMOVDQU64 Z11, 2624(DI)
+	VMOVDQU64 Z12, 2688(DI)
+	VMOVDQU64 Z13, 2752(DI)
+	VMOVDQU64 Z14, 2816(DI)
+	// 2880(DI) = t1 * 1920(DI) (reduced).
+	VMOVDQU64 960(DI), Z0
+	VMOVDQU64 1024(DI), Z1
+	VMOVDQU64 1088(DI), Z2
+	VMOVDQU64 1152(DI), Z3
+	VMOVDQU64 1216(DI), Z4
+	VMOVDQU64 1920(DI), Z5
+	VMOVDQU64 1984(DI), Z6
+	VMOVDQU64 2048(DI), Z7
+	VMOVDQU64 2112(DI), Z8
+	VMOVDQU64 2176(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 2880(DI)
+	VMOVDQU64 Z11, 2944(DI)
+	VMOVDQU64 Z12, 3008(DI)
+	VMOVDQU64 Z13, 3072(DI)
+	VMOVDQU64 Z14, 3136(DI)
+	VMOVDQU64 640(DI), Z0
+	VMOVDQU64 704(DI), Z1
+	VMOVDQU64 768(DI), Z2
+	VMOVDQU64 832(DI), Z3
+	VMOVDQU64 896(DI), Z4
+	VMOVDQU64 640(DI), Z5
+	VMOVDQU64 704(DI), Z6
+	VMOVDQU64 768(DI), Z7
+	VMOVDQU64 832(DI), Z8
+	VMOVDQU64 896(DI), Z9
+	// add: x + y, limb by limb: wide.
+	VPADDQ Z5, Z0, Z0
+	VPADDQ Z6, Z1, Z1
+	VPADDQ Z7, Z2, Z2
+	VPADDQ Z8, Z3, Z3
+	VPADDQ Z9, Z4, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 3200(DI)
+	VMOVDQU64 Z1, 3264(DI)
+	VMOVDQU64 Z2, 3328(DI)
+	VMOVDQU64 Z3, 3392(DI)
+	VMOVDQU64 Z4, 3456(DI)
+	VMOVDQU64 2560(DI), Z0
+	VMOVDQU64 2624(DI), Z1
+	VMOVDQU64 2688(DI), Z2
+	VMOVDQU64 2752(DI), Z3
+	VMOVDQU64 2816(DI), Z4
+	VMOVDQU64 2240(DI), Z5
+	VMOVDQU64 2304(DI), Z6
+	VMOVDQU64 2368(DI), Z7
+	VMOVDQU64 2432(DI), Z8
+	VMOVDQU64 2496(DI), Z9
+	// sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.
+	VPADDQ.BCST bias<>+0(SB), Z0, Z24
+	VPSUBQ Z5, Z24, Z0
+	VPADDQ.BCST bias<>+8(SB), Z1, Z24
+	VPSUBQ Z6, Z24, Z1
+	VPADDQ.BCST bias<>+8(SB), Z2, Z24
+	VPSUBQ Z7, Z24, Z2
+	VPADDQ.BCST bias<>+8(SB), Z3, Z24
+	VPSUBQ Z8, Z24, Z3
+	VPADDQ.BCST bias<>+16(SB), Z4, Z24
+	VPSUBQ Z9, Z24, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 3520(DI)
+	VMOVDQU64 Z1, 3584(DI)
+	VMOVDQU64 Z2, 3648(DI)
+	VMOVDQU64 Z3, 3712(DI)
+	VMOVDQU64 Z4, 3776(DI)
+	VMOVDQU64 3200(DI), Z0
+	VMOVDQU64 3264(DI), Z1
+	VMOVDQU64 3328(DI), Z2
+	VMOVDQU64 3392(DI), Z3
+	VMOVDQU64 3456(DI), Z4
+	VMOVDQU64 2880(DI), Z5
+	VMOVDQU64 2944(DI), Z6
+	VMOVDQU64 3008(DI), Z7
+	VMOVDQU64 3072(DI), Z8
+	VMOVDQU64 3136(DI), Z9
+	// sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.
+	VPADDQ.BCST bias<>+0(SB), Z0, Z24
+	VPSUBQ Z5, Z24, Z0
+	VPADDQ.BCST bias<>+8(SB), Z1, Z24
+	VPSUBQ Z6, Z24, Z1
+	VPADDQ.BCST bias<>+8(SB), Z2, Z24
+	VPSUBQ Z7, Z24, Z2
+	VPADDQ.BCST bias<>+8(SB), Z3, Z24
+	VPSUBQ Z8, Z24, Z3
+	VPADDQ.BCST bias<>+16(SB), Z4, Z24
+	VPSUBQ Z9, Z24, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 3840(DI)
+	VMOVDQU64 Z1, 3904(DI)
+	VMOVDQU64 Z2, 3968(DI)
+	VMOVDQU64 Z3, 4032(DI)
+	VMOVDQU64 Z4, 4096(DI)
+	VMOVDQU64 3200(DI), Z0
+	VMOVDQU64 3264(DI), Z1
+	VMOVDQU64 3328(DI), Z2
+	VMOVDQU64 3392(DI), Z3
+	VMOVDQU64 3456(DI), Z4
+	VMOVDQU64 2880(DI), Z5
+	VMOVDQU64 2944(DI), Z6
+	VMOVDQU64 3008(DI), Z7
+	VMOVDQU64 3072(DI), Z8
+	VMOVDQU64 3136(DI), Z9
+	// add: x + y, limb by limb: wide.
+	VPADDQ Z5, Z0, Z0
+	VPADDQ Z6, Z1, Z1
+	VPADDQ Z7, Z2, Z2
+	VPADDQ Z8, Z3, Z3
+	VPADDQ Z9, Z4, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 4160(DI)
+	VMOVDQU64 Z1, 4224(DI)
+	VMOVDQU64 Z2, 4288(DI)
+	VMOVDQU64 Z3, 4352(DI)
+	VMOVDQU64 Z4, 4416(DI)
+	VMOVDQU64 2560(DI), Z0
+	VMOVDQU64 2624(DI), Z1
+	VMOVDQU64 2688(DI), Z2
+	VMOVDQU64 2752(DI), Z3
+	VMOVDQU64 2816(DI), Z4
+	VMOVDQU64 2240(DI), Z5
+	VMOVDQU64 2304(DI), Z6
+	VMOVDQU64 2368(DI), Z7
+	VMOVDQU64 2432(DI), Z8
+	VMOVDQU64 2496(DI), Z9
+	// add: x + y, limb by limb: wide.
+	VPADDQ Z5, Z0, Z0
+	VPADDQ Z6, Z1, Z1
+	VPADDQ Z7, Z2, Z2
+	VPADDQ Z8, Z3, Z3
+	VPADDQ Z9, Z4, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 4480(DI)
+	VMOVDQU64 Z1, 4544(DI)
+	VMOVDQU64 Z2, 4608(DI)
+	VMOVDQU64 Z3, 4672(DI)
+	VMOVDQU64 Z4, 4736(DI)
+	// z = 3520(DI) * 3840(DI) (reduced).
+	VMOVDQU64 3520(DI), Z0
+	VMOVDQU64 3584(DI), Z1
+	VMOVDQU64 3648(DI), Z2
+	VMOVDQU64 3712(DI), Z3
+	VMOVDQU64 3776(DI), Z4
+	VMOVDQU64 3840(DI), Z5
+	VMOVDQU64 3904(DI), Z6
+	VMOVDQU64 3968(DI), Z7
+	VMOVDQU64 4032(DI), Z8
+	VMOVDQU64 4096(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 0(DI)
+	VMOVDQU64 Z11, 64(DI)
+	VMOVDQU64 Z12, 128(DI)
+	VMOVDQU64 Z13, 192(DI)
+	VMOVDQU64 Z14, 256(DI)
+	// x = 4160(DI) * 4480(DI) (reduced).
+	VMOVDQU64 4160(DI), Z0
+	VMOVDQU64 4224(DI), Z1
+	VMOVDQU64 4288(DI), Z2
+	VMOVDQU64 4352(DI), Z3
+	VMOVDQU64 4416(DI), Z4
+	VMOVDQU64 4480(DI), Z5
+	VMOVDQU64 4544(DI), Z6
+	VMOVDQU64 4608(DI), Z7
+	VMOVDQU64 4672(DI), Z8
+	VMOVDQU64 4736(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 320(DI)
+	VMOVDQU64 Z11, 384(DI)
+	VMOVDQU64 Z12, 448(DI)
+	VMOVDQU64 Z13, 512(DI)
+	VMOVDQU64 Z14, 576(DI)
+	// t1 = 3520(DI) * 4480(DI) (reduced).
+	VMOVDQU64 3520(DI), Z0
+	VMOVDQU64 3584(DI), Z1
+	VMOVDQU64 3648(DI), Z2
+	VMOVDQU64 3712(DI), Z3
+	VMOVDQU64 3776(DI), Z4
+	VMOVDQU64 4480(DI), Z5
+	VMOVDQU64 4544(DI), Z6
+	VMOVDQU64 4608(DI), Z7
+	VMOVDQU64 4672(DI), Z8
+	VMOVDQU64 4736(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 960(DI)
+	VMOVDQU64 Z11, 1024(DI)
+	VMOVDQU64 Z12, 1088(DI)
+	VMOVDQU64 Z13, 1152(DI)
+	VMOVDQU64 Z14, 1216(DI)
+	// t0 = 3840(DI) * 4160(DI) (reduced).
+	VMOVDQU64 3840(DI), Z0
+	VMOVDQU64 3904(DI), Z1
+	VMOVDQU64 3968(DI), Z2
+	VMOVDQU64 4032(DI), Z3
+	VMOVDQU64 4096(DI), Z4
+	VMOVDQU64 4160(DI), Z5
+	VMOVDQU64 4224(DI), Z6
+	VMOVDQU64 4288(DI), Z7
+	VMOVDQU64 4352(DI), Z8
+	VMOVDQU64 4416(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 640(DI)
+	VMOVDQU64 Z11, 704(DI)
+	VMOVDQU64 Z12, 768(DI)
+	VMOVDQU64 Z13, 832(DI)
+	VMOVDQU64 Z14, 896(DI)
+	ADDQ $256, BX
+	ADDQ $960, SI
+	DECQ CX
+	JNZ odd
+	// Times 16.
+	// P = 2P (dbl-2008-hwcd, a = -1).
+	// 2240(DI) = z² (reduced).
+	VMOVDQU64 0(DI), Z0
+	VMOVDQU64 64(DI), Z1
+	VMOVDQU64 128(DI), Z2
+	VMOVDQU64 192(DI), Z3
+	VMOVDQU64 256(DI), Z4
+	// sq: columns c0..c9 = 0; lo/hi(a_i*a_j) for i < j into c(i+j)/c(i+j+1)
+	// (< 4*2^52), doubled by a shift; then lo/hi(a_i*a_i) into c(2i)/c(2i+1):
+	// < 9*2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPMADD52LUQ Z1, Z0, Z11
+	VPMADD52HUQ Z1, Z0, Z12
+	VPMADD52LUQ Z2, Z0, Z12
+	VPMADD52HUQ Z2, Z0, Z13
+	VPMADD52LUQ Z3, Z0, Z13
+	VPMADD52HUQ Z3, Z0, Z14
+	VPMADD52LUQ Z4, Z0, Z14
+	VPMADD52HUQ Z4, Z0, Z15
+	VPMADD52LUQ Z2, Z1, Z13
+	VPMADD52HUQ Z2, Z1, Z14
+	VPMADD52LUQ Z3, Z1, Z14
+	VPMADD52HUQ Z3, Z1, Z15
+	VPMADD52LUQ Z4, Z1, Z15
+	VPMADD52HUQ Z4, Z1, Z16
+	VPMADD52LUQ Z3, Z2, Z15
+	VPMADD52HUQ Z3, Z2, Z16
+	VPMADD52LUQ Z4, Z2, Z16
+	VPMADD52HUQ Z4, Z2, Z17
+	VPMADD52LUQ Z4, Z3, Z17
+	VPMADD52HUQ Z4, Z3, Z18
+	VPSLLQ $1, Z11, Z11
+	VPSLLQ $1, Z12, Z12
+	VPSLLQ $1, Z13, Z13
+	VPSLLQ $1, Z14, Z14
+	VPSLLQ $1, Z15, Z15
+	VPSLLQ $1, Z16, Z16
+	VPSLLQ $1, Z17, Z17
+	VPSLLQ $1, Z18, Z18
+	VPMADD52LUQ Z0, Z0, Z10
+	VPMADD52HUQ Z0, Z0, Z11
+	VPMADD52LUQ Z1, Z1, Z12
+	VPMADD52HUQ Z1, Z1, Z13
+	VPMADD52LUQ Z2, Z2, Z14
+	VPMADD52HUQ Z2, Z2, Z15
+	VPMADD52LUQ Z3, Z3, Z16
+	VPMADD52HUQ Z3, Z3, Z17
+	VPMADD52LUQ Z4, Z4, Z18
+	VPMADD52HUQ Z4, Z4, Z19
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	VMOVDQA64 Z10, Z0
+	VMOVDQA64 Z11, Z1
+	VMOVDQA64 Z12, Z2
+	VMOVDQA64 Z13, Z3
+	VMOVDQA64 Z14, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 2240(DI)
+	VMOVDQU64 Z1, 2304(DI)
+	VMOVDQU64 Z2, 2368(DI)
+	VMOVDQU64 Z3, 2432(DI)
+	VMOVDQU64 Z4, 2496(DI)
+	// 2560(DI) = x² (reduced).
+	VMOVDQU64 320(DI), Z0
+	VMOVDQU64 384(DI), Z1
+	VMOVDQU64 448(DI), Z2
+	VMOVDQU64 512(DI), Z3
+	VMOVDQU64 576(DI), Z4
+	// sq: columns c0..c9 = 0; lo/hi(a_i*a_j) for i < j into c(i+j)/c(i+j+1)
+	// (< 4*2^52), doubled by a shift; then lo/hi(a_i*a_i) into c(2i)/c(2i+1):
+	// < 9*2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPMADD52LUQ Z1, Z0, Z11
+	VPMADD52HUQ Z1, Z0, Z12
+	VPMADD52LUQ Z2, Z0, Z12
+	VPMADD52HUQ Z2, Z0, Z13
+	VPMADD52LUQ Z3, Z0, Z13
+	VPMADD52HUQ Z3, Z0, Z14
+	VPMADD52LUQ Z4, Z0, Z14
+	VPMADD52HUQ Z4, Z0, Z15
+	VPMADD52LUQ Z2, Z1, Z13
+	VPMADD52HUQ Z2, Z1, Z14
+	VPMADD52LUQ Z3, Z1, Z14
+	VPMADD52HUQ Z3, Z1, Z15
+	VPMADD52LUQ Z4, Z1, Z15
+	VPMADD52HUQ Z4, Z1, Z16
+	VPMADD52LUQ Z3, Z2, Z15
+	VPMADD52HUQ Z3, Z2, Z16
+	VPMADD52LUQ Z4, Z2, Z16
+	VPMADD52HUQ Z4, Z2, Z17
+	VPMADD52LUQ Z4, Z3, Z17
+	VPMADD52HUQ Z4, Z3, Z18
+	VPSLLQ $1, Z11, Z11
+	VPSLLQ $1, Z12, Z12
+	VPSLLQ $1, Z13, Z13
+	VPSLLQ $1, Z14, Z14
+	VPSLLQ $1, Z15, Z15
+	VPSLLQ $1, Z16, Z16
+	VPSLLQ $1, Z17, Z17
+	VPSLLQ $1, Z18, Z18
+	VPMADD52LUQ Z0, Z0, Z10
+	VPMADD52HUQ Z0, Z0, Z11
+	VPMADD52LUQ Z1, Z1, Z12
+	VPMADD52HUQ Z1, Z1, Z13
+	VPMADD52LUQ Z2, Z2, Z14
+	VPMADD52HUQ Z2, Z2, Z15
+	VPMADD52LUQ Z3, Z3, Z16
+	VPMADD52HUQ Z3, Z3, Z17
+	VPMADD52LUQ Z4, Z4, Z18
+	VPMADD52HUQ Z4, Z4, Z19
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	VMOVDQA64 Z10, Z0
+	VMOVDQA64 Z11, Z1
+	VMOVDQA64 Z12, Z2
+	VMOVDQA64 Z13, Z3
+	VMOVDQA64 Z14, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 2560(DI)
+	VMOVDQU64 Z1, 2624(DI)
+	VMOVDQU64 Z2, 2688(DI)
+	VMOVDQU64 Z3, 2752(DI)
+	VMOVDQU64 Z4, 2816(DI)
+	// 2880(DI) = t0² (reduced).
+	VMOVDQU64 640(DI), Z0
+	VMOVDQU64 704(DI), Z1
+	VMOVDQU64 768(DI), Z2
+	VMOVDQU64 832(DI), Z3
+	VMOVDQU64 896(DI), Z4
+	// sq: columns c0..c9 = 0; lo/hi(a_i*a_j) for i < j into c(i+j)/c(i+j+1)
+	// (< 4*2^52), doubled by a shift; then lo/hi(a_i*a_i) into c(2i)/c(2i+1):
+	// < 9*2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPMADD52LUQ Z1, Z0, Z11
+	VPMADD52HUQ Z1, Z0, Z12
+	VPMADD52LUQ Z2, Z0, Z12
+	VPMADD52HUQ Z2, Z0, Z13
+	VPMADD52LUQ Z3, Z0, Z13
+	VPMADD52HUQ Z3, Z0, Z14
+	VPMADD52LUQ Z4, Z0, Z14
+	VPMADD52HUQ Z4, Z0, Z15
+	VPMADD52LUQ Z2, Z1, Z13
+	VPMADD52HUQ Z2, Z1, Z14
+	VPMADD52LUQ Z3, Z1, Z14
+	VPMADD52HUQ Z3, Z1, Z15
+	VPMADD52LUQ Z4, Z1, Z15
+	VPMADD52HUQ Z4, Z1, Z16
+	VPMADD52LUQ Z3, Z2, Z15
+	VPMADD52HUQ Z3, Z2, Z16
+	VPMADD52LUQ Z4, Z2, Z16
+	VPMADD52HUQ Z4, Z2, Z17
+	VPMADD52LUQ Z4, Z3, Z17
+	VPMADD52HUQ Z4, Z3, Z18
+	VPSLLQ $1, Z11, Z11
+	VPSLLQ $1, Z12, Z12
+	VPSLLQ $1, Z13, Z13
+	VPSLLQ $1, Z14, Z14
+	VPSLLQ $1, Z15, Z15
+	VPSLLQ $1, Z16, Z16
+	VPSLLQ $1, Z17, Z17
+	VPSLLQ $1, Z18, Z18
+	VPMADD52LUQ Z0, Z0, Z10
+	VPMADD52HUQ Z0, Z0, Z11
+	VPMADD52LUQ Z1, Z1, Z12
+	VPMADD52HUQ Z1, Z1, Z13
+	VPMADD52LUQ Z2, Z2, Z14
+	VPMADD52HUQ Z2, Z2, Z15
+	VPMADD52LUQ Z3, Z3, Z16
+	VPMADD52HUQ Z3, Z3, Z17
+	VPMADD52LUQ Z4, Z4, Z18
+	VPMADD52HUQ Z4, Z4, Z19
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	VMOVDQA64 Z10, Z0
+	VMOVDQA64 Z11, Z1
+	VMOVDQA64 Z12, Z2
+	VMOVDQA64 Z13, Z3
+	VMOVDQA64 Z14, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 2880(DI)
+	VMOVDQU64 Z1, 2944(DI)
+	VMOVDQU64 Z2, 3008(DI)
+	VMOVDQU64 Z3, 3072(DI)
+	VMOVDQU64 Z4, 3136(DI)
+	VMOVDQU64 2880(DI), Z0
+	VMOVDQU64 2944(DI), Z1
+	VMOVDQU64 3008(DI), Z2
+	VMOVDQU64 3072(DI), Z3
+	VMOVDQU64 3136(DI), Z4
+	VMOVDQU64 2880(DI), Z5
+	VMOVDQU64 2944(DI), Z6
+	VMOVDQU64 3008(DI), Z7
+	VMOVDQU64 3072(DI), Z8
+	VMOVDQU64 3136(DI), Z9
+	// add: x + y, limb by limb: wide.
+	VPADDQ Z5, Z0, Z0
+	VPADDQ Z6, Z1, Z1
+	VPADDQ Z7, Z2, Z2
+	VPADDQ Z8, Z3, Z3
+	VPADDQ Z9, Z4, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 2880(DI)
+	VMOVDQU64 Z1, 2944(DI)
+	VMOVDQU64 Z2, 3008(DI)
+	VMOVDQU64 Z3, 3072(DI)
+	VMOVDQU64 Z4, 3136(DI)
+	VMOVDQU64 0(DI), Z0
+	VMOVDQU64 64(DI), Z1
+	VMOVDQU64 128(DI), Z2
+	VMOVDQU64 192(DI), Z3
+	VMOVDQU64 256(DI), Z4
+	VMOVDQU64 320(DI), Z5
+	VMOVDQU64 384(DI), Z6
+	VMOVDQU64 448(DI), Z7
+	VMOVDQU64 512(DI), Z8
+	VMOVDQU64 576(DI), Z9
+	// add: x + y, limb by limb: wide.
+	VPADDQ Z5, Z0, Z0
+	VPADDQ Z6, Z1, Z1
+	VPADDQ Z7, Z2, Z2
+	VPADDQ Z8, Z3, Z3
+	VPADDQ Z9, Z4, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 3520(DI)
+	VMOVDQU64 Z1, 3584(DI)
+	VMOVDQU64 Z2, 3648(DI)
+	VMOVDQU64 Z3, 3712(DI)
+	VMOVDQU64 Z4, 3776(DI)
+	// 3520(DI) = 3520(DI)² (reduced).
+	VMOVDQU64 3520(DI), Z0
+	VMOVDQU64 3584(DI), Z1
+	VMOVDQU64 3648(DI), Z2
+	VMOVDQU64 3712(DI), Z3
+	VMOVDQU64 3776(DI), Z4
+	// sq: columns c0..c9 = 0; lo/hi(a_i*a_j) for i < j into c(i+j)/c(i+j+1)
+	// (< 4*2^52), doubled by a shift; then lo/hi(a_i*a_i) into c(2i)/c(2i+1):
+	// < 9*2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPMADD52LUQ Z1, Z0, Z11
+	VPMADD52HUQ Z1, Z0, Z12
+	VPMADD52LUQ Z2, Z0, Z12
+	VPMADD52HUQ Z2, Z0, Z13
+	VPMADD52LUQ Z3, Z0, Z13
+	VPMADD52HUQ Z3, Z0, Z14
+	VPMADD52LUQ Z4, Z0, Z14
+	VPMADD52HUQ Z4, Z0, Z15
+	VPMADD52LUQ Z2, Z1, Z13
+	VPMADD52HUQ Z2, Z1, Z14
+	VPMADD52LUQ Z3, Z1, Z14
+	VPMADD52HUQ Z3, Z1, Z15
+	VPMADD52LUQ Z4, Z1, Z15
+	VPMADD52HUQ Z4, Z1, Z16
+	VPMADD52LUQ Z3, Z2, Z15
+	VPMADD52HUQ Z3, Z2, Z16
+	VPMADD52LUQ Z4, Z2, Z16
+	VPMADD52HUQ Z4, Z2, Z17
+	VPMADD52LUQ Z4, Z3, Z17
+	VPMADD52HUQ Z4, Z3, Z18
+	VPSLLQ $1, Z11, Z11
+	VPSLLQ $1, Z12, Z12
+	VPSLLQ $1, Z13, Z13
+	VPSLLQ $1, Z14, Z14
+	VPSLLQ $1, Z15, Z15
+	VPSLLQ $1, Z16, Z16
+	VPSLLQ $1, Z17, Z17
+	VPSLLQ $1, Z18, Z18
+	VPMADD52LUQ Z0, Z0, Z10
+	VPMADD52HUQ Z0, Z0, Z11
+	VPMADD52LUQ Z1, Z1, Z12
+	VPMADD52HUQ Z1, Z1, Z13
+	VPMADD52LUQ Z2, Z2, Z14
+	VPMADD52HUQ Z2, Z2, Z15
+	VPMADD52LUQ Z3, Z3, Z16
+	VPMADD52HUQ Z3, Z3, Z17
+	VPMADD52LUQ Z4, Z4, Z18
+	VPMADD52HUQ Z4, Z4, Z19
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	VMOVDQA64 Z10, Z0
+	VMOVDQA64 Z11, Z1
+	VMOVDQA64 Z12, Z2
+	VMOVDQA64 Z13, Z3
+	VMOVDQA64 Z14, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 3520(DI)
+	VMOVDQU64 Z1, 3584(DI)
+	VMOVDQU64 Z2, 3648(DI)
+	VMOVDQU64 Z3, 3712(DI)
+	VMOVDQU64 Z4, 3776(DI)
+	VMOVDQU64 3520(DI), Z0
+	VMOVDQU64 3584(DI), Z1
+	VMOVDQU64 3648(DI), Z2
+	VMOVDQU64 3712(DI), Z3
+	VMOVDQU64 3776(DI), Z4
+	VMOVDQU64 2240(DI), Z5
+	VMOVDQU64 2304(DI), Z6
+	VMOVDQU64 2368(DI), Z7
+	VMOVDQU64 2432(DI), Z8
+	VMOVDQU64 2496(DI), Z9
+	// sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.
+	VPADDQ.BCST bias<>+0(SB), Z0, Z24
+	VPSUBQ Z5, Z24, Z0
+	VPADDQ.BCST bias<>+8(SB), Z1, Z24
+	VPSUBQ Z6, Z24, Z1
+	VPADDQ.BCST bias<>+8(SB), Z2, Z24
+	VPSUBQ Z7, Z24, Z2
+	VPADDQ.BCST bias<>+8(SB), Z3, Z24
+	VPSUBQ Z8, Z24, Z3
+	VPADDQ.BCST bias<>+16(SB), Z4, Z24
+	VPSUBQ Z9, Z24, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 3520(DI)
+	VMOVDQU64 Z1, 3584(DI)
+	VMOVDQU64 Z2, 3648(DI)
+	VMOVDQU64 Z3, 3712(DI)
+	VMOVDQU64 Z4, 3776(DI)
+	VMOVDQU64 3520(DI), Z0
+	VMOVDQU64 3584(DI), Z1
+	VMOVDQU64 3648(DI), Z2
+	VMOVDQU64 3712(DI), Z3
+	VMOVDQU64 3776(DI), Z4
+	VMOVDQU64 2560(DI), Z5
+	VMOVDQU64 2624(DI), Z6
+	VMOVDQU64 2688(DI), Z7
+	VMOVDQU64 2752(DI), Z8
+	VMOVDQU64 2816(DI), Z9
+	// sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.
+	VPADDQ.BCST bias<>+0(SB), Z0, Z24
+	VPSUBQ Z5, Z24, Z0
+	VPADDQ.BCST bias<>+8(SB), Z1, Z24
+	VPSUBQ Z6, Z24, Z1
+	VPADDQ.BCST bias<>+8(SB), Z2, Z24
+	VPSUBQ Z7, Z24, Z2
+	VPADDQ.BCST bias<>+8(SB), Z3, Z24
+	VPSUBQ Z8, Z24, Z3
+	VPADDQ.BCST bias<>+16(SB), Z4, Z24
+	VPSUBQ Z9, Z24, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 3520(DI)
+	VMOVDQU64 Z1, 3584(DI)
+	VMOVDQU64 Z2, 3648(DI)
+	VMOVDQU64 Z3, 3712(DI)
+	VMOVDQU64 Z4, 3776(DI)
+	VMOVDQU64 2560(DI), Z0
+	VMOVDQU64 2624(DI), Z1
+	VMOVDQU64 2688(DI), Z2
+	VMOVDQU64 2752(DI), Z3
+	VMOVDQU64 2816(DI), Z4
+	VMOVDQU64 2240(DI), Z5
+	VMOVDQU64 2304(DI), Z6
+	VMOVDQU64 2368(DI), Z7
+	VMOVDQU64 2432(DI), Z8
+	VMOVDQU64 2496(DI), Z9
+	// sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.
+	VPADDQ.BCST bias<>+0(SB), Z0, Z24
+	VPSUBQ Z5, Z24, Z0
+	VPADDQ.BCST bias<>+8(SB), Z1, Z24
+	VPSUBQ Z6, Z24, Z1
+	VPADDQ.BCST bias<>+8(SB), Z2, Z24
+	VPSUBQ Z7, Z24, Z2
+	VPADDQ.BCST bias<>+8(SB), Z3, Z24
+	VPSUBQ Z8, Z24, Z3
+	VPADDQ.BCST bias<>+16(SB), Z4, Z24
+	VPSUBQ Z9, Z24, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 4160(DI)
+	VMOVDQU64 Z1, 4224(DI)
+	VMOVDQU64 Z2, 4288(DI)
+	VMOVDQU64 Z3, 4352(DI)
+	VMOVDQU64 Z4, 4416(DI)
+	VMOVDQU64 4160(DI), Z0
+	VMOVDQU64 4224(DI), Z1
+	VMOVDQU64 4288(DI), Z2
+	VMOVDQU64 4352(DI), Z3
+	VMOVDQU64 4416(DI), Z4
+	VMOVDQU64 2880(DI), Z5
+	VMOVDQU64 2944(DI), Z6
+	VMOVDQU64 3008(DI), Z7
+	VMOVDQU64 3072(DI), Z8
+	VMOVDQU64 3136(DI), Z9
+	// sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.
+	VPADDQ.BCST bias<>+0(SB), Z0, Z24
+	VPSUBQ Z5, Z24, Z0
+	VPADDQ.BCST bias<>+8(SB), Z1, Z24
+	VPSUBQ Z6, Z24, Z1
+	VPADDQ.BCST bias<>+8(SB), Z2, Z24
+	VPSUBQ Z7, Z24, Z2
+	VPADDQ.BCST bias<>+8(SB), Z3, Z24
+	VPSUBQ Z8, Z24, Z3
+	VPADDQ.BCST bias<>+16(SB), Z4, Z24
+	VPSUBQ Z9, Z24, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 3840(DI)
+	VMOVDQU64 Z1, 3904(DI)
+	VMOVDQU64 Z2, 3968(DI)
+	VMOVDQU64 Z3, 4032(DI)
+	VMOVDQU64 Z4, 4096(DI)
+	VMOVDQU64 2240(DI), Z0
+	VMOVDQU64 2304(DI), Z1
+	VMOVDQU64 2368(DI), Z2
+	VMOVDQU64 2432(DI), Z3
+	VMOVDQU64 2496(DI), Z4
+	VMOVDQU64 2560(DI), Z5
+	VMOVDQU64 2624(DI), Z6
+	VMOVDQU64 2688(DI), Z7
+	VMOVDQU64 2752(DI), Z8
+	VMOVDQU64 2816(DI), Z9
+	// add: x + y, limb by limb: wide.
+	VPADDQ Z5, Z0, Z0
+	VPADDQ Z6, Z1, Z1
+	VPADDQ Z7, Z2, Z2
+	VPADDQ Z8, Z3, Z3
+	VPADDQ Z9, Z4, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 4480(DI)
+	VMOVDQU64 Z1, 4544(DI)
+	VMOVDQU64 Z2, 4608(DI)
+	VMOVDQU64 Z3, 4672(DI)
+	VMOVDQU64 Z4, 4736(DI)
+	VMOVDQU64 4480(DI), Z5
+	VMOVDQU64 4544(DI), Z6
+	VMOVDQU64 4608(DI), Z7
+	VMOVDQU64 4672(DI), Z8
+	VMOVDQU64 4736(DI), Z9
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	// sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.
+	VPADDQ.BCST bias<>+0(SB), Z0, Z24
+	VPSUBQ Z5, Z24, Z0
+	VPADDQ.BCST bias<>+8(SB), Z1, Z24
+	VPSUBQ Z6, Z24, Z1
+	VPADDQ.BCST bias<>+8(SB), Z2, Z24
+	VPSUBQ Z7, Z24, Z2
+	VPADDQ.BCST bias<>+8(SB), Z3, Z24
+	VPSUBQ Z8, Z24, Z3
+	VPADDQ.BCST bias<>+16(SB), Z4, Z24
+	VPSUBQ Z9, Z24, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 4480(DI)
+	VMOVDQU64 Z1, 4544(DI)
+	VMOVDQU64 Z2, 4608(DI)
+	VMOVDQU64 Z3, 4672(DI)
+	VMOVDQU64 Z4, 4736(DI)
+	// z = 3520(DI) * 3840(DI) (reduced).
+	VMOVDQU64 3520(DI), Z0
+	VMOVDQU64 3584(DI), Z1
+	VMOVDQU64 3648(DI), Z2
+	VMOVDQU64 3712(DI), Z3
+	VMOVDQU64 3776(DI), Z4
+	VMOVDQU64 3840(DI), Z5
+	VMOVDQU64 3904(DI), Z6
+	VMOVDQU64 3968(DI), Z7
+	VMOVDQU64 4032(DI), Z8
+	VMOVDQU64 4096(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 0(DI)
+	VMOVDQU64 Z11, 64(DI)
+	VMOVDQU64 Z12, 128(DI)
+	VMOVDQU64 Z13, 192(DI)
+	VMOVDQU64 Z14, 256(DI)
+	// x = 4160(DI) * 4480(DI) (reduced).
+	VMOVDQU64 4160(DI), Z0
+	VMOVDQU64 4224(DI), Z1
+	VMOVDQU64 4288(DI), Z2
+	VMOVDQU64 4352(DI), Z3
+	VMOVDQU64 4416(DI), Z4
+	VMOVDQU64 4480(DI), Z5
+	VMOVDQU64 4544(DI), Z6
+	VMOVDQU64 4608(DI), Z7
+	VMOVDQU64 4672(DI), Z8
+	VMOVDQU64 4736(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 320(DI)
+	VMOVDQU64 Z11, 384(DI)
+	VMOVDQU64 Z12, 448(DI)
+	VMOVDQU64 Z13, 512(DI)
+	VMOVDQU64 Z14, 576(DI)
+	// t1 = 3520(DI) * 4480(DI) (reduced).
+	VMOVDQU64 3520(DI), Z0
+	VMOVDQU64 3584(DI), Z1
+	VMOVDQU64 3648(DI), Z2
+	VMOVDQU64 3712(DI), Z3
+	VMOVDQU64 3776(DI), Z4
+	VMOVDQU64 4480(DI), Z5
+	VMOVDQU64 4544(DI), Z6
+	VMOVDQU64 4608(DI), Z7
+	VMOVDQU64 4672(DI), Z8
+	VMOVDQU64 4736(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 960(DI)
+	VMOVDQU64 Z11, 1024(DI)
+	VMOVDQU64 Z12, 1088(DI)
+	VMOVDQU64 Z13, 1152(DI)
+	VMOVDQU64 Z14, 1216(DI)
+	// t0 = 3840(DI) * 4160(DI) (reduced).
+	VMOVDQU64 3840(DI), Z0
+	VMOVDQU64 3904(DI), Z1
+	VMOVDQU64 3968(DI), Z2
+	VMOVDQU64 4032(DI), Z3
+	VMOVDQU64 4096(DI), Z4
+	VMOVDQU64 4160(DI), Z5
+	VMOVDQU64 4224(DI), Z6
+	VMOVDQU64 4288(DI), Z7
+	VMOVDQU64 4352(DI), Z8
+	VMOVDQU64 4416(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 640(DI)
+	VMOVDQU64 Z11, 704(DI)
+	VMOVDQU64 Z12, 768(DI)
+	VMOVDQU64 Z13, 832(DI)
+	VMOVDQU64 Z14, 896(DI)
+	// P = 2P (dbl-2008-hwcd, a = -1).
+	// 2240(DI) = z² (reduced).
+	VMOVDQU64 0(DI), Z0
+	VMOVDQU64 64(DI), Z1
+	VMOVDQU64 128(DI), Z2
+	VMOVDQU64 192(DI), Z3
+	VMOVDQU64 256(DI), Z4
+	// sq: columns c0..c9 = 0; lo/hi(a_i*a_j) for i < j into c(i+j)/c(i+j+1)
+	// (< 4*2^52), doubled by a shift; then lo/hi(a_i*a_i) into c(2i)/c(2i+1):
+	// < 9*2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPMADD52LUQ Z1, Z0, Z11
+	VPMADD52HUQ Z1, Z0, Z12
+	VPMADD52LUQ Z2, Z0, Z12
+	VPMADD52HUQ Z2, Z0, Z13
+	VPMADD52LUQ Z3, Z0, Z13
+	VPMADD52HUQ Z3, Z0, Z14
+	VPMADD52LUQ Z4, Z0, Z14
+	VPMADD52HUQ Z4, Z0, Z15
+	VPMADD52LUQ Z2, Z1, Z13
+	VPMADD52HUQ Z2, Z1, Z14
+	VPMADD52LUQ Z3, Z1, Z14
+	VPMADD52HUQ Z3, Z1, Z15
+	VPMADD52LUQ Z4, Z1, Z15
+	VPMADD52HUQ Z4, Z1, Z16
+	VPMADD52LUQ Z3, Z2, Z15
+	VPMADD52HUQ Z3, Z2, Z16
+	VPMADD52LUQ Z4, Z2, Z16
+	VPMADD52HUQ Z4, Z2, Z17
+	VPMADD52LUQ Z4, Z3, Z17
+	VPMADD52HUQ Z4, Z3, Z18
+	VPSLLQ $1, Z11, Z11
+	VPSLLQ $1, Z12, Z12
+	VPSLLQ $1, Z13, Z13
+	VPSLLQ $1, Z14, Z14
+	VPSLLQ $1, Z15, Z15
+	VPSLLQ $1, Z16, Z16
+	VPSLLQ $1, Z17, Z17
+	VPSLLQ $1, Z18, Z18
+	VPMADD52LUQ Z0, Z0, Z10
+	VPMADD52HUQ Z0, Z0, Z11
+	VPMADD52LUQ Z1, Z1, Z12
+	VPMADD52HUQ Z1, Z1, Z13
+	VPMADD52LUQ Z2, Z2, Z14
+	VPMADD52HUQ Z2, Z2, Z15
+	VPMADD52LUQ Z3, Z3, Z16
+	VPMADD52HUQ Z3, Z3, Z17
+	VPMADD52LUQ Z4, Z4, Z18
+	VPMADD52HUQ Z4, Z4, Z19
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	VMOVDQA64 Z10, Z0
+	VMOVDQA64 Z11, Z1
+	VMOVDQA64 Z12, Z2
+	VMOVDQA64 Z13, Z3
+	VMOVDQA64 Z14, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 2240(DI)
+	VMOVDQU64 Z1, 2304(DI)
+	VMOVDQU64 Z2, 2368(DI)
+	VMOVDQU64 Z3, 2432(DI)
+	VMOVDQU64 Z4, 2496(DI)
+	// 2560(DI) = x² (reduced).
+	VMOVDQU64 320(DI), Z0
+	VMOVDQU64 384(DI), Z1
+	VMOVDQU64 448(DI), Z2
+	VMOVDQU64 512(DI), Z3
+	VMOVDQU64 576(DI), Z4
+	// sq: columns c0..c9 = 0; lo/hi(a_i*a_j) for i < j into c(i+j)/c(i+j+1)
+	// (< 4*2^52), doubled by a shift; then lo/hi(a_i*a_i) into c(2i)/c(2i+1):
+	// < 9*2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPMADD52LUQ Z1, Z0, Z11
+	VPMADD52HUQ Z1, Z0, Z12
+	VPMADD52LUQ Z2, Z0, Z12
+	VPMADD52HUQ Z2, Z0, Z13
+	VPMADD52LUQ Z3, Z0, Z13
+	VPMADD52HUQ Z3, Z0, Z14
+	VPMADD52LUQ Z4, Z0, Z14
+	VPMADD52HUQ Z4, Z0, Z15
+	VPMADD52LUQ Z2, Z1, Z13
+	VPMADD52HUQ Z2, Z1, Z14
+	VPMADD52LUQ Z3, Z1, Z14
+	VPMADD52HUQ Z3, Z1, Z15
+	VPMADD52LUQ Z4, Z1, Z15
+	VPMADD52HUQ Z4, Z1, Z16
+	VPMADD52LUQ Z3, Z2, Z15
+	VPMADD52HUQ Z3, Z2, Z16
+	VPMADD52LUQ Z4, Z2, Z16
+	VPMADD52HUQ Z4, Z2, Z17
+	VPMADD52LUQ Z4, Z3, Z17
+	VPMADD52HUQ Z4, Z3, Z18
+	VPSLLQ $1, Z11, Z11
+	VPSLLQ $1, Z12, Z12
+	VPSLLQ $1, Z13, Z13
+	VPSLLQ $1, Z14, Z14
+	VPSLLQ $1, Z15, Z15
+	VPSLLQ $1, Z16, Z16
+	VPSLLQ $1, Z17, Z17
+	VPSLLQ $1, Z18, Z18
+	VPMADD52LUQ Z0, Z0, Z10
+	VPMADD52HUQ Z0, Z0, Z11
+	VPMADD52LUQ Z1, Z1, Z12
+	VPMADD52HUQ Z1, Z1, Z13
+	VPMADD52LUQ Z2, Z2, Z14
+	VPMADD52HUQ Z2, Z2, Z15
+	VPMADD52LUQ Z3, Z3, Z16
+	VPMADD52HUQ Z3, Z3, Z17
+	VPMADD52LUQ Z4, Z4, Z18
+	VPMADD52HUQ Z4, Z4, Z19
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	VMOVDQA64 Z10, Z0
+	VMOVDQA64 Z11, Z1
+	VMOVDQA64 Z12, Z2
+	VMOVDQA64 Z13, Z3
+	VMOVDQA64 Z14, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 2560(DI)
+	VMOVDQU64 Z1, 2624(DI)
+	VMOVDQU64 Z2, 2688(DI)
+	VMOVDQU64 Z3, 2752(DI)
+	VMOVDQU64 Z4, 2816(DI)
+	// 2880(DI) = t0² (reduced).
+	VMOVDQU64 640(DI), Z0
+	VMOVDQU64 704(DI), Z1
+	VMOVDQU64 768(DI), Z2
+	VMOVDQU64 832(DI), Z3
+	VMOVDQU64 896(DI), Z4
+	// sq: columns c0..c9 = 0; lo/hi(a_i*a_j) for i < j into c(i+j)/c(i+j+1)
+	// (< 4*2^52), doubled by a shift; then lo/hi(a_i*a_i) into c(2i)/c(2i+1):
+	// < 9*2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPMADD52LUQ Z1, Z0, Z11
+	VPMADD52HUQ Z1, Z0, Z12
+	VPMADD52LUQ Z2, Z0, Z12
+	VPMADD52HUQ Z2, Z0, Z13
+	VPMADD52LUQ Z3, Z0, Z13
+	VPMADD52HUQ Z3, Z0, Z14
+	VPMADD52LUQ Z4, Z0, Z14
+	VPMADD52HUQ Z4, Z0, Z15
+	VPMADD52LUQ Z2, Z1, Z13
+	VPMADD52HUQ Z2, Z1, Z14
+	VPMADD52LUQ Z3, Z1, Z14
+	VPMADD52HUQ Z3, Z1, Z15
+	VPMADD52LUQ Z4, Z1, Z15
+	VPMADD52HUQ Z4, Z1, Z16
+	VPMADD52LUQ Z3, Z2, Z15
+	VPMADD52HUQ Z3, Z2, Z16
+	VPMADD52LUQ Z4, Z2, Z16
+	VPMADD52HUQ Z4, Z2, Z17
+	VPMADD52LUQ Z4, Z3, Z17
+	VPMADD52HUQ Z4, Z3, Z18
+	VPSLLQ $1, Z11, Z11
+	VPSLLQ $1, Z12, Z12
+	VPSLLQ $1, Z13, Z13
+	VPSLLQ $1, Z14, Z14
+	VPSLLQ $1, Z15, Z15
+	VPSLLQ $1, Z16, Z16
+	VPSLLQ $1, Z17, Z17
+	VPSLLQ $1, Z18, Z18
+	VPMADD52LUQ Z0, Z0, Z10
+	VPMADD52HUQ Z0, Z0, Z11
+	VPMADD52LUQ Z1, Z1, Z12
+	VPMADD52HUQ Z1, Z1, Z13
+	VPMADD52LUQ Z2, Z2, Z14
+	VPMADD52HUQ Z2, Z2, Z15
+	VPMADD52LUQ Z3, Z3, Z16
+	VPMADD52HUQ Z3, Z3, Z17
+	VPMADD52LUQ Z4, Z4, Z18
+	VPMADD52HUQ Z4, Z4, Z19
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	VMOVDQA64 Z10, Z0
+	VMOVDQA64 Z11, Z1
+	VMOVDQA64 Z12, Z2
+	VMOVDQA64 Z13, Z3
+	VMOVDQA64 Z14, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 2880(DI)
+	VMOVDQU64 Z1, 2944(DI)
+	VMOVDQU64 Z2, 3008(DI)
+	VMOVDQU64 Z3, 3072(DI)
+	VMOVDQU64 Z4, 3136(DI)
+	VMOVDQU64 2880(DI), Z0
+	VMOVDQU64 2944(DI), Z1
+	VMOVDQU64 3008(DI), Z2
+	VMOVDQU64 3072(DI), Z3
+	VMOVDQU64 3136(DI), Z4
+	VMOVDQU64 2880(DI), Z5
+	VMOVDQU64 2944(DI), Z6
+	VMOVDQU64 3008(DI), Z7
+	VMOVDQU64 3072(DI), Z8
+	VMOVDQU64 3136(DI), Z9
+	// add: x + y, limb by limb: wide.
+	VPADDQ Z5, Z0, Z0
+	VPADDQ Z6, Z1, Z1
+	VPADDQ Z7, Z2, Z2
+	VPADDQ Z8, Z3, Z3
+	VPADDQ Z9, Z4, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 2880(DI)
+	VMOVDQU64 Z1, 2944(DI)
+	VMOVDQU64 Z2, 3008(DI)
+	VMOVDQU64 Z3, 3072(DI)
+	VMOVDQU64 Z4, 3136(DI)
+	VMOVDQU64 0(DI), Z0
+	VMOVDQU64 64(DI), Z1
+	VMOVDQU64 128(DI), Z2
+	VMOVDQU64 192(DI), Z3
+	VMOVDQU64 256(DI), Z4
+	VMOVDQU64 320(DI), Z5
+	VMOVDQU64 384(DI), Z6
+	VMOVDQU64 448(DI), Z7
+	VMOVDQU64 512(DI), Z8
+	VMOVDQU64 576(DI), Z9
+	// add: x + y, limb by limb: wide.
+	VPADDQ Z5, Z0, Z0
+	VPADDQ Z6, Z1, Z1
+	VPADDQ Z7, Z2, Z2
+	VPADDQ Z8, Z3, Z3
+	VPADDQ Z9, Z4, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 3520(DI)
+	VMOVDQU64 Z1, 3584(DI)
+	VMOVDQU64 Z2, 3648(DI)
+	VMOVDQU64 Z3, 3712(DI)
+	VMOVDQU64 Z4, 3776(DI)
+	// 3520(DI) = 3520(DI)² (reduced).
+	VMOVDQU64 3520(DI), Z0
+	VMOVDQU64 3584(DI), Z1
+	VMOVDQU64 3648(DI), Z2
+	VMOVDQU64 3712(DI), Z3
+	VMOVDQU64 3776(DI), Z4
+	// sq: columns c0..c9 = 0; lo/hi(a_i*a_j) for i < j into c(i+j)/c(i+j+1)
+	// (< 4*2^52), doubled by a shift; then lo/hi(a_i*a_i) into c(2i)/c(2i+1):
+	// < 9*2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPMADD52LUQ Z1, Z0, Z11
+	VPMADD52HUQ Z1, Z0, Z12
+	VPMADD52LUQ Z2, Z0, Z12
+	VPMADD52HUQ Z2, Z0, Z13
+	VPMADD52LUQ Z3, Z0, Z13
+	VPMADD52HUQ Z3, Z0, Z14
+	VPMADD52LUQ Z4, Z0, Z14
+	VPMADD52HUQ Z4, Z0, Z15
+	VPMADD52LUQ Z2, Z1, Z13
+	VPMADD52HUQ Z2, Z1, Z14
+	VPMADD52LUQ Z3, Z1, Z14
+	VPMADD52HUQ Z3, Z1, Z15
+	VPMADD52LUQ Z4, Z1, Z15
+	VPMADD52HUQ Z4, Z1, Z16
+	VPMADD52LUQ Z3, Z2, Z15
+	VPMADD52HUQ Z3, Z2, Z16
+	VPMADD52LUQ Z4, Z2, Z16
+	VPMADD52HUQ Z4, Z2, Z17
+	VPMADD52LUQ Z4, Z3, Z17
+	VPMADD52HUQ Z4, Z3, Z18
+	VPSLLQ $1, Z11, Z11
+	VPSLLQ $1, Z12, Z12
+	VPSLLQ $1, Z13, Z13
+	VPSLLQ $1, Z14, Z14
+	VPSLLQ $1, Z15, Z15
+	VPSLLQ $1, Z16, Z16
+	VPSLLQ $1, Z17, Z17
+	VPSLLQ $1, Z18, Z18
+	VPMADD52LUQ Z0, Z0, Z10
+	VPMADD52HUQ Z0, Z0, Z11
+	VPMADD52LUQ Z1, Z1, Z12
+	VPMADD52HUQ Z1, Z1, Z13
+	VPMADD52LUQ Z2, Z2, Z14
+	VPMADD52HUQ Z2, Z2, Z15
+	VPMADD52LUQ Z3, Z3, Z16
+	VPMADD52HUQ Z3, Z3, Z17
+	VPMADD52LUQ Z4, Z4, Z18
+	VPMADD52HUQ Z4, Z4, Z19
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	VMOVDQA64 Z10, Z0
+	VMOVDQA64 Z11, Z1
+	VMOVDQA64 Z12, Z2
+	VMOVDQA64 Z13, Z3
+	VMOVDQA64 Z14, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 3520(DI)
+	VMOVDQU64 Z1, 3584(DI)
+	VMOVDQU64 Z2, 3648(DI)
+	VMOVDQU64 Z3, 3712(DI)
+	VMOVDQU64 Z4, 3776(DI)
+	VMOVDQU64 3520(DI), Z0
+	VMOVDQU64 3584(DI), Z1
+	VMOVDQU64 3648(DI), Z2
+	VMOVDQU64 3712(DI), Z3
+	VMOVDQU64 3776(DI), Z4
+	VMOVDQU64 2240(DI), Z5
+	VMOVDQU64 2304(DI), Z6
+	VMOVDQU64 2368(DI), Z7
+	VMOVDQU64 2432(DI), Z8
+	VMOVDQU64 2496(DI), Z9
+	// sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.
+	VPADDQ.BCST bias<>+0(SB), Z0, Z24
+	VPSUBQ Z5, Z24, Z0
+	VPADDQ.BCST bias<>+8(SB), Z1, Z24
+	VPSUBQ Z6, Z24, Z1
+	VPADDQ.BCST bias<>+8(SB), Z2, Z24
+	VPSUBQ Z7, Z24, Z2
+	VPADDQ.BCST bias<>+8(SB), Z3, Z24
+	VPSUBQ Z8, Z24, Z3
+	VPADDQ.BCST bias<>+16(SB), Z4, Z24
+	VPSUBQ Z9, Z24, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 3520(DI)
+	VMOVDQU64 Z1, 3584(DI)
+	VMOVDQU64 Z2, 3648(DI)
+	VMOVDQU64 Z3, 3712(DI)
+	VMOVDQU64 Z4, 3776(DI)
+	VMOVDQU64 3520(DI), Z0
+	VMOVDQU64 3584(DI), Z1
+	VMOVDQU64 3648(DI), Z2
+	VMOVDQU64 3712(DI), Z3
+	VMOVDQU64 3776(DI), Z4
+	VMOVDQU64 2560(DI), Z5
+	VMOVDQU64 2624(DI), Z6
+	VMOVDQU64 2688(DI), Z7
+	VMOVDQU64 2752(DI), Z8
+	VMOVDQU64 2816(DI), Z9
+	// sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.
+	VPADDQ.BCST bias<>+0(SB), Z0, Z24
+	VPSUBQ Z5, Z24, Z0
+	VPADDQ.BCST bias<>+8(SB), Z1, Z24
+	VPSUBQ Z6, Z24, Z1
+	VPADDQ.BCST bias<>+8(SB), Z2, Z24
+	VPSUBQ Z7, Z24, Z2
+	VPADDQ.BCST bias<>+8(SB), Z3, Z24
+	VPSUBQ Z8, Z24, Z3
+	VPADDQ.BCST bias<>+16(SB), Z4, Z24
+	VPSUBQ Z9, Z24, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 3520(DI)
+	VMOVDQU64 Z1, 3584(DI)
+	VMOVDQU64 Z2, 3648(DI)
+	VMOVDQU64 Z3, 3712(DI)
+	VMOVDQU64 Z4, 3776(DI)
+	VMOVDQU64 2560(DI), Z0
+	VMOVDQU64 2624(DI), Z1
+	VMOVDQU64 2688(DI), Z2
+	VMOVDQU64 2752(DI), Z3
+	VMOVDQU64 2816(DI), Z4
+	VMOVDQU64 2240(DI), Z5
+	VMOVDQU64 2304(DI), Z6
+	VMOVDQU64 2368(DI), Z7
+	VMOVDQU64 2432(DI), Z8
+	VMOVDQU64 2496(DI), Z9
+	// sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.
+	VPADDQ.BCST bias<>+0(SB), Z0, Z24
+	VPSUBQ Z5, Z24, Z0
+	VPADDQ.BCST bias<>+8(SB), Z1, Z24
+	VPSUBQ Z6, Z24, Z1
+	VPADDQ.BCST bias<>+8(SB), Z2, Z24
+	VPSUBQ Z7, Z24, Z2
+	VPADDQ.BCST bias<>+8(SB), Z3, Z24
+	VPSUBQ Z8, Z24, Z3
+	VPADDQ.BCST bias<>+16(SB), Z4, Z24
+	VPSUBQ Z9, Z24, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 4160(DI)
+	VMOVDQU64 Z1, 4224(DI)
+	VMOVDQU64 Z2, 4288(DI)
+	VMOVDQU64 Z3, 4352(DI)
+	VMOVDQU64 Z4, 4416(DI)
+	VMOVDQU64 4160(DI), Z0
+	VMOVDQU64 4224(DI), Z1
+	VMOVDQU64 4288(DI), Z2
+	VMOVDQU64 4352(DI), Z3
+	VMOVDQU64 4416(DI), Z4
+	VMOVDQU64 2880(DI), Z5
+	VMOVDQU64 2944(DI), Z6
+	VMOVDQU64 3008(DI), Z7
+	VMOVDQU64 3072(DI), Z8
+	VMOVDQU64 3136(DI), Z9
+	// sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.
+	VPADDQ.BCST bias<>+0(SB), Z0, Z24
+	VPSUBQ Z5, Z24, Z0
+	VPADDQ.BCST bias<>+8(SB), Z1, Z24
+	VPSUBQ Z6, Z24, Z1
+	VPADDQ.BCST bias<>+8(SB), Z2, Z24
+	VPSUBQ Z7, Z24, Z2
+	VPADDQ.BCST bias<>+8(SB), Z3, Z24
+	VPSUBQ Z8, Z24, Z3
+	VPADDQ.BCST bias<>+16(SB), Z4, Z24
+	VPSUBQ Z9, Z24, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 3840(DI)
+	VMOVDQU64 Z1, 3904(DI)
+	VMOVDQU64 Z2, 3968(DI)
+	VMOVDQU64 Z3, 4032(DI)
+	VMOVDQU64 Z4, 4096(DI)
+	VMOVDQU64 2240(DI), Z0
+	VMOVDQU64 2304(DI), Z1
+	VMOVDQU64 2368(DI), Z2
+	VMOVDQU64 2432(DI), Z3
+	VMOVDQU64 2496(DI), Z4
+	VMOVDQU64 2560(DI), Z5
+	VMOVDQU64 2624(DI), Z6
+	VMOVDQU64 2688(DI), Z7
+	VMOVDQU64 2752(DI), Z8
+	VMOVDQU64 2816(DI), Z9
+	// add: x + y, limb by limb: wide.
+	VPADDQ Z5, Z0, Z0
+	VPADDQ Z6, Z1, Z1
+	VPADDQ Z7, Z2, Z2
+	VPADDQ Z8, Z3, Z3
+	VPADDQ Z9, Z4, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 4480(DI)
+	VMOVDQU64 Z1, 4544(DI)
+	VMOVDQU64 Z2, 4608(DI)
+	VMOVDQU64 Z3, 4672(DI)
+	VMOVDQU64 Z4, 4736(DI)
+	VMOVDQU64 4480(DI), Z5
+	VMOVDQU64 4544(DI), Z6
+	VMOVDQU64 4608(DI), Z7
+	VMOVDQU64 4672(DI), Z8
+	VMOVDQU64 4736(DI), Z9
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	// sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.
+	VPADDQ.BCST bias<>+0(SB), Z0, Z24
+	VPSUBQ Z5, Z24, Z0
+	VPADDQ.BCST bias<>+8(SB), Z1, Z24
+	VPSUBQ Z6, Z24, Z1
+	VPADDQ.BCST bias<>+8(SB), Z2, Z24
+	VPSUBQ Z7, Z24, Z2
+	VPADDQ.BCST bias<>+8(SB), Z3, Z24
+	VPSUBQ Z8, Z24, Z3
+	VPADDQ.BCST bias<>+16(SB), Z4, Z24
+	VPSUBQ Z9, Z24, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 4480(DI)
+	VMOVDQU64 Z1, 4544(DI)
+	VMOVDQU64 Z2, 4608(DI)
+	VMOVDQU64 Z3, 4672(DI)
+	VMOVDQU64 Z4, 4736(DI)
+	// z = 3520(DI) * 3840(DI) (reduced).
+	VMOVDQU64 3520(DI), Z0
+	VMOVDQU64 3584(DI), Z1
+	VMOVDQU64 3648(DI), Z2
+	VMOVDQU64 3712(DI), Z3
+	VMOVDQU64 3776(DI), Z4
+	VMOVDQU64 3840(DI), Z5
+	VMOVDQU64 3904(DI), Z6
+	VMOVDQU64 3968(DI), Z7
+	VMOVDQU64 4032(DI), Z8
+	VMOVDQU64 4096(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 0(DI)
+	VMOVDQU64 Z11, 64(DI)
+	VMOVDQU64 Z12, 128(DI)
+	VMOVDQU64 Z13, 192(DI)
+	VMOVDQU64 Z14, 256(DI)
+	// x = 4160(DI) * 4480(DI) (reduced).
+	VMOVDQU64 4160(DI), Z0
+	VMOVDQU64 4224(DI), Z1
+	VMOVDQU64 4288(DI), Z2
+	VMOVDQU64 4352(DI), Z3
+	VMOVDQU64 4416(DI), Z4
+	VMOVDQU64 4480(DI), Z5
+	VMOVDQU64 4544(DI), Z6
+	VMOVDQU64 4608(DI), Z7
+	VMOVDQU64 4672(DI), Z8
+	VMOVDQU64 4736(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 320(DI)
+	VMOVDQU64 Z11, 384(DI)
+	VMOVDQU64 Z12, 448(DI)
+	VMOVDQU64 Z13, 512(DI)
+	VMOVDQU64 Z14, 576(DI)
+	// t1 = 3520(DI) * 4480(DI) (reduced).
+	VMOVDQU64 3520(DI), Z0
+	VMOVDQU64 3584(DI), Z1
+	VMOVDQU64 3648(DI), Z2
+	VMOVDQU64 3712(DI), Z3
+	VMOVDQU64 3776(DI), Z4
+	VMOVDQU64 4480(DI), Z5
+	VMOVDQU64 4544(DI), Z6
+	VMOVDQU64 4608(DI), Z7
+	VMOVDQU64 4672(DI), Z8
+	VMOVDQU64 4736(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 960(DI)
+	VMOVDQU64 Z11, 1024(DI)
+	VMOVDQU64 Z12, 1088(DI)
+	VMOVDQU64 Z13, 1152(DI)
+	VMOVDQU64 Z14, 1216(DI)
+	// t0 = 3840(DI) * 4160(DI) (reduced).
+	VMOVDQU64 3840(DI), Z0
+	VMOVDQU64 3904(DI), Z1
+	VMOVDQU64 3968(DI), Z2
+	VMOVDQU64 4032(DI), Z3
+	VMOVDQU64 4096(DI), Z4
+	VMOVDQU64 4160(DI), Z5
+	VMOVDQU64 4224(DI), Z6
+	VMOVDQU64 4288(DI), Z7
+	VMOVDQU64 4352(DI), Z8
+	VMOVDQU64 4416(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 640(DI)
+	VMOVDQU64 Z11, 704(DI)
+	VMOVDQU64 Z12, 768(DI)
+	VMOVDQU64 Z13, 832(DI)
+	VMOVDQU64 Z14, 896(DI)
+	// P = 2P (dbl-2008-hwcd, a = -1).
+	// 2240(DI) = z² (reduced).
+	VMOVDQU64 0(DI), Z0
+	VMOVDQU64 64(DI), Z1
+	VMOVDQU64 128(DI), Z2
+	VMOVDQU64 192(DI), Z3
+	VMOVDQU64 256(DI), Z4
+	// sq: columns c0..c9 = 0; lo/hi(a_i*a_j) for i < j into c(i+j)/c(i+j+1)
+	// (< 4*2^52), doubled by a shift; then lo/hi(a_i*a_i) into c(2i)/c(2i+1):
+	// < 9*2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPMADD52LUQ Z1, Z0, Z11
+	VPMADD52HUQ Z1, Z0, Z12
+	VPMADD52LUQ Z2, Z0, Z12
+	VPMADD52HUQ Z2, Z0, Z13
+	VPMADD52LUQ Z3, Z0, Z13
+	VPMADD52HUQ Z3, Z0, Z14
+	VPMADD52LUQ Z4, Z0, Z14
+	VPMADD52HUQ Z4, Z0, Z15
+	VPMADD52LUQ Z2, Z1, Z13
+	VPMADD52HUQ Z2, Z1, Z14
+	VPMADD52LUQ Z3, Z1, Z14
+	VPMADD52HUQ Z3, Z1, Z15
+	VPMADD52LUQ Z4, Z1, Z15
+	VPMADD52HUQ Z4, Z1, Z16
+	VPMADD52LUQ Z3, Z2, Z15
+	VPMADD52HUQ Z3, Z2, Z16
+	VPMADD52LUQ Z4, Z2, Z16
+	VPMADD52HUQ Z4, Z2, Z17
+	VPMADD52LUQ Z4, Z3, Z17
+	VPMADD52HUQ Z4, Z3, Z18
+	VPSLLQ $1, Z11, Z11
+	VPSLLQ $1, Z12, Z12
+	VPSLLQ $1, Z13, Z13
+	VPSLLQ $1, Z14, Z14
+	VPSLLQ $1, Z15, Z15
+	VPSLLQ $1, Z16, Z16
+	VPSLLQ $1, Z17, Z17
+	VPSLLQ $1, Z18, Z18
+	VPMADD52LUQ Z0, Z0, Z10
+	VPMADD52HUQ Z0, Z0, Z11
+	VPMADD52LUQ Z1, Z1, Z12
+	VPMADD52HUQ Z1, Z1, Z13
+	VPMADD52LUQ Z2, Z2, Z14
+	VPMADD52HUQ Z2, Z2, Z15
+	VPMADD52LUQ Z3, Z3, Z16
+	VPMADD52HUQ Z3, Z3, Z17
+	VPMADD52LUQ Z4, Z4, Z18
+	VPMADD52HUQ Z4, Z4, Z19
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	VMOVDQA64 Z10, Z0
+	VMOVDQA64 Z11, Z1
+	VMOVDQA64 Z12, Z2
+	VMOVDQA64 Z13, Z3
+	VMOVDQA64 Z14, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 2240(DI)
+	VMOVDQU64 Z1, 2304(DI)
+	VMOVDQU64 Z2, 2368(DI)
+	VMOVDQU64 Z3, 2432(DI)
+	VMOVDQU64 Z4, 2496(DI)
+	// 2560(DI) = x² (reduced).
+	VMOVDQU64 320(DI), Z0
+	VMOVDQU64 384(DI), Z1
+	VMOVDQU64 448(DI), Z2
+	VMOVDQU64 512(DI), Z3
+	VMOVDQU64 576(DI), Z4
+	// sq: columns c0..c9 = 0; lo/hi(a_i*a_j) for i < j into c(i+j)/c(i+j+1)
+	// (< 4*2^52), doubled by a shift; then lo/hi(a_i*a_i) into c(2i)/c(2i+1):
+	// < 9*2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPMADD52LUQ Z1, Z0, Z11
+	VPMADD52HUQ Z1, Z0, Z12
+	VPMADD52LUQ Z2, Z0, Z12
+	VPMADD52HUQ Z2, Z0, Z13
+	VPMADD52LUQ Z3, Z0, Z13
+	VPMADD52HUQ Z3, Z0, Z14
+	VPMADD52LUQ Z4, Z0, Z14
+	VPMADD52HUQ Z4, Z0, Z15
+	VPMADD52LUQ Z2, Z1, Z13
+	VPMADD52HUQ Z2, Z1, Z14
+	VPMADD52LUQ Z3, Z1, Z14
+	VPMADD52HUQ Z3, Z1, Z15
+	VPMADD52LUQ Z4, Z1, Z15
+	VPMADD52HUQ Z4, Z1, Z16
+	VPMADD52LUQ Z3, Z2, Z15
+	VPMADD52HUQ Z3, Z2, Z16
+	VPMADD52LUQ Z4, Z2, Z16
+	VPMADD52HUQ Z4, Z2, Z17
+	VPMADD52LUQ Z4, Z3, Z17
+	VPMADD52HUQ Z4, Z3, Z18
+	VPSLLQ $1, Z11, Z11
+	VPSLLQ $1, Z12, Z12
+	VPSLLQ $1, Z13, Z13
+	VPSLLQ $1, Z14, Z14
+	VPSLLQ $1, Z15, Z15
+	VPSLLQ $1, Z16, Z16
+	VPSLLQ $1, Z17, Z17
+	VPSLLQ $1, Z18, Z18
+	VPMADD52LUQ Z0, Z0, Z10
+	VPMADD52HUQ Z0, Z0, Z11
+	VPMADD52LUQ Z1, Z1, Z12
+	VPMADD52HUQ Z1, Z1, Z13
+	VPMADD52LUQ Z2, Z2, Z14
+	VPMADD52HUQ Z2, Z2, Z15
+	VPMADD52LUQ Z3, Z3, Z16
+	VPMADD52HUQ Z3, Z3, Z17
+	VPMADD52LUQ Z4, Z4, Z18
+	VPMADD52HUQ Z4, Z4, Z19
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	VMOVDQA64 Z10, Z0
+	VMOVDQA64 Z11, Z1
+	VMOVDQA64 Z12, Z2
+	VMOVDQA64 Z13, Z3
+	VMOVDQA64 Z14, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 2560(DI)
+	VMOVDQU64 Z1, 2624(DI)
+	VMOVDQU64 Z2, 2688(DI)
+	VMOVDQU64 Z3, 2752(DI)
+	VMOVDQU64 Z4, 2816(DI)
+	// 2880(DI) = t0² (reduced).
+	VMOVDQU64 640(DI), Z0
+	VMOVDQU64 704(DI), Z1
+	VMOVDQU64 768(DI), Z2
+	VMOVDQU64 832(DI), Z3
+	VMOVDQU64 896(DI), Z4
+	// sq: columns c0..c9 = 0; lo/hi(a_i*a_j) for i < j into c(i+j)/c(i+j+1)
+	// (< 4*2^52), doubled by a shift; then lo/hi(a_i*a_i) into c(2i)/c(2i+1):
+	// < 9*2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPMADD52LUQ Z1, Z0, Z11
+	VPMADD52HUQ Z1, Z0, Z12
+	VPMADD52LUQ Z2, Z0, Z12
+	VPMADD52HUQ Z2, Z0, Z13
+	VPMADD52LUQ Z3, Z0, Z13
+	VPMADD52HUQ Z3, Z0, Z14
+	VPMADD52LUQ Z4, Z0, Z14
+	VPMADD52HUQ Z4, Z0, Z15
+	VPMADD52LUQ Z2, Z1, Z13
+	VPMADD52HUQ Z2, Z1, Z14
+	VPMADD52LUQ Z3, Z1, Z14
+	VPMADD52HUQ Z3, Z1, Z15
+	VPMADD52LUQ Z4, Z1, Z15
+	VPMADD52HUQ Z4, Z1, Z16
+	VPMADD52LUQ Z3, Z2, Z15
+	VPMADD52HUQ Z3, Z2, Z16
+	VPMADD52LUQ Z4, Z2, Z16
+	VPMADD52HUQ Z4, Z2, Z17
+	VPMADD52LUQ Z4, Z3, Z17
+	VPMADD52HUQ Z4, Z3, Z18
+	VPSLLQ $1, Z11, Z11
+	VPSLLQ $1, Z12, Z12
+	VPSLLQ $1, Z13, Z13
+	VPSLLQ $1, Z14, Z14
+	VPSLLQ $1, Z15, Z15
+	VPSLLQ $1, Z16, Z16
+	VPSLLQ $1, Z17, Z17
+	VPSLLQ $1, Z18, Z18
+	VPMADD52LUQ Z0, Z0, Z10
+	VPMADD52HUQ Z0, Z0, Z11
+	VPMADD52LUQ Z1, Z1, Z12
+	VPMADD52HUQ Z1, Z1, Z13
+	VPMADD52LUQ Z2, Z2, Z14
+	VPMADD52HUQ Z2, Z2, Z15
+	VPMADD52LUQ Z3, Z3, Z16
+	VPMADD52HUQ Z3, Z3, Z17
+	VPMADD52LUQ Z4, Z4, Z18
+	VPMADD52HUQ Z4, Z4, Z19
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	VMOVDQA64 Z10, Z0
+	VMOVDQA64 Z11, Z1
+	VMOVDQA64 Z12, Z2
+	VMOVDQA64 Z13, Z3
+	VMOVDQA64 Z14, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 2880(DI)
+	VMOVDQU64 Z1, 2944(DI)
+	VMOVDQU64 Z2, 3008(DI)
+	VMOVDQU64 Z3, 3072(DI)
+	VMOVDQU64 Z4, 3136(DI)
+	VMOVDQU64 2880(DI), Z0
+	VMOVDQU64 2944(DI), Z1
+	VMOVDQU64 3008(DI), Z2
+	VMOVDQU64 3072(DI), Z3
+	VMOVDQU64 3136(DI), Z4
+	VMOVDQU64 2880(DI), Z5
+	VMOVDQU64 2944(DI), Z6
+	VMOVDQU64 3008(DI), Z7
+	VMOVDQU64 3072(DI), Z8
+	VMOVDQU64 3136(DI), Z9
+	// add: x + y, limb by limb: wide.
+	VPADDQ Z5, Z0, Z0
+	VPADDQ Z6, Z1, Z1
+	VPADDQ Z7, Z2, Z2
+	VPADDQ Z8, Z3, Z3
+	VPADDQ Z9, Z4, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 2880(DI)
+	VMOVDQU64 Z1, 2944(DI)
+	VMOVDQU64 Z2, 3008(DI)
+	VMOVDQU64 Z3, 3072(DI)
+	VMOVDQU64 Z4, 3136(DI)
+	VMOVDQU64 0(DI), Z0
+	VMOVDQU64 64(DI), Z1
+	VMOVDQU64 128(DI), Z2
+	VMOVDQU64 192(DI), Z3
+	VMOVDQU64 256(DI), Z4
+	VMOVDQU64 320(DI), Z5
+	VMOVDQU64 384(DI), Z6
+	VMOVDQU64 448(DI), Z7
+	VMOVDQU64 512(DI), Z8
+	VMOVDQU64 576(DI), Z9
+	// add: x + y, limb by limb: wide.
+	VPADDQ Z5, Z0, Z0
+	VPADDQ Z6, Z1, Z1
+	VPADDQ Z7, Z2, Z2
+	VPADDQ Z8, Z3, Z3
+	VPADDQ Z9, Z4, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 3520(DI)
+	VMOVDQU64 Z1, 3584(DI)
+	VMOVDQU64 Z2, 3648(DI)
+	VMOVDQU64 Z3, 3712(DI)
+	VMOVDQU64 Z4, 3776(DI)
+	// 3520(DI) = 3520(DI)² (reduced).
+	VMOVDQU64 3520(DI), Z0
+	VMOVDQU64 3584(DI), Z1
+	VMOVDQU64 3648(DI), Z2
+	VMOVDQU64 3712(DI), Z3
+	VMOVDQU64 3776(DI), Z4
+	// sq: columns c0..c9 = 0; lo/hi(a_i*a_j) for i < j into c(i+j)/c(i+j+1)
+	// (< 4*2^52), doubled by a shift; then lo/hi(a_i*a_i) into c(2i)/c(2i+1):
+	// < 9*2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPMADD52LUQ Z1, Z0, Z11
+	VPMADD52HUQ Z1, Z0, Z12
+	VPMADD52LUQ Z2, Z0, Z12
+	VPMADD52HUQ Z2, Z0, Z13
+	VPMADD52LUQ Z3, Z0, Z13
+	VPMADD52HUQ Z3, Z0, Z14
+	VPMADD52LUQ Z4, Z0, Z14
+	VPMADD52HUQ Z4, Z0, Z15
+	VPMADD52LUQ Z2, Z1, Z13
+	VPMADD52HUQ Z2, Z1, Z14
+	VPMADD52LUQ Z3, Z1, Z14
+	VPMADD52HUQ Z3, Z1, Z15
+	VPMADD52LUQ Z4, Z1, Z15
+	VPMADD52HUQ Z4, Z1, Z16
+	VPMADD52LUQ Z3, Z2, Z15
+	VPMADD52HUQ Z3, Z2, Z16
+	VPMADD52LUQ Z4, Z2, Z16
+	VPMADD52HUQ Z4, Z2, Z17
+	VPMADD52LUQ Z4, Z3, Z17
+	VPMADD52HUQ Z4, Z3, Z18
+	VPSLLQ $1, Z11, Z11
+	VPSLLQ $1, Z12, Z12
+	VPSLLQ $1, Z13, Z13
+	VPSLLQ $1, Z14, Z14
+	VPSLLQ $1, Z15, Z15
+	VPSLLQ $1, Z16, Z16
+	VPSLLQ $1, Z17, Z17
+	VPSLLQ $1, Z18, Z18
+	VPMADD52LUQ Z0, Z0, Z10
+	VPMADD52HUQ Z0, Z0, Z11
+	VPMADD52LUQ Z1, Z1, Z12
+	VPMADD52HUQ Z1, Z1, Z13
+	VPMADD52LUQ Z2, Z2, Z14
+	VPMADD52HUQ Z2, Z2, Z15
+	VPMADD52LUQ Z3, Z3, Z16
+	VPMADD52HUQ Z3, Z3, Z17
+	VPMADD52LUQ Z4, Z4, Z18
+	VPMADD52HUQ Z4, Z4, Z19
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	VMOVDQA64 Z10, Z0
+	VMOVDQA64 Z11, Z1
+	VMOVDQA64 Z12, Z2
+	VMOVDQA64 Z13, Z3
+	VMOVDQA64 Z14, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 3520(DI)
+	VMOVDQU64 Z1, 3584(DI)
+	VMOVDQU64 Z2, 3648(DI)
+	VMOVDQU64 Z3, 3712(DI)
+	VMOVDQU64 Z4, 3776(DI)
+	VMOVDQU64 3520(DI), Z0
+	VMOVDQU64 3584(DI), Z1
+	VMOVDQU64 3648(DI), Z2
+	VMOVDQU64 3712(DI), Z3
+	VMOVDQU64 3776(DI), Z4
+	VMOVDQU64 2240(DI), Z5
+	VMOVDQU64 2304(DI), Z6
+	VMOVDQU64 2368(DI), Z7
+	VMOVDQU64 2432(DI), Z8
+	VMOVDQU64 2496(DI), Z9
+	// sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.
+	VPADDQ.BCST bias<>+0(SB), Z0, Z24
+	VPSUBQ Z5, Z24, Z0
+	VPADDQ.BCST bias<>+8(SB), Z1, Z24
+	VPSUBQ Z6, Z24, Z1
+	VPADDQ.BCST bias<>+8(SB), Z2, Z24
+	VPSUBQ Z7, Z24, Z2
+	VPADDQ.BCST bias<>+8(SB), Z3, Z24
+	VPSUBQ Z8, Z24, Z3
+	VPADDQ.BCST bias<>+16(SB), Z4, Z24
+	VPSUBQ Z9, Z24, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 3520(DI)
+	VMOVDQU64 Z1, 3584(DI)
+	VMOVDQU64 Z2, 3648(DI)
+	VMOVDQU64 Z3, 3712(DI)
+	VMOVDQU64 Z4, 3776(DI)
+	VMOVDQU64 3520(DI), Z0
+	VMOVDQU64 3584(DI), Z1
+	VMOVDQU64 3648(DI), Z2
+	VMOVDQU64 3712(DI), Z3
+	VMOVDQU64 3776(DI), Z4
+	VMOVDQU64 2560(DI), Z5
+	VMOVDQU64 2624(DI), Z6
+	VMOVDQU64 2688(DI), Z7
+	VMOVDQU64 2752(DI), Z8
+	VMOVDQU64 2816(DI), Z9
+	// sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.
+	VPADDQ.BCST bias<>+0(SB), Z0, Z24
+	VPSUBQ Z5, Z24, Z0
+	VPADDQ.BCST bias<>+8(SB), Z1, Z24
+	VPSUBQ Z6, Z24, Z1
+	VPADDQ.BCST bias<>+8(SB), Z2, Z24
+	VPSUBQ Z7, Z24, Z2
+	VPADDQ.BCST bias<>+8(SB), Z3, Z24
+	VPSUBQ Z8, Z24, Z3
+	VPADDQ.BCST bias<>+16(SB), Z4, Z24
+	VPSUBQ Z9, Z24, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 3520(DI)
+	VMOVDQU64 Z1, 3584(DI)
+	VMOVDQU64 Z2, 3648(DI)
+	VMOVDQU64 Z3, 3712(DI)
+	VMOVDQU64 Z4, 3776(DI)
+	VMOVDQU64 2560(DI), Z0
+	VMOVDQU64 2624(DI), Z1
+	VMOVDQU64 2688(DI), Z2
+	VMOVDQU64 2752(DI), Z3
+	VMOVDQU64 2816(DI), Z4
+	VMOVDQU64 2240(DI), Z5
+	VMOVDQU64 2304(DI), Z6
+	VMOVDQU64 2368(DI), Z7
+	VMOVDQU64 2432(DI), Z8
+	VMOVDQU64 2496(DI), Z9
+	// sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.
+	VPADDQ.BCST bias<>+0(SB), Z0, Z24
+	VPSUBQ Z5, Z24, Z0
+	VPADDQ.BCST bias<>+8(SB), Z1, Z24
+	VPSUBQ Z6, Z24, Z1
+	VPADDQ.BCST bias<>+8(SB), Z2, Z24
+	VPSUBQ Z7, Z24, Z2
+	VPADDQ.BCST bias<>+8(SB), Z3, Z24
+	VPSUBQ Z8, Z24, Z3
+	VPADDQ.BCST bias<>+16(SB), Z4, Z24
+	VPSUBQ Z9, Z24, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 4160(DI)
+	VMOVDQU64 Z1, 4224(DI)
+	VMOVDQU64 Z2, 4288(DI)
+	VMOVDQU64 Z3, 4352(DI)
+	VMOVDQU64 Z4, 4416(DI)
+	VMOVDQU64 4160(DI), Z0
+	VMOVDQU64 4224(DI), Z1
+	VMOVDQU64 4288(DI), Z2
+	VMOVDQU64 4352(DI), Z3
+	VMOVDQU64 4416(DI), Z4
+	VMOVDQU64 2880(DI), Z5
+	VMOVDQU64 2944(DI), Z6
+	VMOVDQU64 3008(DI), Z7
+	VMOVDQU64 3072(DI), Z8
+	VMOVDQU64 3136(DI), Z9
+	// sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.
+	VPADDQ.BCST bias<>+0(SB), Z0, Z24
+	VPSUBQ Z5, Z24, Z0
+	VPADDQ.BCST bias<>+8(SB), Z1, Z24
+	VPSUBQ Z6, Z24, Z1
+	VPADDQ.BCST bias<>+8(SB), Z2, Z24
+	VPSUBQ Z7, Z24, Z2
+	VPADDQ.BCST bias<>+8(SB), Z3, Z24
+	VPSUBQ Z8, Z24, Z3
+	VPADDQ.BCST bias<>+16(SB), Z4, Z24
+	VPSUBQ Z9, Z24, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 3840(DI)
+	VMOVDQU64 Z1, 3904(DI)
+	VMOVDQU64 Z2, 3968(DI)
+	VMOVDQU64 Z3, 4032(DI)
+	VMOVDQU64 Z4, 4096(DI)
+	VMOVDQU64 2240(DI), Z0
+	VMOVDQU64 2304(DI), Z1
+	VMOVDQU64 2368(DI), Z2
+	VMOVDQU64 2432(DI), Z3
+	VMOVDQU64 2496(DI), Z4
+	VMOVDQU64 2560(DI), Z5
+	VMOVDQU64 2624(DI), Z6
+	VMOVDQU64 2688(DI), Z7
+	VMOVDQU64 2752(DI), Z8
+	VMOVDQU64 2816(DI), Z9
+	// add: x + y, limb by limb: wide.
+	VPADDQ Z5, Z0, Z0
+	VPADDQ Z6, Z1, Z1
+	VPADDQ Z7, Z2, Z2
+	VPADDQ Z8, Z3, Z3
+	VPADDQ Z9, Z4, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 4480(DI)
+	VMOVDQU64 Z1, 4544(DI)
+	VMOVDQU64 Z2, 4608(DI)
+	VMOVDQU64 Z3, 4672(DI)
+	VMOVDQU64 Z4, 4736(DI)
+	VMOVDQU64 4480(DI), Z5
+	VMOVDQU64 4544(DI), Z6
+	VMOVDQU64 4608(DI), Z7
+	VMOVDQU64 4672(DI), Z8
+	VMOVDQU64 4736(DI), Z9
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	// sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.
+	VPADDQ.BCST bias<>+0(SB), Z0, Z24
+	VPSUBQ Z5, Z24, Z0
+	VPADDQ.BCST bias<>+8(SB), Z1, Z24
+	VPSUBQ Z6, Z24, Z1
+	VPADDQ.BCST bias<>+8(SB), Z2, Z24
+	VPSUBQ Z7, Z24, Z2
+	VPADDQ.BCST bias<>+8(SB), Z3, Z24
+	VPSUBQ Z8, Z24, Z3
+	VPADDQ.BCST bias<>+16(SB), Z4, Z24
+	VPSUBQ Z9, Z24, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 4480(DI)
+	VMOVDQU64 Z1, 4544(DI)
+	VMOVDQU64 Z2, 4608(DI)
+	VMOVDQU64 Z3, 4672(DI)
+	VMOVDQU64 Z4, 4736(DI)
+	// z = 3520(DI) * 3840(DI) (reduced).
+	VMOVDQU64 3520(DI), Z0
+	VMOVDQU64 3584(DI), Z1
+	VMOVDQU64 3648(DI), Z2
+	VMOVDQU64 3712(DI), Z3
+	VMOVDQU64 3776(DI), Z4
+	VMOVDQU64 3840(DI), Z5
+	VMOVDQU64 3904(DI), Z6
+	VMOVDQU64 3968(DI), Z7
+	VMOVDQU64 4032(DI), Z8
+	VMOVDQU64 4096(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 0(DI)
+	VMOVDQU64 Z11, 64(DI)
+	VMOVDQU64 Z12, 128(DI)
+	VMOVDQU64 Z13, 192(DI)
+	VMOVDQU64 Z14, 256(DI)
+	// x = 4160(DI) * 4480(DI) (reduced).
+	VMOVDQU64 4160(DI), Z0
+	VMOVDQU64 4224(DI), Z1
+	VMOVDQU64 4288(DI), Z2
+	VMOVDQU64 4352(DI), Z3
+	VMOVDQU64 4416(DI), Z4
+	VMOVDQU64 4480(DI), Z5
+	VMOVDQU64 4544(DI), Z6
+	VMOVDQU64 4608(DI), Z7
+	VMOVDQU64 4672(DI), Z8
+	VMOVDQU64 4736(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 320(DI)
+	VMOVDQU64 Z11, 384(DI)
+	VMOVDQU64 Z12, 448(DI)
+	VMOVDQU64 Z13, 512(DI)
+	VMOVDQU64 Z14, 576(DI)
+	// t1 = 3520(DI) * 4480(DI) (reduced).
+	VMOVDQU64 3520(DI), Z0
+	VMOVDQU64 3584(DI), Z1
+	VMOVDQU64 3648(DI), Z2
+	VMOVDQU64 3712(DI), Z3
+	VMOVDQU64 3776(DI), Z4
+	VMOVDQU64 4480(DI), Z5
+	VMOVDQU64 4544(DI), Z6
+	VMOVDQU64 4608(DI), Z7
+	VMOVDQU64 4672(DI), Z8
+	VMOVDQU64 4736(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 960(DI)
+	VMOVDQU64 Z11, 1024(DI)
+	VMOVDQU64 Z12, 1088(DI)
+	VMOVDQU64 Z13, 1152(DI)
+	VMOVDQU64 Z14, 1216(DI)
+	// t0 = 3840(DI) * 4160(DI) (reduced).
+	VMOVDQU64 3840(DI), Z0
+	VMOVDQU64 3904(DI), Z1
+	VMOVDQU64 3968(DI), Z2
+	VMOVDQU64 4032(DI), Z3
+	VMOVDQU64 4096(DI), Z4
+	VMOVDQU64 4160(DI), Z5
+	VMOVDQU64 4224(DI), Z6
+	VMOVDQU64 4288(DI), Z7
+	VMOVDQU64 4352(DI), Z8
+	VMOVDQU64 4416(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 640(DI)
+	VMOVDQU64 Z11, 704(DI)
+	VMOVDQU64 Z12, 768(DI)
+	VMOVDQU64 Z13, 832(DI)
+	VMOVDQU64 Z14, 896(DI)
+	// P = 2P (dbl-2008-hwcd, a = -1).
+	// 2240(DI) = z² (reduced).
+	VMOVDQU64 0(DI), Z0
+	VMOVDQU64 64(DI), Z1
+	VMOVDQU64 128(DI), Z2
+	VMOVDQU64 192(DI), Z3
+	VMOVDQU64 256(DI), Z4
+	// sq: columns c0..c9 = 0; lo/hi(a_i*a_j) for i < j into c(i+j)/c(i+j+1)
+	// (< 4*2^52), doubled by a shift; then lo/hi(a_i*a_i) into c(2i)/c(2i+1):
+	// < 9*2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPMADD52LUQ Z1, Z0, Z11
+	VPMADD52HUQ Z1, Z0, Z12
+	VPMADD52LUQ Z2, Z0, Z12
+	VPMADD52HUQ Z2, Z0, Z13
+	VPMADD52LUQ Z3, Z0, Z13
+	VPMADD52HUQ Z3, Z0, Z14
+	VPMADD52LUQ Z4, Z0, Z14
+	VPMADD52HUQ Z4, Z0, Z15
+	VPMADD52LUQ Z2, Z1, Z13
+	VPMADD52HUQ Z2, Z1, Z14
+	VPMADD52LUQ Z3, Z1, Z14
+	VPMADD52HUQ Z3, Z1, Z15
+	VPMADD52LUQ Z4, Z1, Z15
+	VPMADD52HUQ Z4, Z1, Z16
+	VPMADD52LUQ Z3, Z2, Z15
+	VPMADD52HUQ Z3, Z2, Z16
+	VPMADD52LUQ Z4, Z2, Z16
+	VPMADD52HUQ Z4, Z2, Z17
+	VPMADD52LUQ Z4, Z3, Z17
+	VPMADD52HUQ Z4, Z3, Z18
+	VPSLLQ $1, Z11, Z11
+	VPSLLQ $1, Z12, Z12
+	VPSLLQ $1, Z13, Z13
+	VPSLLQ $1, Z14, Z14
+	VPSLLQ $1, Z15, Z15
+	VPSLLQ $1, Z16, Z16
+	VPSLLQ $1, Z17, Z17
+	VPSLLQ $1, Z18, Z18
+	VPMADD52LUQ Z0, Z0, Z10
+	VPMADD52HUQ Z0, Z0, Z11
+	VPMADD52LUQ Z1, Z1, Z12
+	VPMADD52HUQ Z1, Z1, Z13
+	VPMADD52LUQ Z2, Z2, Z14
+	VPMADD52HUQ Z2, Z2, Z15
+	VPMADD52LUQ Z3, Z3, Z16
+	VPMADD52HUQ Z3, Z3, Z17
+	VPMADD52LUQ Z4, Z4, Z18
+	VPMADD52HUQ Z4, Z4, Z19
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	VMOVDQA64 Z10, Z0
+	VMOVDQA64 Z11, Z1
+	VMOVDQA64 Z12, Z2
+	VMOVDQA64 Z13, Z3
+	VMOVDQA64 Z14, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 2240(DI)
+	VMOVDQU64 Z1, 2304(DI)
+	VMOVDQU64 Z2, 2368(DI)
+	VMOVDQU64 Z3, 2432(DI)
+	VMOVDQU64 Z4, 2496(DI)
+	// 2560(DI) = x² (reduced).
+	VMOVDQU64 320(DI), Z0
+	VMOVDQU64 384(DI), Z1
+	VMOVDQU64 448(DI), Z2
+	VMOVDQU64 512(DI), Z3
+	VMOVDQU64 576(DI), Z4
+	// sq: columns c0..c9 = 0; lo/hi(a_i*a_j) for i < j into c(i+j)/c(i+j+1)
+	// (< 4*2^52), doubled by a shift; then lo/hi(a_i*a_i) into c(2i)/c(2i+1):
+	// < 9*2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPMADD52LUQ Z1, Z0, Z11
+	VPMADD52HUQ Z1, Z0, Z12
+	VPMADD52LUQ Z2, Z0, Z12
+	VPMADD52HUQ Z2, Z0, Z13
+	VPMADD52LUQ Z3, Z0, Z13
+	VPMADD52HUQ Z3, Z0, Z14
+	VPMADD52LUQ Z4, Z0, Z14
+	VPMADD52HUQ Z4, Z0, Z15
+	VPMADD52LUQ Z2, Z1, Z13
+	VPMADD52HUQ Z2, Z1, Z14
+	VPMADD52LUQ Z3, Z1, Z14
+	VPMADD52HUQ Z3, Z1, Z15
+	VPMADD52LUQ Z4, Z1, Z15
+	VPMADD52HUQ Z4, Z1, Z16
+	VPMADD52LUQ Z3, Z2, Z15
+	VPMADD52HUQ Z3, Z2, Z16
+	VPMADD52LUQ Z4, Z2, Z16
+	VPMADD52HUQ Z4, Z2, Z17
+	VPMADD52LUQ Z4, Z3, Z17
+	VPMADD52HUQ Z4, Z3, Z18
+	VPSLLQ $1, Z11, Z11
+	VPSLLQ $1, Z12, Z12
+	VPSLLQ $1, Z13, Z13
+	VPSLLQ $1, Z14, Z14
+	VPSLLQ $1, Z15, Z15
+	VPSLLQ $1, Z16, Z16
+	VPSLLQ $1, Z17, Z17
+	VPSLLQ $1, Z18, Z18
+	VPMADD52LUQ Z0, Z0, Z10
+	VPMADD52HUQ Z0, Z0, Z11
+	VPMADD52LUQ Z1, Z1, Z12
+	VPMADD52HUQ Z1, Z1, Z13
+	VPMADD52LUQ Z2, Z2, Z14
+	VPMADD52HUQ Z2, Z2, Z15
+	VPMADD52LUQ Z3, Z3, Z16
+	VPMADD52HUQ Z3, Z3, Z17
+	VPMADD52LUQ Z4, Z4, Z18
+	VPMADD52HUQ Z4, Z4, Z19
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	VMOVDQA64 Z10, Z0
+	VMOVDQA64 Z11, Z1
+	VMOVDQA64 Z12, Z2
+	VMOVDQA64 Z13, Z3
+	VMOVDQA64 Z14, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 2560(DI)
+	VMOVDQU64 Z1, 2624(DI)
+	VMOVDQU64 Z2, 2688(DI)
+	VMOVDQU64 Z3, 2752(DI)
+	VMOVDQU64 Z4, 2816(DI)
+	// 2880(DI) = t0² (reduced).
+	VMOVDQU64 640(DI), Z0
+	VMOVDQU64 704(DI), Z1
+	VMOVDQU64 768(DI), Z2
+	VMOVDQU64 832(DI), Z3
+	VMOVDQU64 896(DI), Z4
+	// sq: columns c0..c9 = 0; lo/hi(a_i*a_j) for i < j into c(i+j)/c(i+j+1)
+	// (< 4*2^52), doubled by a shift; then lo/hi(a_i*a_i) into c(2i)/c(2i+1):
+	// < 9*2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPMADD52LUQ Z1, Z0, Z11
+	VPMADD52HUQ Z1, Z0, Z12
+	VPMADD52LUQ Z2, Z0, Z12
+	VPMADD52HUQ Z2, Z0, Z13
+	VPMADD52LUQ Z3, Z0, Z13
+	VPMADD52HUQ Z3, Z0, Z14
+	VPMADD52LUQ Z4, Z0, Z14
+	VPMADD52HUQ Z4, Z0, Z15
+	VPMADD52LUQ Z2, Z1, Z13
+	VPMADD52HUQ Z2, Z1, Z14
+	VPMADD52LUQ Z3, Z1, Z14
+	VPMADD52HUQ Z3, Z1, Z15
+	VPMADD52LUQ Z4, Z1, Z15
+	VPMADD52HUQ Z4, Z1, Z16
+	VPMADD52LUQ Z3, Z2, Z15
+	VPMADD52HUQ Z3, Z2, Z16
+	VPMADD52LUQ Z4, Z2, Z16
+	VPMADD52HUQ Z4, Z2, Z17
+	VPMADD52LUQ Z4, Z3, Z17
+	VPMADD52HUQ Z4, Z3, Z18
+	VPSLLQ $1, Z11, Z11
+	VPSLLQ $1, Z12, Z12
+	VPSLLQ $1, Z13, Z13
+	VPSLLQ $1, Z14, Z14
+	VPSLLQ $1, Z15, Z15
+	VPSLLQ $1, Z16, Z16
+	VPSLLQ $1, Z17, Z17
+	VPSLLQ $1, Z18, Z18
+	VPMADD52LUQ Z0, Z0, Z10
+	VPMADD52HUQ Z0, Z0, Z11
+	VPMADD52LUQ Z1, Z1, Z12
+	VPMADD52HUQ Z1, Z1, Z13
+	VPMADD52LUQ Z2, Z2, Z14
+	VPMADD52HUQ Z2, Z2, Z15
+	VPMADD52LUQ Z3, Z3, Z16
+	VPMADD52HUQ Z3, Z3, Z17
+	VPMADD52LUQ Z4, Z4, Z18
+	VPMADD52HUQ Z4, Z4, Z19
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	VMOVDQA64 Z10, Z0
+	VMOVDQA64 Z11, Z1
+	VMOVDQA64 Z12, Z2
+	VMOVDQA64 Z13, Z3
+	VMOVDQA64 Z14, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 2880(DI)
+	VMOVDQU64 Z1, 2944(DI)
+	VMOVDQU64 Z2, 3008(DI)
+	VMOVDQU64 Z3, 3072(DI)
+	VMOVDQU64 Z4, 3136(DI)
+	VMOVDQU64 2880(DI), Z0
+	VMOVDQU64 2944(DI), Z1
+	VMOVDQU64 3008(DI), Z2
+	VMOVDQU64 3072(DI), Z3
+	VMOVDQU64 3136(DI), Z4
+	VMOVDQU64 2880(DI), Z5
+	VMOVDQU64 2944(DI), Z6
+	VMOVDQU64 3008(DI), Z7
+	VMOVDQU64 3072(DI), Z8
+	VMOVDQU64 3136(DI), Z9
+	// add: x + y, limb by limb: wide.
+	VPADDQ Z5, Z0, Z0
+	VPADDQ Z6, Z1, Z1
+	VPADDQ Z7, Z2, Z2
+	VPADDQ Z8, Z3, Z3
+	VPADDQ Z9, Z4, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 2880(DI)
+	VMOVDQU64 Z1, 2944(DI)
+	VMOVDQU64 Z2, 3008(DI)
+	VMOVDQU64 Z3, 3072(DI)
+	VMOVDQU64 Z4, 3136(DI)
+	VMOVDQU64 0(DI), Z0
+	VMOVDQU64 64(DI), Z1
+	VMOVDQU64 128(DI), Z2
+	VMOVDQU64 192(DI), Z3
+	VMOVDQU64 256(DI), Z4
+	VMOVDQU64 320(DI), Z5
+	VMOVDQU64 384(DI), Z6
+	VMOVDQU64 448(DI), Z7
+	VMOVDQU64 512(DI), Z8
+	VMOVDQU64 576(DI), Z9
+	// add: x + y, limb by limb: wide.
+	VPADDQ Z5, Z0, Z0
+	VPADDQ Z6, Z1, Z1
+	VPADDQ Z7, Z2, Z2
+	VPADDQ Z8, Z3, Z3
+	VPADDQ Z9, Z4, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 3520(DI)
+	VMOVDQU64 Z1, 3584(DI)
+	VMOVDQU64 Z2, 3648(DI)
+	VMOVDQU64 Z3, 3712(DI)
+	VMOVDQU64 Z4, 3776(DI)
+	// 3520(DI) = 3520(DI)² (reduced).
+	VMOVDQU64 3520(DI), Z0
+	VMOVDQU64 3584(DI), Z1
+	VMOVDQU64 3648(DI), Z2
+	VMOVDQU64 3712(DI), Z3
+	VMOVDQU64 3776(DI), Z4
+	// sq: columns c0..c9 = 0; lo/hi(a_i*a_j) for i < j into c(i+j)/c(i+j+1)
+	// (< 4*2^52), doubled by a shift; then lo/hi(a_i*a_i) into c(2i)/c(2i+1):
+	// < 9*2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPMADD52LUQ Z1, Z0, Z11
+	VPMADD52HUQ Z1, Z0, Z12
+	VPMADD52LUQ Z2, Z0, Z12
+	VPMADD52HUQ Z2, Z0, Z13
+	VPMADD52LUQ Z3, Z0, Z13
+	VPMADD52HUQ Z3, Z0, Z14
+	VPMADD52LUQ Z4, Z0, Z14
+	VPMADD52HUQ Z4, Z0, Z15
+	VPMADD52LUQ Z2, Z1, Z13
+	VPMADD52HUQ Z2, Z1, Z14
+	VPMADD52LUQ Z3, Z1, Z14
+	VPMADD52HUQ Z3, Z1, Z15
+	VPMADD52LUQ Z4, Z1, Z15
+	VPMADD52HUQ Z4, Z1, Z16
+	VPMADD52LUQ Z3, Z2, Z15
+	VPMADD52HUQ Z3, Z2, Z16
+	VPMADD52LUQ Z4, Z2, Z16
+	VPMADD52HUQ Z4, Z2, Z17
+	VPMADD52LUQ Z4, Z3, Z17
+	VPMADD52HUQ Z4, Z3, Z18
+	VPSLLQ $1, Z11, Z11
+	VPSLLQ $1, Z12, Z12
+	VPSLLQ $1, Z13, Z13
+	VPSLLQ $1, Z14, Z14
+	VPSLLQ $1, Z15, Z15
+	VPSLLQ $1, Z16, Z16
+	VPSLLQ $1, Z17, Z17
+	VPSLLQ $1, Z18, Z18
+	VPMADD52LUQ Z0, Z0, Z10
+	VPMADD52HUQ Z0, Z0, Z11
+	VPMADD52LUQ Z1, Z1, Z12
+	VPMADD52HUQ Z1, Z1, Z13
+	VPMADD52LUQ Z2, Z2, Z14
+	VPMADD52HUQ Z2, Z2, Z15
+	VPMADD52LUQ Z3, Z3, Z16
+	VPMADD52HUQ Z3, Z3, Z17
+	VPMADD52LUQ Z4, Z4, Z18
+	VPMADD52HUQ Z4, Z4, Z19
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	VMOVDQA64 Z10, Z0
+	VMOVDQA64 Z11, Z1
+	VMOVDQA64 Z12, Z2
+	VMOVDQA64 Z13, Z3
+	VMOVDQA64 Z14, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 3520(DI)
+	VMOVDQU64 Z1, 3584(DI)
+	VMOVDQU64 Z2, 3648(DI)
+	VMOVDQU64 Z3, 3712(DI)
+	VMOVDQU64 Z4, 3776(DI)
+	VMOVDQU64 3520(DI), Z0
+	VMOVDQU64 3584(DI), Z1
+	VMOVDQU64 3648(DI), Z2
+	VMOVDQU64 3712(DI), Z3
+	VMOVDQU64 3776(DI), Z4
+	VMOVDQU64 2240(DI), Z5
+	VMOVDQU64 2304(DI), Z6
+	VMOVDQU64 2368(DI), Z7
+	VMOVDQU64 2432(DI), Z8
+	VMOVDQU64 2496(DI), Z9
+	// sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.
+	VPADDQ.BCST bias<>+0(SB), Z0, Z24
+	VPSUBQ Z5, Z24, Z0
+	VPADDQ.BCST bias<>+8(SB), Z1, Z24
+	VPSUBQ Z6, Z24, Z1
+	VPADDQ.BCST bias<>+8(SB), Z2, Z24
+	VPSUBQ Z7, Z24, Z2
+	VPADDQ.BCST bias<>+8(SB), Z3, Z24
+	VPSUBQ Z8, Z24, Z3
+	VPADDQ.BCST bias<>+16(SB), Z4, Z24
+	VPSUBQ Z9, Z24, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 3520(DI)
+	VMOVDQU64 Z1, 3584(DI)
+	VMOVDQU64 Z2, 3648(DI)
+	VMOVDQU64 Z3, 3712(DI)
+	VMOVDQU64 Z4, 3776(DI)
+	VMOVDQU64 3520(DI), Z0
+	VMOVDQU64 3584(DI), Z1
+	VMOVDQU64 3648(DI), Z2
+	VMOVDQU64 3712(DI), Z3
+	VMOVDQU64 3776(DI), Z4
+	VMOVDQU64 2560(DI), Z5
+	VMOVDQU64 2624(DI), Z6
+	VMOVDQU64 2688(DI), Z7
+	VMOVDQU64 2752(DI), Z8
+	VMOVDQU64 2816(DI), Z9
+	// sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.
+	VPADDQ.BCST bias<>+0(SB), Z0, Z24
+	VPSUBQ Z5, Z24, Z0
+	VPADDQ.BCST bias<>+8(SB), Z1, Z24
+	VPSUBQ Z6, Z24, Z1
+	VPADDQ.BCST bias<>+8(SB), Z2, Z24
+	VPSUBQ Z7, Z24, Z2
+	VPADDQ.BCST bias<>+8(SB), Z3, Z24
+	VPSUBQ Z8, Z24, Z3
+	VPADDQ.BCST bias<>+16(SB), Z4, Z24
+	VPSUBQ Z9, Z24, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 3520(DI)
+	VMOVDQU64 Z1, 3584(DI)
+	VMOVDQU64 Z2, 3648(DI)
+	VMOVDQU64 Z3, 3712(DI)
+	VMOVDQU64 Z4, 3776(DI)
+	VMOVDQU64 2560(DI), Z0
+	VMOVDQU64 2624(DI), Z1
+	VMOVDQU64 2688(DI), Z2
+	VMOVDQU64 2752(DI), Z3
+	VMOVDQU64 2816(DI), Z4
+	VMOVDQU64 2240(DI), Z5
+	VMOVDQU64 2304(DI), Z6
+	VMOVDQU64 2368(DI), Z7
+	VMOVDQU64 2432(DI), Z8
+	VMOVDQU64 2496(DI), Z9
+	// sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.
+	VPADDQ.BCST bias<>+0(SB), Z0, Z24
+	VPSUBQ Z5, Z24, Z0
+	VPADDQ.BCST bias<>+8(SB), Z1, Z24
+	VPSUBQ Z6, Z24, Z1
+	VPADDQ.BCST bias<>+8(SB), Z2, Z24
+	VPSUBQ Z7, Z24, Z2
+	VPADDQ.BCST bias<>+8(SB), Z3, Z24
+	VPSUBQ Z8, Z24, Z3
+	VPADDQ.BCST bias<>+16(SB), Z4, Z24
+	VPSUBQ Z9, Z24, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 4160(DI)
+	VMOVDQU64 Z1, 4224(DI)
+	VMOVDQU64 Z2, 4288(DI)
+	VMOVDQU64 Z3, 4352(DI)
+	VMOVDQU64 Z4, 4416(DI)
+	VMOVDQU64 4160(DI), Z0
+	VMOVDQU64 4224(DI), Z1
+	VMOVDQU64 4288(DI), Z2
+	VMOVDQU64 4352(DI), Z3
+	VMOVDQU64 4416(DI), Z4
+	VMOVDQU64 2880(DI), Z5
+	VMOVDQU64 2944(DI), Z6
+	VMOVDQU64 3008(DI), Z7
+	VMOVDQU64 3072(DI), Z8
+	VMOVDQU64 3136(DI), Z9
+	// sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.
+	VPADDQ.BCST bias<>+0(SB), Z0, Z24
+	VPSUBQ Z5, Z24, Z0
+	VPADDQ.BCST bias<>+8(SB), Z1, Z24
+	VPSUBQ Z6, Z24, Z1
+	VPADDQ.BCST bias<>+8(SB), Z2, Z24
+	VPSUBQ Z7, Z24, Z2
+	VPADDQ.BCST bias<>+8(SB), Z3, Z24
+	VPSUBQ Z8, Z24, Z3
+	VPADDQ.BCST bias<>+16(SB), Z4, Z24
+	VPSUBQ Z9, Z24, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 3840(DI)
+	VMOVDQU64 Z1, 3904(DI)
+	VMOVDQU64 Z2, 3968(DI)
+	VMOVDQU64 Z3, 4032(DI)
+	VMOVDQU64 Z4, 4096(DI)
+	VMOVDQU64 2240(DI), Z0
+	VMOVDQU64 2304(DI), Z1
+	VMOVDQU64 2368(DI), Z2
+	VMOVDQU64 2432(DI), Z3
+	VMOVDQU64 2496(DI), Z4
+	VMOVDQU64 2560(DI), Z5
+	VMOVDQU64 2624(DI), Z6
+	VMOVDQU64 2688(DI), Z7
+	VMOVDQU64 2752(DI), Z8
+	VMOVDQU64 2816(DI), Z9
+	// add: x + y, limb by limb: wide.
+	VPADDQ Z5, Z0, Z0
+	VPADDQ Z6, Z1, Z1
+	VPADDQ Z7, Z2, Z2
+	VPADDQ Z8, Z3, Z3
+	VPADDQ Z9, Z4, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 4480(DI)
+	VMOVDQU64 Z1, 4544(DI)
+	VMOVDQU64 Z2, 4608(DI)
+	VMOVDQU64 Z3, 4672(DI)
+	VMOVDQU64 Z4, 4736(DI)
+	VMOVDQU64 4480(DI), Z5
+	VMOVDQU64 4544(DI), Z6
+	VMOVDQU64 4608(DI), Z7
+	VMOVDQU64 4672(DI), Z8
+	VMOVDQU64 4736(DI), Z9
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	// sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.
+	VPADDQ.BCST bias<>+0(SB), Z0, Z24
+	VPSUBQ Z5, Z24, Z0
+	VPADDQ.BCST bias<>+8(SB), Z1, Z24
+	VPSUBQ Z6, Z24, Z1
+	VPADDQ.BCST bias<>+8(SB), Z2, Z24
+	VPSUBQ Z7, Z24, Z2
+	VPADDQ.BCST bias<>+8(SB), Z3, Z24
+	VPSUBQ Z8, Z24, Z3
+	VPADDQ.BCST bias<>+16(SB), Z4, Z24
+	VPSUBQ Z9, Z24, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 4480(DI)
+	VMOVDQU64 Z1, 4544(DI)
+	VMOVDQU64 Z2, 4608(DI)
+	VMOVDQU64 Z3, 4672(DI)
+	VMOVDQU64 Z4, 4736(DI)
+	// z = 3520(DI) * 3840(DI) (reduced).
+	VMOVDQU64 3520(DI), Z0
+	VMOVDQU64 3584(DI), Z1
+	VMOVDQU64 3648(DI), Z2
+	VMOVDQU64 3712(DI), Z3
+	VMOVDQU64 3776(DI), Z4
+	VMOVDQU64 3840(DI), Z5
+	VMOVDQU64 3904(DI), Z6
+	VMOVDQU64 3968(DI), Z7
+	VMOVDQU64 4032(DI), Z8
+	VMOVDQU64 4096(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 0(DI)
+	VMOVDQU64 Z11, 64(DI)
+	VMOVDQU64 Z12, 128(DI)
+	VMOVDQU64 Z13, 192(DI)
+	VMOVDQU64 Z14, 256(DI)
+	// x = 4160(DI) * 4480(DI) (reduced).
+	VMOVDQU64 4160(DI), Z0
+	VMOVDQU64 4224(DI), Z1
+	VMOVDQU64 4288(DI), Z2
+	VMOVDQU64 4352(DI), Z3
+	VMOVDQU64 4416(DI), Z4
+	VMOVDQU64 4480(DI), Z5
+	VMOVDQU64 4544(DI), Z6
+	VMOVDQU64 4608(DI), Z7
+	VMOVDQU64 4672(DI), Z8
+	VMOVDQU64 4736(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 320(DI)
+	VMOVDQU64 Z11, 384(DI)
+	VMOVDQU64 Z12, 448(DI)
+	VMOVDQU64 Z13, 512(DI)
+	VMOVDQU64 Z14, 576(DI)
+	// t1 = 3520(DI) * 4480(DI) (reduced).
+	VMOVDQU64 3520(DI), Z0
+	VMOVDQU64 3584(DI), Z1
+	VMOVDQU64 3648(DI), Z2
+	VMOVDQU64 3712(DI), Z3
+	VMOVDQU64 3776(DI), Z4
+	VMOVDQU64 4480(DI), Z5
+	VMOVDQU64 4544(DI), Z6
+	VMOVDQU64 4608(DI), Z7
+	VMOVDQU64 4672(DI), Z8
+	VMOVDQU64 4736(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 960(DI)
+	VMOVDQU64 Z11, 1024(DI)
+	VMOVDQU64 Z12, 1088(DI)
+	VMOVDQU64 Z13, 1152(DI)
+	VMOVDQU64 Z14, 1216(DI)
+	// t0 = 3840(DI) * 4160(DI) (reduced).
+	VMOVDQU64 3840(DI), Z0
+	VMOVDQU64 3904(DI), Z1
+	VMOVDQU64 3968(DI), Z2
+	VMOVDQU64 4032(DI), Z3
+	VMOVDQU64 4096(DI), Z4
+	VMOVDQU64 4160(DI), Z5
+	VMOVDQU64 4224(DI), Z6
+	VMOVDQU64 4288(DI), Z7
+	VMOVDQU64 4352(DI), Z8
+	VMOVDQU64 4416(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 640(DI)
+	VMOVDQU64 Z11, 704(DI)
+	VMOVDQU64 Z12, 768(DI)
+	VMOVDQU64 Z13, 832(DI)
+	VMOVDQU64 Z14, 896(DI)
+	// The even windows.
+	MOVQ d+16(FP), BX
+	LEAQ combTable<>(SB), SI
+	MOVQ $32, CX
+even:
+	// Q = entry |e| of the row at SI in each lane (all 8 read), then -Q where e < 0.
+	VMOVDQU64 0(BX), Z20
+	VMOVDQU64 64(BX), Z21
+	VMOVDQA64 Z26, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VMOVDQA64 Z26, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	VPXORQ Z8, Z8, Z8
+	VPXORQ Z9, Z9, Z9
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VMOVDQA64 Z26, Z22
+	// Entry 1: the lanes with |e| = 1.
+	VPCMPEQQ Z22, Z20, K1
+	VPBROADCASTQ 0(SI), K1, Z0
+	VPBROADCASTQ 8(SI), K1, Z1
+	VPBROADCASTQ 16(SI), K1, Z2
+	VPBROADCASTQ 24(SI), K1, Z3
+	VPBROADCASTQ 32(SI), K1, Z4
+	VPBROADCASTQ 40(SI), K1, Z5
+	VPBROADCASTQ 48(SI), K1, Z6
+	VPBROADCASTQ 56(SI), K1, Z7
+	VPBROADCASTQ 64(SI), K1, Z8
+	VPBROADCASTQ 72(SI), K1, Z9
+	VPBROADCASTQ 80(SI), K1, Z10
+	VPBROADCASTQ 88(SI), K1, Z11
+	VPBROADCASTQ 96(SI), K1, Z12
+	VPBROADCASTQ 104(SI), K1, Z13
+	VPBROADCASTQ 112(SI), K1, Z14
+	VPADDQ Z26, Z22, Z22
+	// Entry 2: the lanes with |e| = 2.
+	VPCMPEQQ Z22, Z20, K1
+	VPBROADCASTQ 120(SI), K1, Z0
+	VPBROADCASTQ 128(SI), K1, Z1
+	VPBROADCASTQ 136(SI), K1, Z2
+	VPBROADCASTQ 144(SI), K1, Z3
+	VPBROADCASTQ 152(SI), K1, Z4
+	VPBROADCASTQ 160(SI), K1, Z5
+	VPBROADCASTQ 168(SI), K1, Z6
+	VPBROADCASTQ 176(SI), K1, Z7
+	VPBROADCASTQ 184(SI), K1, Z8
+	VPBROADCASTQ 192(SI), K1, Z9
+	VPBROADCASTQ 200(SI), K1, Z10
+	VPBROADCASTQ 208(SI), K1, Z11
+	VPBROADCASTQ 216(SI), K1, Z12
+	VPBROADCASTQ 224(SI), K1, Z13
+	VPBROADCASTQ 232(SI), K1, Z14
+	VPADDQ Z26, Z22, Z22
+	// Entry 3: the lanes with |e| = 3.
+	VPCMPEQQ Z22, Z20, K1
+	VPBROADCASTQ 240(SI), K1, Z0
+	VPBROADCASTQ 248(SI), K1, Z1
+	VPBROADCASTQ 256(SI), K1, Z2
+	VPBROADCASTQ 264(SI), K1, Z3
+	VPBROADCASTQ 272(SI), K1, Z4
+	VPBROADCASTQ 280(SI), K1, Z5
+	VPBROADCASTQ 288(SI), K1, Z6
+	VPBROADCASTQ 296(SI), K1, Z7
+	VPBROADCASTQ 304(SI), K1, Z8
+	VPBROADCASTQ 312(SI), K1, Z9
+	VPBROADCASTQ 320(SI), K1, Z10
+	VPBROADCASTQ 328(SI), K1, Z11
+	VPBROADCASTQ 336(SI), K1, Z12
+	VPBROADCASTQ 344(SI), K1, Z13
+	VPBROADCASTQ 352(SI), K1, Z14
+	VPADDQ Z26, Z22, Z22
+	// Entry 4: the lanes with |e| = 4.
+	VPCMPEQQ Z22, Z20, K1
+	VPBROADCASTQ 360(SI), K1, Z0
+	VPBROADCASTQ 368(SI), K1, Z1
+	VPBROADCASTQ 376(SI), K1, Z2
+	VPBROADCASTQ 384(SI), K1, Z3
+	VPBROADCASTQ 392(SI), K1, Z4
+	VPBROADCASTQ 400(SI), K1, Z5
+	VPBROADCASTQ 408(SI), K1, Z6
+	VPBROADCASTQ 416(SI), K1, Z7
+	VPBROADCASTQ 424(SI), K1, Z8
+	VPBROADCASTQ 432(SI), K1, Z9
+	VPBROADCASTQ 440(SI), K1, Z10
+	VPBROADCASTQ 448(SI), K1, Z11
+	VPBROADCASTQ 456(SI), K1, Z12
+	VPBROADCASTQ 464(SI), K1, Z13
+	VPBROADCASTQ 472(SI), K1, Z14
+	VPADDQ Z26, Z22, Z22
+	// Entry 5: the lanes with |e| = 5.
+	VPCMPEQQ Z22, Z20, K1
+	VPBROADCASTQ 480(SI), K1, Z0
+	VPBROADCASTQ 488(SI), K1, Z1
+	VPBROADCASTQ 496(SI), K1, Z2
+	VPBROADCASTQ 504(SI), K1, Z3
+	VPBROADCASTQ 512(SI), K1, Z4
+	VPBROADCASTQ 520(SI), K1, Z5
+	VPBROADCASTQ 528(SI), K1, Z6
+	VPBROADCASTQ 536(SI), K1, Z7
+	VPBROADCASTQ 544(SI), K1, Z8
+	VPBROADCASTQ 552(SI), K1, Z9
+	VPBROADCASTQ 560(SI), K1, Z10
+	VPBROADCASTQ 568(SI), K1, Z11
+	VPBROADCASTQ 576(SI), K1, Z12
+	VPBROADCASTQ 584(SI), K1, Z13
+	VPBROADCASTQ 592(SI), K1, Z14
+	VPADDQ Z26, Z22, Z22
+	// Entry 6: the lanes with |e| = 6.
+	VPCMPEQQ Z22, Z20, K1
+	VPBROADCASTQ 600(SI), K1, Z0
+	VPBROADCASTQ 608(SI), K1, Z1
+	VPBROADCASTQ 616(SI), K1, Z2
+	VPBROADCASTQ 624(SI), K1, Z3
+	VPBROADCASTQ 632(SI), K1, Z4
+	VPBROADCASTQ 640(SI), K1, Z5
+	VPBROADCASTQ 648(SI), K1, Z6
+	VPBROADCASTQ 656(SI), K1, Z7
+	VPBROADCASTQ 664(SI), K1, Z8
+	VPBROADCASTQ 672(SI), K1, Z9
+	VPBROADCASTQ 680(SI), K1, Z10
+	VPBROADCASTQ 688(SI), K1, Z11
+	VPBROADCASTQ 696(SI), K1, Z12
+	VPBROADCASTQ 704(SI), K1, Z13
+	VPBROADCASTQ 712(SI), K1, Z14
+	VPADDQ Z26, Z22, Z22
+	// Entry 7: the lanes with |e| = 7.
+	VPCMPEQQ Z22, Z20, K1
+	VPBROADCASTQ 720(SI), K1, Z0
+	VPBROADCASTQ 728(SI), K1, Z1
+	VPBROADCASTQ 736(SI), K1, Z2
+	VPBROADCASTQ 744(SI), K1, Z3
+	VPBROADCASTQ 752(SI), K1, Z4
+	VPBROADCASTQ 760(SI), K1, Z5
+	VPBROADCASTQ 768(SI), K1, Z6
+	VPBROADCASTQ 776(SI), K1, Z7
+	VPBROADCASTQ 784(SI), K1, Z8
+	VPBROADCASTQ 792(SI), K1, Z9
+	VPBROADCASTQ 800(SI), K1, Z10
+	VPBROADCASTQ 808(SI), K1, Z11
+	VPBROADCASTQ 816(SI), K1, Z12
+	VPBROADCASTQ 824(SI), K1, Z13
+	VPBROADCASTQ 832(SI), K1, Z14
+	VPADDQ Z26, Z22, Z22
+	// Entry 8: the lanes with |e| = 8.
+	VPCMPEQQ Z22, Z20, K1
+	VPBROADCASTQ 840(SI), K1, Z0
+	VPBROADCASTQ 848(SI), K1, Z1
+	VPBROADCASTQ 856(SI), K1, Z2
+	VPBROADCASTQ 864(SI), K1, Z3
+	VPBROADCASTQ 872(SI), K1, Z4
+	VPBROADCASTQ 880(SI), K1, Z5
+	VPBROADCASTQ 888(SI), K1, Z6
+	VPBROADCASTQ 896(SI), K1, Z7
+	VPBROADCASTQ 904(SI), K1, Z8
+	VPBROADCASTQ 912(SI), K1, Z9
+	VPBROADCASTQ 920(SI), K1, Z10
+	VPBROADCASTQ 928(SI), K1, Z11
+	VPBROADCASTQ 936(SI), K1, Z12
+	VPBROADCASTQ 944(SI), K1, Z13
+	VPBROADCASTQ 952(SI), K1, Z14
+	VPADDQ Z26, Z22, Z22
+	// Where e < 0 (mask Z21): swap y+x and y-x; 2d*x*y = 2^10*p - 2d*x*y, carried.
+	VPXORQ Z0, Z5, Z24
+	VPANDQ Z21, Z24, Z24
+	VPXORQ Z24, Z0, Z0
+	VPXORQ Z24, Z5, Z5
+	VPBROADCASTQ bias<>+0(SB), Z15
+	VPSUBQ Z10, Z15, Z15
+	VPXORQ Z1, Z6, Z24
+	VPANDQ Z21, Z24, Z24
+	VPXORQ Z24, Z1, Z1
+	VPXORQ Z24, Z6, Z6
+	VPBROADCASTQ bias<>+8(SB), Z16
+	VPSUBQ Z11, Z16, Z16
+	VPXORQ Z2, Z7, Z24
+	VPANDQ Z21, Z24, Z24
+	VPXORQ Z24, Z2, Z2
+	VPXORQ Z24, Z7, Z7
+	VPBROADCASTQ bias<>+8(SB), Z17
+	VPSUBQ Z12, Z17, Z17
+	VPXORQ Z3, Z8, Z24
+	VPANDQ Z21, Z24, Z24
+	VPXORQ Z24, Z3, Z3
+	VPXORQ Z24, Z8, Z8
+	VPBROADCASTQ bias<>+8(SB), Z18
+	VPSUBQ Z13, Z18, Z18
+	VPXORQ Z4, Z9, Z24
+	VPANDQ Z21, Z24, Z24
+	VPXORQ Z24, Z4, Z4
+	VPXORQ Z24, Z9, Z9
+	VPBROADCASTQ bias<>+16(SB), Z19
+	VPSUBQ Z14, Z19, Z19
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z19, Z24
+	VPANDQ Z30, Z19, Z19
+	VPMADD52LUQ Z29, Z24, Z15
+	VPSRLQ $52, Z15, Z24
+	VPANDQ Z31, Z15, Z15
+	VPADDQ Z24, Z16, Z16
+	VPSRLQ $52, Z16, Z24
+	VPANDQ Z31, Z16, Z16
+	VPADDQ Z24, Z17, Z17
+	VPSRLQ $52, Z17, Z24
+	VPANDQ Z31, Z17, Z17
+	VPADDQ Z24, Z18, Z18
+	VPSRLQ $52, Z18, Z24
+	VPANDQ Z31, Z18, Z18
+	VPADDQ Z24, Z19, Z19
+	VPXORQ Z10, Z15, Z24
+	VPANDQ Z21, Z24, Z24
+	VPXORQ Z24, Z10, Z10
+	VPXORQ Z11, Z16, Z24
+	VPANDQ Z21, Z24, Z24
+	VPXORQ Z24, Z11, Z11
+	VPXORQ Z12, Z17, Z24
+	VPANDQ Z21, Z24, Z24
+	VPXORQ Z24, Z12, Z12
+	VPXORQ Z13, Z18, Z24
+	VPANDQ Z21, Z24, Z24
+	VPXORQ Z24, Z13, Z13
+	VPXORQ Z14, Z19, Z24
+	VPANDQ Z21, Z24, Z24
+	VPXORQ Z24, Z14, Z14
+	VMOVDQU64 Z0, 1280(DI)
+	VMOVDQU64 Z1, 1344(DI)
+	VMOVDQU64 Z2, 1408(DI)
+	VMOVDQU64 Z3, 1472(DI)
+	VMOVDQU64 Z4, 1536(DI)
+	VMOVDQU64 Z5, 1600(DI)
+	VMOVDQU64 Z6, 1664(DI)
+	VMOVDQU64 Z7, 1728(DI)
+	VMOVDQU64 Z8, 1792(DI)
+	VMOVDQU64 Z9, 1856(DI)
+	VMOVDQU64 Z10, 1920(DI)
+	VMOVDQU64 Z11, 1984(DI)
+	VMOVDQU64 Z12, 2048(DI)
+	VMOVDQU64 Z13, 2112(DI)
+	VMOVDQU64 Z14, 2176(DI)
+	// P = P + Q (madd-2008-hwcd-3, a = -1).
+	VMOVDQU64 320(DI), Z0
+	VMOVDQU64 384(DI), Z1
+	VMOVDQU64 448(DI), Z2
+	VMOVDQU64 512(DI), Z3
+	VMOVDQU64 576(DI), Z4
+	VMOVDQU64 0(DI), Z5
+	VMOVDQU64 64(DI), Z6
+	VMOVDQU64 128(DI), Z7
+	VMOVDQU64 192(DI), Z8
+	VMOVDQU64 256(DI), Z9
+	// sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.
+	VPADDQ.BCST bias<>+0(SB), Z0, Z24
+	VPSUBQ Z5, Z24, Z0
+	VPADDQ.BCST bias<>+8(SB), Z1, Z24
+	VPSUBQ Z6, Z24, Z1
+	VPADDQ.BCST bias<>+8(SB), Z2, Z24
+	VPSUBQ Z7, Z24, Z2
+	VPADDQ.BCST bias<>+8(SB), Z3, Z24
+	VPSUBQ Z8, Z24, Z3
+	VPADDQ.BCST bias<>+16(SB), Z4, Z24
+	VPSUBQ Z9, Z24, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 2240(DI)
+	VMOVDQU64 Z1, 2304(DI)
+	VMOVDQU64 Z2, 2368(DI)
+	VMOVDQU64 Z3, 2432(DI)
+	VMOVDQU64 Z4, 2496(DI)
+	// 2240(DI) = 2240(DI) * t3 (reduced).
+	VMOVDQU64 2240(DI), Z0
+	VMOVDQU64 2304(DI), Z1
+	VMOVDQU64 2368(DI), Z2
+	VMOVDQU64 2432(DI), Z3
+	VMOVDQU64 2496(DI), Z4
+	VMOVDQU64 1600(DI), Z5
+	VMOVDQU64 1664(DI), Z6
+	VMOVDQU64 1728(DI), Z7
+	VMOVDQU64 1792(DI), Z8
+	VMOVDQU64 1856(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 2240(DI)
+	VMOVDQU64 Z11, 2304(DI)
+	VMOVDQU64 Z12, 2368(DI)
+	VMOVDQU64 Z13, 2432(DI)
+	VMOVDQU64 Z14, 2496(DI)
+	VMOVDQU64 320(DI), Z0
+	VMOVDQU64 384(DI), Z1
+	VMOVDQU64 448(DI), Z2
+	VMOVDQU64 512(DI), Z3
+	VMOVDQU64 576(DI), Z4
+	VMOVDQU64 0(DI), Z5
+	VMOVDQU64 64(DI), Z6
+	VMOVDQU64 128(DI), Z7
+	VMOVDQU64 192(DI), Z8
+	VMOVDQU64 256(DI), Z9
+	// add: x + y, limb by limb: wide.
+	VPADDQ Z5, Z0, Z0
+	VPADDQ Z6, Z1, Z1
+	VPADDQ Z7, Z2, Z2
+	VPADDQ Z8, Z3, Z3
+	VPADDQ Z9, Z4, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 2560(DI)
+	VMOVDQU64 Z1, 2624(DI)
+	VMOVDQU64 Z2, 2688(DI)
+	VMOVDQU64 Z3, 2752(DI)
+	VMOVDQU64 Z4, 2816(DI)
+	// 2560(DI) = 2560(DI) * t2 (reduced).
+	VMOVDQU64 2560(DI), Z0
+	VMOVDQU64 2624(DI), Z1
+	VMOVDQU64 2688(DI), Z2
+	VMOVDQU64 2752(DI), Z3
+	VMOVDQU64 2816(DI), Z4
+	VMOVDQU64 1280(DI), Z5
+	VMOVDQU64 1344(DI), Z6
+	VMOVDQU64 1408(DI), Z7
+	VMOVDQU64 1472(DI), Z8
+	VMOVDQU64 1536(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 2560(DI)
+	VMOVDQU64 Z11, 2624(DI)
+	VMOVDQU64 Z12, 2688(DI)
+	VMOVDQU64 Z13, 2752(DI)
+	VMOVDQU64 Z14, 2816(DI)
+	// 2880(DI) = t1 * 1920(DI) (reduced).
+	VMOVDQU64 960(DI), Z0
+	VMOVDQU64 1024(DI), Z1
+	VMOVDQU64 1088(DI), Z2
+	VMOVDQU64 1152(DI), Z3
+	VMOVDQU64 1216(DI), Z4
+	VMOVDQU64 1920(DI), Z5
+	VMOVDQU64 1984(DI), Z6
+	VMOVDQU64 2048(DI), Z7
+	VMOVDQU64 2112(DI), Z8
+	VMOVDQU64 2176(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 2880(DI)
+	VMOVDQU64 Z11, 2944(DI)
+	VMOVDQU64 Z12, 3008(DI)
+	VMOVDQU64 Z13, 3072(DI)
+	VMOVDQU64 Z14, 3136(DI)
+	VMOVDQU64 640(DI), Z0
+	VMOVDQU64 704(DI), Z1
+	VMOVDQU64 768(DI), Z2
+	VMOVDQU64 832(DI), Z3
+	VMOVDQU64 896(DI), Z4
+	VMOVDQU64 640(DI), Z5
+	VMOVDQU64 704(DI), Z6
+	VMOVDQU64 768(DI), Z7
+	VMOVDQU64 832(DI), Z8
+	VMOVDQU64 896(DI), Z9
+	// add: x + y, limb by limb: wide.
+	VPADDQ Z5, Z0, Z0
+	VPADDQ Z6, Z1, Z1
+	VPADDQ Z7, Z2, Z2
+	VPADDQ Z8, Z3, Z3
+	VPADDQ Z9, Z4, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 3200(DI)
+	VMOVDQU64 Z1, 3264(DI)
+	VMOVDQU64 Z2, 3328(DI)
+	VMOVDQU64 Z3, 3392(DI)
+	VMOVDQU64 Z4, 3456(DI)
+	VMOVDQU64 2560(DI), Z0
+	VMOVDQU64 2624(DI), Z1
+	VMOVDQU64 2688(DI), Z2
+	VMOVDQU64 2752(DI), Z3
+	VMOVDQU64 2816(DI), Z4
+	VMOVDQU64 2240(DI), Z5
+	VMOVDQU64 2304(DI), Z6
+	VMOVDQU64 2368(DI), Z7
+	VMOVDQU64 2432(DI), Z8
+	VMOVDQU64 2496(DI), Z9
+	// sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.
+	VPADDQ.BCST bias<>+0(SB), Z0, Z24
+	VPSUBQ Z5, Z24, Z0
+	VPADDQ.BCST bias<>+8(SB), Z1, Z24
+	VPSUBQ Z6, Z24, Z1
+	VPADDQ.BCST bias<>+8(SB), Z2, Z24
+	VPSUBQ Z7, Z24, Z2
+	VPADDQ.BCST bias<>+8(SB), Z3, Z24
+	VPSUBQ Z8, Z24, Z3
+	VPADDQ.BCST bias<>+16(SB), Z4, Z24
+	VPSUBQ Z9, Z24, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 3520(DI)
+	VMOVDQU64 Z1, 3584(DI)
+	VMOVDQU64 Z2, 3648(DI)
+	VMOVDQU64 Z3, 3712(DI)
+	VMOVDQU64 Z4, 3776(DI)
+	VMOVDQU64 3200(DI), Z0
+	VMOVDQU64 3264(DI), Z1
+	VMOVDQU64 3328(DI), Z2
+	VMOVDQU64 3392(DI), Z3
+	VMOVDQU64 3456(DI), Z4
+	VMOVDQU64 2880(DI), Z5
+	VMOVDQU64 2944(DI), Z6
+	VMOVDQU64 3008(DI), Z7
+	VMOVDQU64 3072(DI), Z8
+	VMOVDQU64 3136(DI), Z9
+	// sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.
+	VPADDQ.BCST bias<>+0(SB), Z0, Z24
+	VPSUBQ Z5, Z24, Z0
+	VPADDQ.BCST bias<>+8(SB), Z1, Z24
+	VPSUBQ Z6, Z24, Z1
+	VPADDQ.BCST bias<>+8(SB), Z2, Z24
+	VPSUBQ Z7, Z24, Z2
+	VPADDQ.BCST bias<>+8(SB), Z3, Z24
+	VPSUBQ Z8, Z24, Z3
+	VPADDQ.BCST bias<>+16(SB), Z4, Z24
+	VPSUBQ Z9, Z24, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 3840(DI)
+	VMOVDQU64 Z1, 3904(DI)
+	VMOVDQU64 Z2, 3968(DI)
+	VMOVDQU64 Z3, 4032(DI)
+	VMOVDQU64 Z4, 4096(DI)
+	VMOVDQU64 3200(DI), Z0
+	VMOVDQU64 3264(DI), Z1
+	VMOVDQU64 3328(DI), Z2
+	VMOVDQU64 3392(DI), Z3
+	VMOVDQU64 3456(DI), Z4
+	VMOVDQU64 2880(DI), Z5
+	VMOVDQU64 2944(DI), Z6
+	VMOVDQU64 3008(DI), Z7
+	VMOVDQU64 3072(DI), Z8
+	VMOVDQU64 3136(DI), Z9
+	// add: x + y, limb by limb: wide.
+	VPADDQ Z5, Z0, Z0
+	VPADDQ Z6, Z1, Z1
+	VPADDQ Z7, Z2, Z2
+	VPADDQ Z8, Z3, Z3
+	VPADDQ Z9, Z4, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 4160(DI)
+	VMOVDQU64 Z1, 4224(DI)
+	VMOVDQU64 Z2, 4288(DI)
+	VMOVDQU64 Z3, 4352(DI)
+	VMOVDQU64 Z4, 4416(DI)
+	VMOVDQU64 2560(DI), Z0
+	VMOVDQU64 2624(DI), Z1
+	VMOVDQU64 2688(DI), Z2
+	VMOVDQU64 2752(DI), Z3
+	VMOVDQU64 2816(DI), Z4
+	VMOVDQU64 2240(DI), Z5
+	VMOVDQU64 2304(DI), Z6
+	VMOVDQU64 2368(DI), Z7
+	VMOVDQU64 2432(DI), Z8
+	VMOVDQU64 2496(DI), Z9
+	// add: x + y, limb by limb: wide.
+	VPADDQ Z5, Z0, Z0
+	VPADDQ Z6, Z1, Z1
+	VPADDQ Z7, Z2, Z2
+	VPADDQ Z8, Z3, Z3
+	VPADDQ Z9, Z4, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 4480(DI)
+	VMOVDQU64 Z1, 4544(DI)
+	VMOVDQU64 Z2, 4608(DI)
+	VMOVDQU64 Z3, 4672(DI)
+	VMOVDQU64 Z4, 4736(DI)
+	// z = 3520(DI) * 3840(DI) (reduced).
+	VMOVDQU64 3520(DI), Z0
+	VMOVDQU64 3584(DI), Z1
+	VMOVDQU64 3648(DI), Z2
+	VMOVDQU64 3712(DI), Z3
+	VMOVDQU64 3776(DI), Z4
+	VMOVDQU64 3840(DI), Z5
+	VMOVDQU64 3904(DI), Z6
+	VMOVDQU64 3968(DI), Z7
+	VMOVDQU64 4032(DI), Z8
+	VMOVDQU64 4096(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 0(DI)
+	VMOVDQU64 Z11, 64(DI)
+	VMOVDQU64 Z12, 128(DI)
+	VMOVDQU64 Z13, 192(DI)
+	VMOVDQU64 Z14, 256(DI)
+	// x = 4160(DI) * 4480(DI) (reduced).
+	VMOVDQU64 4160(DI), Z0
+	VMOVDQU64 4224(DI), Z1
+	VMOVDQU64 4288(DI), Z2
+	VMOVDQU64 4352(DI), Z3
+	VMOVDQU64 4416(DI), Z4
+	VMOVDQU64 4480(DI), Z5
+	VMOVDQU64 4544(DI), Z6
+	VMOVDQU64 4608(DI), Z7
+	VMOVDQU64 4672(DI), Z8
+	VMOVDQU64 4736(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 320(DI)
+	VMOVDQU64 Z11, 384(DI)
+	VMOVDQU64 Z12, 448(DI)
+	VMOVDQU64 Z13, 512(DI)
+	VMOVDQU64 Z14, 576(DI)
+	// t1 = 3520(DI) * 4480(DI) (reduced).
+	VMOVDQU64 3520(DI), Z0
+	VMOVDQU64 3584(DI), Z1
+	VMOVDQU64 3648(DI), Z2
+	VMOVDQU64 3712(DI), Z3
+	VMOVDQU64 3776(DI), Z4
+	VMOVDQU64 4480(DI), Z5
+	VMOVDQU64 4544(DI), Z6
+	VMOVDQU64 4608(DI), Z7
+	VMOVDQU64 4672(DI), Z8
+	VMOVDQU64 4736(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 960(DI)
+	VMOVDQU64 Z11, 1024(DI)
+	VMOVDQU64 Z12, 1088(DI)
+	VMOVDQU64 Z13, 1152(DI)
+	VMOVDQU64 Z14, 1216(DI)
+	// t0 = 3840(DI) * 4160(DI) (reduced).
+	VMOVDQU64 3840(DI), Z0
+	VMOVDQU64 3904(DI), Z1
+	VMOVDQU64 3968(DI), Z2
+	VMOVDQU64 4032(DI), Z3
+	VMOVDQU64 4096(DI), Z4
+	VMOVDQU64 4160(DI), Z5
+	VMOVDQU64 4224(DI), Z6
+	VMOVDQU64 4288(DI), Z7
+	VMOVDQU64 4352(DI), Z8
+	VMOVDQU64 4416(DI), Z9
+	// mul: columns c0..c9 = 0; for every limb pair, lo(a_i*b_j) into c(i+j)
+	// and hi(a_i*b_j) into c(i+j+1): at most 9 terms of < 2^52 per column.
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	VPMADD52LUQ Z5, Z0, Z10
+	VPMADD52HUQ Z5, Z0, Z11
+	VPMADD52LUQ Z6, Z0, Z11
+	VPMADD52HUQ Z6, Z0, Z12
+	VPMADD52LUQ Z7, Z0, Z12
+	VPMADD52HUQ Z7, Z0, Z13
+	VPMADD52LUQ Z8, Z0, Z13
+	VPMADD52HUQ Z8, Z0, Z14
+	VPMADD52LUQ Z9, Z0, Z14
+	VPMADD52HUQ Z9, Z0, Z15
+	VPMADD52LUQ Z5, Z1, Z11
+	VPMADD52HUQ Z5, Z1, Z12
+	VPMADD52LUQ Z6, Z1, Z12
+	VPMADD52HUQ Z6, Z1, Z20
+	VPMADD52LUQ Z7, Z1, Z20
+	VPMADD52HUQ Z7, Z1, Z21
+	VPMADD52LUQ Z8, Z1, Z21
+	VPMADD52HUQ Z8, Z1, Z22
+	VPMADD52LUQ Z9, Z1, Z22
+	VPMADD52HUQ Z9, Z1, Z23
+	VPMADD52LUQ Z5, Z2, Z12
+	VPMADD52HUQ Z5, Z2, Z13
+	VPMADD52LUQ Z6, Z2, Z13
+	VPMADD52HUQ Z6, Z2, Z14
+	VPMADD52LUQ Z7, Z2, Z14
+	VPMADD52HUQ Z7, Z2, Z15
+	VPMADD52LUQ Z8, Z2, Z15
+	VPMADD52HUQ Z8, Z2, Z16
+	VPMADD52LUQ Z9, Z2, Z16
+	VPMADD52HUQ Z9, Z2, Z17
+	VPMADD52LUQ Z5, Z3, Z20
+	VPMADD52HUQ Z5, Z3, Z21
+	VPMADD52LUQ Z6, Z3, Z21
+	VPMADD52HUQ Z6, Z3, Z22
+	VPMADD52LUQ Z7, Z3, Z22
+	VPMADD52HUQ Z7, Z3, Z23
+	VPMADD52LUQ Z8, Z3, Z23
+	VPMADD52HUQ Z8, Z3, Z17
+	VPMADD52LUQ Z9, Z3, Z17
+	VPMADD52HUQ Z9, Z3, Z18
+	VPMADD52LUQ Z5, Z4, Z14
+	VPMADD52HUQ Z5, Z4, Z15
+	VPMADD52LUQ Z6, Z4, Z15
+	VPMADD52HUQ Z6, Z4, Z16
+	VPMADD52LUQ Z7, Z4, Z16
+	VPMADD52HUQ Z7, Z4, Z17
+	VPMADD52LUQ Z8, Z4, Z17
+	VPMADD52HUQ Z8, Z4, Z18
+	VPMADD52LUQ Z9, Z4, Z18
+	VPMADD52HUQ Z9, Z4, Z19
+	VPADDQ Z20, Z13, Z13
+	VPADDQ Z21, Z14, Z14
+	VPADDQ Z22, Z15, Z15
+	VPADDQ Z23, Z16, Z16
+	// fold: 2^260 = 608 (mod p); column 5+i (< 9*2^52) adds lo(608, its low
+	// 52 bits) to column i, hi(608, ...) and 608*(column >> 52) to column i+1;
+	// column 9 (< 2^52) adds lo to column 4 and 608*hi(608, c9) to column 0:
+	// loose.
+	VPMADD52LUQ Z28, Z15, Z10
+	VPMADD52HUQ Z28, Z15, Z11
+	VPSRLQ $52, Z15, Z24
+	VPMADD52LUQ Z28, Z24, Z11
+	VPMADD52LUQ Z28, Z16, Z11
+	VPMADD52HUQ Z28, Z16, Z12
+	VPSRLQ $52, Z16, Z24
+	VPMADD52LUQ Z28, Z24, Z12
+	VPMADD52LUQ Z28, Z17, Z12
+	VPMADD52HUQ Z28, Z17, Z13
+	VPSRLQ $52, Z17, Z24
+	VPMADD52LUQ Z28, Z24, Z13
+	VPMADD52LUQ Z28, Z18, Z13
+	VPMADD52HUQ Z28, Z18, Z14
+	VPSRLQ $52, Z18, Z24
+	VPMADD52LUQ Z28, Z24, Z14
+	VPMADD52LUQ Z28, Z19, Z14
+	VPXORQ Z25, Z25, Z25
+	VPMADD52HUQ Z28, Z19, Z25
+	VPMADD52LUQ Z28, Z25, Z10
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z14, Z24
+	VPANDQ Z30, Z14, Z14
+	VPMADD52LUQ Z29, Z24, Z10
+	VPSRLQ $52, Z10, Z24
+	VPANDQ Z31, Z10, Z10
+	VPADDQ Z24, Z11, Z11
+	VPSRLQ $52, Z11, Z24
+	VPANDQ Z31, Z11, Z11
+	VPADDQ Z24, Z12, Z12
+	VPSRLQ $52, Z12, Z24
+	VPANDQ Z31, Z12, Z12
+	VPADDQ Z24, Z13, Z13
+	VPSRLQ $52, Z13, Z24
+	VPANDQ Z31, Z13, Z13
+	VPADDQ Z24, Z14, Z14
+	VMOVDQU64 Z10, 640(DI)
+	VMOVDQU64 Z11, 704(DI)
+	VMOVDQU64 Z12, 768(DI)
+	VMOVDQU64 Z13, 832(DI)
+	VMOVDQU64 Z14, 896(DI)
+	ADDQ $256, BX
+	ADDQ $960, SI
+	DECQ CX
+	JNZ even
+	// x = Z + Y, z = Z - Y.
+	MOVQ x+0(FP), SI
+	VMOVDQU64 640(DI), Z0
+	VMOVDQU64 704(DI), Z1
+	VMOVDQU64 768(DI), Z2
+	VMOVDQU64 832(DI), Z3
+	VMOVDQU64 896(DI), Z4
+	VMOVDQU64 320(DI), Z5
+	VMOVDQU64 384(DI), Z6
+	VMOVDQU64 448(DI), Z7
+	VMOVDQU64 512(DI), Z8
+	VMOVDQU64 576(DI), Z9
+	// add: x + y, limb by limb: wide.
+	VPADDQ Z5, Z0, Z0
+	VPADDQ Z6, Z1, Z1
+	VPADDQ Z7, Z2, Z2
+	VPADDQ Z8, Z3, Z3
+	VPADDQ Z9, Z4, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
+	VMOVDQU64 Z0, 0(SI)
+	VMOVDQU64 Z1, 64(SI)
+	VMOVDQU64 Z2, 128(SI)
+	VMOVDQU64 Z3, 192(SI)
+	VMOVDQU64 Z4, 256(SI)
+	MOVQ z+8(FP), SI
+	VMOVDQU64 640(DI), Z0
+	VMOVDQU64 704(DI), Z1
+	VMOVDQU64 768(DI), Z2
+	VMOVDQU64 832(DI), Z3
+	VMOVDQU64 896(DI), Z4
+	VMOVDQU64 320(DI), Z5
+	VMOVDQU64 384(DI), Z6
+	VMOVDQU64 448(DI), Z7
+	VMOVDQU64 512(DI), Z8
+	VMOVDQU64 576(DI), Z9
+	// sub: x + 2^10*p - y, limb by limb (2^10*p's limbs > 2^56 > y's): wide.
+	VPADDQ.BCST bias<>+0(SB), Z0, Z24
+	VPSUBQ Z5, Z24, Z0
+	VPADDQ.BCST bias<>+8(SB), Z1, Z24
+	VPSUBQ Z6, Z24, Z1
+	VPADDQ.BCST bias<>+8(SB), Z2, Z24
+	VPSUBQ Z7, Z24, Z2
+	VPADDQ.BCST bias<>+8(SB), Z3, Z24
+	VPSUBQ Z8, Z24, Z3
+	VPADDQ.BCST bias<>+16(SB), Z4, Z24
+	VPSUBQ Z9, Z24, Z4
+	// carry: h = l4 >> 47 (the value's bits at 2^255 and up, < 2^16) leaves l4
+	// and 19*h (2^255 = 19) joins l0; then l0 -> l1 -> l2 -> l3 -> l4, 52 bits
+	// kept per limb, the carry (< 2^12) added to the next: reduced.
+	VPSRLQ $47, Z4, Z24
+	VPANDQ Z30, Z4, Z4
+	VPMADD52LUQ Z29, Z24, Z0
+	VPSRLQ $52, Z0, Z24
+	VPANDQ Z31, Z0, Z0
+	VPADDQ Z24, Z1, Z1
+	VPSRLQ $52, Z1, Z24
+	VPANDQ Z31, Z1, Z1
+	VPADDQ Z24, Z2, Z2
+	VPSRLQ $52, Z2, Z24
+	VPANDQ Z31, Z2, Z2
+	VPADDQ Z24, Z3, Z3
+	VPSRLQ $52, Z3, Z24
+	VPANDQ Z31, Z3, Z3
+	VPADDQ Z24, Z4, Z4
 	VMOVDQU64 Z0, 0(SI)
 	VMOVDQU64 Z1, 64(SI)
 	VMOVDQU64 Z2, 128(SI)

@@ -7,3 +7,7 @@ const accelerated = false
 func scalarMultIFMA(dst, scalars, points *[Lanes][32]byte, n int) {
 	panic("x25519x8: no IFMA code in this build")
 }
+
+func scalarBaseMultIFMA(dst, scalars *[Lanes][32]byte, n int) {
+	panic("x25519x8: no IFMA code in this build")
+}
