@@ -46,6 +46,7 @@ package ecdhx8
 
 import (
 	"bytes"
+	"crypto/fips140"
 	"errors"
 	"fmt"
 	"math/big"
@@ -96,7 +97,8 @@ var (
 
 // Accelerated reports whether ECDH, PublicKeys and ParsePoints run on the
 // AVX-512 IFMA code. When false, they call the reference implementations
-// once per lane, and a caller gains nothing from batching.
+// once per lane, and a caller gains nothing from batching. In FIPS 140-3
+// mode, P-256 runs on crypto/ecdh whatever Accelerated says.
 func Accelerated() bool { return accelerated }
 
 // ECDH sets dst[i] to the 32-byte big-endian affine x-coordinate of
@@ -116,7 +118,7 @@ func ECDH(c Curve, dst *[Lanes][32]byte, scalars *[Lanes][32]byte, points *[Lane
 	if !c.valid() {
 		return curveErrors(n)
 	}
-	if accelerated {
+	if c.ifma() {
 		return ecdhIFMA(c, dst, scalars, points, n)
 	}
 	return ecdhGeneric(c, dst, scalars, points, n)
@@ -132,7 +134,7 @@ func ECDHOne(c Curve, scalar *[32]byte, point []byte) (out [32]byte, err error) 
 	if !c.valid() {
 		return out, ErrCurve
 	}
-	if !accelerated {
+	if !c.ifma() {
 		return ecdhPortable(c, scalar, point)
 	}
 	var dst, scalars [Lanes][32]byte
@@ -152,7 +154,7 @@ func PublicKeyOne(c Curve, scalar *[32]byte) (out [65]byte, err error) {
 	if !c.valid() {
 		return out, ErrCurve
 	}
-	if !accelerated {
+	if !c.ifma() {
 		return publicKeyPortable(c, scalar)
 	}
 	var dst [Lanes][65]byte
@@ -172,7 +174,7 @@ func PublicKeys(c Curve, dst *[Lanes][65]byte, scalars *[Lanes][32]byte, n int) 
 	if !c.valid() {
 		return curveErrors(n)
 	}
-	if accelerated {
+	if c.ifma() {
 		return publicKeysIFMA(c, dst, scalars, n)
 	}
 	return publicKeysGeneric(c, dst, scalars, n)
@@ -189,7 +191,7 @@ func ParsePoints(c Curve, dst *[Lanes][65]byte, points *[Lanes][]byte, n int) (e
 	if !c.valid() {
 		return curveErrors(n)
 	}
-	if accelerated {
+	if c.ifma() {
 		return parsePointsIFMA(c, dst, points, n)
 	}
 	return parsePointsGeneric(c, dst, points, n)
@@ -215,6 +217,13 @@ func checkCount(n int) {
 }
 
 func (c Curve) valid() bool { return c == P256 || c == Secp256k1 }
+
+// ifma reports whether c's operations run on the IFMA code: where the CPU
+// has it, except for P-256 in FIPS 140-3 mode (GODEBUG=fips140=on or
+// only), where every P-256 operation is crypto/ecdh's, the validated
+// module's. (secp256k1 is not a FIPS 140-3 curve; its code is the same
+// in either mode.)
+func (c Curve) ifma() bool { return accelerated && !(c == P256 && fips140.Enabled()) }
 
 func curveErrors(n int) (errs [Lanes]error) {
 	for i := range n {

@@ -1,0 +1,71 @@
+package ecdhx8
+
+import (
+	"crypto/ecdh"
+	"crypto/fips140"
+	"crypto/rand"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestFIPSModeP256 proves that in FIPS 140-3 mode no P-256 operation runs
+// on the IFMA code: run in FIPS mode, it checks the dispatch and compares
+// a batch with crypto/ecdh; run otherwise, it runs itself again with
+// GODEBUG=fips140=on and with fips140=only, and checks that outside FIPS
+// mode P-256 does take the IFMA code where the CPU has it.
+func TestFIPSModeP256(t *testing.T) {
+	if !fips140.Enabled() {
+		if os.Getenv("ECDHX8_FIPS_CHILD") != "" {
+			t.Fatal("the child process runs with GODEBUG=fips140=on, but FIPS 140-3 mode is off")
+		}
+		if P256.ifma() != accelerated || Secp256k1.ifma() != accelerated {
+			t.Errorf("outside FIPS mode: P-256 on IFMA %v, secp256k1 %v, the CPU %v", P256.ifma(), Secp256k1.ifma(), accelerated)
+		}
+		if puregoBuild {
+			t.Skip("FIPS 140-3 mode is incompatible with the purego build tag")
+		}
+		exe, err := os.Executable()
+		if err != nil {
+			t.Skip(err)
+		}
+		for _, mode := range []string{"on", "only"} {
+			cmd := exec.Command(exe, "-test.run=^TestFIPSModeP256$", "-test.v", "-test.count=1")
+			cmd.Env = append(os.Environ(), "GODEBUG=fips140="+mode, "ECDHX8_FIPS_CHILD=1")
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "FIPS 140-3 mode: P-256 on crypto/ecdh") {
+				t.Fatalf("the child with GODEBUG=fips140=%s failed: %v\n%s", mode, err, out)
+			}
+		}
+		return
+	}
+	if P256.ifma() {
+		t.Fatal("FIPS 140-3 mode, but P-256 runs on the IFMA code")
+	}
+	var scalars [Lanes][32]byte
+	var points [Lanes][]byte
+	var want [Lanes][]byte
+	for i := range Lanes {
+		k, err := ecdh.P256().GenerateKey(rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		peer, err := ecdh.P256().GenerateKey(rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scalars[i] = [32]byte(k.Bytes())
+		points[i] = peer.PublicKey().Bytes()
+		if want[i], err = k.ECDH(peer.PublicKey()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var dst [Lanes][32]byte
+	for i, err := range ECDH(P256, &dst, &scalars, &points, Lanes) {
+		if err != nil || string(dst[i][:]) != string(want[i]) {
+			t.Fatalf("lane %d: %x, %v; crypto/ecdh %x", i, dst[i], err, want[i])
+		}
+	}
+	t.Logf("FIPS 140-3 mode: P-256 on crypto/ecdh")
+}
