@@ -4,7 +4,9 @@
 // its bound argument beside it. It offers the assembly text they write
 // (an instruction or a comment per line), shorthands for the math/big
 // arithmetic of the bounds they prove, and addition chains whose
-// exponents they check.
+// exponents they check; and, for their tests, CheckGenerated (the
+// committed file is what gen.go writes) and Mutate (the mutation test of
+// a generator).
 //
 // It is imported only by those generators (and its own tests), never by
 // the library: nothing here runs in fanseal.

@@ -1,6 +1,7 @@
 package codegen
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -94,4 +95,34 @@ func writeOverlay(t *testing.T, path string, replace map[string]string) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// CheckGenerated checks that the file output of the package in the
+// current directory is what its gen.go writes now (gen.go's -out flag), and
+// returns the file. It skips the test with -short or without a go command.
+func CheckGenerated(t *testing.T, output string) []byte {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs gen.go")
+	}
+	gotool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	out := filepath.Join(t.TempDir(), filepath.Base(output))
+	if msg, err := exec.Command(gotool, "run", "gen.go", "-out", out).CombinedOutput(); err != nil {
+		t.Fatalf("go run gen.go: %v\n%s", err, msg)
+	}
+	want, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	have, err := os.ReadFile(output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(have, want) {
+		t.Errorf("%s differs from the output of gen.go: run go generate", output)
+	}
+	return have
 }

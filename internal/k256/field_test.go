@@ -3,13 +3,11 @@
 package k256
 
 import (
-	"bytes"
 	"math/big"
 	mrand "math/rand/v2"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/fanseal/fanseal/internal/codegen"
 )
 
 var (
@@ -180,27 +178,4 @@ func TestFeSelect(t *testing.T) {
 }
 
 // TestGenerated checks that k256_gen.go is what gen.go writes now.
-func TestGenerated(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs gen.go")
-	}
-	gotool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command")
-	}
-	out := filepath.Join(t.TempDir(), "k256_gen.go")
-	if msg, err := exec.Command(gotool, "run", "gen.go", "-out", out).CombinedOutput(); err != nil {
-		t.Fatalf("go run gen.go: %v\n%s", err, msg)
-	}
-	want, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile("k256_gen.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Error("k256_gen.go differs from what gen.go writes: run go generate")
-	}
-}
+func TestGenerated(t *testing.T) { codegen.CheckGenerated(t, "k256_gen.go") }

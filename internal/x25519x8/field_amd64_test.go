@@ -3,14 +3,12 @@
 package x25519x8
 
 import (
-	"bytes"
 	"crypto/rand"
 	"math/big"
 	mrand "math/rand/v2"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/fanseal/fanseal/internal/codegen"
 )
 
 // The forms of ifma_amd64.s, as limb bounds (exclusive).
@@ -214,28 +212,4 @@ func TestUnpack(t *testing.T) {
 }
 
 // TestGenerated checks that ifma_amd64.s is what gen.go writes.
-func TestGenerated(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs gen.go")
-	}
-	gotool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command")
-	}
-	out := filepath.Join(t.TempDir(), "ifma_amd64.s")
-	cmd := exec.Command(gotool, "run", "gen.go", "-out", out)
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go run gen.go: %v\n%s", err, msg)
-	}
-	want, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	have, err := os.ReadFile("ifma_amd64.s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(have, want) {
-		t.Error("ifma_amd64.s differs from the output of gen.go: run go generate")
-	}
-}
+func TestGenerated(t *testing.T) { codegen.CheckGenerated(t, "ifma_amd64.s") }
