@@ -3,6 +3,8 @@ package codegen
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,6 +40,25 @@ func Mutate(t *testing.T, output, skipEnv string, mutations []Mutation) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, m := range mutations {
+		t.Run(m.Name, func(t *testing.T) {
+			v, err := tryMutant(gotool, string(gen), output, skipEnv, m, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Log(v)
+		})
+	}
+}
+
+// tryMutant runs one mutation (see Mutate) with its files in dir and
+// returns how it was caught, or an error: the text to mutate is not there
+// exactly once, the tests pass, or go test failed without a failing test
+// (a mutant that does not build is not a caught one).
+func tryMutant(gotool, gen, output, skipEnv string, m Mutation, dir string) (string, error) {
+	if n := strings.Count(gen, m.Old); n != 1 {
+		return "", fmt.Errorf("the text to mutate occurs %d times in gen.go", n)
+	}
 	genPath, _ := filepath.Abs("gen.go")
 	outPath, _ := filepath.Abs(output)
 	var env []string
@@ -46,65 +67,54 @@ func Mutate(t *testing.T, output, skipEnv string, mutations []Mutation) {
 			env = append(env, kv)
 		}
 	}
-	for _, m := range mutations {
-		t.Run(m.Name, func(t *testing.T) {
-			if n := strings.Count(string(gen), m.Old); n != 1 {
-				t.Fatalf("the text to mutate occurs %d times in gen.go", n)
-			}
-			dir := t.TempDir()
-			mutated := filepath.Join(dir, "gen.go")
-			generated := filepath.Join(dir, filepath.Base(output))
-			if err := os.WriteFile(mutated, []byte(strings.Replace(string(gen), m.Old, m.New, 1)), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			overlay := filepath.Join(dir, "overlay.json")
-			writeOverlay(t, overlay, map[string]string{genPath: mutated})
-			cmd := exec.Command(gotool, "run", "-overlay", overlay, "gen.go", "-out", generated)
-			if msg, err := cmd.CombinedOutput(); err != nil {
-				first, _, _ := strings.Cut(string(msg), "\n")
-				t.Logf("caught by gen.go: %s", first)
-				return
-			}
-			writeOverlay(t, overlay, map[string]string{genPath: mutated, outPath: generated})
-			cmd = exec.Command(gotool, "test", "-overlay", overlay, "-short", "-count=1", ".")
-			cmd.Env = env
-			msg, err := cmd.CombinedOutput()
-			if err == nil {
-				t.Fatalf("not caught: the tests pass")
-			}
-			var caught []string
-			for _, s := range failRe.FindAllStringSubmatch(string(msg), -1) {
-				if !slices.Contains(caught, s[1]) {
-					caught = append(caught, s[1])
-				}
-			}
-			if len(caught) == 0 {
-				t.Fatalf("go test failed without a failing test:\n%s", msg)
-			}
-			t.Logf("caught by %s", strings.Join(caught, ", "))
-		})
+	mutated := filepath.Join(dir, "gen.go")
+	generated := filepath.Join(dir, filepath.Base(output))
+	if err := os.WriteFile(mutated, []byte(strings.Replace(gen, m.Old, m.New, 1)), 0o644); err != nil {
+		return "", err
 	}
+	overlay := filepath.Join(dir, "overlay.json")
+	if err := writeOverlay(overlay, map[string]string{genPath: mutated}); err != nil {
+		return "", err
+	}
+	cmd := exec.Command(gotool, "run", "-overlay", overlay, "gen.go", "-out", generated)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		first, _, _ := strings.Cut(string(msg), "\n")
+		return "caught by gen.go: " + first, nil
+	}
+	if err := writeOverlay(overlay, map[string]string{genPath: mutated, outPath: generated}); err != nil {
+		return "", err
+	}
+	cmd = exec.Command(gotool, "test", "-overlay", overlay, "-short", "-count=1", ".")
+	cmd.Env = env
+	msg, err := cmd.CombinedOutput()
+	if err == nil {
+		return "", errors.New("not caught: the tests pass")
+	}
+	var caught []string
+	for _, s := range failRe.FindAllStringSubmatch(string(msg), -1) {
+		if !slices.Contains(caught, s[1]) {
+			caught = append(caught, s[1])
+		}
+	}
+	if len(caught) == 0 {
+		return "", fmt.Errorf("go test failed without a failing test:\n%s", msg)
+	}
+	return "caught by " + strings.Join(caught, ", "), nil
 }
 
-func writeOverlay(t *testing.T, path string, replace map[string]string) {
-	t.Helper()
+func writeOverlay(path string, replace map[string]string) error {
 	b, err := json.Marshal(struct{ Replace map[string]string }{replace})
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	return os.WriteFile(path, b, 0o644)
 }
 
 // CheckGenerated checks that the file output of the package in the
 // current directory is what its gen.go writes now (gen.go's -out flag), and
-// returns the file. It skips the test with -short or without a go command.
+// returns the file. It skips the test without a go command.
 func CheckGenerated(t *testing.T, output string) []byte {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds and runs gen.go")
-	}
 	gotool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command")
