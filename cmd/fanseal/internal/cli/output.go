@@ -349,13 +349,20 @@ func (o *Output) commitTarget() error {
 	return err
 }
 
+// copyingThrough, when set (by a test), runs as commitThrough starts its
+// copy, the lock held.
+var copyingThrough func()
+
 // commitThrough copies the staging file into the regular file that a link
 // leads to, from its start, and cuts it there. It holds the temporaries'
 // lock, so that a signal that arrives meanwhile ends the process only once
 // the file is whole.
 func (o *Output) commitThrough() error {
-	temporaries.Lock()
+	holdTemporaries()
 	defer temporaries.Unlock()
+	if copyingThrough != nil {
+		copyingThrough()
+	}
 	defer func() {
 		o.file.Close()
 		if o.tmp != "" {

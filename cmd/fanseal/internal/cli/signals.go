@@ -33,8 +33,7 @@ type temporary struct {
 // createTemp creates a named staging file in d (mode 0o600), recording it
 // for removeOnSignal.
 func createTemp(d *dir) (*os.File, string, error) {
-	handlerReady.Wait()
-	temporaries.Lock()
+	holdTemporaries()
 	defer temporaries.Unlock()
 	f, name, err := d.createTemp()
 	if err == nil {
@@ -46,8 +45,7 @@ func createTemp(d *dir) (*os.File, string, error) {
 // withTemporary runs create, which makes the file name in d, recording it
 // for removeOnSignal from before it exists.
 func withTemporary(d *dir, name string, create func() error) error {
-	handlerReady.Wait()
-	temporaries.Lock()
+	holdTemporaries()
 	defer temporaries.Unlock()
 	err := create()
 	if err == nil {
@@ -91,19 +89,28 @@ var handlerReady sync.WaitGroup
 // startSignalHandler runs removeOnSignal beside the command instead of
 // before it: installing a handler starts the runtime's signal goroutine
 // and a thread for it, about 0.2 ms that a short command would otherwise
-// wait for. Nothing needs the handler until a named file is about to
-// exist (a named staging file, or the hidden name an unnamed one is
-// linked to before its rename), and createTemp and withTemporary wait for
-// it. A signal that comes earlier ends the process by its default action,
-// as the handler would after its clean-up: with no named file yet there
-// is nothing to remove, and an unnamed staging file vanishes with the
-// process.
+// wait for. Nothing needs the handler until the output is about to
+// change on disk under a name: a named staging file, the hidden name an
+// unnamed one is linked to before its rename, or the copy of a staged
+// output into the file a link names (which the temporaries lock keeps
+// whole against a signal). Each of those takes the lock through
+// holdTemporaries, which waits for the handler first. A signal that comes
+// earlier ends the process by its default action, as the handler would
+// after its clean-up: no named file exists yet, nothing was written
+// through a link, and an unnamed staging file vanishes with the process.
 func startSignalHandler() {
 	handlerReady.Add(1)
 	go func() {
 		defer handlerReady.Done()
 		removeOnSignal()
 	}()
+}
+
+// holdTemporaries waits for the signal handler, if one is being
+// installed, and locks temporaries.
+func holdTemporaries() {
+	handlerReady.Wait()
+	temporaries.Lock()
 }
 
 // cleanSignals are the signals after which removeOnSignal cleans up: every

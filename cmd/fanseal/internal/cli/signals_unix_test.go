@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,11 +21,7 @@ import (
 // wait in createTemp, SIGTERM's default action ends the child first and
 // leaves the file.
 func TestHandlerBeforeNamedFile(t *testing.T) {
-	if dir := os.Getenv("FANSEAL_HANDLER_CHILD"); dir != "" {
-		if err := os.Chdir(dir); err != nil {
-			t.Fatal(err)
-		}
-		startSignalHandler()
+	handlerChild(t, "named", func() {
 		d, err := openRoot(false)
 		if err != nil {
 			t.Fatal(err)
@@ -32,12 +29,78 @@ func TestHandlerBeforeNamedFile(t *testing.T) {
 		if _, _, err := createTemp(d); err != nil {
 			t.Fatal(err)
 		}
-		syscall.Kill(os.Getpid(), syscall.SIGTERM)
-		select {} // the handler ends the process
+	})
+	dir := runHandlerChild(t, "named", nil)
+	if left, _ := filepath.Glob(filepath.Join(dir, ".fanseal-*")); len(left) > 0 {
+		t.Errorf("the named staging file %v was left", left)
 	}
+}
+
+// TestHandlerBeforeCopyThroughLink is TestHandlerBeforeNamedFile for an
+// output written through a link into an existing file: the copy into the
+// file holds the temporaries lock so that a signal ends the process only
+// once the file is whole, which needs the handler in place before the
+// copy starts. The child sends itself SIGTERM as the copy starts: the
+// handler must wait for the copy, so that the file is whole, and then say
+// so. Without the wait in commitThrough the handler is not installed yet,
+// and the signal's default action ends the child in the middle of the
+// commit, silently.
+func TestHandlerBeforeCopyThroughLink(t *testing.T) {
+	handlerChild(t, "link", func() {
+		copyingThrough = func() { syscall.Kill(os.Getpid(), syscall.SIGTERM) }
+		o, err := createOutput("link", io.Discard, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := o.Write([]byte("new contents")); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	dir := runHandlerChild(t, "link", func(dir string) {
+		if err := os.WriteFile(filepath.Join(dir, "target"), []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink("target", filepath.Join(dir, "link")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if b, _ := os.ReadFile(filepath.Join(dir, "target")); string(b) != "new contents" {
+		t.Errorf("the target holds %q", b)
+	}
+}
+
+// handlerChild, in the child process of runHandlerChild for case name,
+// starts the handler, runs work at once, and sends itself SIGTERM, which
+// the handler must turn into its message and exit status 1.
+func handlerChild(t *testing.T, name string, work func()) {
+	dir := os.Getenv("FANSEAL_HANDLER_CHILD")
+	if dir == "" || os.Getenv("FANSEAL_HANDLER_CASE") != name {
+		return
+	}
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	startSignalHandler()
+	work()
+	syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	select {} // the handler ends the process
+}
+
+// runHandlerChild runs the calling test again in a child with one P (so
+// that the goroutine installing the handler has not run yet), in a
+// directory set up by setup, checks that the child said it was
+// interrupted and failed, and returns the directory.
+func runHandlerChild(t *testing.T, name string, setup func(dir string)) string {
+	t.Helper()
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHandlerBeforeNamedFile$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "FANSEAL_HANDLER_CHILD="+dir, "GOMAXPROCS=1")
+	if setup != nil {
+		setup(dir)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "FANSEAL_HANDLER_CHILD="+dir, "FANSEAL_HANDLER_CASE="+name, "GOMAXPROCS=1")
 	out, err := cmd.CombinedOutput()
 	if err == nil {
 		t.Fatalf("the child exited with success:\n%s", out)
@@ -45,7 +108,5 @@ func TestHandlerBeforeNamedFile(t *testing.T) {
 	if !strings.Contains(string(out), "fanseal: error: interrupted") {
 		t.Errorf("the child said %q, not that it was interrupted", out)
 	}
-	if left, _ := filepath.Glob(filepath.Join(dir, ".fanseal-*")); len(left) > 0 {
-		t.Errorf("the named staging file %v was left", left)
-	}
+	return dir
 }
