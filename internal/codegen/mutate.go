@@ -28,7 +28,10 @@ var failRe = regexp.MustCompile(`(?m)^\s*--- FAIL: (\w+)`)
 // the generated file) to a temporary directory, and runs the package's
 // short tests with both in place through the go command's -overlay flag,
 // so the package keeps its imports and its module. A mutation is caught
-// when gen.go refuses to generate or a test fails; the test logs which.
+// when gen.go, built, refuses to generate (a check of its own fails) or a
+// test fails; the test logs which. A mutant whose gen.go does not build, or
+// whose tests fail without a failing test (the package does not build), is
+// an error, and so are tests of the unmutated package that do not pass.
 // Variables of the environment that start with skipEnv are removed from
 // the tests' (so that the mutation test does not run itself).
 func Mutate(t *testing.T, output, skipEnv string, mutations []Mutation) {
@@ -39,6 +42,11 @@ func Mutate(t *testing.T, output, skipEnv string, mutations []Mutation) {
 	gen, err := os.ReadFile("gen.go")
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The unmutated package must pass first: a test that fails anyway
+	// would count every mutant as caught.
+	if _, err := tryMutant(gotool, string(gen), output, skipEnv, Mutation{Name: "none"}, t.TempDir()); err == nil || !strings.HasPrefix(err.Error(), "not caught") {
+		t.Fatalf("the tests of the unmutated package do not pass: %v", err)
 	}
 	for _, m := range mutations {
 		t.Run(m.Name, func(t *testing.T) {
@@ -53,10 +61,12 @@ func Mutate(t *testing.T, output, skipEnv string, mutations []Mutation) {
 
 // tryMutant runs one mutation (see Mutate) with its files in dir and
 // returns how it was caught, or an error: the text to mutate is not there
-// exactly once, the tests pass, or go test failed without a failing test
-// (a mutant that does not build is not a caught one).
+// exactly once, the mutated gen.go does not build, the tests pass, or go
+// test failed without a failing test (a mutant that does not build is not
+// a caught one). The mutation named "none" (Old empty) is the unmutated
+// package.
 func tryMutant(gotool, gen, output, skipEnv string, m Mutation, dir string) (string, error) {
-	if n := strings.Count(gen, m.Old); n != 1 {
+	if n := strings.Count(gen, m.Old); n != 1 && m.Name != "none" {
 		return "", fmt.Errorf("the text to mutate occurs %d times in gen.go", n)
 	}
 	genPath, _ := filepath.Abs("gen.go")
@@ -76,10 +86,17 @@ func tryMutant(gotool, gen, output, skipEnv string, m Mutation, dir string) (str
 	if err := writeOverlay(overlay, map[string]string{genPath: mutated}); err != nil {
 		return "", err
 	}
-	cmd := exec.Command(gotool, "run", "-overlay", overlay, "gen.go", "-out", generated)
+	// The mutated generator must build: a mutant that does not compile is
+	// a broken mutation, not a caught one.
+	genBin := filepath.Join(dir, "gen")
+	cmd := exec.Command(gotool, "build", "-overlay", overlay, "-o", genBin, "gen.go")
 	if msg, err := cmd.CombinedOutput(); err != nil {
-		first, _, _ := strings.Cut(string(msg), "\n")
-		return "caught by gen.go: " + first, nil
+		return "", fmt.Errorf("the mutated gen.go does not build:\n%s", msg)
+	}
+	cmd = exec.Command(genBin, "-out", generated)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		first, _, _ := strings.Cut(strings.TrimSpace(string(msg)), "\n")
+		return "refused by gen.go: " + first, nil
 	}
 	if err := writeOverlay(overlay, map[string]string{genPath: mutated, outPath: generated}); err != nil {
 		return "", err

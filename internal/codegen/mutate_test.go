@@ -12,7 +12,7 @@ import (
 // changes the value is caught by TestValue, one that changes nothing is
 // not caught, one that does not compile is an error and not a catch, one
 // that stops gen.go is caught by gen.go, and a text that is not in gen.go
-// is an error.
+// is an error, and so is a mutant whose gen.go does not compile.
 func TestMutateFixture(t *testing.T) {
 	gotool, err := exec.LookPath("go")
 	if err != nil {
@@ -29,7 +29,8 @@ func TestMutateFixture(t *testing.T) {
 		{Mutation{"same value", "6*7", "7*6"}, "", "not caught"},
 		{Mutation{"does not build", `const Value = %d`, `const Value = %d + undefined`}, "", "go test failed without a failing test"},
 		{Mutation{"generator stops", `	flag.Parse()`, `	flag.Parse()
-	log.Fatal("stop")`}, "caught by gen.go", ""},
+	log.Fatal("stop")`}, "refused by gen.go: ", ""},
+		{Mutation{"generator does not build", "6*7", "6*undefinedName"}, "", "the mutated gen.go does not build"},
 		{Mutation{"absent", "no such text", "x"}, "", "the text to mutate occurs 0 times"},
 	} {
 		got, err := tryMutant(gotool, gen, "value.go", "CODEGEN_", c.m, t.TempDir())

@@ -53,8 +53,9 @@ func ValidScalar(c Curve, k *[32]byte) bool {
 		return false
 	}
 	r, below := reduceScalar(c, k)
-	defer clear(r[:])
-	return below && !isZero32(&r)
+	zero := isZero32(&r) // computed whatever below is
+	clear(r[:])
+	return below && !zero
 }
 
 func isZero32(b *[32]byte) bool {

@@ -935,7 +935,11 @@ TEXT ·comb(SB), NOSPLIT, $0-32
 	codegen.Ins("MOVQ z+8(FP), SI")
 	subc(slot{"SI", 0}, sPZ, sPY)
 	clearRegs()
+	codegen.Ins("KXORW K1, K1, K1")
 	codegen.Ins("RET")
+	if sTh.off+feSize > endSc {
+		log.Fatalf("gen: comb's scratch (%d bytes) passes the %d reserved", sTh.off+feSize, endSc)
+	}
 }
 
 // The edwards25519 curve -x^2 + y^2 = 1 + d x^2 y^2 over GF(2^255 - 19),

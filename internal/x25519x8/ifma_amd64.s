@@ -16535,6 +16535,7 @@ even:
 	VPXORQ Z24, Z24, Z24
 	VPXORQ Z25, Z25, Z25
 	VZEROUPPER
+	KXORW K1, K1, K1
 	RET
 
 // func feMul(out, a, b *fe8)
