@@ -17,6 +17,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -34,6 +35,11 @@ const chunk = 1000
 // shuffles, after a warm-up of 200 runs. The collector runs between
 // chunks, never during one.
 func Measure[In any](n int, r *rand.Rand, prepare func(in *In, class int), run func(in *In)) Result {
+	// The measuring goroutine keeps its thread, and the collector runs
+	// only where Measure calls it.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	classes := make([]int, 2*n)
 	for i := range classes {
 		classes[i] = i % 2

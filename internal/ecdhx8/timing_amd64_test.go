@@ -7,8 +7,6 @@ import (
 	"math/big"
 	mrand "math/rand/v2"
 	"os"
-	"runtime"
-	"runtime/debug"
 	"testing"
 )
 
@@ -30,9 +28,6 @@ func TestTiming(t *testing.T) {
 	}
 	requireIFMA(t)
 	n := timingCount(t)
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	r := mrand.New(mrand.NewPCG(31, 32))
 	for _, c := range curves {
 		pool := make([][]byte, 64)

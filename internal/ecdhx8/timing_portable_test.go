@@ -4,8 +4,6 @@ import (
 	"crypto/rand"
 	mrand "math/rand/v2"
 	"os"
-	"runtime"
-	"runtime/debug"
 	"testing"
 )
 
@@ -34,9 +32,6 @@ func TestTimingPortable(t *testing.T) {
 	if Accelerated() {
 		agree, public = ecdhPortable, publicKeyPortable
 	}
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	r := mrand.New(mrand.NewPCG(33, 34))
 	pool := make([][]byte, 64)
 	for i := range pool {

@@ -4,8 +4,6 @@ import (
 	"crypto/rand"
 	mrand "math/rand/v2"
 	"os"
-	"runtime"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"testing"
@@ -40,9 +38,6 @@ func TestTiming(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	r := mrand.New(mrand.NewPCG(27, 203))
 	const pool = 64
 	for _, impl := range implementations() {

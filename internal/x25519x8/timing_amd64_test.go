@@ -6,8 +6,6 @@ import (
 	"crypto/rand"
 	mrand "math/rand/v2"
 	"os"
-	"runtime"
-	"runtime/debug"
 	"testing"
 
 	"github.com/fanseal/fanseal/internal/dudect"
@@ -27,9 +25,6 @@ func TestTiming(t *testing.T) {
 		t.Skip("set X25519X8_TIMING=1 to run the timing test")
 	}
 	requireIFMA(t)
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	r := mrand.New(mrand.NewPCG(41, 42))
 	type input struct{ k, u [Lanes][32]byte }
 	var fixed [32]byte // clamps to 2^254
