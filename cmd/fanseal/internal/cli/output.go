@@ -267,6 +267,7 @@ func (o *Output) Write(p []byte) (int, error) {
 	if o.err != nil {
 		return 0, o.err
 	}
+	handlerReady.Wait() // an output with something in it is cleaned up, and its interruption said
 	n, err := o.Writer.Write(p)
 	if err != nil {
 		o.err = fmt.Errorf("writing %s: %w", o.name, unwrapPath(err))

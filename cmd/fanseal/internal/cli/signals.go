@@ -89,15 +89,17 @@ var handlerReady sync.WaitGroup
 // startSignalHandler runs removeOnSignal beside the command instead of
 // before it: installing a handler starts the runtime's signal goroutine
 // and a thread for it, about 0.2 ms that a short command would otherwise
-// wait for. Nothing needs the handler until the output is about to
-// change on disk under a name: a named staging file, the hidden name an
+// wait for before its first step. The handler is in place before anything
+// is written to an output (Output.Write waits for it), so that a signal
+// from then on removes what is pending and says so; and before the output
+// changes on disk under a name: a named staging file, the hidden name an
 // unnamed one is linked to before its rename, or the copy of a staged
 // output into the file a link names (which the temporaries lock keeps
-// whole against a signal). Each of those takes the lock through
-// holdTemporaries, which waits for the handler first. A signal that comes
-// earlier ends the process by its default action, as the handler would
-// after its clean-up: no named file exists yet, nothing was written
-// through a link, and an unnamed staging file vanishes with the process.
+// whole against a signal), each of which takes the lock through
+// holdTemporaries, which waits for it too. A signal that comes earlier
+// ends the process by its default action, as the handler would after its
+// clean-up: nothing has been written yet, no named file exists, and an
+// unnamed staging file vanishes with the process.
 func startSignalHandler() {
 	handlerReady.Add(1)
 	go func() {

@@ -72,6 +72,27 @@ func TestHandlerBeforeCopyThroughLink(t *testing.T) {
 	}
 }
 
+// TestHandlerBeforeFirstWrite: once an output has something in it, an
+// interrupting signal must find the handler (which removes what is
+// pending and says so), even for an unnamed staging file, whose commit
+// would otherwise be the first step that waits: the child writes to such
+// an output and sends itself SIGTERM.
+func TestHandlerBeforeFirstWrite(t *testing.T) {
+	handlerChild(t, "write", func() {
+		o, err := createOutput("out", io.Discard, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := o.Write([]byte("pending")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	dir := runHandlerChild(t, "write", nil)
+	if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
+		t.Error("the interrupted output appeared")
+	}
+}
+
 // handlerChild, in the child process of runHandlerChild for case name,
 // starts the handler, runs work at once, and sends itself SIGTERM, which
 // the handler must turn into its message and exit status 1.
