@@ -237,6 +237,7 @@ type params struct {
 	p, n, b, gx, gy *big.Int
 	a               int64
 	pBytes          [32]byte // p, big-endian
+	nBytes          [32]byte // n, big-endian
 }
 
 func hexParam(s string) *big.Int {
@@ -250,6 +251,7 @@ func hexParam(s string) *big.Int {
 func newParams(p, n, b, gx, gy string, a int64) *params {
 	c := &params{p: hexParam(p), n: hexParam(n), b: hexParam(b), gx: hexParam(gx), gy: hexParam(gy), a: a}
 	c.p.FillBytes(c.pBytes[:])
+	c.n.FillBytes(c.nBytes[:])
 	return c
 }
 
