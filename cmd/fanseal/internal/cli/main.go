@@ -232,7 +232,10 @@ func (t *Tool) Program() string { return "go run " + tools[t.Name] }
 
 // Main runs t with the process's arguments and exits with its status.
 func (t *Tool) Main() {
-	startSignalHandler()
+	// A tool runs for seconds or minutes: it installs the handler before
+	// its work, so that the goroutines it counts before a run (sim's
+	// soak) already include the handler's.
+	removeOnSignal()
 	os.Exit(t.Exec(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
