@@ -15,6 +15,7 @@ import (
 // head (B).
 type row struct {
 	name       string
+	target     int     // index of the target that measured it
 	base, head float64 // medians, ns/op; 0 if the side lacks the benchmark
 	delta      float64 // head/base − 1
 	p          float64

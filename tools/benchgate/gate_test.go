@@ -141,7 +141,34 @@ func TestGate(t *testing.T) {
 		r := newRepo(t)
 		r.commit("base", fast)
 		r.commit("head", slow)
-		if out, err := r.gate(""); !errors.Is(err, errRegression) {
+		if out, err := r.gate(""); !errors.Is(err, errRegression) || !strings.Contains(out, "measuring again") {
+			t.Fatalf("%v\n%s", err, out)
+		}
+	})
+	t.Run("noise-not-confirmed", func(t *testing.T) {
+		// The head's first -count processes are slow, as if the machine
+		// were busy during the first round only.
+		r := newRepo(t)
+		r.commit("base", fast)
+		r.commit("head", fast)
+		r.write("busy_test.go", `package m
+
+import (
+	"os"
+	"strconv"
+)
+
+// busy counts this process's runs in a file beside the test.
+var busy = func() bool {
+	b, _ := os.ReadFile("runs")
+	n, _ := strconv.Atoi(string(b))
+	os.WriteFile("runs", []byte(strconv.Itoa(n+1)), 0o644)
+	return n < 6
+}()
+`)
+		r.write("m_test.go", strings.Replace(string(must(os.ReadFile(filepath.Join(r.dir, "m_test.go")))), "for b.Loop() {\n\t\tWork()", "for b.Loop() {\n\t\tWork()\n\t\tif busy {\n\t\t\tfor range 20 {\n\t\t\t\tWork()\n\t\t\t}\n\t\t}", 1))
+		out, err := r.gate("")
+		if err != nil || !strings.Contains(out, "REGRESSION") || !strings.Contains(out, "did not confirm") {
 			t.Fatalf("%v\n%s", err, out)
 		}
 	})

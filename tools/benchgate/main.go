@@ -8,7 +8,10 @@
 // benchmath: medians and a Mann-Whitney U test).
 //
 // It fails when a curated benchmark is slower by more than -threshold with
-// statistical significance (p < -alpha), unless the commit being judged
+// statistical significance (p < -alpha) in two rounds of -count runs: the
+// second measures again only the targets the first found slower, because
+// on a shared machine one round of an unchanged tree now and then passes
+// both bounds by noise alone. It does not fail if the commit being judged
 // (the -head commit, or HEAD when the working tree has no uncommitted
 // changes) ends its message with the git trailer
 //
@@ -34,6 +37,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -160,64 +164,48 @@ func (g *gate) run(out io.Writer) error {
 	}
 	fmt.Fprintf(out, "benchgate: base %s, head %s; %d interleaved runs each\n", baseRev[:12], headName, g.count)
 
-	type binary struct{ a, b string }
-	bins := make([]binary, len(g.targets))
+	pairs := make([]pair, len(g.targets))
 	for i, t := range g.targets {
-		bins[i].a = filepath.Join(tmp, fmt.Sprintf("a%d.test", i))
-		bins[i].b = filepath.Join(tmp, fmt.Sprintf("b%d.test", i))
-		if err := buildTest(baseTree, t.pkg, bins[i].a); err != nil {
+		pairs[i] = g.pair(tmp, i, baseTree, headTree)
+		if err := buildTest(baseTree, t.pkg, pairs[i].base.exe); err != nil {
 			return fmt.Errorf("base %s: %s %w: %v", baseRev[:12], t.pkg, errBuild, err)
 		}
-		if err := buildTest(headTree, t.pkg, bins[i].b); err != nil {
+		if err := buildTest(headTree, t.pkg, pairs[i].head.exe); err != nil {
 			return fmt.Errorf("head: %s %w: %v", t.pkg, errBuild, err)
 		}
 	}
-	outA := make([]bytes.Buffer, len(g.targets))
-	outB := make([]bytes.Buffer, len(g.targets))
-	for run := range g.count {
-		for i, t := range g.targets {
-			// Alternate which side goes first, so neither always runs on
-			// a machine warmed by the other.
-			sides := []struct {
-				exe, tree string
-				buf       *bytes.Buffer
-			}{{bins[i].a, baseTree, &outA[i]}, {bins[i].b, headTree, &outB[i]}}
-			if run%2 == 1 {
-				sides[0], sides[1] = sides[1], sides[0]
-			}
-			for _, s := range sides {
-				if err := runBench(s.exe, filepath.Join(s.tree, t.pkg), t.bench, g.benchtime, s.buf); err != nil {
-					return err
-				}
-			}
+	rows, err := g.measure(pairs)
+	if err != nil {
+		return err
+	}
+	suspects := printRows(out, rows)
+	var missing []string
+	for _, r := range rows {
+		switch {
+		case r.base == 0:
+			missing = append(missing, r.name+" is missing in the base")
+		case r.head == 0:
+			missing = append(missing, r.name+" is missing in the head")
 		}
 	}
-	var rows []row
-	var missing []string
 	for i, t := range g.targets {
-		r, err := compare(outA[i].Bytes(), outB[i].Bytes(), g.threshold, g.alpha)
-		if err != nil {
-			return err
-		}
-		if len(r) == 0 {
+		if !slices.ContainsFunc(rows, func(r row) bool { return r.target == i }) {
 			missing = append(missing, fmt.Sprintf("%s %s matches no benchmark on either side", t.pkg, t.bench))
 		}
-		for _, x := range r {
-			switch {
-			case x.base == 0:
-				missing = append(missing, x.name+" is missing in the base")
-			case x.head == 0:
-				missing = append(missing, x.name+" is missing in the head")
-			}
-		}
-		rows = append(rows, r...)
 	}
-	regressions := printRows(out, rows)
 	if len(missing) > 0 {
 		return fmt.Errorf("%w: %s (add a benchmark to the curated list only in a commit after the one that creates it)", errMissing, strings.Join(missing, "; "))
 	}
-	if regressions == 0 {
+	if suspects == 0 {
 		fmt.Fprintf(out, "benchgate: %d benchmarks compared, no significant slowdown\n", len(rows))
+		return nil
+	}
+	regressions, err := g.confirm(out, pairs, rows)
+	if err != nil {
+		return err
+	}
+	if regressions == 0 {
+		fmt.Fprintf(out, "benchgate: %d benchmarks compared; the second round did not confirm the slowdown\n", len(rows))
 		return nil
 	}
 	fail := fmt.Errorf("%w: %d benchmark(s) more than %.0f%% slower (p < %.2f); fix it, or explain it with a 'Bench-Regression: <reason>' trailer in the commit message", errRegression, regressions, g.threshold*100, g.alpha)
@@ -235,6 +223,93 @@ func (g *gate) run(out io.Writer) error {
 	}
 	fmt.Fprintf(out, "benchgate: %d regression(s) accepted by %s: Bench-Regression: %s\n", regressions, judged, reason)
 	return nil
+}
+
+// A side is one test binary of a target and the directory it runs in.
+type side struct {
+	exe, dir string
+	out      bytes.Buffer
+}
+
+// A pair is the two sides of one target: its base and its head binary.
+type pair struct{ base, head side }
+
+func (g *gate) pair(tmp string, i int, baseTree, headTree string) pair {
+	t := g.targets[i]
+	return pair{
+		base: side{exe: filepath.Join(tmp, fmt.Sprintf("a%d.test", i)), dir: filepath.Join(baseTree, t.pkg)},
+		head: side{exe: filepath.Join(tmp, fmt.Sprintf("b%d.test", i)), dir: filepath.Join(headTree, t.pkg)},
+	}
+}
+
+// measure runs the benchmarks of every target whose pair has binaries
+// g.count times on each side, interleaved, and compares them. Each row
+// names its target.
+func (g *gate) measure(all []pair) ([]row, error) {
+	for i := range all {
+		all[i].base.out.Reset()
+		all[i].head.out.Reset()
+	}
+	for run := range g.count {
+		for i := range all {
+			// Alternate which side goes first, so neither always runs on
+			// a machine warmed by the other.
+			order := []*side{&all[i].base, &all[i].head}
+			if run%2 == 1 {
+				order[0], order[1] = order[1], order[0]
+			}
+			for _, s := range order {
+				if s.exe == "" {
+					continue
+				}
+				if err := runBench(s.exe, s.dir, g.targets[i].bench, g.benchtime, &s.out); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	var rows []row
+	for i := range all {
+		if all[i].base.exe == "" {
+			continue
+		}
+		r, err := compare(all[i].base.out.Bytes(), all[i].head.out.Bytes(), g.threshold, g.alpha)
+		if err != nil {
+			return nil, err
+		}
+		for j := range r {
+			r[j].target = i
+		}
+		rows = append(rows, r...)
+	}
+	return rows, nil
+}
+
+// confirm measures again, in a second round of g.count interleaved runs,
+// the targets that hold a suspected regression, prints the suspects' new
+// rows and returns how many of them are slower again. On a shared machine
+// one round of an unchanged tree now and then reaches p < alpha with a
+// delta above the threshold; a real slowdown shows in both rounds, and
+// noise rarely twice.
+func (g *gate) confirm(out io.Writer, all []pair, first []row) (int, error) {
+	suspect := map[string]bool{}
+	again := make([]pair, len(all))
+	for _, r := range first {
+		if r.regression {
+			suspect[r.name] = true
+			again[r.target] = pair{
+				base: side{exe: all[r.target].base.exe, dir: all[r.target].base.dir},
+				head: side{exe: all[r.target].head.exe, dir: all[r.target].head.dir},
+			}
+		}
+	}
+	fmt.Fprintf(out, "benchgate: %d suspected regression(s); measuring again, %d interleaved runs each\n", len(suspect), g.count)
+	rows, err := g.measure(again)
+	if err != nil {
+		return 0, err
+	}
+	rows = slices.DeleteFunc(rows, func(r row) bool { return !suspect[r.name] })
+	return printRows(out, rows), nil
 }
 
 // acceptedReason returns the value of the first Bench-Regression trailer
