@@ -28,6 +28,11 @@ const minBatch = 2
 // batched path ran.
 var batchedAgreements atomic.Uint64
 
+// batchPasses counts the passes batched agreements ran in (a
+// post-quantum pass is two engine passes: the ephemeral keys, then the
+// agreements), so tests can tell how the work was cut.
+var batchPasses atomic.Uint64
+
 // batches reports whether cs's key agreements can be gathered into
 // passes on this CPU: those of the classical suites, and the X25519
 // halves of the post-quantum suite's encapsulations.
@@ -58,23 +63,6 @@ func (cs *cipherSuite) gathers(n, workers int) bool {
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
-
-// batchSize returns how many stanzas of cs go into each of the batches of
-// n on workers goroutines. A classical batch is one pass and little else
-// (a key schedule per stanza), so its passes are as few as possible
-// (hpke.BatchSize). A post-quantum batch also runs an ML-KEM-768
-// encapsulation per stanza, about as long as the pass: its batches are
-// cut so that every worker gets the same number of stanzas, in as many
-// rounds of batches as the passes need (20 stanzas on two workers: four
-// batches of five, not 7, 7 and 6, which would leave one worker with
-// 13).
-func (cs *cipherSuite) batchSize(n, workers int) int {
-	if cs.kem != nil {
-		return hpke.BatchSize(n)
-	}
-	batches := min(n, workers*ceilDiv(ceilDiv(n, hpke.MaxBatch), workers))
-	return ceilDiv(n, batches)
-}
 
 // batchable reports whether p's key agreement can join a batch: a fresh
 // or shared HPKE stanza of a suite whose KEM batches, not yet computed.
@@ -139,10 +127,16 @@ func (s *Sealer) batchAgreements(ps []plan, parallel bool) (n int, err error) {
 	}
 	// The tasks start in the order they are given, at most workers at a
 	// time: a shared ephemeral key's public key, which only the key
-	// schedules need, beside the first passes; every pass; then the key
-	// schedules, each after its own pass, so that a worker without a pass
-	// left schedules those done while another runs the last pass. A
-	// schedule only ever waits for a pass that has started.
+	// schedules need, beside the first passes; every pass, as few as
+	// possible (hpke.BatchSize); then the key schedules, each after its
+	// own pass, so that a worker without a pass left schedules those done
+	// while another runs the last pass. A schedule only ever waits for a
+	// pass that has started. A post-quantum stanza's schedule is a task
+	// of its own, which runs its ML-KEM-768 encapsulation before it waits
+	// for its X25519 pass: the encapsulations, as long as the passes, fill
+	// the workers that have no pass (20 stanzas on two workers: three
+	// passes of 8, 8 and 4, and twenty encapsulations beside and after
+	// them, not four passes of five).
 	var g errgroup.Group
 	g.SetLimit(workers)
 	var schedules []func() error
@@ -155,14 +149,23 @@ func (s *Sealer) batchAgreements(ps []plan, parallel bool) (n int, err error) {
 			eph := ps[gr.idx[0]].eph
 			g.Go(func() error { eph.PublicKey(); return nil })
 		}
-		size := gr.cs.batchSize(len(gr.idx), workers)
+		size := hpke.BatchSize(len(gr.idx))
 		for start := 0; start < len(gr.idx); start += size {
 			batch := gr.idx[start:min(start+size, len(gr.idx))]
 			if gr.cs.kem == nil {
-				// The post-quantum suite's batches are spread over the
-				// workers already (batchSize): pass and encapsulations
-				// in one task.
-				g.Go(func() error { return hybridBatch(ps, batch) })
+				h := newHybridPass(ps, batch)
+				if workers == 1 {
+					g.Go(func() error { h.pass(); return h.lanes(ps, batch, 0, len(batch)) })
+					continue
+				}
+				g.Go(func() error { h.pass(); return nil })
+				// The lanes in at most workers tasks: each new goroutine
+				// grows its stack for the encapsulation anew.
+				chunk := ceilDiv(len(batch), workers)
+				for from := 0; from < len(batch); from += chunk {
+					to := min(from+chunk, len(batch))
+					schedules = append(schedules, func() error { return h.lanes(ps, batch, from, to) })
+				}
 				continue
 			}
 			a := &agreed{done: make(chan struct{})}
@@ -198,6 +201,7 @@ func (a *agreed) pass(ps []plan, batch []int) {
 		pks[j] = ps[i].r.dh
 	}
 	batchedAgreements.Add(uint64(len(batch)))
+	batchPasses.Add(1)
 	if first.typ == format.StanzaShared {
 		a.dh, a.errs = first.cs.kem.DHBatch(first.eph, pks)
 	} else {
@@ -241,22 +245,69 @@ func (a *agreed) schedule(ps []plan, batch []int) error {
 	return nil
 }
 
-// hybridBatch computes the post-quantum stanzas ps[i], i in batch, in one
-// batch: their X25519 halves in passes, their encapsulations and key
-// schedules after.
-func hybridBatch(ps []plan, batch []int) error {
-	rs := make([]*Recipient, len(batch))
+// hybridPass holds the X25519 halves of one pass of post-quantum stanzas
+// until each stanza's task (lane) has joined its own to its ML-KEM-768
+// half.
+type hybridPass struct {
+	done   chan struct{} // closed when the halves are computed
+	pks    []*hpke.HybridPublicKey
+	halves hpke.HybridHalves
+}
+
+// newHybridPass returns the pass of the plans ps[i], i in batch: fresh
+// post-quantum stanzas.
+func newHybridPass(ps []plan, batch []int) *hybridPass {
+	h := &hybridPass{done: make(chan struct{}), pks: make([]*hpke.HybridPublicKey, len(batch))}
 	for j, i := range batch {
-		rs[j] = ps[i].r
+		h.pks[j] = ps[i].r.pq
 	}
-	its, errs := ps[batch[0]].cs.precomputeBatch(rs)
-	for j, i := range batch {
-		if errs != nil && errs[j] != nil {
-			return stanzaError(i, errs[j])
+	return h
+}
+
+// pass computes the X25519 halves: ephemeral keys and agreements, two
+// passes of internal/x25519x8 in all.
+func (h *hybridPass) pass() {
+	defer close(h.done)
+	batchedAgreements.Add(uint64(len(h.pks)))
+	batchPasses.Add(1)
+	h.halves.Compute(h.pks)
+}
+
+// lanes runs the ML-KEM-768 halves of the plans ps[batch[j]], from <= j <
+// to, which need nothing from the pass; then waits for the pass and gives
+// each plan a ready sender context: the two halves combined, and the key
+// schedule. The first stanza that failed is reported.
+func (h *hybridPass) lanes(ps []plan, batch []int, from, to int) error {
+	var ssPQ, ctPQ [hpke.MaxBatch][]byte
+	for j := from; j < to; j++ {
+		ssPQ[j], ctPQ[j] = h.pks[j].EncapsulatePQ()
+	}
+	defer func() {
+		for j := from; j < to; j++ {
+			clear(ssPQ[j])
 		}
-		ps[i].item, ps[i].heavy = its[j], false
+	}()
+	<-h.done
+	var first error
+	for j := from; j < to; j++ {
+		// Every lane is finished, so that each clears its agreement.
+		i, p := batch[j], &ps[batch[j]]
+		enc, ss, err := h.halves.Finish(j, h.pks[j], ssPQ[j], ctPQ[j])
+		if err == nil {
+			p.item = &precomputed{enc: enc}
+			p.item.ctx, err = p.cs.hs.NewContext(ss, p.cs.schedFor(p.r))
+			clear(ss)
+		}
+		if err != nil {
+			p.item = nil
+			if first == nil {
+				first = stanzaError(i, err)
+			}
+			continue
+		}
+		p.heavy = false
 	}
-	return nil
+	return first
 }
 
 // precomputeBatch does what precompute does for each of rs (at most

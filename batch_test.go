@@ -101,7 +101,7 @@ func batches(s Suite) bool {
 }
 
 // TestBatchedStanzas seals for 19 recipients of each suite (passes of 7,
-// 6 and 6 lanes; post-quantum batches of 5, 5, 5 and 4) with every
+// 6 and 6 lanes) with every
 // strategy that batches, on two goroutines, and opens every stanza with
 // crypto/hpke (X25519, P-256) and OpenBytes (whose post-quantum open is
 // crypto/hpke's). On an IFMA CPU the agreements must have run in batches.
@@ -163,6 +163,28 @@ func TestBatchedStanzas(t *testing.T) {
 					mustOpen(t, env, []byte("payload"), id)
 				}
 			})
+		}
+	}
+}
+
+// TestHybridPasses: a post-quantum seal cuts its X25519 halves into as
+// few passes as there are eight recipients, on any number of goroutines,
+// since a pass costs as much for one lane as for eight; the ML-KEM-768
+// encapsulations, which need no pass, keep the other goroutines busy.
+// Every recipient opens.
+func TestHybridPasses(t *testing.T) {
+	if !batches(MLKEM768X25519) {
+		t.Skip("the X25519 halves are batched only with AVX-512 IFMA")
+	}
+	ids, rs := identities(t, MLKEM768X25519, 20)
+	for _, parallelism := range []int{1, 2, 3, 16} {
+		before := batchPasses.Load()
+		env := mustSeal(t, &Sealer{Strategy: Parallel, Parallelism: parallelism}, []byte("pq"), rs...)
+		if got := batchPasses.Load() - before; got != 3 {
+			t.Errorf("20 recipients on %d goroutines: %d passes, want 3", parallelism, got)
+		}
+		for _, i := range []int{0, 7, 8, 15, 16, 19} {
+			mustOpen(t, env, []byte("pq"), ids[i])
 		}
 	}
 }

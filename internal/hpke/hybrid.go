@@ -108,10 +108,11 @@ func HybridEncap(pk *HybridPublicKey) (enc, ss []byte, err error) {
 
 // HybridEncapFresh runs HybridEncap for each of at most MaxBatch public
 // keys: on a CPU with AVX-512 IFMA, the ephemeral X25519 keys and their
-// agreements in two passes of internal/x25519x8 for all of them, the
-// ML-KEM-768 encapsulations one after another with internal/mlkem768. errs is
-// nil if every encapsulation succeeded; otherwise errs[i] says why pks[i]
-// failed (a low-order X25519 half) and encs[i] and ss[i] are nil.
+// agreements in two passes of internal/x25519x8 for all of them
+// (HybridHalves), the ML-KEM-768 encapsulations one after another with
+// internal/mlkem768. errs is nil if every encapsulation succeeded;
+// otherwise errs[i] says why pks[i] failed (a low-order X25519 half) and
+// encs[i] and ss[i] are nil.
 func HybridEncapFresh(pks []*HybridPublicKey) (encs, ss [][]byte, errs []error) {
 	checkBatchSize(len(pks))
 	n := len(pks)
@@ -125,31 +126,87 @@ func HybridEncapFresh(pks []*HybridPublicKey) (encs, ss [][]byte, errs []error) 
 		}
 		return encs, ss, errs
 	}
-	var scalars, points, pubs, dh [MaxBatch][32]byte
+	var h HybridHalves
+	h.Compute(pks)
+	for i, pk := range pks {
+		var err error
+		if encs[i], ss[i], err = h.Finish(i, pk, nil, nil); err != nil {
+			failLane(&errs, n, i, err)
+		}
+	}
+	return encs, ss, errs
+}
+
+// HybridHalves holds the X25519 halves of fresh encapsulations to at most
+// MaxBatch public keys, computed together, so that their ML-KEM-768 halves
+// (EncapsulatePQ) can run meanwhile on other goroutines, and Finish joins
+// the two. It needs HybridBatches. Each lane's agreement is secret; Finish
+// clears it.
+type HybridHalves struct {
+	n        int
+	pubs, dh [MaxBatch][32]byte
+}
+
+// Compute draws a fresh ephemeral X25519 key for each of pks and computes
+// its public key and its agreement with the key's X25519 half: two passes
+// of internal/x25519x8 for all of them.
+func (h *HybridHalves) Compute(pks []*HybridPublicKey) {
+	checkBatchSize(len(pks))
+	if !HybridBatches() {
+		panic("hpke: HybridHalves without AVX-512 IFMA")
+	}
+	var scalars, points [MaxBatch][32]byte
 	for i, pk := range pks {
 		x25519Ephemeral(&scalars[i])
 		points[i] = pk.t
 	}
-	x25519x8.ScalarBaseMult(&pubs, &scalars, n)
-	x25519x8.ScalarMult(&dh, &scalars, &points, n)
+	h.n = len(pks)
+	x25519x8.ScalarBaseMult(&h.pubs, &scalars, h.n)
+	x25519x8.ScalarMult(&h.dh, &scalars, &points, h.n)
 	clear(scalars[:])
-	defer clear(dh[:])
-	for i, pk := range pks {
-		if isZero(&dh[i]) {
-			failLane(&errs, n, i, errLowOrder)
-			continue
-		}
-		encs[i], ss[i] = pk.finish(&dh[i], &pubs[i])
+}
+
+// EncapsulatePQ runs the ML-KEM-768 half of a fresh encapsulation to pk:
+// its shared secret (which the caller clears once used) and ciphertext,
+// for HybridHalves.Finish.
+func (pk *HybridPublicKey) EncapsulatePQ() (ss, ct []byte) { return mlkemEncapsulate(pk.pq) }
+
+// Finish completes lane i of h, an encapsulation to pk (the public key h
+// computed lane i for), with its ML-KEM-768 half ssPQ and ctPQ from
+// pk.EncapsulatePQ, or, if both are nil, one it runs now: it returns the
+// encapsulated key and the shared secret, as HybridEncap, and clears the
+// lane's agreement. A low-order X25519 half is refused as HybridEncap
+// refuses it. Lanes may finish on different goroutines.
+func (h *HybridHalves) Finish(i int, pk *HybridPublicKey, ssPQ, ctPQ []byte) (enc, ss []byte, err error) {
+	if i >= h.n {
+		panic("hpke: HybridHalves.Finish of a lane not computed")
 	}
-	return encs, ss, errs
+	dh := &h.dh[i]
+	defer clear(dh[:])
+	if isZero(dh) {
+		return nil, nil, errLowOrder
+	}
+	if ssPQ == nil && ctPQ == nil {
+		ssPQ, ctPQ = pk.EncapsulatePQ()
+		defer clear(ssPQ)
+	}
+	enc, ss = pk.combineWith(ssPQ, ctPQ, dh, &h.pubs[i])
+	return enc, ss, nil
 }
 
 // finish runs the ML-KEM-768 encapsulation for pk and combines its shared
 // secret with the X25519 half's, ssT for the ephemeral public key ctT:
 // the encapsulated key ct_M || ct_X and the shared secret.
 func (pk *HybridPublicKey) finish(ssT, ctT *[32]byte) (enc, ss []byte) {
-	ssPQ, ctPQ := mlkemEncapsulate(pk.pq)
+	ssPQ, ctPQ := pk.EncapsulatePQ()
 	defer clear(ssPQ)
+	return pk.combineWith(ssPQ, ctPQ, ssT, ctT)
+}
+
+// combineWith returns the encapsulated key ct_M || ct_X and the combined
+// shared secret of an ML-KEM-768 half (ssPQ, ctPQ) and an X25519 half
+// (ssT, for the ephemeral public key ctT).
+func (pk *HybridPublicKey) combineWith(ssPQ, ctPQ []byte, ssT, ctT *[32]byte) (enc, ss []byte) {
 	enc = make([]byte, 0, HybridEncSize)
 	enc = append(append(enc, ctPQ...), ctT[:]...)
 	return enc, combine(ssPQ, ssT[:], ctT[:], pk.t[:])

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/fanseal/fanseal/internal/mlkem768"
@@ -103,6 +104,20 @@ func TestHybridVectors(t *testing.T) {
 			for i := range n {
 				if errs != nil || !bytes.Equal(encs[i], unhex(t, v.Enc)) || !bytes.Equal(sss[i], unhex(t, v.Secret)) {
 					t.Fatalf("HybridEncapFresh, %d lanes (batches=%v), lane %d: secret %x, %v", n, HybridBatches(), i, sss[i], errs)
+				}
+			}
+			if !HybridBatches() {
+				continue
+			}
+			// The halves apart: the ML-KEM-768 half before the pass, the
+			// lanes finished last to first.
+			ssPQ, ctPQ := pk.EncapsulatePQ()
+			var h HybridHalves
+			h.Compute(pks)
+			for i := n - 1; i >= 0; i-- {
+				enc, ss, err := h.Finish(i, pk, ssPQ, ctPQ)
+				if err != nil || !bytes.Equal(enc, unhex(t, v.Enc)) || !bytes.Equal(ss, unhex(t, v.Secret)) {
+					t.Fatalf("HybridHalves, %d lanes, lane %d: secret %x, %v", n, i, ss, err)
 				}
 			}
 		}
@@ -272,6 +287,55 @@ func TestHybridEncapFresh(t *testing.T) {
 	_, pks := hybridKeys(t, 1, 0)
 	if _, _, err := HybridEncap(pks[0]); !errors.Is(err, ErrInvalidKey) {
 		t.Fatalf("HybridEncap of a low-order X25519 half: %v", err)
+	}
+}
+
+// TestHybridHalves finishes each lane of HybridHalves on a goroutine of
+// its own, its ML-KEM-768 half encapsulated there first, and opens each
+// with crypto/hpke; the low-order lane alone fails. Finish clears each
+// lane's agreement.
+func TestHybridHalves(t *testing.T) {
+	if !HybridBatches() {
+		t.Skip("HybridHalves needs AVX-512 IFMA")
+	}
+	suite, _ := NewHybridSuite(AEADAES256GCM)
+	a, _ := stdhpke.NewAEAD(AEADAES256GCM)
+	info := []byte("hybrid halves")
+	const bad = 5
+	sks, pks := hybridKeys(t, MaxBatch, bad)
+	var h HybridHalves
+	h.Compute(pks)
+	encs, ss, errs := make([][]byte, MaxBatch), make([][]byte, MaxBatch), make([]error, MaxBatch)
+	var wg sync.WaitGroup
+	for i := range MaxBatch {
+		wg.Go(func() {
+			ssPQ, ctPQ := pks[i].EncapsulatePQ()
+			encs[i], ss[i], errs[i] = h.Finish(i, pks[i], ssPQ, ctPQ)
+		})
+	}
+	wg.Wait()
+	for i := range MaxBatch {
+		if h.dh[i] != [32]byte{} {
+			t.Errorf("lane %d: agreement not cleared", i)
+		}
+		if i == bad {
+			if !errors.Is(errs[i], ErrInvalidKey) || encs[i] != nil || ss[i] != nil {
+				t.Errorf("low-order lane: %x, %v", encs[i], errs[i])
+			}
+			continue
+		}
+		if errs[i] != nil {
+			t.Fatalf("lane %d: %v", i, errs[i])
+		}
+		ctx, _ := suite.NewContext(ss[i], suite.ScheduleContext(info))
+		ct, _ := ctx.Seal(nil, nil, []byte("file key"))
+		r, err := stdhpke.NewRecipient(encs[i], sks[i], stdhpke.HKDFSHA256(), a, info)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pt, err := r.Open(nil, ct); err != nil || string(pt) != "file key" {
+			t.Fatalf("lane %d: crypto/hpke Open = %q, %v", i, pt, err)
+		}
 	}
 }
 
