@@ -17,6 +17,8 @@ type row struct {
 	name       string
 	target     int     // index of the target that measured it
 	base, head float64 // medians, ns/op; 0 if the side lacks the benchmark
+	baseRuns   int     // samples of each side
+	headRuns   int
 	delta      float64 // head/base − 1
 	p          float64
 	regression bool
@@ -75,6 +77,7 @@ func compare(base, head []byte, threshold, alpha float64) ([]row, error) {
 	for _, n := range names {
 		r := row{name: n, p: 1}
 		sa, sb := a[n], b[n]
+		r.baseRuns, r.headRuns = len(sa), len(sb)
 		if len(sa) > 0 {
 			r.base = benchmath.AssumeNothing.Summary(benchmath.NewSample(sa, &th), 0.95).Center
 		}

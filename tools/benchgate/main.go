@@ -8,10 +8,11 @@
 // benchmath: medians and a Mann-Whitney U test).
 //
 // It fails when a curated benchmark is slower by more than -threshold with
-// statistical significance (p < -alpha) in two rounds of -count runs: the
-// second measures again only the targets the first found slower, because
-// on a shared machine one round of an unchanged tree now and then passes
-// both bounds by noise alone. It does not fail if the commit being judged
+// statistical significance (p < -alpha) in one round of -count runs and
+// then in that round and a second one together: the second measures again
+// only the targets the first found slower, because on a shared machine
+// one round of an unchanged tree now and then passes both bounds by noise
+// alone. It does not fail if the commit being judged
 // (the -head commit, or HEAD when the working tree has no uncommitted
 // changes) ends its message with the git trailer
 //
@@ -205,7 +206,7 @@ func (g *gate) run(out io.Writer) error {
 		return err
 	}
 	if regressions == 0 {
-		fmt.Fprintf(out, "benchgate: %d benchmarks compared; the second round did not confirm the slowdown\n", len(rows))
+		fmt.Fprintf(out, "benchgate: %d benchmarks compared; both rounds together did not confirm the slowdown\n", len(rows))
 		return nil
 	}
 	fail := fmt.Errorf("%w: %d benchmark(s) more than %.0f%% slower (p < %.2f); fix it, or explain it with a 'Bench-Regression: <reason>' trailer in the commit message", errRegression, regressions, g.threshold*100, g.alpha)
@@ -243,13 +244,9 @@ func (g *gate) pair(tmp string, i int, baseTree, headTree string) pair {
 }
 
 // measure runs the benchmarks of every target whose pair has binaries
-// g.count times on each side, interleaved, and compares them. Each row
-// names its target.
+// g.count times on each side, interleaved, adds their output to what the
+// pair holds, and compares all of it. Each row names its target.
 func (g *gate) measure(all []pair) ([]row, error) {
-	for i := range all {
-		all[i].base.out.Reset()
-		all[i].head.out.Reset()
-	}
 	for run := range g.count {
 		for i := range all {
 			// Alternate which side goes first, so neither always runs on
@@ -285,31 +282,51 @@ func (g *gate) measure(all []pair) ([]row, error) {
 	return rows, nil
 }
 
-// confirm measures again, in a second round of g.count interleaved runs,
-// the targets that hold a suspected regression, prints the suspects' new
-// rows and returns how many of them are slower again. On a shared machine
-// one round of an unchanged tree now and then reaches p < alpha with a
-// delta above the threshold; a real slowdown shows in both rounds, and
-// noise rarely twice.
+// confirm runs, in a second round of g.count interleaved runs, the
+// targets that hold a suspected regression, prints the suspects' rows of
+// both rounds together (2 g.count runs a side) and returns how many of
+// them are still more than the threshold slower with p < alpha. On a
+// shared machine one round of an unchanged tree now and then passes both
+// bounds, when load came and went with one side's runs; a quieter second
+// round dilutes that, while a real slowdown's second round adds to its
+// evidence. A suspect that the second round does not measure on both
+// sides is an error: the gate cannot judge it.
 func (g *gate) confirm(out io.Writer, all []pair, first []row) (int, error) {
-	suspect := map[string]bool{}
+	type key struct {
+		target int
+		name   string
+	}
+	suspect := map[key]bool{}
 	again := make([]pair, len(all))
 	for _, r := range first {
-		if r.regression {
-			suspect[r.name] = true
-			again[r.target] = pair{
-				base: side{exe: all[r.target].base.exe, dir: all[r.target].base.dir},
-				head: side{exe: all[r.target].head.exe, dir: all[r.target].head.dir},
-			}
+		if !r.regression {
+			continue
+		}
+		suspect[key{r.target, r.name}] = true
+		if p := &again[r.target]; p.base.exe == "" {
+			p.base = side{exe: all[r.target].base.exe, dir: all[r.target].base.dir}
+			p.head = side{exe: all[r.target].head.exe, dir: all[r.target].head.dir}
+			p.base.out.Write(all[r.target].base.out.Bytes())
+			p.head.out.Write(all[r.target].head.out.Bytes())
 		}
 	}
-	fmt.Fprintf(out, "benchgate: %d suspected regression(s); measuring again, %d interleaved runs each\n", len(suspect), g.count)
+	fmt.Fprintf(out, "benchgate: %d suspected regression(s); measuring again, %d more interleaved runs each, judged on both rounds\n", len(suspect), g.count)
 	rows, err := g.measure(again)
 	if err != nil {
 		return 0, err
 	}
-	rows = slices.DeleteFunc(rows, func(r row) bool { return !suspect[r.name] })
-	return printRows(out, rows), nil
+	rows = slices.DeleteFunc(rows, func(r row) bool { return !suspect[key{r.target, r.name}] })
+	var missing []string
+	for _, r := range rows {
+		if r.baseRuns < 2*g.count || r.headRuns < 2*g.count {
+			missing = append(missing, fmt.Sprintf("%s ran %d times in the base and %d in the head, not %d", r.name, r.baseRuns, r.headRuns, 2*g.count))
+		}
+	}
+	n := printRows(out, rows)
+	if len(missing) > 0 {
+		return 0, fmt.Errorf("%w in the second round: %s", errMissing, strings.Join(missing, "; "))
+	}
+	return n, nil
 }
 
 // acceptedReason returns the value of the first Bench-Regression trailer
