@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
@@ -139,7 +140,8 @@ func (s *Sealer) batchAgreements(ps []plan, parallel bool) (n int, err error) {
 	// them, not four passes of five).
 	var g errgroup.Group
 	g.SetLimit(workers)
-	var schedules []func() error
+	var schedules []func()
+	var failed failures
 	for _, gr := range groups {
 		if !gr.cs.gathers(len(gr.idx), workers) {
 			continue
@@ -155,7 +157,7 @@ func (s *Sealer) batchAgreements(ps []plan, parallel bool) (n int, err error) {
 			if gr.cs.kem == nil {
 				h := newHybridPass(ps, batch)
 				if workers == 1 {
-					g.Go(func() error { h.pass(); return h.lanes(ps, batch, 0, len(batch)) })
+					g.Go(func() error { h.pass(); h.lanes(ps, batch, 0, len(batch), &failed); return nil })
 					continue
 				}
 				g.Go(func() error { h.pass(); return nil })
@@ -164,22 +166,41 @@ func (s *Sealer) batchAgreements(ps []plan, parallel bool) (n int, err error) {
 				chunk := ceilDiv(len(batch), workers)
 				for from := 0; from < len(batch); from += chunk {
 					to := min(from+chunk, len(batch))
-					schedules = append(schedules, func() error { return h.lanes(ps, batch, from, to) })
+					schedules = append(schedules, func() { h.lanes(ps, batch, from, to, &failed) })
 				}
 				continue
 			}
 			a := &agreed{done: make(chan struct{})}
 			g.Go(func() error { a.pass(ps, batch); return nil })
-			schedules = append(schedules, func() error { return a.schedule(ps, batch) })
+			schedules = append(schedules, func() { a.schedule(ps, batch, &failed) })
 		}
 	}
 	for _, f := range schedules {
-		g.Go(f)
+		g.Go(func() error { f(); return nil })
 	}
-	if err := g.Wait(); err != nil {
-		return 0, err
+	g.Wait()
+	if failed.err != nil {
+		return 0, failed.err
 	}
 	return n, nil
+}
+
+// failures keeps, of the stanzas that failed on several goroutines, the
+// failure of the first, so that a seal names the same stanza whichever
+// goroutine finishes first.
+type failures struct {
+	mu  sync.Mutex
+	i   int
+	err error
+}
+
+// add records that stanza i failed with err.
+func (f *failures) add(i int, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err == nil || i < f.i {
+		f.i, f.err = i, stanzaError(i, err)
+	}
 }
 
 // agreed holds the key agreements of one pass until their key schedules.
@@ -211,8 +232,8 @@ func (a *agreed) pass(ps []plan, batch []int) {
 
 // schedule waits for the pass, then gives each plan of batch a ready
 // sender context: the key schedule of its agreement. The first stanza
-// that failed is reported.
-func (a *agreed) schedule(ps []plan, batch []int) error {
+// that fails is recorded in failed, and the rest of batch left alone.
+func (a *agreed) schedule(ps []plan, batch []int, failed *failures) {
 	<-a.done
 	defer func() {
 		for _, d := range a.dh {
@@ -223,7 +244,8 @@ func (a *agreed) schedule(ps []plan, batch []int) error {
 	cs := first.cs
 	for j, i := range batch {
 		if a.errs != nil && a.errs[j] != nil {
-			return stanzaError(i, a.errs[j])
+			failed.add(i, a.errs[j])
+			return
 		}
 		it := &precomputed{}
 		var enc []byte
@@ -238,11 +260,11 @@ func (a *agreed) schedule(ps []plan, batch []int) error {
 			clear(ss)
 		}
 		if err != nil {
-			return stanzaError(i, err)
+			failed.add(i, err)
+			return
 		}
 		ps[i].item, ps[i].heavy = it, false
 	}
-	return nil
 }
 
 // hybridPass holds the X25519 halves of one pass of post-quantum stanzas
@@ -276,8 +298,9 @@ func (h *hybridPass) pass() {
 // lanes runs the ML-KEM-768 halves of the plans ps[batch[j]], from <= j <
 // to, which need nothing from the pass; then waits for the pass and gives
 // each plan a ready sender context: the two halves combined, and the key
-// schedule. The first stanza that failed is reported.
-func (h *hybridPass) lanes(ps []plan, batch []int, from, to int) error {
+// schedule. Every lane is finished, so that each clears its agreement;
+// those that fail are recorded in failed.
+func (h *hybridPass) lanes(ps []plan, batch []int, from, to int, failed *failures) {
 	var ssPQ, ctPQ [hpke.MaxBatch][]byte
 	for j := from; j < to; j++ {
 		ssPQ[j], ctPQ[j] = h.pks[j].EncapsulatePQ()
@@ -288,9 +311,7 @@ func (h *hybridPass) lanes(ps []plan, batch []int, from, to int) error {
 		}
 	}()
 	<-h.done
-	var first error
 	for j := from; j < to; j++ {
-		// Every lane is finished, so that each clears its agreement.
 		i, p := batch[j], &ps[batch[j]]
 		enc, ss, err := h.halves.Finish(j, h.pks[j], ssPQ[j], ctPQ[j])
 		if err == nil {
@@ -300,14 +321,11 @@ func (h *hybridPass) lanes(ps []plan, batch []int, from, to int) error {
 		}
 		if err != nil {
 			p.item = nil
-			if first == nil {
-				first = stanzaError(i, err)
-			}
+			failed.add(i, err)
 			continue
 		}
 		p.heavy = false
 	}
-	return first
 }
 
 // precomputeBatch does what precompute does for each of rs (at most

@@ -171,18 +171,30 @@ func TestBatchedStanzas(t *testing.T) {
 // few passes as there are eight recipients, on any number of goroutines,
 // since a pass costs as much for one lane as for eight; the ML-KEM-768
 // encapsulations, which need no pass, keep the other goroutines busy.
-// Every recipient opens.
+// Every plan leaves the batch with its sender context, and every
+// recipient opens.
 func TestHybridPasses(t *testing.T) {
 	if !batches(MLKEM768X25519) {
 		t.Skip("the X25519 halves are batched only with AVX-512 IFMA")
 	}
 	ids, rs := identities(t, MLKEM768X25519, 20)
 	for _, parallelism := range []int{1, 2, 3, 16} {
-		before := batchPasses.Load()
-		env := mustSeal(t, &Sealer{Strategy: Parallel, Parallelism: parallelism}, []byte("pq"), rs...)
-		if got := batchPasses.Load() - before; got != 3 {
-			t.Errorf("20 recipients on %d goroutines: %d passes, want 3", parallelism, got)
+		s := &Sealer{Strategy: Parallel, Parallelism: parallelism}
+		ps, err := s.plans(rs, make([]byte, AgeSecretSize))
+		if err != nil {
+			t.Fatal(err)
 		}
+		before := batchPasses.Load()
+		n, err := s.batchAgreements(ps, parallelism > 1)
+		if got := batchPasses.Load() - before; err != nil || n != 20 || got != 3 {
+			t.Errorf("20 recipients on %d goroutines: %d passes for %d stanzas (%v), want 3 for 20", parallelism, got, n, err)
+		}
+		for i, p := range ps {
+			if p.item == nil || p.item.ctx == nil || len(p.item.enc) != hpke.HybridEncSize || p.heavy {
+				t.Fatalf("%d goroutines: plan %d left without its sender context", parallelism, i)
+			}
+		}
+		env := mustSeal(t, s, []byte("pq"), rs...)
 		for _, i := range []int{0, 7, 8, 15, 16, 19} {
 			mustOpen(t, env, []byte("pq"), ids[i])
 		}
@@ -295,30 +307,49 @@ func TestBatchedLowOrder(t *testing.T) {
 	}
 }
 
-// TestBatchedLowOrderHybrid: a post-quantum recipient whose X25519 half is
-// the low-order point 0 among good ones makes every strategy refuse to
-// seal with ErrInvalidKey, naming its stanza, batched or not, where
-// crypto/hpke's NewSender fails too.
-func TestBatchedLowOrderHybrid(t *testing.T) {
-	_, rs := identities(t, MLKEM768X25519, 5)
-	raw := bytes.Clone(rs[0].raw)
+// lowOrderHybrid is a post-quantum recipient whose X25519 half is the
+// low-order point 0: NewRecipient refuses it (TestX25519PublicKeyRefused),
+// so it is built around the key here, to test the checks at sealing time
+// behind that.
+func lowOrderHybrid(t *testing.T, good *Recipient) *Recipient {
+	raw := bytes.Clone(good.raw)
 	clear(raw[len(raw)-32:])
-	bad, err := NewRecipient(MLKEM768X25519, raw)
-	if err != nil {
-		t.Skipf("NewRecipient refuses the low-order X25519 half already: %v", err)
+	if _, err := NewRecipient(MLKEM768X25519, raw); err == nil {
+		t.Fatal("NewRecipient accepts a low-order X25519 half")
 	}
-	if _, _, err := stdhpke.NewSender(mustStdPQ(t, raw), stdhpke.HKDFSHA256(), stdhpke.AES256GCM(), nil); err == nil {
+	r := &Recipient{suite: MLKEM768X25519, raw: raw}
+	var err error
+	if r.pq, err = hpke.NewHybridPublicKey(raw); err != nil {
+		t.Fatal(err)
+	}
+	r.id, r.fp = keyDigest(MLKEM768X25519, raw)
+	return r
+}
+
+// TestBatchedLowOrderHybrid: post-quantum recipients whose X25519 half is
+// the low-order point 0 among good ones make every strategy refuse to
+// seal with ErrInvalidKey, as crypto/hpke's NewSender does, naming the
+// first of their stanzas, batched or not, on any number of goroutines,
+// whichever goroutine finishes first.
+func TestBatchedLowOrderHybrid(t *testing.T) {
+	_, good := identities(t, MLKEM768X25519, 19)
+	bad := lowOrderHybrid(t, good[0])
+	if _, _, err := stdhpke.NewSender(mustStdPQ(t, bad.raw), stdhpke.HKDFSHA256(), stdhpke.AES256GCM(), nil); err == nil {
 		t.Fatal("crypto/hpke seals to a low-order X25519 half")
 	}
-	rs = append(append(append([]*Recipient{}, rs[:2]...), bad), rs[2:]...)
+	rs := append(append(append(append(append([]*Recipient{}, good[1:12]...), bad), good[12:13]...), lowOrderHybrid(t, good[1])), good[13:]...)
 	for _, st := range []Strategy{Sequential, Parallel, Shared, SharedParallel} {
-		before := batchedAgreements.Load()
-		_, err := (&Sealer{Strategy: st}).SealBytes([]byte("x"), rs...)
-		if !errors.Is(err, ErrInvalidKey) || !strings.Contains(err.Error(), "sealing stanza 2:") {
-			t.Errorf("%s: error %v, want an invalid key at stanza 2", st, err)
-		}
-		if batched := batchedAgreements.Load() - before; st != Sequential && batches(MLKEM768X25519) && batched == 0 {
-			t.Errorf("%s: the agreements did not run in a batch", st)
+		for _, parallelism := range []int{1, 2, 16} {
+			for range 20 {
+				before := batchedAgreements.Load()
+				_, err := (&Sealer{Strategy: st, Parallelism: parallelism}).SealBytes([]byte("x"), rs...)
+				if !errors.Is(err, ErrInvalidKey) || !strings.Contains(err.Error(), "sealing stanza 11:") {
+					t.Fatalf("%s on %d goroutines: error %v, want an invalid key at stanza 11", st, parallelism, err)
+				}
+				if batched := batchedAgreements.Load() - before; st != Sequential && batches(MLKEM768X25519) && batched == 0 {
+					t.Fatalf("%s: the agreements did not run in a batch", st)
+				}
+			}
 		}
 	}
 }

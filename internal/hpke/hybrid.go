@@ -141,9 +141,10 @@ func HybridEncapFresh(pks []*HybridPublicKey) (encs, ss [][]byte, errs []error) 
 // MaxBatch public keys, computed together, so that their ML-KEM-768 halves
 // (EncapsulatePQ) can run meanwhile on other goroutines, and Finish joins
 // the two. It needs HybridBatches. Each lane's agreement is secret; Finish
-// clears it.
+// clears it, and Clear clears those of lanes never finished.
 type HybridHalves struct {
 	n        int
+	points   [MaxBatch][32]byte // each lane's X25519 half, public
 	pubs, dh [MaxBatch][32]byte
 }
 
@@ -155,16 +156,19 @@ func (h *HybridHalves) Compute(pks []*HybridPublicKey) {
 	if !HybridBatches() {
 		panic("hpke: HybridHalves without AVX-512 IFMA")
 	}
-	var scalars, points [MaxBatch][32]byte
+	var scalars [MaxBatch][32]byte
 	for i, pk := range pks {
 		x25519Ephemeral(&scalars[i])
-		points[i] = pk.t
+		h.points[i] = pk.t
 	}
 	h.n = len(pks)
 	x25519x8.ScalarBaseMult(&h.pubs, &scalars, h.n)
-	x25519x8.ScalarMult(&h.dh, &scalars, &points, h.n)
+	x25519x8.ScalarMult(&h.dh, &scalars, &h.points, h.n)
 	clear(scalars[:])
 }
+
+// Clear clears every lane's agreement, finished or not.
+func (h *HybridHalves) Clear() { clear(h.dh[:]) }
 
 // EncapsulatePQ runs the ML-KEM-768 half of a fresh encapsulation to pk:
 // its shared secret (which the caller clears once used) and ciphertext,
@@ -178,8 +182,13 @@ func (pk *HybridPublicKey) EncapsulatePQ() (ss, ct []byte) { return mlkemEncapsu
 // lane's agreement. A low-order X25519 half is refused as HybridEncap
 // refuses it. Lanes may finish on different goroutines.
 func (h *HybridHalves) Finish(i int, pk *HybridPublicKey, ssPQ, ctPQ []byte) (enc, ss []byte, err error) {
-	if i >= h.n {
+	switch {
+	case i < 0 || i >= h.n:
 		panic("hpke: HybridHalves.Finish of a lane not computed")
+	case pk.t != h.points[i]:
+		panic("hpke: HybridHalves.Finish with another public key than its lane's")
+	case (ssPQ == nil) != (ctPQ == nil), ssPQ != nil && (len(ssPQ) != mlkem768.SharedKeySize || len(ctPQ) != mlkem768.CiphertextSize):
+		panic("hpke: HybridHalves.Finish with a malformed ML-KEM-768 half")
 	}
 	dh := &h.dh[i]
 	defer clear(dh[:])

@@ -314,6 +314,29 @@ func TestHybridHalves(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	// A finished lane cannot be finished with another key or a malformed
+	// ML-KEM-768 half; Clear clears a lane never finished.
+	ssPQ, ctPQ := pks[0].EncapsulatePQ()
+	for name, f := range map[string]func(){
+		"another key":      func() { h.Finish(0, pks[1], ssPQ, ctPQ) },
+		"lane 8":           func() { h.Finish(MaxBatch, pks[0], ssPQ, ctPQ) },
+		"no ciphertext":    func() { h.Finish(0, pks[0], ssPQ, nil) },
+		"short secret":     func() { h.Finish(0, pks[0], ssPQ[:31], ctPQ) },
+		"short ciphertext": func() { h.Finish(0, pks[0], ssPQ, ctPQ[:100]) },
+	} {
+		if !panics(f) {
+			t.Errorf("Finish with %s did not panic", name)
+		}
+	}
+	var left HybridHalves
+	left.Compute(pks[:2])
+	if left.dh[0] == [32]byte{} {
+		t.Fatal("no agreement computed")
+	}
+	left.Clear()
+	if left.dh[0] != [32]byte{} || left.dh[1] != [32]byte{} {
+		t.Error("Clear left an agreement")
+	}
 	for i := range MaxBatch {
 		if h.dh[i] != [32]byte{} {
 			t.Errorf("lane %d: agreement not cleared", i)
@@ -534,4 +557,10 @@ func TestHybridDecapBatch(t *testing.T) {
 			}
 		}
 	}
+}
+
+func panics(f func()) (did bool) {
+	defer func() { did = recover() != nil }()
+	f()
+	return false
 }
