@@ -78,3 +78,26 @@ func BenchmarkScalarBaseMult(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFreshKeys is a pass of fresh ephemeral keys: eight public keys
+// and their agreements with eight points, in one ScalarBaseMultAndMult
+// call (method=both) or a ScalarBaseMult and a ScalarMult call
+// (method=apart), on the IFMA path.
+func BenchmarkFreshKeys(b *testing.B) {
+	if !Accelerated() {
+		b.Skip("no AVX-512 IFMA")
+	}
+	scalars, points := randomBatch()
+	var pubs, dst [Lanes][32]byte
+	b.Run("method=both", func(b *testing.B) {
+		for b.Loop() {
+			ScalarBaseMultAndMult(&pubs, &dst, &scalars, &points, Lanes)
+		}
+	})
+	b.Run("method=apart", func(b *testing.B) {
+		for b.Loop() {
+			ScalarBaseMult(&pubs, &scalars, Lanes)
+			ScalarMult(&dst, &scalars, &points, Lanes)
+		}
+	})
+}

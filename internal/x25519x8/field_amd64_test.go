@@ -153,6 +153,51 @@ func TestFinish(t *testing.T) {
 	}
 }
 
+// TestFinish2 checks the shared inversion: finish2 gives finish's x1/z1
+// and x2/z2 (reduced) for loose inputs, except that both are 0 in a lane
+// where z1 or z2 is 0 modulo p.
+func TestFinish2(t *testing.T) {
+	requireIFMA(t)
+	r := mrand.New(mrand.NewPCG(5, 6))
+	pm2 := new(big.Int).Sub(p, big.NewInt(2))
+	div := func(x, z *big.Int) *big.Int {
+		return mod(new(big.Int).Mul(x, new(big.Int).Exp(mod(z), pm2, p)))
+	}
+	for i := range 200 {
+		var x1, z1, x2, z2, out1, out2 fe8
+		var s [scratchWords]uint64
+		sample(&x1, loose, r, i%2 == 0)
+		sample(&z1, loose, r, i%2 == 1)
+		sample(&x2, loose, r, i%3 == 0)
+		sample(&z2, loose, r, i%3 == 1)
+		if i < 2 {
+			// z = 0, p, 2p and 3p in lanes 4..7 of z1 (i = 0) or z2.
+			z := &z1
+			if i == 1 {
+				z = &z2
+			}
+			for l, k := range []int64{0, 1, 2, 3} {
+				zp := new(big.Int).Mul(p, big.NewInt(k))
+				for j := range 5 {
+					z[j][4+l] = new(big.Int).Rsh(zp, uint(52*j)).Uint64() & (two52 - 1)
+				}
+			}
+		}
+		finish2(&out1, &out2, &x1, &z1, &x2, &z2, &s)
+		checkBounds(t, "finish2", &out1, reduced)
+		checkBounds(t, "finish2", &out2, reduced)
+		for l := range Lanes {
+			want1, want2 := div(value(&x1, l), value(&z1, l)), div(value(&x2, l), value(&z2, l))
+			if mod(value(&z1, l)).Sign() == 0 || mod(value(&z2, l)).Sign() == 0 {
+				want1, want2 = new(big.Int), new(big.Int)
+			}
+			if got1, got2 := mod(value(&out1, l)), mod(value(&out2, l)); got1.Cmp(want1) != 0 || got2.Cmp(want2) != 0 {
+				t.Fatalf("%d, lane %d: finish2 = %x, %x, want %x, %x", i, l, got1, got2, want1, want2)
+			}
+		}
+	}
+}
+
 // TestPack checks the canonical encoding of reduced values against
 // math/big, at the values where the final subtraction of p matters.
 func TestPack(t *testing.T) {

@@ -33,6 +33,12 @@ func ladder(x2, z2 *fe8, k *[4][Lanes]uint64, u *fe8, scratch *[scratchWords]uin
 //go:noescape
 func finish(out, x, z *fe8, scratch *[scratchWords]uint64)
 
+// finish2 sets out1 = x1/z1 and out2 = x2/z2 (reduced) for loose inputs
+// with one inversion; where z1 or z2 is 0, both outputs are 0.
+//
+//go:noescape
+func finish2(out1, out2, x1, z1, x2, z2 *fe8, scratch *[scratchWords]uint64)
+
 // comb leaves x = Z + Y and z = Z - Y (reduced) of P = k*B on
 // edwards25519 in each lane, so that x/z = X25519(k, 9); d holds each
 // lane's signed radix-16 digits of its clamped scalar k (d[i][0][l] = |e_i|,
@@ -71,8 +77,19 @@ type ladderState struct {
 
 func scalarMultIFMA(dst, scalars, points *[Lanes][32]byte, n int) {
 	var st ladderState
-	// Lanes n and above keep the zero scalar (clamped to 2^254) and the
-	// point 0: dummies whose results are dropped.
+	st.prepare(scalars, points, n)
+	ladder(&st.x, &st.z, &st.k, &st.u, &st.scratch)
+	finish(&st.r, &st.x, &st.z, &st.scratch)
+	for l := range n {
+		pack(&dst[l], &st.r, l)
+	}
+	st = ladderState{}
+}
+
+// prepare sets the ladder's inputs: the clamped scalars and the points of
+// lanes below n. Lanes n and above keep the zero scalar (clamped to
+// 2^254) and the point 0: dummies whose results are dropped.
+func (st *ladderState) prepare(scalars, points *[Lanes][32]byte, n int) {
 	for l := range n {
 		var k [32]byte = scalars[l]
 		k[0] &= 248
@@ -87,12 +104,6 @@ func scalarMultIFMA(dst, scalars, points *[Lanes][32]byte, n int) {
 	for l := n; l < Lanes; l++ {
 		st.k[3][l] = 1 << 62
 	}
-	ladder(&st.x, &st.z, &st.k, &st.u, &st.scratch)
-	finish(&st.r, &st.x, &st.z, &st.scratch)
-	for l := range n {
-		pack(&dst[l], &st.r, l)
-	}
-	st = ladderState{}
 }
 
 // combState is everything a comb pass writes that depends on a secret.
@@ -105,10 +116,21 @@ type combState struct {
 // scalarBaseMultIFMA computes the public keys of scalars[:n] with the
 // fixed-base comb: each scalar is clamped and recoded into 64 signed
 // radix-16 digits, the comb adds the table's entries and finish divides.
-// Lanes n and above keep the digits 0 (the identity, whose x/z is 0 and
-// is dropped).
 func scalarBaseMultIFMA(dst, scalars *[Lanes][32]byte, n int) {
 	var st combState
+	st.prepare(scalars, n)
+	comb(&st.x, &st.z, &st.d, &st.scratch)
+	finish(&st.r, &st.x, &st.z, &st.scratch)
+	for l := range n {
+		pack(&dst[l], &st.r, l)
+	}
+	st = combState{}
+}
+
+// prepare sets the comb's digits for the scalars of lanes below n. Lanes
+// n and above keep the digits 0 (the identity, whose x/z is 0 and is
+// dropped).
+func (st *combState) prepare(scalars *[Lanes][32]byte, n int) {
 	for l := range n {
 		e := recode(&scalars[l])
 		for i, v := range e {
@@ -118,12 +140,23 @@ func scalarBaseMultIFMA(dst, scalars *[Lanes][32]byte, n int) {
 		}
 		clear(e[:])
 	}
-	comb(&st.x, &st.z, &st.d, &st.scratch)
-	finish(&st.r, &st.x, &st.z, &st.scratch)
+}
+
+// bothIFMA runs the comb and the ladder for the same scalars and divides
+// both with finish2's one inversion.
+func bothIFMA(pubs, dst, scalars, points *[Lanes][32]byte, n int) {
+	var cs combState
+	var ls ladderState
+	cs.prepare(scalars, n)
+	ls.prepare(scalars, points, n)
+	comb(&cs.x, &cs.z, &cs.d, &cs.scratch)
+	ladder(&ls.x, &ls.z, &ls.k, &ls.u, &ls.scratch)
+	finish2(&cs.r, &ls.r, &cs.x, &cs.z, &ls.x, &ls.z, &ls.scratch)
 	for l := range n {
-		pack(&dst[l], &st.r, l)
+		pack(&pubs[l], &cs.r, l)
+		pack(&dst[l], &ls.r, l)
 	}
-	st = combState{}
+	cs, ls = combState{}, ladderState{}
 }
 
 // recode returns the clamped scalar k (RFC 7748) as 64 signed digits e_i

@@ -11,3 +11,7 @@ func scalarMultIFMA(dst, scalars, points *[Lanes][32]byte, n int) {
 func scalarBaseMultIFMA(dst, scalars *[Lanes][32]byte, n int) {
 	panic("x25519x8: no IFMA code in this build")
 }
+
+func bothIFMA(pubs, dst, scalars, points *[Lanes][32]byte, n int) {
+	panic("x25519x8: no IFMA code in this build")
+}

@@ -21,6 +21,8 @@ import (
 //	                 Wycheproof, RFC7748*, Differential*, Comb*, ...)
 //	a24 constant:    the field and ladder tests (the comb does not use it)
 //	fold constant:   the field, ladder and comb tests
+//	finish2 denominator, cross factor, outputs swapped:
+//	                 Finish2 and every test through checkBatch
 var mutations = []codegen.Mutation{
 	{Name: "entry index",
 		Old: `codegen.Ins("VPBROADCASTQ %d(SI), K1, Z%d", m*entryBytes+c*40+j*8, 5*c+j)`,
@@ -57,6 +59,15 @@ var mutations = []codegen.Mutation{
 		New: `if j != 2 {
 			codegen.Ins("VPADDQ %s, %s, %s", t0, v[j+1], v[j+1])
 		}`},
+	{Name: "finish2 denominator",
+		Old: `mulc(sInvZ, z1, z2) // w`,
+		New: `mulc(sInvZ, z1, z1) // w`},
+	{Name: "finish2 cross factor",
+		Old: `mulc(x2, x2, z1)`,
+		New: `mulc(x2, x2, z2)`},
+	{Name: "finish2 outputs swapped",
+		Old: `load(ra, sBoth[2*i])`,
+		New: `load(ra, sBoth[2-2*i])`},
 	{Name: "a24 constant",
 		Old: `DATA consts<>+32(SB)/8, $121665`,
 		New: `DATA consts<>+32(SB)/8, $121666`},

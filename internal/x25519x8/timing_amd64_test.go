@@ -18,8 +18,9 @@ import (
 // but the top one, so that every table read would pick the identity, the
 // cheapest input of any variable-time method; for the ladder
 // (ScalarMult), the same fixed scalar (every ladder bit 0 but one) and
-// random points in both classes. |t| at or above 4.5 fails. It takes
-// about a minute: set X25519X8_TIMING=1 (CI does).
+// random points in both classes; both at once (ScalarBaseMultAndMult)
+// likewise. |t| at or above 4.5 fails. It takes about a minute and a
+// half: set X25519X8_TIMING=1 (CI does).
 func TestTiming(t *testing.T) {
 	if os.Getenv("X25519X8_TIMING") == "" {
 		t.Skip("set X25519X8_TIMING=1 to run the timing test")
@@ -48,6 +49,10 @@ func TestTiming(t *testing.T) {
 		{"ScalarMult/scalar=fixed-vs-random", func(in *input) {
 			var dst [Lanes][32]byte
 			ScalarMult(&dst, &in.k, &in.u, Lanes)
+		}},
+		{"ScalarBaseMultAndMult/scalar=fixed-vs-random", func(in *input) {
+			var pubs, dst [Lanes][32]byte
+			ScalarBaseMultAndMult(&pubs, &dst, &in.k, &in.u, Lanes)
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -67,6 +67,33 @@ func ScalarBaseMult(dst, scalars *[Lanes][32]byte, n int) {
 	scalarBaseMultGeneric(dst, scalars, n)
 }
 
+// ScalarBaseMultAndMult sets pubs[i] = X25519(scalars[i], 9) and dst[i] =
+// X25519(scalars[i], points[i]) for i < n, as ScalarBaseMult and
+// ScalarMult do, for a little less than both: on the IFMA path their two
+// divisions share one inversion. Where dst[i] is all zeros (a low-order
+// point), so is pubs[i]: the caller refuses that lane anyway. n must be
+// in [0, Lanes]; pubs and dst must not alias each other, and may alias
+// scalars or points.
+func ScalarBaseMultAndMult(pubs, dst, scalars, points *[Lanes][32]byte, n int) {
+	checkCount(n)
+	if pubs == dst {
+		panic("x25519x8: ScalarBaseMultAndMult with pubs and dst the same")
+	}
+	if accelerated {
+		bothIFMA(pubs, dst, scalars, points, n)
+		return
+	}
+	s, p := *scalars, *points // pubs may alias either
+	scalarBaseMultGeneric(pubs, &s, n)
+	scalarMultGeneric(dst, &s, &p, n)
+	for i := range n {
+		if dst[i] == [32]byte{} {
+			pubs[i] = [32]byte{}
+		}
+	}
+	clear(s[:])
+}
+
 func checkCount(n int) {
 	if n < 0 || n > Lanes {
 		panic(fmt.Sprintf("x25519x8: %d lanes (allowed: 0 to %d)", n, Lanes))

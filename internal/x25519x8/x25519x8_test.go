@@ -53,6 +53,29 @@ func checkBatch(t testing.TB, scalars, points *[Lanes][32]byte, n int) {
 				n, i, scalars[i], points[i], dst[i], want, low)
 		}
 	}
+	// ScalarBaseMultAndMult gives the same agreements, and each lane's
+	// public key unless its agreement is zero, where the key is zero too.
+	var pubs, both [Lanes][32]byte
+	for i := range Lanes {
+		pubs[i], both[i] = [32]byte{0: 0xa5, 31: 0x5a}, [32]byte{0: 0xa5, 31: 0x5a}
+	}
+	ScalarBaseMultAndMult(&pubs, &both, scalars, points, n)
+	for i := range Lanes {
+		if i >= n {
+			if pubs[i] != ([32]byte{0: 0xa5, 31: 0x5a}) || both[i] != pubs[i] {
+				t.Fatalf("ScalarBaseMultAndMult, n=%d: lane %d past n was written", n, i)
+			}
+			continue
+		}
+		pub, _ := ecdhX25519(t, &scalars[i], &basepoint)
+		if both[i] == [32]byte{} {
+			pub = [32]byte{}
+		}
+		if both[i] != dst[i] || pubs[i] != pub {
+			t.Fatalf("ScalarBaseMultAndMult, n=%d lane %d (scalar %x, point %x): %x and %x, want %x and %x",
+				n, i, scalars[i], points[i], pubs[i], both[i], pub, dst[i])
+		}
+	}
 }
 
 func randomBatch() (scalars, points [Lanes][32]byte) {
@@ -395,6 +418,33 @@ func TestAliasing(t *testing.T) {
 	if k != pubs {
 		t.Error("ScalarBaseMult with dst aliasing scalars: wrong result")
 	}
+}
+
+// TestScalarBaseMultAndMultAliasing: the outputs may alias the inputs,
+// and not each other.
+func TestScalarBaseMultAndMultAliasing(t *testing.T) {
+	scalars, points := randomBatch()
+	var wantPubs, wantDH [Lanes][32]byte
+	for i := range Lanes {
+		wantPubs[i], _ = ecdhX25519(t, &scalars[i], &basepoint)
+		wantDH[i], _ = ecdhX25519(t, &scalars[i], &points[i])
+	}
+	k, u := scalars, points
+	ScalarBaseMultAndMult(&k, &u, &k, &u, Lanes)
+	if k != wantPubs || u != wantDH {
+		t.Error("pubs aliasing scalars, dst aliasing points: wrong result")
+	}
+	k, u = scalars, points
+	ScalarBaseMultAndMult(&u, &k, &k, &u, Lanes)
+	if u != wantPubs || k != wantDH {
+		t.Error("pubs aliasing points, dst aliasing scalars: wrong result")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("pubs aliasing dst did not panic")
+		}
+	}()
+	ScalarBaseMultAndMult(&k, &k, &scalars, &points, Lanes)
 }
 
 func TestCountOutOfRange(t *testing.T) {
