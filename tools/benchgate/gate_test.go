@@ -153,8 +153,7 @@ func TestGate(t *testing.T) {
 		r := newRepo(t)
 		r.commit("base", fast)
 		r.commit("head", fast)
-		r.write("busy_test.go", busyCounter)
-		r.write("m_test.go", strings.Replace(string(must(os.ReadFile(filepath.Join(r.dir, "m_test.go")))), "for b.Loop() {\n\t\tWork()", "for b.Loop() {\n\t\tWork()\n\t\tif busy {\n\t\t\tfor i := range 1500 {\n\t\t\t\tSink += i\n\t\t\t}\n\t\t}", 1))
+		r.whileBusy("for b.Loop() {\n\t\tWork()", "for b.Loop() {\n\t\tWork()\n\t\tif busy {\n\t\t\tfor i := range 1500 {\n\t\t\t\tSink += i\n\t\t\t}\n\t\t}")
 		g := gate{dir: r.dir, count: 6, benchtime: "3000x", threshold: 0.5, alpha: 0.05, targets: []target{{".", "^BenchmarkWork$"}}}
 		var out bytes.Buffer
 		err := g.run(&out)
@@ -168,8 +167,7 @@ func TestGate(t *testing.T) {
 		r := newRepo(t)
 		r.commit("base", fast)
 		r.commit("head", slow)
-		r.write("busy_test.go", busyCounter)
-		r.write("m_test.go", strings.Replace(string(must(os.ReadFile(filepath.Join(r.dir, "m_test.go")))), "for b.Loop() {", "if !busy {\n\t\tb.Skip(\"gone\")\n\t}\n\tfor b.Loop() {", 1))
+		r.whileBusy("for b.Loop() {", "if !busy {\n\t\tb.Skip(\"gone\")\n\t}\n\tfor b.Loop() {")
 		if out, err := r.gate(""); !errors.Is(err, errMissing) || !strings.Contains(err.Error(), "second round") {
 			t.Fatalf("%v\n%s", err, out)
 		}
@@ -254,9 +252,20 @@ func must[T any](v T, err error) T {
 	return v
 }
 
-// busyCounter is a test file for a scratch package: busy is true in the
-// first six processes of its test binary run in the package directory (it
-// counts them in a file there).
+// whileBusy changes the working tree's benchmark, replacing old with new
+// in its test file, where new may use busy: true in the first six
+// processes of the test binary run in the package directory (it counts
+// them in a file there).
+func (r *repo) whileBusy(old, new string) {
+	r.t.Helper()
+	r.write("busy_test.go", busyCounter)
+	src := string(must(os.ReadFile(filepath.Join(r.dir, "m_test.go"))))
+	if !strings.Contains(src, old) {
+		r.t.Fatalf("m_test.go has no %q", old)
+	}
+	r.write("m_test.go", strings.Replace(src, old, new, 1))
+}
+
 const busyCounter = `package m
 
 import (
