@@ -444,7 +444,7 @@ func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 		st = format.AppendStanzaHeader(st, ps[i].typ, ps[i].size)
 		st, err := ps[i].fill(s, st, preamble, fileKey)
 		if err != nil {
-			return stanzaError(i, err)
+			return err
 		}
 		if len(st) != offsets[i+1]-offsets[i] || &st[0] != &hdr[offsets[i]] {
 			panic("fanseal: stanza size mismatch")
@@ -452,18 +452,27 @@ func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 		return nil
 	}
 	parallel := s.Strategy != Sequential && s.Strategy != Shared && s.parallelism() > 1 && heavy > 1
+	// Of the stanzas that fail, the first is named, whichever goroutine
+	// finishes first.
 	var g errgroup.Group
 	g.SetLimit(s.parallelism())
+	var failed failures
 	for i := range ps {
 		if parallel && ps[i].heavy {
-			g.Go(func() error { return fill(i) })
+			g.Go(func() error {
+				if err := fill(i); err != nil {
+					failed.add(i, err)
+				}
+				return nil
+			})
 		} else if err := fill(i); err != nil {
-			g.Wait()
-			return nil, nil, err
+			failed.add(i, err)
+			break
 		}
 	}
-	if err := g.Wait(); err != nil {
-		return nil, nil, err
+	g.Wait()
+	if failed.err != nil {
+		return nil, nil, failed.err
 	}
 
 	macKey, aead, err := envelopeKeys(fileKey, p.Nonce[:], p.AEAD)
