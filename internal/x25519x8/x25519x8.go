@@ -22,6 +22,7 @@ package x25519x8
 
 import (
 	"crypto/ecdh"
+	"crypto/subtle"
 	"fmt"
 )
 
@@ -86,9 +87,13 @@ func ScalarBaseMultAndMult(pubs, dst, scalars, points *[Lanes][32]byte, n int) {
 	s, p := *scalars, *points // pubs may alias either
 	scalarBaseMultGeneric(pubs, &s, n)
 	scalarMultGeneric(dst, &s, &p, n)
+	// Zero the key where the agreement is zero, without a branch or a
+	// comparison that stops early on the secret agreement.
+	var zero [32]byte
 	for i := range n {
-		if dst[i] == [32]byte{} {
-			pubs[i] = [32]byte{}
+		keep := byte(subtle.ConstantTimeCompare(dst[i][:], zero[:])) - 1 // 0 where zero
+		for j := range pubs[i] {
+			pubs[i][j] &= keep
 		}
 	}
 	clear(s[:])
