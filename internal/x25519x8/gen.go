@@ -647,14 +647,8 @@ TEXT ·finish(SB), NOSPLIT, $0-32
 	loadConsts()
 	alignScratch("scratch+24(FP)")
 	codegen.Note("z and x, carried (reduced), to the scratch.")
-	codegen.Ins("MOVQ z+16(FP), SI")
-	load(ra, slot{"SI", 0})
-	carry(ra)
-	store(sInvZ, ra)
-	codegen.Ins("MOVQ x+8(FP), SI")
-	load(ra, slot{"SI", 0})
-	carry(ra)
-	store(sInvX, ra)
+	loadArg(sInvZ, "z+16(FP)")
+	loadArg(sInvX, "x+8(FP)")
 	invert()
 	mulc(sInv[1], sInv[1], sInvX) // x/z
 	codegen.Note("out = x/z (reduced).")
@@ -663,6 +657,15 @@ TEXT ·finish(SB), NOSPLIT, $0-32
 	store(slot{"SI", 0}, ra)
 	clearRegs()
 	codegen.Ins("RET")
+}
+
+// loadArg stores the fe8 that the argument arg points to, carried
+// (reduced), at dst.
+func loadArg(dst slot, arg string) {
+	codegen.Ins("MOVQ %s, SI", arg)
+	load(ra, slot{"SI", 0})
+	carry(ra)
+	store(dst, ra)
 }
 
 // invert sets t1 = z^(p-2) for the reduced z in sInvZ, using t0 to t3.
@@ -714,10 +717,7 @@ TEXT ·finish2(SB), NOSPLIT, $0-56
 	alignScratch("scratch+48(FP)")
 	codegen.Note("x1, z1, x2, z2, carried (reduced), to the scratch.")
 	for i, arg := range []string{"x1+16(FP)", "z1+24(FP)", "x2+32(FP)", "z2+40(FP)"} {
-		codegen.Ins("MOVQ %s, SI", arg)
-		load(ra, slot{"SI", 0})
-		carry(ra)
-		store(sBoth[i], ra)
+		loadArg(sBoth[i], arg)
 	}
 	if sBoth[3].off+feSize > endSc {
 		log.Fatalf("gen: finish2's scratch (%d bytes) passes the %d reserved", sBoth[3].off+feSize, endSc)

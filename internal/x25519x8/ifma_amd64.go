@@ -91,10 +91,7 @@ func scalarMultIFMA(dst, scalars, points *[Lanes][32]byte, n int) {
 // 2^254) and the point 0: dummies whose results are dropped.
 func (st *ladderState) prepare(scalars, points *[Lanes][32]byte, n int) {
 	for l := range n {
-		var k [32]byte = scalars[l]
-		k[0] &= 248
-		k[31] &= 127
-		k[31] |= 64
+		k := clamp(&scalars[l])
 		for w := range 4 {
 			st.k[w][l] = binary.LittleEndian.Uint64(k[8*w:])
 		}
@@ -166,10 +163,7 @@ func bothIFMA(pubs, dst, scalars, points *[Lanes][32]byte, n int) {
 // top digit takes the last carry (the clamped k is below 2^255, so its top
 // nibble is at most 7 and e_63 at most 8).
 func recode(scalar *[32]byte) (e [64]int8) {
-	k := *scalar
-	k[0] &= 248
-	k[31] &= 127
-	k[31] |= 64
+	k := clamp(scalar)
 	for i, b := range k {
 		e[2*i] = int8(b & 15)
 		e[2*i+1] = int8(b >> 4)
@@ -183,6 +177,15 @@ func recode(scalar *[32]byte) (e [64]int8) {
 	}
 	e[63] += c
 	return e
+}
+
+// clamp returns the scalar k clamped as RFC 7748 section 5 says.
+func clamp(k *[32]byte) [32]byte {
+	c := *k
+	c[0] &= 248
+	c[31] &= 127
+	c[31] |= 64
+	return c
 }
 
 const mask52 = 1<<52 - 1
