@@ -175,7 +175,11 @@ func (g *gate) run(out io.Writer) error {
 			return fmt.Errorf("head: %s %w: %v", t.pkg, errBuild, err)
 		}
 	}
-	rows, err := g.measure(pairs)
+	every := make([]int, len(pairs))
+	for i := range every {
+		every[i] = i
+	}
+	rows, err := g.measure(pairs, every)
 	if err != nil {
 		return err
 	}
@@ -243,12 +247,12 @@ func (g *gate) pair(tmp string, i int, baseTree, headTree string) pair {
 	}
 }
 
-// measure runs the benchmarks of every target whose pair has binaries
-// g.count times on each side, interleaved, adds their output to what the
-// pair holds, and compares all of it. Each row names its target.
-func (g *gate) measure(all []pair) ([]row, error) {
+// measure runs the benchmarks of the targets with the indices given
+// g.count times on each side, interleaved, adds their output to what
+// their pairs hold, and compares all of it. Each row names its target.
+func (g *gate) measure(all []pair, targets []int) ([]row, error) {
 	for run := range g.count {
-		for i := range all {
+		for _, i := range targets {
 			// Alternate which side goes first, so neither always runs on
 			// a machine warmed by the other.
 			order := []*side{&all[i].base, &all[i].head}
@@ -256,9 +260,6 @@ func (g *gate) measure(all []pair) ([]row, error) {
 				order[0], order[1] = order[1], order[0]
 			}
 			for _, s := range order {
-				if s.exe == "" {
-					continue
-				}
 				if err := runBench(s.exe, s.dir, g.targets[i].bench, g.benchtime, &s.out); err != nil {
 					return nil, err
 				}
@@ -266,10 +267,7 @@ func (g *gate) measure(all []pair) ([]row, error) {
 		}
 	}
 	var rows []row
-	for i := range all {
-		if all[i].base.exe == "" {
-			continue
-		}
+	for _, i := range targets {
 		r, err := compare(all[i].base.out.Bytes(), all[i].head.out.Bytes(), g.threshold, g.alpha)
 		if err != nil {
 			return nil, err
@@ -297,21 +295,18 @@ func (g *gate) confirm(out io.Writer, all []pair, first []row) (int, error) {
 		name   string
 	}
 	suspect := map[key]bool{}
-	again := make([]pair, len(all))
+	var targets []int
 	for _, r := range first {
 		if !r.regression {
 			continue
 		}
 		suspect[key{r.target, r.name}] = true
-		if p := &again[r.target]; p.base.exe == "" {
-			p.base = side{exe: all[r.target].base.exe, dir: all[r.target].base.dir}
-			p.head = side{exe: all[r.target].head.exe, dir: all[r.target].head.dir}
-			p.base.out.Write(all[r.target].base.out.Bytes())
-			p.head.out.Write(all[r.target].head.out.Bytes())
+		if !slices.Contains(targets, r.target) {
+			targets = append(targets, r.target)
 		}
 	}
 	fmt.Fprintf(out, "benchgate: %d suspected regression(s); measuring again, %d more interleaved runs each, judged on both rounds\n", len(suspect), g.count)
-	rows, err := g.measure(again)
+	rows, err := g.measure(all, targets)
 	if err != nil {
 		return 0, err
 	}
