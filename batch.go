@@ -156,10 +156,6 @@ func (s *Sealer) batchAgreements(ps []plan, parallel bool) (n int, err error) {
 			batch := gr.idx[start:min(start+size, len(gr.idx))]
 			if gr.cs.kem == nil {
 				h := newHybridPass(ps, batch)
-				if workers == 1 {
-					g.Go(func() error { h.pass(); h.lanes(ps, batch, 0, len(batch), &failed); return nil })
-					continue
-				}
 				g.Go(func() error { h.pass(); return nil })
 				// The lanes in at most workers tasks: each new goroutine
 				// grows its stack for the encapsulation anew.
