@@ -99,7 +99,9 @@ func Analyze(times []float64, classes []int) Result {
 // Welch returns Welch's t statistic of the times of class 0 against those
 // of class 1, counting only times at or below max, with each class's mean
 // and count. It computes the means and variances in one pass (Welford's
-// method).
+// method). The t is NaN where a class has fewer than two times at or below
+// max (its variance is undefined): the p50 crop of two classes whose times
+// do not overlap at all holds one class and at most a few of the other.
 func Welch(times []float64, classes []int, max float64) (t float64, means [2]float64, counts [2]int) {
 	var m2 [2]float64
 	for i, x := range times {
@@ -117,11 +119,16 @@ func Welch(times []float64, classes []int, max float64) (t float64, means [2]flo
 	return t, means, counts
 }
 
-// Worst returns the largest |t| of the crops.
+// Worst returns the largest |t| of the crops whose t is a number. A NaN
+// says nothing about the classes (see Welch), and the crop of all
+// measurements, which holds every one of both classes, still tells a leak
+// so wide that the classes do not overlap.
 func (r Result) Worst() float64 {
 	var w float64
 	for _, c := range r.Crops {
-		w = math.Max(w, math.Abs(c.T))
+		if !math.IsNaN(c.T) {
+			w = max(w, math.Abs(c.T))
+		}
 	}
 	return w
 }

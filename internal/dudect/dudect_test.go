@@ -26,6 +26,25 @@ func TestWelchKnownAnswer(t *testing.T) {
 	}
 }
 
+// TestSeparatedClassesLeak: two classes whose times do not overlap (every
+// class-1 time at least three times every class-0 time) leak, though the p50 crop
+// then holds a single class-1 time and its t is NaN.
+func TestSeparatedClassesLeak(t *testing.T) {
+	var times []float64
+	var classes []int
+	for i := range 2000 {
+		times = append(times, float64(700+i%13), float64(2100+i))
+		classes = append(classes, 0, 1)
+	}
+	res := Analyze(times, classes)
+	if p50 := res.Crops[2]; !math.IsNaN(p50.T) || p50.Counts[1] != 1 {
+		t.Fatalf("p50 crop: t = %v, counts %v; want NaN and one class-1 time", p50.T, p50.Counts)
+	}
+	if !res.Leaks() || res.Worst() < 20 {
+		t.Errorf("worst |t| = %v, leaks %v: %v", res.Worst(), res.Leaks(), res)
+	}
+}
+
 // TestMeasureFindsALeak: a computation that does four times the work for
 // class 1 is found (|t| far over the threshold), and one that does the
 // same work for both classes, on inputs that differ, is measured with
