@@ -439,3 +439,51 @@ func BenchmarkSSHRSA(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkSealTexts seals a 32-byte key to n recipients that arrive as
+// text with each message, as in a service that seals to the keys a
+// request names: op=parse parses them, op=parse+seal seals to them too,
+// with ParseRecipient (cache=none) or through a warm SessionCache
+// (cache=session), which keeps post-quantum recipients parsed.
+func BenchmarkSealTexts(b *testing.B) {
+	key := make([]byte, 32)
+	for _, s := range []Suite{X25519, MLKEM768X25519} {
+		_, rs := identities(b, s, 20)
+		texts := make([]string, len(rs))
+		for i, r := range rs {
+			texts[i] = r.String()
+		}
+		for _, cached := range []bool{false, true} {
+			parse := ParseRecipient
+			name := "none"
+			if cached {
+				c := NewSessionCache(0, 0)
+				for range 2 {
+					for _, t := range texts {
+						c.ParseRecipient(t)
+					}
+				}
+				parse, name = c.ParseRecipient, "session"
+			}
+			for _, op := range []string{"parse", "parse+seal"} {
+				b.Run(fmt.Sprintf("suite=%s/op=%s/cache=%s/n=%d", s, op, name, len(texts)), func(b *testing.B) {
+					b.ReportAllocs()
+					parsed := make([]*Recipient, len(texts))
+					for b.Loop() {
+						for i, t := range texts {
+							var err error
+							if parsed[i], err = parse(t); err != nil {
+								b.Fatal(err)
+							}
+						}
+						if op == "parse+seal" {
+							if _, err := SealBytes(key, parsed...); err != nil {
+								b.Fatal(err)
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+}

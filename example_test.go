@@ -87,6 +87,36 @@ func ExampleSealer() {
 	// Output: post-quantum hello
 }
 
+// A service that seals to the recipients each request names parses them
+// through a SessionCache: a post-quantum recipient that comes back is
+// parsed once, and its expanded ML-KEM-768 key serves every later seal.
+func ExampleSessionCache_ParseRecipient() {
+	team := make([]string, 3)
+	for i := range team {
+		id, _ := fanseal.GenerateIdentity(fanseal.MLKEM768X25519)
+		team[i] = id.Recipient().String()
+	}
+	cache := fanseal.NewSessionCache(0, 0)
+	sealer := &fanseal.Sealer{Cache: cache}
+	for range 2 { // two requests, each naming the team
+		recipients := make([]*fanseal.Recipient, len(team))
+		for i, text := range team {
+			r, err := cache.ParseRecipient(text)
+			if err != nil {
+				log.Fatal(err)
+			}
+			recipients[i] = r
+		}
+		if _, err := sealer.SealBytes([]byte("ledger entry"), recipients...); err != nil {
+			log.Fatal(err)
+		}
+	}
+	first, _ := cache.ParseRecipient(team[0])
+	again, _ := cache.ParseRecipient(team[0])
+	fmt.Println(first == again)
+	// Output: true
+}
+
 // Read identities from an identity file, as written by fanseal keygen.
 func ExampleParseIdentities() {
 	id, _ := fanseal.GenerateIdentity(fanseal.X25519)

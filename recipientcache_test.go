@@ -1,0 +1,164 @@
+package fanseal
+
+import (
+	"bytes"
+	"errors"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+// pqTexts returns the text forms of n new post-quantum recipients.
+func pqTexts(t testing.TB, n int) []string {
+	texts := make([]string, n)
+	for i := range texts {
+		id, err := GenerateIdentity(MLKEM768X25519)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[i] = id.Recipient().String()
+	}
+	return texts
+}
+
+// TestSessionCacheParseRecipient: a post-quantum recipient parsed again
+// through a SessionCache is the recipient ParseRecipient makes, and the
+// same value each time, by its text and by its bytes (two entries); a
+// classical one, an age one and a key that fails are parsed each time;
+// Purge forgets them.
+func TestSessionCacheParseRecipient(t *testing.T) {
+	c := NewSessionCache(0, 0)
+	text := pqTexts(t, 1)[0]
+	first, err := c.ParseRecipient(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := ParseRecipient(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.String() != want.String() || !bytes.Equal(first.Bytes(), want.Bytes()) || first.KeyID() != want.KeyID() || first.Suite() != MLKEM768X25519 {
+		t.Fatalf("cached parse %v, want %v", first, want)
+	}
+	for range 3 {
+		if again, err := c.ParseRecipient(text); err != nil || again != first {
+			t.Fatalf("second parse: %p, %v; want the first recipient %p", again, err, first)
+		}
+	}
+	byBytes, err := c.NewRecipient(MLKEM768X25519, want.Bytes())
+	if err != nil || byBytes == first || !bytes.Equal(byBytes.Bytes(), want.Bytes()) {
+		t.Fatalf("by bytes: %v, %v", byBytes, err)
+	}
+	if again, _ := c.NewRecipient(MLKEM768X25519, want.Bytes()); again != byBytes {
+		t.Fatal("by bytes: a second NewRecipient parsed again")
+	}
+	if n := c.recipients.len(); n != 2 {
+		t.Fatalf("%d recipients kept, want 2", n)
+	}
+
+	_, xr := identities(t, X25519, 1)
+	x := xr[0]
+	age, _ := x.AgeString()
+	for _, s := range []string{x.String(), age} {
+		a, err := c.ParseRecipient(s)
+		b, _ := c.ParseRecipient(s)
+		if err != nil || a == b || a.String() != x.String() {
+			t.Errorf("%s: %v, %v (same value: %v)", s, a, err, a == b)
+		}
+	}
+	if _, err := c.NewRecipient(MLKEM768X25519, want.Bytes()[:100]); !errors.Is(err, ErrInvalidKey) {
+		t.Errorf("a short key: %v", err)
+	}
+	bad := text[:len(text)-1] + "q"
+	for range 2 {
+		if _, err := c.ParseRecipient(bad); !errors.Is(err, ErrInvalidKey) {
+			t.Errorf("a corrupted text: %v", err)
+		}
+	}
+	if n := c.recipients.len(); n != 2 {
+		t.Fatalf("%d recipients kept after classical keys and failures, want 2", n)
+	}
+	c.Purge()
+	if n := c.recipients.len(); n != 0 {
+		t.Fatalf("%d recipients kept after Purge", n)
+	}
+	if again, _ := c.ParseRecipient(text); again == first {
+		t.Fatal("a recipient served after Purge")
+	}
+}
+
+// TestSessionCacheRecipientsFlood: recipients that came back stay while
+// twice as many keys as the cache holds in all are each parsed once.
+func TestSessionCacheRecipientsFlood(t *testing.T) {
+	c := NewSessionCache(0, 0)
+	regulars := pqTexts(t, cachedRecipients)
+	kept := make([]*Recipient, len(regulars))
+	for i, s := range regulars {
+		c.ParseRecipient(s)
+		kept[i], _ = c.ParseRecipient(s)
+	}
+	for _, s := range pqTexts(t, 2*(cachedRecipients+newRecipients)) {
+		if _, err := c.ParseRecipient(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := c.recipients.len(); n != cachedRecipients+newRecipients {
+		t.Errorf("%d recipients kept, want %d", n, cachedRecipients+newRecipients)
+	}
+	for i, s := range regulars {
+		if r, _ := c.ParseRecipient(s); r != kept[i] {
+			t.Fatalf("recipient %d, which came back, was evicted by keys parsed once", i)
+		}
+	}
+}
+
+// TestSessionCacheRecipientsMemory: a full cache of post-quantum
+// recipients holds under 16 KiB a recipient, as SessionCache documents.
+func TestSessionCacheRecipientsMemory(t *testing.T) {
+	texts := pqTexts(t, cachedRecipients+newRecipients)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	c := NewSessionCache(0, 0)
+	for i, s := range texts {
+		c.ParseRecipient(s)
+		if i < cachedRecipients {
+			c.ParseRecipient(s)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if n := c.recipients.len(); n != len(texts) {
+		t.Fatalf("%d recipients kept, want %d", n, len(texts))
+	}
+	per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / int64(len(texts))
+	t.Logf("%d bytes a recipient", per)
+	if per >= 16<<10 {
+		t.Errorf("%d bytes a recipient, documented under 16 KiB", per)
+	}
+	runtime.KeepAlive(c)
+}
+
+// TestSessionCacheRecipientsConcurrent: many goroutines parsing the same
+// keys through one cache, under -race, get equal recipients.
+func TestSessionCacheRecipientsConcurrent(t *testing.T) {
+	c := NewSessionCache(0, 0)
+	texts := pqTexts(t, 8)
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Go(func() {
+			for i := range 64 {
+				s := texts[(g+i)%len(texts)]
+				r, err := c.ParseRecipient(s)
+				if err != nil || r.String() != s {
+					t.Errorf("%v, %v", r, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := c.recipients.len(); n != len(texts) {
+		t.Errorf("%d recipients kept, want %d", n, len(texts))
+	}
+}
