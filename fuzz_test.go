@@ -108,7 +108,9 @@ func FuzzParseAgeKeys(f *testing.F) {
 // the same key and writes back as itself.
 func checkKeyText(t *testing.T, s string) {
 	age := strings.HasPrefix(strings.ToUpper(s), "AGE")
-	if r, err := ParseRecipient(s); err == nil {
+	r, err := ParseRecipient(s)
+	checkCachedParse(t, s, r, err)
+	if err == nil {
 		back := r.String()
 		if age {
 			back, _ = r.AgeString()
@@ -140,5 +142,30 @@ func checkKeyText(t *testing.T, s string) {
 	}
 	if _, err := ParseRecipients(strings.NewReader(s)); err != nil && !errors.Is(err, ErrInvalidKey) {
 		t.Fatalf("ParseRecipients: undocumented error %v", err)
+	}
+}
+
+// fuzzCache is shared by the inputs of a fuzzing process, so that they
+// meet each other's entries and evictions.
+var fuzzCache = NewSessionCache(0, 0)
+
+// checkCachedParse checks that parsing s through a SessionCache, twice,
+// and the recipient's bytes through it, agree with ParseRecipient's r and
+// err.
+func checkCachedParse(t *testing.T, s string, r *Recipient, err error) {
+	for range 2 {
+		got, gerr := fuzzCache.ParseRecipient(s)
+		if (gerr == nil) != (err == nil) || err != nil && gerr.Error() != err.Error() {
+			t.Fatalf("SessionCache.ParseRecipient(%q): %v, ParseRecipient: %v", s, gerr, err)
+		}
+		if err == nil && (got.String() != r.String() || !bytes.Equal(got.raw, r.raw) || got.fp != r.fp) {
+			t.Fatalf("SessionCache.ParseRecipient(%q) = %v, ParseRecipient: %v", s, got, r)
+		}
+	}
+	if err != nil || r.ssh != nil || r.wrap != nil {
+		return
+	}
+	if got, err := fuzzCache.NewRecipient(r.suite, r.raw); err != nil || got.String() != r.String() {
+		t.Fatalf("SessionCache.NewRecipient of %q's key: %v, %v", s, got, err)
 	}
 }
