@@ -141,7 +141,8 @@ func HybridEncapFresh(pks []*HybridPublicKey) (encs, ss [][]byte, errs []error) 
 // MaxBatch public keys, computed together, so that their ML-KEM-768 halves
 // (EncapsulatePQ) can run meanwhile on other goroutines, and Finish joins
 // the two. It needs HybridBatches. Each lane's agreement is secret; Finish
-// clears it, and Clear clears those of lanes never finished.
+// clears it, so the caller finishes every lane Compute computed, failed
+// or not.
 type HybridHalves struct {
 	n        int
 	points   [MaxBatch][32]byte // each lane's X25519 half, public
@@ -167,9 +168,6 @@ func (h *HybridHalves) Compute(pks []*HybridPublicKey) {
 	x25519x8.ScalarBaseMultAndMult(&h.pubs, &h.dh, &scalars, &h.points, h.n)
 	clear(scalars[:])
 }
-
-// Clear clears every lane's agreement, finished or not.
-func (h *HybridHalves) Clear() { clear(h.dh[:]) }
 
 // EncapsulatePQ runs the ML-KEM-768 half of a fresh encapsulation to pk:
 // its shared secret (which the caller clears once used) and ciphertext,

@@ -328,15 +328,6 @@ func TestHybridHalves(t *testing.T) {
 			t.Errorf("Finish with %s did not panic", name)
 		}
 	}
-	var left HybridHalves
-	left.Compute(pks[:2])
-	if left.dh[0] == [32]byte{} {
-		t.Fatal("no agreement computed")
-	}
-	left.Clear()
-	if left.dh[0] != [32]byte{} || left.dh[1] != [32]byte{} {
-		t.Error("Clear left an agreement")
-	}
 	for i := range MaxBatch {
 		if h.dh[i] != [32]byte{} {
 			t.Errorf("lane %d: agreement not cleared", i)
