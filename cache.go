@@ -60,7 +60,7 @@ const (
 type SessionCache struct {
 	lru *lru.Cache[[32]byte, cachedKey]
 	// recipients keeps parsed post-quantum recipients (recipientcache.go).
-	recipients recipientCache
+	recipients *recipientCache
 	ttl        time.Duration
 	now        func() time.Time
 }

@@ -1,7 +1,9 @@
 package fanseal
 
 import (
-	lru "github.com/hashicorp/golang-lru/v2"
+	"sync"
+
+	"github.com/hashicorp/golang-lru/v2/simplelru"
 )
 
 // Bounds of the post-quantum recipients a SessionCache keeps (see
@@ -29,8 +31,12 @@ const (
 // caller that asks for its text. Public keys are no secret, and an entry
 // answers only the text or bytes it was parsed from, compared in full, so
 // no key ever answers for another.
+//
+// One mutex guards both segments, so that a promotion (a move from one to
+// the other) is seen whole; a parse runs outside it.
 type recipientCache struct {
-	probation, protected *lru.Cache[recipientKey, *Recipient]
+	mu                   sync.Mutex
+	probation, protected *simplelru.LRU[recipientKey, *Recipient]
 }
 
 // A recipientKey is what a cached recipient was parsed from: its text, or
@@ -41,46 +47,71 @@ type recipientKey struct {
 	raw   string
 }
 
-func newRecipientCache() recipientCache {
-	probation, err := lru.New[recipientKey, *Recipient](newRecipients)
+func newRecipientCache() *recipientCache {
+	probation, err := simplelru.NewLRU[recipientKey, *Recipient](newRecipients, nil)
 	if err != nil {
 		panic(err) // unreachable: the size is positive
 	}
-	protected, err := lru.New[recipientKey, *Recipient](cachedRecipients)
+	protected, err := simplelru.NewLRU[recipientKey, *Recipient](cachedRecipients, nil)
 	if err != nil {
 		panic(err) // unreachable: the size is positive
 	}
-	return recipientCache{probation: probation, protected: protected}
+	return &recipientCache{probation: probation, protected: protected}
 }
 
 // get returns the recipient parsed from key, parsing it with parse on a
 // miss, and keeping it if it is post-quantum. Errors are not kept: a key
 // that fails costs its parse every time, as it does without a cache.
-// Concurrent misses of one key may each parse it; each gets an equal
-// recipient, and the cache keeps one.
-func (c recipientCache) get(key recipientKey, parse func() (*Recipient, error)) (*Recipient, error) {
-	if r, ok := c.protected.Get(key); ok {
-		return r, nil
-	}
-	if r, ok := c.probation.Peek(key); ok {
-		c.protected.Add(key, r)
-		c.probation.Remove(key)
+// Concurrent misses of one key may each parse it; the first to finish
+// keeps its recipient, and the others return that one.
+func (c *recipientCache) get(key recipientKey, parse func() (*Recipient, error)) (*Recipient, error) {
+	if r, ok := c.lookup(key); ok {
 		return r, nil
 	}
 	r, err := parse()
 	if err != nil {
 		return nil, err
 	}
-	if r.suite.PostQuantum() && r.ssh == nil && r.wrap == nil {
-		c.probation.Add(key, r)
+	if !r.suite.PostQuantum() || r.ssh != nil || r.wrap != nil {
+		return r, nil
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if kept, ok := c.protected.Peek(key); ok {
+		return kept, nil
+	}
+	if kept, ok := c.probation.Peek(key); ok {
+		return kept, nil
+	}
+	c.probation.Add(key, r)
 	return r, nil
 }
 
-// len returns the number of recipients kept.
-func (c recipientCache) len() int { return c.probation.Len() + c.protected.Len() }
+// lookup returns the recipient kept for key, promoting it from probation.
+func (c *recipientCache) lookup(key recipientKey) (*Recipient, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r, ok := c.protected.Get(key); ok {
+		return r, true
+	}
+	r, ok := c.probation.Peek(key)
+	if ok {
+		c.probation.Remove(key)
+		c.protected.Add(key, r)
+	}
+	return r, ok
+}
 
-func (c recipientCache) purge() {
+// len returns the number of recipients kept.
+func (c *recipientCache) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.probation.Len() + c.protected.Len()
+}
+
+func (c *recipientCache) purge() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.probation.Purge()
 	c.protected.Purge()
 }

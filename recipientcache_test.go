@@ -140,10 +140,12 @@ func TestSessionCacheRecipientsMemory(t *testing.T) {
 }
 
 // TestSessionCacheRecipientsConcurrent: many goroutines parsing the same
-// keys through one cache, under -race, get equal recipients.
+// keys through one cache, under -race, all get one recipient for each
+// key, and the cache keeps each key once.
 func TestSessionCacheRecipientsConcurrent(t *testing.T) {
 	c := NewSessionCache(0, 0)
 	texts := pqTexts(t, 8)
+	var seen sync.Map // text → *Recipient
 	var wg sync.WaitGroup
 	for g := range 16 {
 		wg.Go(func() {
@@ -152,6 +154,10 @@ func TestSessionCacheRecipientsConcurrent(t *testing.T) {
 				r, err := c.ParseRecipient(s)
 				if err != nil || r.String() != s {
 					t.Errorf("%v, %v", r, err)
+					return
+				}
+				if first, _ := seen.LoadOrStore(s, r); first != r {
+					t.Errorf("two recipients for one text: %p and %p", first, r)
 					return
 				}
 			}
