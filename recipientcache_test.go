@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -23,7 +24,8 @@ func pqTexts(t testing.TB, n int) []string {
 
 // TestSessionCacheParseRecipient: a post-quantum recipient parsed again
 // through a SessionCache is the recipient ParseRecipient makes, and the
-// same value each time, by its text and by its bytes (two entries); a
+// same value each time, by its text, by its bytes and by age's text
+// (three entries); a
 // classical one, an age one and a key that fails are parsed each time;
 // Purge forgets them.
 func TestSessionCacheParseRecipient(t *testing.T) {
@@ -52,8 +54,13 @@ func TestSessionCacheParseRecipient(t *testing.T) {
 	if again, _ := c.NewRecipient(MLKEM768X25519, want.Bytes()); again != byBytes {
 		t.Fatal("by bytes: a second NewRecipient parsed again")
 	}
-	if n := c.recipients.len(); n != 2 {
-		t.Fatalf("%d recipients kept, want 2", n)
+	ageText, _ := want.AgeString()
+	a, err := c.ParseRecipient(ageText)
+	if b, _ := c.ParseRecipient(ageText); err != nil || a != b || a.String() != want.String() {
+		t.Fatalf("%s: %v, %v (same value: %v)", ageText, a, err, a == b)
+	}
+	if n := c.recipients.len(); n != 3 {
+		t.Fatalf("%d recipients kept, want 3: fanseal's text, the bytes, age's text", n)
 	}
 
 	_, xr := identities(t, X25519, 1)
@@ -75,8 +82,11 @@ func TestSessionCacheParseRecipient(t *testing.T) {
 			t.Errorf("a corrupted text: %v", err)
 		}
 	}
-	if n := c.recipients.len(); n != 2 {
-		t.Fatalf("%d recipients kept after classical keys and failures, want 2", n)
+	if _, err := c.ParseRecipient(strings.ToUpper(ageText)); !errors.Is(err, ErrInvalidKey) {
+		t.Errorf("age's text in upper case: %v", err)
+	}
+	if n := c.recipients.len(); n != 3 {
+		t.Fatalf("%d recipients kept after classical keys and failures, want 3", n)
 	}
 	c.Purge()
 	if n := c.recipients.len(); n != 0 {
@@ -113,14 +123,18 @@ func TestSessionCacheRecipientsFlood(t *testing.T) {
 }
 
 // TestSessionCacheRecipientsMemory: a full cache of post-quantum
-// recipients holds under 16 KiB a recipient, as SessionCache documents.
+// recipients holds under 16 KiB a recipient, its text included, as
+// SessionCache documents, though each text it was given was cut from a
+// 32 KiB request that the caller then dropped.
 func TestSessionCacheRecipientsMemory(t *testing.T) {
 	texts := pqTexts(t, cachedRecipients+newRecipients)
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	c := NewSessionCache(0, 0)
-	for i, s := range texts {
+	for i, text := range texts {
+		request := strings.Repeat("x", 32<<10) + text
+		s := request[len(request)-len(text):]
 		c.ParseRecipient(s)
 		if i < cachedRecipients {
 			c.ParseRecipient(s)

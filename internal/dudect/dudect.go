@@ -102,6 +102,8 @@ func Analyze(times []float64, classes []int) Result {
 // method). The t is NaN where a class has fewer than two times at or below
 // max (its variance is undefined): the p50 crop of two classes whose times
 // do not overlap at all holds one class and at most a few of the other.
+// Where every time is the same, t is 0; where each class's times are all
+// the same but the classes differ, it is infinite.
 func Welch(times []float64, classes []int, max float64) (t float64, means [2]float64, counts [2]int) {
 	var m2 [2]float64
 	for i, x := range times {
@@ -115,26 +117,34 @@ func Welch(times []float64, classes []int, max float64) (t float64, means [2]flo
 		m2[cl] += d * (x - means[cl])
 	}
 	v0, v1 := m2[0]/float64(counts[0]-1), m2[1]/float64(counts[1]-1)
+	if counts[0] >= 2 && counts[1] >= 2 && v0 == 0 && v1 == 0 && means[0] == means[1] {
+		return 0, means, counts // every time the same: no difference at all
+	}
 	t = (means[0] - means[1]) / math.Sqrt(v0/float64(counts[0])+v1/float64(counts[1]))
 	return t, means, counts
 }
 
-// Worst returns the largest |t| of the crops whose t is a number. A NaN
-// says nothing about the classes (see Welch), and the crop of all
-// measurements, which holds every one of both classes, still tells a leak
-// so wide that the classes do not overlap.
+// Worst returns the largest |t| of the crops whose t is a number, or NaN
+// if none is. A NaN says nothing about the classes (see Welch), and the
+// crop of all measurements, which holds every one of both classes, still
+// tells a leak so wide that the classes do not overlap; it is NaN only
+// with fewer than two measurements of a class.
 func (r Result) Worst() float64 {
-	var w float64
+	w := math.NaN()
 	for _, c := range r.Crops {
-		if !math.IsNaN(c.T) {
-			w = max(w, math.Abs(c.T))
+		if !math.IsNaN(c.T) && !(math.Abs(c.T) <= w) {
+			w = math.Abs(c.T)
 		}
 	}
 	return w
 }
 
-// Leaks reports whether the worst |t| reaches Threshold.
-func (r Result) Leaks() bool { return r.Worst() >= Threshold }
+// Leaks reports whether the worst |t| reaches Threshold, or no crop has a
+// t: a measurement that cannot tell is no evidence of constant time.
+func (r Result) Leaks() bool {
+	w := r.Worst()
+	return math.IsNaN(w) || w >= Threshold
+}
 
 // String says each crop's t and the two classes' mean times.
 func (r Result) String() string {

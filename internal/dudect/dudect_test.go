@@ -45,6 +45,33 @@ func TestSeparatedClassesLeak(t *testing.T) {
 	}
 }
 
+// TestDegenerateTimes: times all the same do not leak (t = 0); each
+// class's times the same but the classes apart leak (t infinite); one
+// time per class tells nothing, which counts as a leak, not as constant
+// time.
+func TestDegenerateTimes(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		times []float64
+		worst float64 // NaN: want NaN
+		leaks bool
+	}{
+		{"all equal", []float64{5, 5, 5, 5, 5, 5, 5, 5}, 0, false},
+		{"classes constant and apart", []float64{5, 9, 5, 9, 5, 9, 5, 9}, math.Inf(1), true},
+		{"one time per class", []float64{5, 900}, math.NaN(), true},
+	} {
+		classes := make([]int, len(c.times))
+		for i := range classes {
+			classes[i] = i % 2
+		}
+		res := Analyze(c.times, classes)
+		w := res.Worst()
+		if (math.IsNaN(c.worst) != math.IsNaN(w)) || !math.IsNaN(w) && w != c.worst || res.Leaks() != c.leaks {
+			t.Errorf("%s: worst %v, leaks %v; want %v, %v (%v)", c.name, w, res.Leaks(), c.worst, c.leaks, res)
+		}
+	}
+}
+
 // TestMeasureFindsALeak: a computation that does four times the work for
 // class 1 is found (|t| far over the threshold), and one that does the
 // same work for both classes, on inputs that differ, is measured with
