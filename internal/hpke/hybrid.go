@@ -194,11 +194,11 @@ func (h *HybridHalves) Finish(i int, pk *HybridPublicKey, ssPQ, ctPQ []byte) (en
 	if isZero(dh) {
 		return nil, nil, errLowOrder
 	}
-	if ssPQ == nil && ctPQ == nil {
-		ssPQ, ctPQ = pk.EncapsulatePQ()
-		defer clear(ssPQ)
+	if ssPQ == nil {
+		enc, ss = pk.finish(dh, &h.pubs[i])
+	} else {
+		enc, ss = pk.combineWith(ssPQ, ctPQ, dh, &h.pubs[i])
 	}
-	enc, ss = pk.combineWith(ssPQ, ctPQ, dh, &h.pubs[i])
 	return enc, ss, nil
 }
 
