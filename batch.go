@@ -243,17 +243,16 @@ func (a *agreed) schedule(ps []plan, batch []int, failed *failures) {
 			failed.add(i, a.errs[j])
 			return
 		}
-		it := &precomputed{}
-		var enc []byte
+		var enc, carried []byte
 		if a.encs != nil {
-			enc, it.enc = a.encs[j], a.encs[j]
+			enc, carried = a.encs[j], a.encs[j]
 		} else {
-			enc = first.eph.PublicKey() // a shared stanza
+			enc = first.eph.PublicKey() // a shared stanza, which carries no key
 		}
 		ss, err := cs.kem.ExtractAndExpand(a.dh[j], enc, ps[i].r.dh)
+		var it *precomputed
 		if err == nil {
-			it.ctx, err = cs.hs.NewContext(ss, cs.schedFor(ps[i].r))
-			clear(ss)
+			it, err = cs.senderItem(ps[i].r, carried, ss)
 		}
 		if err != nil {
 			failed.add(i, err)
@@ -310,17 +309,15 @@ func (h *hybridPass) lanes(ps []plan, batch []int, from, to int, failed *failure
 	for j := from; j < to; j++ {
 		i, p := batch[j], &ps[batch[j]]
 		enc, ss, err := h.halves.Finish(j, h.pks[j], ssPQ[j], ctPQ[j])
+		var it *precomputed
 		if err == nil {
-			p.item = &precomputed{enc: enc}
-			p.item.ctx, err = p.cs.hs.NewContext(ss, p.cs.schedFor(p.r))
-			clear(ss)
+			it, err = p.cs.senderItem(p.r, enc, ss)
 		}
 		if err != nil {
-			p.item = nil
 			failed.add(i, err)
 			continue
 		}
-		p.heavy = false
+		p.item, p.heavy = it, false
 	}
 }
 
@@ -351,24 +348,24 @@ func publicKeys(rs []*Recipient) []*hpke.PublicKey {
 	return pks
 }
 
-// contexts runs the key schedule on each shared secret that has no error.
+// contexts runs the key schedule on each shared secret that has no error,
+// and clears it (senderItem).
 func (cs *cipherSuite) contexts(rs []*Recipient, encs, ss [][]byte, errs []error) ([]*precomputed, []error) {
 	its := make([]*precomputed, len(ss))
 	for i := range ss {
 		if errs != nil && errs[i] != nil {
 			continue
 		}
-		ctx, err := cs.hs.NewContext(ss[i], cs.schedFor(rs[i]))
-		if err != nil {
+		var enc []byte
+		if encs != nil {
+			enc = encs[i]
+		}
+		var err error
+		if its[i], err = cs.senderItem(rs[i], enc, ss[i]); err != nil {
 			if errs == nil {
 				errs = make([]error, len(ss))
 			}
 			errs[i] = err
-			continue
-		}
-		its[i] = &precomputed{ctx: ctx}
-		if encs != nil {
-			its[i].enc = encs[i]
 		}
 	}
 	return its, errs

@@ -86,6 +86,18 @@ type precomputed struct {
 	ctx *hpke.Context
 }
 
+// senderItem runs the key schedule for r on the KEM shared secret ss,
+// which it then clears, into the item of a stanza that carries the
+// encapsulated key enc (nil for a shared stanza, which carries none).
+func (cs *cipherSuite) senderItem(r *Recipient, enc, ss []byte) (*precomputed, error) {
+	defer clear(ss)
+	ctx, err := cs.hs.NewContext(ss, cs.schedFor(r))
+	if err != nil {
+		return nil, err
+	}
+	return &precomputed{enc: enc, ctx: ctx}, nil
+}
+
 // ErrClosed is returned by a closed Precomputer.
 var ErrClosed = errors.New("fanseal: precomputer closed")
 
@@ -396,12 +408,7 @@ func (cs *cipherSuite) precompute(r *Recipient) (*precomputed, error) {
 		if err != nil {
 			return nil, err
 		}
-		defer clear(ss)
-		ctx, err := cs.hs.NewContext(ss, cs.sched)
-		if err != nil {
-			return nil, err
-		}
-		return &precomputed{enc: enc, ctx: ctx}, nil
+		return cs.senderItem(r, enc, ss)
 	}
 	eph, err := cs.kem.GenerateKey()
 	if err != nil {
