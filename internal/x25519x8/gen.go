@@ -547,12 +547,8 @@ TEXT ·ladder(SB), NOSPLIT, $0-40
 	codegen.Ins("VPSUBQ Z1, Z2, Z2")
 	cswap()
 	codegen.Note("x2, z2 (loose) out.")
-	codegen.Ins("MOVQ x2+0(FP), SI")
-	load(ra, sX2)
-	store(slot{"SI", 0}, ra)
-	codegen.Ins("MOVQ z2+8(FP), SI")
-	load(ra, sZ2)
-	store(slot{"SI", 0}, ra)
+	storeArg("x2+0(FP)", sX2)
+	storeArg("z2+8(FP)", sZ2)
 	clearRegs()
 	codegen.Ins("RET")
 }
@@ -652,9 +648,7 @@ TEXT ·finish(SB), NOSPLIT, $0-32
 	invert()
 	mulc(sInv[1], sInv[1], sInvX) // x/z
 	codegen.Note("out = x/z (reduced).")
-	codegen.Ins("MOVQ out+0(FP), SI")
-	load(ra, sInv[1])
-	store(slot{"SI", 0}, ra)
+	storeArg("out+0(FP)", sInv[1])
 	clearRegs()
 	codegen.Ins("RET")
 }
@@ -666,6 +660,13 @@ func loadArg(dst slot, arg string) {
 	load(ra, slot{"SI", 0})
 	carry(ra)
 	store(dst, ra)
+}
+
+// storeArg stores the fe8 at src where the argument arg points.
+func storeArg(arg string, src slot) {
+	codegen.Ins("MOVQ %s, SI", arg)
+	load(ra, src)
+	store(slot{"SI", 0}, ra)
 }
 
 // invert sets t1 = z^(p-2) for the reduced z in sInvZ, using t0 to t3.
@@ -732,9 +733,7 @@ TEXT ·finish2(SB), NOSPLIT, $0-56
 	mulc(x2, x2, sInv[1])
 	for i, arg := range []string{"out1+0(FP)", "out2+8(FP)"} {
 		codegen.Note("out%d (reduced).", i+1)
-		codegen.Ins("MOVQ %s, SI", arg)
-		load(ra, sBoth[2*i])
-		store(slot{"SI", 0}, ra)
+		storeArg(arg, sBoth[2*i])
 	}
 	clearRegs()
 	codegen.Ins("RET")
