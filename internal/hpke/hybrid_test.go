@@ -314,8 +314,8 @@ func TestHybridHalves(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	// A finished lane cannot be finished with another key or a malformed
-	// ML-KEM-768 half; Clear clears a lane never finished.
+	// A lane cannot be finished with another key, or past the lanes
+	// computed, or with a malformed ML-KEM-768 half.
 	ssPQ, ctPQ := pks[0].EncapsulatePQ()
 	for name, f := range map[string]func(){
 		"another key":      func() { h.Finish(0, pks[1], ssPQ, ctPQ) },
