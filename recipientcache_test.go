@@ -9,7 +9,9 @@ import (
 	"testing"
 )
 
-// pqTexts returns the text forms of n new post-quantum recipients.
+// pqTexts returns the text forms of n new post-quantum recipients, never
+// returned before: not identities' shared keys, since the flood test needs
+// keys other than those it made come back.
 func pqTexts(t testing.TB, n int) []string {
 	texts := make([]string, n)
 	for i := range texts {
