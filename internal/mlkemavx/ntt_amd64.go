@@ -1,0 +1,26 @@
+//go:build !purego
+
+package mlkemavx
+
+//go:generate go run gen.go
+
+// poly is an element of R_q, 256 coefficients; see ntt_amd64.s for the
+// bound each function takes and leaves.
+type poly [256]int16
+
+// ntt replaces p (|c| <= q) by its NTT (FIPS 203 Algorithm 9), unreduced.
+//
+//go:noescape
+func ntt(p *poly)
+
+// invNTT replaces p (any int16 but -2^15) by its inverse NTT (FIPS 203
+// Algorithm 10) times 2^16, |c| < q.
+//
+//go:noescape
+func invNTT(p *poly)
+
+// basemulAcc sets out to (a_0∘b_0 + a_1∘b_1 + a_2∘b_2) · 2^-16, ∘ the
+// NTT-domain product (FIPS 203 Algorithm 11), for |a| <= q.
+//
+//go:noescape
+func basemulAcc(out *poly, a, b *[3]poly)
