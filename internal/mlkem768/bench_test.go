@@ -5,13 +5,9 @@ import (
 	"testing"
 )
 
-// implementations returns crypto/mlkem's and, where it runs here, circl's.
+// implementations returns crypto/mlkem's and the fast ones that run here.
 func implementations() []implementation {
-	impls := []implementation{stdImplementation{}}
-	if fastAvailable() {
-		impls = append(impls, fastImplementation())
-	}
-	return impls
+	return append([]implementation{stdImplementation{}}, fastImplementations()...)
 }
 
 // BenchmarkMLKEM768 measures each operation of each implementation on one

@@ -7,12 +7,24 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// fastAvailable reports whether circl's ML-KEM-768 runs its vector code
+// circlAvailable reports whether circl's ML-KEM-768 runs its vector code
 // here: amd64 with AVX2 (circl falls back to generic Go without it, slower
 // than crypto/mlkem's).
-func fastAvailable() bool { return cpu.X86.HasAVX2 }
+func circlAvailable() bool { return cpu.X86.HasAVX2 }
 
-func fastImplementation() implementation { return circlImplementation{} }
+// fastImplementations returns the implementations faster than
+// crypto/mlkem that run here, fastest first: fanseal's own with AVX-512,
+// circl's with AVX2.
+func fastImplementations() []implementation {
+	var impls []implementation
+	if avxAvailable() {
+		impls = append(impls, avxImplementation{})
+	}
+	if circlAvailable() {
+		impls = append(impls, circlImplementation{})
+	}
+	return impls
+}
 
 // vzeroupper runs VZEROUPPER. circl's AVX2 assembly returns with the upper
 // halves of the YMM registers dirty (it never runs VZEROUPPER), and on

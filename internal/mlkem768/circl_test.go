@@ -20,7 +20,7 @@ import (
 // one circlDK calls); Wycheproof's seed-based copy of the same case runs
 // both implementations in TestWycheproofDecaps.
 func TestCCTVStrcmp(t *testing.T) {
-	if !fastAvailable() {
+	if !circlAvailable() {
 		t.Skip("circl is not selected without AVX2")
 	}
 	v := cctvFile(t, "strcmp-ML-KEM-768.txt")
@@ -41,7 +41,7 @@ func TestCCTVStrcmp(t *testing.T) {
 // not penalise SSE after dirty upper state (where circl's own call is not
 // slower either) there is nothing to check.
 func TestCirclLeavesUpperStateClean(t *testing.T) {
-	if !fastAvailable() {
+	if !circlAvailable() {
 		t.Skip("circl is not selected without AVX2")
 	}
 	buf := make([]byte, 4096)

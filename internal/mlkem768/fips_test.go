@@ -7,26 +7,35 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/cpu"
 )
 
 // TestSelection checks the choice: crypto/mlkem in FIPS 140-3 mode and
-// wherever circl's vector code does not run, circl otherwise.
+// wherever no vector code runs; otherwise fanseal's own with AVX-512 and
+// circl's with AVX2 only.
 func TestSelection(t *testing.T) {
-	if got := choose(true, true).name(); got != "crypto/mlkem" {
-		t.Errorf("FIPS mode on a fast CPU chooses %s", got)
+	fast := fastImplementations()
+	if got := choose(true, fast).name(); got != "crypto/mlkem" {
+		t.Errorf("FIPS mode on this CPU chooses %s", got)
 	}
-	if got := choose(true, false).name(); got != "crypto/mlkem" {
-		t.Errorf("FIPS mode without AVX2 chooses %s", got)
+	if got := choose(false, nil).name(); got != "crypto/mlkem" {
+		t.Errorf("no vector code chooses %s", got)
 	}
-	if got := choose(false, false).name(); got != "crypto/mlkem" {
-		t.Errorf("no AVX2 chooses %s", got)
+	var names []string
+	for _, impl := range fast {
+		names = append(names, impl.name())
 	}
 	want := "crypto/mlkem"
-	if fastAvailable() && !fips140.Enabled() {
+	switch {
+	case fips140.Enabled():
+	case runtime.GOARCH == "amd64" && !purego && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW:
+		want = "avx512"
+	case runtime.GOARCH == "amd64" && !purego && cpu.X86.HasAVX2:
 		want = "circl"
 	}
 	if got := Implementation(); got != want {
-		t.Errorf("Implementation() = %s, want %s (GOARCH %s, fast %v, FIPS %v)", got, want, runtime.GOARCH, fastAvailable(), fips140.Enabled())
+		t.Errorf("Implementation() = %s, want %s (GOARCH %s, fast %v, FIPS %v)", got, want, runtime.GOARCH, names, fips140.Enabled())
 	}
 	t.Logf("implementation: %s", Implementation())
 }

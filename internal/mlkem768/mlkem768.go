@@ -4,25 +4,29 @@
 // operation is byte for byte FIPS 203's, as crypto/mlkem computes it, and
 // refuses what crypto/mlkem refuses.
 //
-// Two implementations sit behind the one API, chosen once at start-up
+// Three implementations sit behind the one API, chosen once at start-up
 // (Implementation names the choice):
 //
+//   - "avx512": fanseal's own engine, internal/mlkemavx (generated
+//     AVX-512BW NTTs and products, an eight-way AVX-512 Keccak for the
+//     matrix and the noise), on amd64 with AVX-512F and AVX-512BW,
+//     outside FIPS 140-3 mode and without the purego build tag;
 //   - "circl": cloudflare/circl's ML-KEM-768 (AVX2 NTTs, a four-way
-//     Keccak for the matrix), on amd64 with AVX2, outside FIPS 140-3 mode
-//     and without the purego build tag;
+//     Keccak for the matrix), on the other amd64 CPUs with AVX2, under the
+//     same two conditions;
 //   - "crypto/mlkem": Go's own, the validated module's ML-KEM, everywhere
 //     else: under -tags purego, on a CPU without AVX2, on other
 //     architectures, and in FIPS 140-3 mode (GODEBUG=fips140=on or only),
 //     where every ML-KEM operation must be the module's.
 //
 // No lattice arithmetic is written here: the package only chooses, checks
-// lengths and forwards. circl checks an encapsulation key as FIPS 203
-// §7.2 asks (every coefficient below q: ByteEncode(ByteDecode(ek)) = ek)
-// and decapsulates in constant time with implicit rejection (the
-// re-encryption compared with crypto/subtle, the rejection key
-// J(z || c) selected by a constant-time copy), as crypto/mlkem does; the
-// differential tests, the C2SP CCTV vectors and the fuzz targets hold the
-// two to the same bytes and the same verdicts.
+// lengths and forwards. Each implementation checks an encapsulation key
+// as FIPS 203 §7.2 asks (every coefficient below q) and decapsulates in
+// constant time with implicit rejection (the re-encryption compared with
+// crypto/subtle, the rejection key J(z || c) selected by a constant-time
+// copy), as crypto/mlkem does; the differential tests, the C2SP CCTV
+// vectors, the Wycheproof vectors and the fuzz targets hold all three to
+// the same bytes and the same verdicts.
 package mlkem768
 
 import (
@@ -70,18 +74,19 @@ type decapsulator interface {
 }
 
 // selected is the implementation every key of this package uses.
-var selected = choose(fips140.Enabled(), fastAvailable())
+var selected = choose(fips140.Enabled(), fastImplementations())
 
-// choose returns circl's implementation where the CPU can run it fast and
-// FIPS 140-3 mode is off, crypto/mlkem's otherwise.
-func choose(fips, fast bool) implementation {
-	if fast && !fips {
-		return fastImplementation()
+// choose returns the first of the fast implementations that run here
+// (fastImplementations) where FIPS 140-3 mode is off, crypto/mlkem's
+// otherwise.
+func choose(fips bool, fast []implementation) implementation {
+	if len(fast) > 0 && !fips {
+		return fast[0]
 	}
 	return stdImplementation{}
 }
 
-// Implementation names the implementation in use: "circl" or
+// Implementation names the implementation in use: "avx512", "circl" or
 // "crypto/mlkem".
 func Implementation() string { return selected.name() }
 

@@ -2,8 +2,6 @@
 
 package mlkem768
 
-// fastAvailable is false: circl's vector code is amd64's, and the purego
-// build leaves it out.
-func fastAvailable() bool { return false }
-
-func fastImplementation() implementation { return stdImplementation{} }
+// fastImplementations is empty: the vector code, circl's and fanseal's,
+// is amd64's, and the purego build leaves it out.
+func fastImplementations() []implementation { return nil }

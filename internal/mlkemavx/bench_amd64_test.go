@@ -29,3 +29,49 @@ func BenchmarkBasemulAcc(b *testing.B) {
 		basemulAcc(&out, &x, &y)
 	}
 }
+
+func benchKey(b *testing.B) (*DecapsulationKey, []byte) {
+	requireAVX512(b)
+	var seed [SeedSize]byte
+	seed[0] = 1
+	dk := NewDecapsulationKey(&seed)
+	return dk, dk.EncapsulationKey().Bytes(nil)
+}
+
+func BenchmarkParse(b *testing.B) {
+	_, ekb := benchKey(b)
+	for b.Loop() {
+		if _, err := NewEncapsulationKey(ekb); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkEncapsulate(b *testing.B) {
+	dk, _ := benchKey(b)
+	var ss [SharedKeySize]byte
+	var ct [CiphertextSize]byte
+	var m [32]byte
+	for b.Loop() {
+		dk.EncapsulationKey().Encapsulate(&ss, &ct, &m)
+	}
+}
+
+func BenchmarkDecapsulate(b *testing.B) {
+	dk, _ := benchKey(b)
+	var ss [SharedKeySize]byte
+	var ct [CiphertextSize]byte
+	var m [32]byte
+	dk.EncapsulationKey().Encapsulate(&ss, &ct, &m)
+	for b.Loop() {
+		dk.Decapsulate(&ss, &ct)
+	}
+}
+
+func BenchmarkKeyGen(b *testing.B) {
+	requireAVX512(b)
+	var seed [SeedSize]byte
+	for b.Loop() {
+		NewDecapsulationKey(&seed)
+	}
+}

@@ -210,7 +210,7 @@ func maxBound(b block, slots []int) int {
 func loadConsts() {
 	codegen.Ins("VMOVDQU64 %s, %s", vec(splat(q)), zQ)
 	codegen.Ins("VMOVDQU64 %s, %s", vec(splat(bv)), zV)
-	codegen.Ins("VMOVDQU64 %s, %s", vec(splat(qinv - r16)), zQinv)
+	codegen.Ins("VMOVDQU64 %s, %s", vec(splat(qinv-r16)), zQinv)
 	var ql [32]int16
 	for i := 0; i < 32; i += 2 {
 		ql[i] = q

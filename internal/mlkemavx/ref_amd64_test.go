@@ -6,8 +6,6 @@ package mlkemavx
 // algorithms in plain modular arithmetic, as the oracle of the engine's
 // arithmetic.
 
-const q = 3329
-
 func refMod(a int) int { return ((a % q) + q) % q }
 
 func refPow(b, e int) int {

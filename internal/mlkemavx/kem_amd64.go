@@ -1,0 +1,241 @@
+//go:build !purego
+
+package mlkemavx
+
+import (
+	"crypto/sha3"
+	"crypto/subtle"
+	"errors"
+)
+
+// The sizes of ML-KEM-768 (FIPS 203, Table 3).
+const (
+	EncapsulationKeySize = 1184
+	CiphertextSize       = 1088
+	SeedSize             = 64
+	SharedKeySize        = 32
+	k                    = 3
+)
+
+// Available reports whether this CPU runs the engine: AVX-512F and
+// AVX-512BW.
+func Available() bool { return available }
+
+// ErrInvalidKey is returned for an encapsulation key of the wrong length
+// or with a coefficient not below q.
+var ErrInvalidKey = errors.New("mlkemavx: invalid encapsulation key")
+
+// An EncapsulationKey is a parsed encapsulation key: t̂, the transposed
+// matrix Âᵀ expanded from ρ, and H(ek). It never changes once made, so it
+// is safe for concurrent use.
+type EncapsulationKey struct {
+	t   [k]poly    // t̂, in [0, q)
+	at  [k][k]poly // at[i][j] = Â[j][i], in [0, q)
+	rho [32]byte
+	h   [32]byte // H(ek) = SHA3-256(ek)
+}
+
+// NewEncapsulationKey parses an encapsulation key and expands its matrix:
+// the nine XOF streams run eight at once in the eight-way Keccak and the
+// ninth in crypto/sha3. It refuses a key whose coefficients are not all
+// below q (FIPS 203 §7.2). It panics if Available is false.
+func NewEncapsulationKey(b []byte) (*EncapsulationKey, error) {
+	if len(b) != EncapsulationKeySize {
+		return nil, ErrInvalidKey
+	}
+	ek := new(EncapsulationKey)
+	ok := true
+	for i := range k {
+		ok = decode12(&ek.t[i], b[384*i:]) && ok
+	}
+	if !ok {
+		return nil, ErrInvalidKey
+	}
+	copy(ek.rho[:], b[384*k:])
+	ek.h = sha3.Sum256(b)
+	ek.expand()
+	return ek, nil
+}
+
+// expand fills at from rho: Â[i][j] = SampleNTT(ρ || j || i) (FIPS 203
+// Algorithm 13, line 6), stored at at[j][i].
+func (ek *EncapsulationKey) expand() {
+	var seeds [k * k][34]byte
+	var dst [k * k]*poly
+	for i := range k {
+		for j := range k {
+			n := k*i + j
+			copy(seeds[n][:], ek.rho[:])
+			seeds[n][32], seeds[n][33] = byte(j), byte(i)
+			dst[n] = &ek.at[j][i]
+		}
+	}
+	if !available {
+		panic("mlkemavx: AVX-512F and AVX-512BW are not available")
+	}
+	sampleNTT(dst[:8], seeds[:8])
+	sampleNTT1(dst[8], &seeds[8])
+}
+
+// Bytes appends the encoded key (ByteEncode_12(t̂) || ρ) to b.
+func (ek *EncapsulationKey) Bytes(b []byte) []byte {
+	out := make([]byte, EncapsulationKeySize)
+	for i := range k {
+		encode12(out[384*i:], &ek.t[i])
+	}
+	copy(out[384*k:], ek.rho[:])
+	return append(b, out...)
+}
+
+// Encapsulate is ML-KEM.Encaps_internal(ek, m) (FIPS 203 Algorithm 17):
+// the shared key and the ciphertext for the 32 bytes of randomness m,
+// which must be secret and uniformly random for the result to be secure.
+func (ek *EncapsulationKey) Encapsulate(ss *[SharedKeySize]byte, ct *[CiphertextSize]byte, m *[32]byte) {
+	var g [64]byte
+	copy(g[:32], m[:])
+	copy(g[32:], ek.h[:])
+	kr := sha3.Sum512(g[:])
+	copy(ss[:], kr[:32])
+	var r [32]byte
+	copy(r[:], kr[32:])
+	ek.encrypt(ct, m, &r)
+	clear(kr[:])
+	clear(r[:])
+	clear(g[:32])
+}
+
+// encrypt is K-PKE.Encrypt(ek, m, r) (FIPS 203 Algorithm 14).
+func (ek *EncapsulationKey) encrypt(ct *[CiphertextSize]byte, m, r *[32]byte) {
+	var y [k]poly
+	var e1 [k]poly
+	var e2, v poly
+	prf([]*poly{&y[0], &y[1], &y[2], &e1[0], &e1[1], &e1[2], &e2}, r, 0)
+	for i := range k {
+		ntt(&y[i])
+	}
+	var c [256]uint16
+	var u poly
+	for i := range k {
+		basemulAcc(&u, &ek.at[i], &y)
+		invNTT(&u)
+		for n := range u {
+			c[n] = compress(reduce(u[n]+e1[i][n]), 10)
+		}
+		encode10(ct[320*i:], &c)
+	}
+	basemulAcc(&v, &ek.t, &y)
+	invNTT(&v)
+	for n := range v {
+		// μ = Decompress_1(ByteDecode_1(m)): bit n of m times ⌈q/2⌉.
+		mu := -int16(m[n/8]>>(n%8)&1) & 1665
+		c[n] = compress(reduce(barrett(v[n]+e2[n])+mu), 4)
+	}
+	encode4(ct[320*k:], &c)
+	clear(y[:])
+	clear(e1[:])
+	clear(e2[:])
+	clear(u[:])
+	clear(v[:])
+	clear(c[:])
+}
+
+// A DecapsulationKey is an ML-KEM-768 key pair, expanded from its seed.
+// It is safe for concurrent use.
+type DecapsulationKey struct {
+	s  [k]poly // ŝ, in [0, q]
+	ek EncapsulationKey
+	z  [32]byte
+}
+
+// NewDecapsulationKey is ML-KEM.KeyGen_internal(d, z) (FIPS 203
+// Algorithms 16 and 13) for seed = d || z. It panics if Available is
+// false.
+func NewDecapsulationKey(seed *[SeedSize]byte) *DecapsulationKey {
+	dk := new(DecapsulationKey)
+	var in [33]byte
+	copy(in[:32], seed[:32])
+	in[32] = k
+	rs := sha3.Sum512(in[:])
+	copy(dk.ek.rho[:], rs[:32])
+	var sigma [32]byte
+	copy(sigma[:], rs[32:])
+	copy(dk.z[:], seed[32:])
+	dk.ek.expand()
+	var e [k]poly
+	prf([]*poly{&dk.s[0], &dk.s[1], &dk.s[2], &e[0], &e[1], &e[2]}, &sigma, 0)
+	for i := range k {
+		ntt(&dk.s[i])
+		ntt(&e[i])
+	}
+	var row [k]poly
+	for i := range k {
+		for j := range k {
+			row[j] = dk.ek.at[j][i] // row i of Â
+		}
+		var t poly
+		basemulAcc(&t, &row, &dk.s)
+		for n := range t {
+			// t̂ = Â∘ŝ + ê: basemulAcc's 2^-16 undone by 2^16 mod q.
+			tm := mulMod(uint32(reduce(t[n])), 1<<16%q)
+			dk.ek.t[i][n] = int16(reduce(int16(tm) + int16(reduce(e[i][n]))))
+		}
+	}
+	for i := range k {
+		for n := range dk.s[i] {
+			dk.s[i][n] = barrett(dk.s[i][n])
+		}
+	}
+	dk.ek.h = sha3.Sum256(dk.ek.Bytes(nil))
+	clear(in[:])
+	clear(rs[:])
+	clear(sigma[:])
+	clear(e[:])
+	return dk
+}
+
+// EncapsulationKey returns the key pair's encapsulation key.
+func (dk *DecapsulationKey) EncapsulationKey() *EncapsulationKey { return &dk.ek }
+
+// Decapsulate is ML-KEM.Decaps_internal(dk, c) (FIPS 203 Algorithm 18),
+// with implicit rejection: a ciphertext whose re-encryption differs gets
+// J(z || c), chosen by a constant-time comparison and copy.
+func (dk *DecapsulationKey) Decapsulate(ss *[SharedKeySize]byte, ct *[CiphertextSize]byte) {
+	// K-PKE.Decrypt (Algorithm 15).
+	var u [k]poly
+	for i := range k {
+		decode10(&u[i], ct[320*i:])
+		ntt(&u[i])
+	}
+	var w, v poly
+	basemulAcc(&w, &dk.s, &u)
+	invNTT(&w)
+	decode4(&v, ct[320*k:])
+	var m [32]byte
+	for n := range w {
+		bit := compress(reduce(barrett(v[n])-barrett(w[n])), 1)
+		m[n/8] |= byte(bit) << (n % 8)
+	}
+	var g [64]byte
+	copy(g[:32], m[:])
+	copy(g[32:], dk.ek.h[:])
+	kr := sha3.Sum512(g[:])
+	var r [32]byte
+	copy(r[:], kr[32:])
+	var ct2 [CiphertextSize]byte
+	dk.ek.encrypt(&ct2, &m, &r)
+	j := sha3.NewSHAKE256()
+	j.Write(dk.z[:])
+	j.Write(ct[:])
+	var reject [SharedKeySize]byte
+	j.Read(reject[:])
+	equal := subtle.ConstantTimeCompare(ct[:], ct2[:])
+	copy(ss[:], reject[:])
+	subtle.ConstantTimeCopy(equal, ss[:], kr[:32])
+	clear(u[:])
+	clear(w[:])
+	clear(m[:])
+	clear(g[:32])
+	clear(kr[:])
+	clear(r[:])
+	clear(ct2[:])
+}

@@ -1,0 +1,180 @@
+//go:build !purego
+
+package mlkemavx
+
+import (
+	"bytes"
+	"crypto/mlkem"
+	"crypto/mlkem/mlkemtest"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+)
+
+// differentialCases is how many random cases TestDifferential runs:
+// MLKEMAVX_CASES, or 10^4 (10^3 with -short).
+func differentialCases(t *testing.T) int {
+	if s := os.Getenv("MLKEMAVX_CASES"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if testing.Short() {
+		return 1000
+	}
+	return 10000
+}
+
+func fill(rng *rand.Rand, b []byte) {
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+}
+
+// TestDifferential holds the engine to crypto/mlkem byte for byte: key
+// generation from random seeds, encapsulation with fixed randomness
+// (mlkemtest), and decapsulation of the valid ciphertext, of it with one
+// bit flipped, and of random bytes.
+func TestDifferential(t *testing.T) {
+	requireAVX512(t)
+	rng := rand.New(rand.NewPCG(9, 10))
+	for it := range differentialCases(t) {
+		var seed [SeedSize]byte
+		fill(rng, seed[:])
+		std, err := mlkem.NewDecapsulationKey768(seed[:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		dk := NewDecapsulationKey(&seed)
+		ekb := std.EncapsulationKey().Bytes()
+		if got := dk.EncapsulationKey().Bytes(nil); !bytes.Equal(got, ekb) {
+			t.Fatalf("case %d: key generation from seed %x differs", it, seed)
+		}
+		ek, err := NewEncapsulationKey(ekb)
+		if err != nil {
+			t.Fatalf("case %d: %v", it, err)
+		}
+		var m [32]byte
+		fill(rng, m[:])
+		wantSS, wantCT, err := mlkemtest.Encapsulate768(std.EncapsulationKey(), m[:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ss [SharedKeySize]byte
+		var ct [CiphertextSize]byte
+		ek.Encapsulate(&ss, &ct, &m)
+		if !bytes.Equal(ct[:], wantCT) || !bytes.Equal(ss[:], wantSS) {
+			t.Fatalf("case %d: encapsulation differs (seed %x, m %x)", it, seed, m)
+		}
+		var bad [CiphertextSize]byte
+		for variant := range 3 {
+			switch variant {
+			case 0:
+				bad = ct
+			case 1:
+				bad = ct
+				bad[rng.IntN(CiphertextSize)] ^= 1 << rng.IntN(8)
+			case 2:
+				fill(rng, bad[:])
+			}
+			want, err := std.Decapsulate(bad[:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got [SharedKeySize]byte
+			dk.Decapsulate(&got, &bad)
+			if !bytes.Equal(got[:], want) {
+				t.Fatalf("case %d, variant %d: decapsulation differs", it, variant)
+			}
+		}
+	}
+}
+
+// TestInvalidKeys checks that a key with one coefficient at q or above,
+// anywhere, is refused, as crypto/mlkem refuses it, and that a key with
+// every coefficient q - 1 is taken.
+func TestInvalidKeys(t *testing.T) {
+	requireAVX512(t)
+	rng := rand.New(rand.NewPCG(11, 12))
+	var seed [SeedSize]byte
+	fill(rng, seed[:])
+	good := NewDecapsulationKey(&seed).EncapsulationKey().Bytes(nil)
+	for range 2000 {
+		b := bytes.Clone(good)
+		i := rng.IntN(256 * k)
+		v := q + rng.IntN(4096-q)
+		// Coefficient i is 12 bits at bit 12i.
+		if i%2 == 0 {
+			b[3*(i/2)] = byte(v)
+			b[3*(i/2)+1] = b[3*(i/2)+1]&0xf0 | byte(v>>8)
+		} else {
+			b[3*(i/2)+1] = b[3*(i/2)+1]&0x0f | byte(v<<4)
+			b[3*(i/2)+2] = byte(v >> 4)
+		}
+		if _, err := mlkem.NewEncapsulationKey768(b); err == nil {
+			t.Fatalf("the test's key is valid to crypto/mlkem")
+		}
+		if _, err := NewEncapsulationKey(b); !errors.Is(err, ErrInvalidKey) {
+			t.Fatalf("coefficient %d = %d: got %v, want ErrInvalidKey", i, v, err)
+		}
+	}
+	edge := bytes.Clone(good)
+	for i := 0; i < 384*k; i += 3 {
+		edge[i], edge[i+1], edge[i+2] = 0x00, 0x0d, 0xd0 // 3328, 3328
+	}
+	if _, err := NewEncapsulationKey(edge); err != nil {
+		t.Fatalf("every coefficient q-1: %v", err)
+	}
+	if _, err := NewEncapsulationKey(good[:len(good)-1]); !errors.Is(err, ErrInvalidKey) {
+		t.Fatalf("short key: got %v", err)
+	}
+}
+
+// TestReduce checks reduce and barrett for every int16 against the
+// modulus.
+func TestReduce(t *testing.T) {
+	for a := -32768; a <= 32767; a++ {
+		if r := reduce(int16(a)); int(r) != refMod(a) {
+			t.Fatalf("reduce(%d) = %d", a, r)
+		}
+		if r := barrett(int16(a)); r < 0 || r > q || refMod(int(r)) != refMod(a) {
+			t.Fatalf("barrett(%d) = %d", a, r)
+		}
+	}
+}
+
+// TestMulMod checks mulMod over the products it is used for, and its
+// extremes.
+func TestMulMod(t *testing.T) {
+	for a := range uint32(q) {
+		for _, b := range []uint32{0, 1, 1 << 16 % q, q - 1, 65535} {
+			if got := mulMod(a, b); int(got) != int(a*b%q) {
+				t.Fatalf("mulMod(%d, %d) = %d", a, b, got)
+			}
+		}
+	}
+}
+
+// TestCompress checks compress and decompress for every input against
+// FIPS 203 §4.2.1's definitions in exact rational arithmetic.
+func TestCompress(t *testing.T) {
+	for _, d := range []uint{1, 4, 10} {
+		for x := range q {
+			// ⌈(2^d/q)·x⌋ with ties up: ⌊(2^(d+1)·x + q) / 2q⌋.
+			want := ((2<<d)*x + q) / (2 * q) % (1 << d)
+			if got := compress(uint16(x), d); int(got) != want {
+				t.Fatalf("Compress_%d(%d) = %d, want %d", d, x, got, want)
+			}
+		}
+		for y := range 1 << d {
+			want := (2*q*y + 1<<d) / (2 << d)
+			if got := decompress(uint16(y), d); int(got) != want {
+				t.Fatalf("Decompress_%d(%d) = %d, want %d", d, y, got, want)
+			}
+		}
+	}
+}

@@ -1,0 +1,125 @@
+//go:build !purego
+
+package mlkemavx
+
+import (
+	"crypto/sha3"
+	"encoding/binary"
+
+	"github.com/fanseal/fanseal/internal/keccakx8"
+)
+
+// The sponges of ML-KEM-768 (FIPS 203 §4.1): XOF = SHAKE128 (rate 168),
+// PRF = SHAKE256 (rate 136), both with FIPS 202's SHAKE padding.
+const (
+	xofRate = 168
+	prfRate = 136
+	prfLen  = 64 * 2 // PRF_η with η1 = η2 = 2
+)
+
+// pad starts a one-block sponge in state l of s (zero in that state):
+// the message m, SHAKE's domain bits and the final bit of pad10*1.
+func pad(s *keccakx8.State, l int, m []byte, rate int) {
+	s.XOR(l, 0, m)
+	s.XOR(l, len(m), []byte{0x1f})
+	s.XOR(l, rate-1, []byte{0x80})
+}
+
+// sampleNTT runs FIPS 203 Algorithm 7 on the XOF stream of each of up to
+// eight seeds ρ || j || i at once (seeds[l] into a[l]): every permutation
+// squeezes a block for all eight, and each state is read until its
+// polynomial has 256 coefficients. The matrix is public, and so is the
+// number of blocks each needs.
+func sampleNTT(a []*poly, seeds [][34]byte) {
+	var s keccakx8.State
+	for l := range seeds {
+		pad(&s, l, seeds[l][:], xofRate)
+	}
+	var n [8]int
+	for {
+		s.Permute()
+		done := true
+		var block [xofRate]byte
+		for l := range seeds {
+			if n[l] == 256 {
+				continue
+			}
+			s.Read(l, 0, block[:])
+			n[l] = rejection(a[l], n[l], block[:])
+			done = done && n[l] == 256
+		}
+		if done {
+			return
+		}
+	}
+}
+
+// sampleNTT1 is Algorithm 7 for one seed, with crypto/sha3's SHAKE128.
+func sampleNTT1(a *poly, seed *[34]byte) {
+	h := sha3.NewSHAKE128()
+	h.Write(seed[:])
+	var block [xofRate]byte
+	for n := 0; n < 256; {
+		h.Read(block[:])
+		n = rejection(a, n, block[:])
+	}
+}
+
+// rejection takes the 12-bit candidates of block below q into a from
+// coefficient n on, stopping at 256, and returns the new count.
+func rejection(a *poly, n int, block []byte) int {
+	for i := 0; i+3 <= len(block) && n < 256; i += 3 {
+		d1 := uint16(block[i]) | uint16(block[i+1]&0x0f)<<8
+		d2 := uint16(block[i+1]>>4) | uint16(block[i+2])<<4
+		if d1 < q {
+			a[n] = int16(d1)
+			n++
+		}
+		if d2 < q && n < 256 {
+			a[n] = int16(d2)
+			n++
+		}
+	}
+	return n
+}
+
+// prf derives len(out) noise polynomials (at most eight), out[i] from
+// PRF_2(seed, first+i) (SHAKE256 of seed || N, 128 bytes: one block), all
+// in one eight-way permutation, and samples them with SamplePolyCBD_2.
+func prf(out []*poly, seed *[32]byte, first byte) {
+	var s keccakx8.State
+	var in [33]byte
+	copy(in[:], seed[:])
+	for l := range out {
+		in[32] = first + byte(l)
+		pad(&s, l, in[:], prfRate)
+	}
+	s.Permute()
+	var buf [prfLen]byte
+	for l, p := range out {
+		s.Read(l, 0, buf[:])
+		cbd2(p, &buf)
+	}
+	for i := range in {
+		in[i] = 0
+	}
+	for i := range buf {
+		buf[i] = 0
+	}
+}
+
+// cbd2 is SamplePolyCBD_2 (FIPS 203 Algorithm 8): coefficient i is
+// (b[4i] + b[4i+1]) - (b[4i+2] + b[4i+3]) of the bits b of buf. The noise
+// is secret: the bit counts are computed eight coefficients at a time
+// with masks and additions, without a branch or a table.
+func cbd2(p *poly, buf *[prfLen]byte) {
+	for w := range 32 {
+		x := binary.LittleEndian.Uint32(buf[4*w:])
+		d := x&0x55555555 + (x>>1)&0x55555555 // each 2-bit field: the sum of its two bits
+		for j := range 8 {
+			a := int16(d >> (4 * j) & 3)
+			b := int16(d >> (4*j + 2) & 3)
+			p[8*w+j] = a - b
+		}
+	}
+}
