@@ -116,8 +116,9 @@ const notes = `
   pass where the CPU has it: X25519 in internal/x25519x8, P-256 and
   secp256k1 in internal/ecdhx8, and the X25519 halves of the post-quantum
   suite's stanzas in internal/x25519x8; their ML-KEM-768 halves are
-  internal/mlkem768's (circl's AVX2 code on x86-64 with AVX2, crypto/mlkem
-  elsewhere and in FIPS 140-3 mode; docs/SECURITY.md). A pass costs about the same for one lane as for
+  internal/mlkem768's (internal/mlkemavx with AVX-512BW, circl's AVX2
+  code on other x86-64 with AVX2, crypto/mlkem elsewhere and in FIPS
+  140-3 mode; docs/SECURITY.md). A pass costs about the same for one lane as for
   eight, so 20 recipients are three passes, which two cores run in the
   time of two.
 `
