@@ -238,4 +238,6 @@ func (dk *DecapsulationKey) Decapsulate(ss *[SharedKeySize]byte, ct *[Ciphertext
 	clear(kr[:])
 	clear(r[:])
 	clear(ct2[:])
+	clear(reject[:])
+	j.Reset() // its state inverts to z
 }

@@ -106,6 +106,7 @@ func prf(out []*poly, seed *[32]byte, first byte) {
 	for i := range buf {
 		buf[i] = 0
 	}
+	clear(s[:]) // the permuted states invert to the seed
 }
 
 // cbd2 is SamplePolyCBD_2 (FIPS 203 Algorithm 8): coefficient i is
