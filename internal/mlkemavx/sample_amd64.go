@@ -100,12 +100,8 @@ func prf(out []*poly, seed *[32]byte, first byte) {
 		s.Read(l, 0, buf[:])
 		cbd2(p, &buf)
 	}
-	for i := range in {
-		in[i] = 0
-	}
-	for i := range buf {
-		buf[i] = 0
-	}
+	clear(in[:])
+	clear(buf[:])
 	clear(s[:]) // the permuted states invert to the seed
 }
 
