@@ -29,6 +29,11 @@ var mutations = []codegen.Mutation{
 	{Name: "gamma", Old: `g[2*w+1] = pow(zeta0, 2*bitrev7(16*v+w)+1)`, New: `g[2*w+1] = pow(zeta0, 2*bitrev7(16*v+w))`},
 	{Name: "accumulation", Old: `codegen.Ins("VPADDD %s, %s, %s", t, acc1, acc1)`, New: `codegen.Ins("VPSUBD %s, %s, %s", t, acc1, acc1)`},
 	{Name: "Montgomery word", Old: `ql[i] = q`, New: `ql[i+1] = q`},
+	{Name: "cbd2 pair sum", Old: `{"Z16", 0x55}`, New: `{"Z16", 0x11}`},
+	{Name: "cbd2 difference", Old: `codegen.Ins("VPSUBD Z1, Z0, Z0")`, New: `codegen.Ins("VPADDD Z1, Z0, Z0")`},
+	{Name: "cbd2 high nibble", Old: `codegen.Ins("VPSLLD $12, Z0, Z1")`, New: `codegen.Ins("VPSLLD $8, Z0, Z1")`},
+	{Name: "cbd2 offset", Old: `{"Z21", 0x00040004}`, New: `{"Z21", 0x00040003}`},
+	{Name: "cbd2 byte order", Old: `codegen.Ins("VPMOVZXBD %d(SI), Z0", 16*j)`, New: `codegen.Ins("VPMOVZXBD %d(SI), Z0", 16*(7-j))`},
 }
 
 // TestMutations checks that the tests catch each mutation of gen.go

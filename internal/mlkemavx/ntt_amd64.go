@@ -24,3 +24,11 @@ func invNTT(p *poly)
 //
 //go:noescape
 func basemulAcc(out *poly, a, b *[3]poly)
+
+// cbd2 sets p to SamplePolyCBD_2(buf) (FIPS 203 Algorithm 8): coefficient
+// i is (b[4i] + b[4i+1]) - (b[4i+2] + b[4i+3]) of the bits b of buf, in
+// [-2, 2]. The noise is secret: it is computed with masks and additions,
+// without a branch or a table.
+//
+//go:noescape
+func cbd2(p *poly, buf *[prfLen]byte)

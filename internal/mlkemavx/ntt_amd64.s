@@ -3,7 +3,7 @@
 //go:build !purego
 
 // The arithmetic of ML-KEM-768's ring with AVX-512BW (FIPS 203 §4.3):
-// ntt, invNTT and basemulAcc of mlkemavx.
+// ntt, invNTT and basemulAcc of mlkemavx, and its noise sampler cbd2.
 //
 // # Representation
 //
@@ -57,12 +57,21 @@
 // VPMADDWD with (q, 0) and VPSUBD) leaves the result in the high half.
 // The inverse NTT's final factor 2^16/128 removes the 2^-16.
 //
+// # The noise sampler
+//
+// cbd2 is SamplePolyCBD_2 (FIPS 203 Algorithm 8) of 128 bytes: sixteen
+// bytes to a register, one per dword, the bit counts of each nibble's two
+// halves computed with masks, shifts and additions in fields that never
+// carry into each other, and each dword's two nibbles spread into its two
+// words (genCBD2 in gen.go says how).
+//
 // # Constant time
 //
 // No branch and no address depends on a coefficient: the instruction
 // sequence and every memory operand are fixed, and VPMULLW, VPMULHW,
-// VPMADDWD, VPERMI2W and the additions run in a time independent of their
-// operands.
+// VPMADDWD, VPERMI2W, VPMOVZXBD, the shifts, the logic and the additions
+// run in a time independent of their operands. cbd2 clears the registers
+// that held the noise.
 
 #include "textflag.h"
 
@@ -71,6 +80,7 @@
 //	ntt:        takes |c| <= 3329, leaves |c| <= 16190
 //	invNTT:     takes |c| <= 32767, leaves |c| <= 1827
 //	basemulAcc: takes |a| <= 3329 and any int16 b, leaves |c| <= 11652
+//	cbd2:       takes any 128 bytes, leaves c in [-2, 2]
 
 DATA tab<>+0(SB)/8, $0x0d010d010d010d01
 DATA tab<>+8(SB)/8, $0x0d010d010d010d01
@@ -2011,5 +2021,163 @@ TEXT ·basemulAcc(SB), NOSPLIT, $0-24
 	VPSRLD $16, Z30, Z30
 	VPBLENDMW Z31, Z30, K1, Z30
 	VMOVDQU64 Z30, 448(DI)
+	VZEROUPPER
+	RET
+
+// func cbd2(p *poly, buf *[prfLen]byte)
+TEXT ·cbd2(SB), NOSPLIT, $0-16
+	MOVQ p+0(FP), DI
+	MOVQ buf+8(FP), SI
+	MOVL $0x55, CX
+	VPBROADCASTD CX, Z16
+	MOVL $0x33, CX
+	VPBROADCASTD CX, Z17
+	MOVL $0x44, CX
+	VPBROADCASTD CX, Z18
+	MOVL $0xf, CX
+	VPBROADCASTD CX, Z19
+	MOVL $0xf0000, CX
+	VPBROADCASTD CX, Z20
+	MOVL $0x40004, CX
+	VPBROADCASTD CX, Z21
+	// coefficients 0..31 from bytes 0..15
+	VPMOVZXBD 0(SI), Z0
+	VPSRLD $1, Z0, Z1
+	VPANDD Z16, Z0, Z0
+	VPANDD Z16, Z1, Z1
+	VPADDD Z1, Z0, Z0
+	VPSRLD $2, Z0, Z1
+	VPANDD Z17, Z0, Z0
+	VPANDD Z17, Z1, Z1
+	VPADDD Z18, Z0, Z0
+	VPSUBD Z1, Z0, Z0
+	VPSLLD $12, Z0, Z1
+	VPANDD Z19, Z0, Z0
+	VPANDD Z20, Z1, Z1
+	VPORD Z1, Z0, Z0
+	VPSUBW Z21, Z0, Z0
+	VMOVDQU64 Z0, 0(DI)
+	// coefficients 32..63 from bytes 16..31
+	VPMOVZXBD 16(SI), Z0
+	VPSRLD $1, Z0, Z1
+	VPANDD Z16, Z0, Z0
+	VPANDD Z16, Z1, Z1
+	VPADDD Z1, Z0, Z0
+	VPSRLD $2, Z0, Z1
+	VPANDD Z17, Z0, Z0
+	VPANDD Z17, Z1, Z1
+	VPADDD Z18, Z0, Z0
+	VPSUBD Z1, Z0, Z0
+	VPSLLD $12, Z0, Z1
+	VPANDD Z19, Z0, Z0
+	VPANDD Z20, Z1, Z1
+	VPORD Z1, Z0, Z0
+	VPSUBW Z21, Z0, Z0
+	VMOVDQU64 Z0, 64(DI)
+	// coefficients 64..95 from bytes 32..47
+	VPMOVZXBD 32(SI), Z0
+	VPSRLD $1, Z0, Z1
+	VPANDD Z16, Z0, Z0
+	VPANDD Z16, Z1, Z1
+	VPADDD Z1, Z0, Z0
+	VPSRLD $2, Z0, Z1
+	VPANDD Z17, Z0, Z0
+	VPANDD Z17, Z1, Z1
+	VPADDD Z18, Z0, Z0
+	VPSUBD Z1, Z0, Z0
+	VPSLLD $12, Z0, Z1
+	VPANDD Z19, Z0, Z0
+	VPANDD Z20, Z1, Z1
+	VPORD Z1, Z0, Z0
+	VPSUBW Z21, Z0, Z0
+	VMOVDQU64 Z0, 128(DI)
+	// coefficients 96..127 from bytes 48..63
+	VPMOVZXBD 48(SI), Z0
+	VPSRLD $1, Z0, Z1
+	VPANDD Z16, Z0, Z0
+	VPANDD Z16, Z1, Z1
+	VPADDD Z1, Z0, Z0
+	VPSRLD $2, Z0, Z1
+	VPANDD Z17, Z0, Z0
+	VPANDD Z17, Z1, Z1
+	VPADDD Z18, Z0, Z0
+	VPSUBD Z1, Z0, Z0
+	VPSLLD $12, Z0, Z1
+	VPANDD Z19, Z0, Z0
+	VPANDD Z20, Z1, Z1
+	VPORD Z1, Z0, Z0
+	VPSUBW Z21, Z0, Z0
+	VMOVDQU64 Z0, 192(DI)
+	// coefficients 128..159 from bytes 64..79
+	VPMOVZXBD 64(SI), Z0
+	VPSRLD $1, Z0, Z1
+	VPANDD Z16, Z0, Z0
+	VPANDD Z16, Z1, Z1
+	VPADDD Z1, Z0, Z0
+	VPSRLD $2, Z0, Z1
+	VPANDD Z17, Z0, Z0
+	VPANDD Z17, Z1, Z1
+	VPADDD Z18, Z0, Z0
+	VPSUBD Z1, Z0, Z0
+	VPSLLD $12, Z0, Z1
+	VPANDD Z19, Z0, Z0
+	VPANDD Z20, Z1, Z1
+	VPORD Z1, Z0, Z0
+	VPSUBW Z21, Z0, Z0
+	VMOVDQU64 Z0, 256(DI)
+	// coefficients 160..191 from bytes 80..95
+	VPMOVZXBD 80(SI), Z0
+	VPSRLD $1, Z0, Z1
+	VPANDD Z16, Z0, Z0
+	VPANDD Z16, Z1, Z1
+	VPADDD Z1, Z0, Z0
+	VPSRLD $2, Z0, Z1
+	VPANDD Z17, Z0, Z0
+	VPANDD Z17, Z1, Z1
+	VPADDD Z18, Z0, Z0
+	VPSUBD Z1, Z0, Z0
+	VPSLLD $12, Z0, Z1
+	VPANDD Z19, Z0, Z0
+	VPANDD Z20, Z1, Z1
+	VPORD Z1, Z0, Z0
+	VPSUBW Z21, Z0, Z0
+	VMOVDQU64 Z0, 320(DI)
+	// coefficients 192..223 from bytes 96..111
+	VPMOVZXBD 96(SI), Z0
+	VPSRLD $1, Z0, Z1
+	VPANDD Z16, Z0, Z0
+	VPANDD Z16, Z1, Z1
+	VPADDD Z1, Z0, Z0
+	VPSRLD $2, Z0, Z1
+	VPANDD Z17, Z0, Z0
+	VPANDD Z17, Z1, Z1
+	VPADDD Z18, Z0, Z0
+	VPSUBD Z1, Z0, Z0
+	VPSLLD $12, Z0, Z1
+	VPANDD Z19, Z0, Z0
+	VPANDD Z20, Z1, Z1
+	VPORD Z1, Z0, Z0
+	VPSUBW Z21, Z0, Z0
+	VMOVDQU64 Z0, 384(DI)
+	// coefficients 224..255 from bytes 112..127
+	VPMOVZXBD 112(SI), Z0
+	VPSRLD $1, Z0, Z1
+	VPANDD Z16, Z0, Z0
+	VPANDD Z16, Z1, Z1
+	VPADDD Z1, Z0, Z0
+	VPSRLD $2, Z0, Z1
+	VPANDD Z17, Z0, Z0
+	VPANDD Z17, Z1, Z1
+	VPADDD Z18, Z0, Z0
+	VPSUBD Z1, Z0, Z0
+	VPSLLD $12, Z0, Z1
+	VPANDD Z19, Z0, Z0
+	VPANDD Z20, Z1, Z1
+	VPORD Z1, Z0, Z0
+	VPSUBW Z21, Z0, Z0
+	VMOVDQU64 Z0, 448(DI)
+	// the noise is secret: clear the registers that held it
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
 	VZEROUPPER
 	RET

@@ -153,6 +153,35 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestCBD2 checks the noise sampler against Algorithm 8: every byte value
+// in every position (a buffer of one repeated byte, each value), random
+// buffers, and a polynomial that held other coefficients before.
+func TestCBD2(t *testing.T) {
+	requireAVX512(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for n := range 256 + 2000 {
+		var buf [prfLen]byte
+		for i := range buf {
+			if n < 256 {
+				buf[i] = byte(n)
+			} else {
+				buf[i] = byte(rng.Uint32())
+			}
+		}
+		var p poly
+		for i := range p {
+			p[i] = int16(rng.Uint32())
+		}
+		cbd2(&p, &buf)
+		want := refCBD2(buf[:])
+		for i, c := range p {
+			if int(c) != want[i] {
+				t.Fatalf("buffer %d: coefficient %d = %d, want %d", n, i, c, want[i])
+			}
+		}
+	}
+}
+
 // TestBarrett checks the Barrett reduction the header argues (the
 // instructions' arithmetic, transcribed) for every int16: 0 <= r <= q.
 func TestBarrett(t *testing.T) {

@@ -74,3 +74,15 @@ func refMulNTT(f, g [256]int) [256]int {
 	}
 	return h
 }
+
+// refCBD2 is Algorithm 8 with η = 2: BytesToBits (Algorithm 4) and, for
+// each coefficient, the two sums of two bits.
+func refCBD2(buf []byte) (f [256]int) {
+	bit := func(j int) int { return int(buf[j/8] >> (j % 8) & 1) }
+	for i := range f {
+		x := bit(4*i) + bit(4*i+1)
+		y := bit(4*i+2) + bit(4*i+3)
+		f[i] = x - y
+	}
+	return f
+}

@@ -4,7 +4,6 @@ package mlkemavx
 
 import (
 	"crypto/sha3"
-	"encoding/binary"
 
 	"github.com/fanseal/fanseal/internal/keccakx8"
 )
@@ -103,22 +102,4 @@ func prf(out []*poly, seed *[32]byte, first byte) {
 	clear(in[:])
 	clear(buf[:])
 	clear(s[:]) // the permuted states invert to the seed
-}
-
-// cbd2 is SamplePolyCBD_2 (FIPS 203 Algorithm 8): coefficient i is
-// (b[4i] + b[4i+1]) - (b[4i+2] + b[4i+3]) of the bits b of buf. The noise
-// is secret: the bit counts are computed sixteen coefficients at a time
-// with masks and additions, without a branch or a table. In each 4-bit
-// field of e, x + 4 - y with x, y in [0, 2] lies in [2, 6], so no field
-// borrows from its neighbour.
-func cbd2(p *poly, buf *[prfLen]byte) {
-	for w := range 16 {
-		x := binary.LittleEndian.Uint64(buf[8*w:])
-		d := x&0x5555555555555555 + (x>>1)&0x5555555555555555 // each 2-bit field: the sum of its two bits
-		e := d&0x3333333333333333 + 0x4444444444444444 - (d>>2)&0x3333333333333333
-		q := (*[16]int16)(p[16*w:])
-		for j := range 16 {
-			q[j] = int16(e>>(4*j)&0xf) - 4
-		}
-	}
 }
