@@ -57,3 +57,19 @@ func (d avxDK) decapsulate(ct []byte) []byte {
 func (d avxDK) encapsulationKey() encapsulator { return avxEK{d.k.EncapsulationKey()} }
 
 func (d avxDK) encapsulationKeyBytes() []byte { return d.k.EncapsulationKey().Bytes(nil) }
+
+func (d avxDK) decapsulateBatch(cts [][]byte) [][]byte {
+	ss := make([][]byte, len(cts))
+	keys := make([][SharedKeySize]byte, len(cts))
+	var out [mlkemavx.MaxBatch]*[SharedKeySize]byte
+	var in [mlkemavx.MaxBatch]*[CiphertextSize]byte
+	for start := 0; start < len(cts); start += mlkemavx.MaxBatch {
+		n := min(len(cts)-start, mlkemavx.MaxBatch)
+		for i := range n {
+			out[i], in[i] = &keys[start+i], (*[CiphertextSize]byte)(cts[start+i])
+			ss[start+i] = keys[start+i][:]
+		}
+		d.k.DecapsulateBatch(out[:n], in[:n])
+	}
+	return ss
+}

@@ -35,13 +35,14 @@ func differentialCases() int {
 }
 
 // TestDifferential holds every implementation to crypto/mlkem, byte for
-// byte and verdict for verdict, on random cases of six kinds (each case
+// byte and verdict for verdict, on random cases of seven kinds (each case
 // one operation on both sides): key generation from a seed; encapsulation
 // with fixed randomness (mlkemtest.Encapsulate768) and the decapsulation
 // of its ciphertext; decapsulation of a corrupted ciphertext and of a
-// random one; encapsulation keys with one coefficient at or above q
-// (refused) or at q − 1 (accepted, then encapsulated to); and random
-// 1184-byte strings as encapsulation keys.
+// random one; a batch decapsulation of such ciphertexts mixed; encapsulation
+// keys with one coefficient at or above q (refused) or at q − 1 (accepted,
+// then encapsulated to); and random 1184-byte strings as encapsulation
+// keys.
 func TestDifferential(t *testing.T) {
 	n := differentialCases()
 	seed := *seedFlag
@@ -104,6 +105,9 @@ func (c *caseGen) step() error {
 	c.cases++
 	if c.ref == nil || c.rng.IntN(16) == 0 {
 		return c.keygen()
+	}
+	if c.rng.IntN(32) == 0 {
+		return c.decapsulateBatch()
 	}
 	switch k := c.rng.IntN(10); {
 	case k < 3:
@@ -212,6 +216,42 @@ func (c *caseGen) decapsulate(ct []byte) error {
 	return nil
 }
 
+// decapsulateBatch decapsulates one to ten ciphertexts of the current
+// key at once (up to one more than the engine's batches of eight),
+// valid ones, corrupted ones and random bytes mixed, and compares each
+// with crypto/mlkem's decapsulation of it.
+func (c *caseGen) decapsulateBatch() error {
+	cts := make([][]byte, 1+c.rng.IntN(10))
+	for i := range cts {
+		_, ct, err := mlkemtest.Encapsulate768(c.ref.EncapsulationKey(), c.bytes(32))
+		if err != nil {
+			return err
+		}
+		switch c.rng.IntN(3) {
+		case 1:
+			j := c.rng.IntN(len(ct) * 8)
+			ct[j/8] ^= 1 << (j % 8)
+		case 2:
+			ct = c.bytes(CiphertextSize)
+		}
+		cts[i] = ct
+	}
+	got, err := c.dk.DecapsulateBatch(cts)
+	if err != nil {
+		return err
+	}
+	for i, ct := range cts {
+		want, err := c.ref.Decapsulate(ct)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(got[i], want) {
+			return fmt.Errorf("batch of %d: decapsulate(%x) = %x; crypto/mlkem's %x", len(cts), ct, got[i], want)
+		}
+	}
+	return nil
+}
+
 // coefficient sets one coefficient of the current encapsulation key to a
 // value at or above q, which both sides must refuse, or to q − 1, which
 // both must accept and encapsulate to alike.
@@ -281,6 +321,12 @@ func TestWrongLengths(t *testing.T) {
 		for _, n := range []int{0, CiphertextSize - 1, CiphertextSize + 1} {
 			if _, err := dk.Decapsulate(make([]byte, n)); err == nil {
 				t.Errorf("%s: ciphertext of %d bytes accepted", impl.name(), n)
+			}
+		}
+		for _, n := range []int{0, CiphertextSize - 1, CiphertextSize + 1} {
+			good := make([]byte, CiphertextSize)
+			if ss, err := dk.DecapsulateBatch([][]byte{good, make([]byte, n), good}); err == nil || ss != nil {
+				t.Errorf("%s: batch with a ciphertext of %d bytes accepted", impl.name(), n)
 			}
 		}
 		for _, n := range []int{0, 31, 33} {

@@ -180,6 +180,34 @@ func (dk *DecapsulationKey) Decapsulate(ciphertext []byte) ([]byte, error) {
 	return dk.k.decapsulate(ciphertext), nil
 }
 
+// DecapsulateBatch returns the shared keys of several ciphertexts,
+// ss[i] of cts[i], each exactly as Decapsulate returns it. The "avx512"
+// implementation decapsulates them eight at a time with their hashes in
+// shared passes of its eight-way Keccak; the others one after another.
+// Only a ciphertext of the wrong length is an error, and then none is
+// decapsulated.
+func (dk *DecapsulationKey) DecapsulateBatch(cts [][]byte) ([][]byte, error) {
+	for _, ct := range cts {
+		if len(ct) != CiphertextSize {
+			return nil, ErrInvalidCiphertext
+		}
+	}
+	if b, ok := dk.k.(batchDecapsulator); ok {
+		return b.decapsulateBatch(cts), nil
+	}
+	ss := make([][]byte, len(cts))
+	for i, ct := range cts {
+		ss[i] = dk.k.decapsulate(ct)
+	}
+	return ss, nil
+}
+
+// A batchDecapsulator decapsulates many ciphertexts (each CiphertextSize
+// bytes) at once, each as its decapsulate.
+type batchDecapsulator interface {
+	decapsulateBatch(cts [][]byte) [][]byte
+}
+
 // stdImplementation is crypto/mlkem's ML-KEM-768.
 type stdImplementation struct{}
 

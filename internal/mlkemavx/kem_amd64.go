@@ -198,9 +198,54 @@ func (dk *DecapsulationKey) EncapsulationKey() *EncapsulationKey { return &dk.ek
 
 // Decapsulate is ML-KEM.Decaps_internal(dk, c) (FIPS 203 Algorithm 18),
 // with implicit rejection: a ciphertext whose re-encryption differs gets
-// J(z || c), chosen by a constant-time comparison and copy.
+// J(z || c), chosen by a constant-time comparison and copy. It is
+// DecapsulateBatch of one ciphertext.
 func (dk *DecapsulationKey) Decapsulate(ss *[SharedKeySize]byte, ct *[CiphertextSize]byte) {
-	// K-PKE.Decrypt (Algorithm 15).
+	dk.DecapsulateBatch([]*[SharedKeySize]byte{ss}, []*[CiphertextSize]byte{ct})
+}
+
+// MaxBatch is the most ciphertexts DecapsulateBatch takes: one per lane of
+// the eight-way Keccak.
+const MaxBatch = 8
+
+// DecapsulateBatch decapsulates cts[i] into ss[i], for up to MaxBatch
+// ciphertexts, each exactly as Decapsulate: the hashes of all of them, G
+// (SHA3-512) of each m' || H(ek) and J (SHAKE256) of each z || c, run in
+// the eight-way Keccak, one pass for G and nine for J, where one
+// decapsulation's take a permutation each in crypto/sha3. Every
+// ciphertext takes the same work, valid or not. It panics if len(ss) !=
+// len(cts) or there are more than MaxBatch.
+func (dk *DecapsulationKey) DecapsulateBatch(ss []*[SharedKeySize]byte, cts []*[CiphertextSize]byte) {
+	n := len(cts)
+	if len(ss) != n || n > MaxBatch {
+		panic("mlkemavx: DecapsulateBatch of mismatched or too many ciphertexts")
+	}
+	var m, r [MaxBatch][32]byte
+	var kk, reject [MaxBatch][SharedKeySize]byte
+	for i, ct := range cts {
+		dk.decrypt(&m[i], ct)
+	}
+	hashG(kk[:n], r[:n], m[:n], &dk.ek.h)
+	var ct2 [CiphertextSize]byte
+	var equal [MaxBatch]int
+	for i, ct := range cts {
+		dk.ek.encrypt(&ct2, &m[i], &r[i])
+		equal[i] = subtle.ConstantTimeCompare(ct[:], ct2[:])
+	}
+	hashJ(reject[:n], &dk.z, cts)
+	for i := range cts {
+		copy(ss[i][:], reject[i][:])
+		subtle.ConstantTimeCopy(equal[i], ss[i][:], kk[i][:])
+	}
+	clear(m[:])
+	clear(r[:])
+	clear(kk[:])
+	clear(reject[:])
+	clear(ct2[:])
+}
+
+// decrypt is K-PKE.Decrypt(dk, c) (FIPS 203 Algorithm 15).
+func (dk *DecapsulationKey) decrypt(m *[32]byte, ct *[CiphertextSize]byte) {
 	var u [k]poly
 	for i := range k {
 		decode10(&u[i], ct[320*i:])
@@ -210,34 +255,11 @@ func (dk *DecapsulationKey) Decapsulate(ss *[SharedKeySize]byte, ct *[Ciphertext
 	basemulAcc(&w, &dk.s, &u)
 	invNTT(&w)
 	decode4(&v, ct[320*k:])
-	var m [32]byte
+	clear(m[:])
 	for n := range w {
 		bit := compress(reduce(barrett(v[n])-barrett(w[n])), 1)
 		m[n/8] |= byte(bit) << (n % 8)
 	}
-	var g [64]byte
-	copy(g[:32], m[:])
-	copy(g[32:], dk.ek.h[:])
-	kr := sha3.Sum512(g[:])
-	var r [32]byte
-	copy(r[:], kr[32:])
-	var ct2 [CiphertextSize]byte
-	dk.ek.encrypt(&ct2, &m, &r)
-	j := sha3.NewSHAKE256()
-	j.Write(dk.z[:])
-	j.Write(ct[:])
-	var reject [SharedKeySize]byte
-	j.Read(reject[:])
-	equal := subtle.ConstantTimeCompare(ct[:], ct2[:])
-	copy(ss[:], reject[:])
-	subtle.ConstantTimeCopy(equal, ss[:], kr[:32])
 	clear(u[:])
 	clear(w[:])
-	clear(m[:])
-	clear(g[:32])
-	clear(kr[:])
-	clear(r[:])
-	clear(ct2[:])
-	clear(reject[:])
-	j.Reset() // its state inverts to z
 }

@@ -94,6 +94,50 @@ func TestDifferential(t *testing.T) {
 	}
 }
 
+// TestDecapsulateBatch checks batches of one to eight ciphertexts, valid
+// ones and ones with a flipped bit or random bytes mixed in every order,
+// against crypto/mlkem's decapsulation of each, and that a batch's
+// results do not depend on the other ciphertexts in it.
+func TestDecapsulateBatch(t *testing.T) {
+	requireAVX512(t)
+	rng := rand.New(rand.NewPCG(11, 12))
+	for it := range 200 {
+		var seed [SeedSize]byte
+		fill(rng, seed[:])
+		std, err := mlkem.NewDecapsulationKey768(seed[:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		dk := NewDecapsulationKey(&seed)
+		n := 1 + it%MaxBatch
+		cts := make([]*[CiphertextSize]byte, n)
+		ss := make([]*[SharedKeySize]byte, n)
+		for i := range cts {
+			cts[i], ss[i] = new([CiphertextSize]byte), new([SharedKeySize]byte)
+			var m [32]byte
+			fill(rng, m[:])
+			var s [SharedKeySize]byte
+			dk.EncapsulationKey().Encapsulate(&s, cts[i], &m)
+			switch rng.IntN(3) {
+			case 1:
+				cts[i][rng.IntN(CiphertextSize)] ^= 1 << rng.IntN(8)
+			case 2:
+				fill(rng, cts[i][:])
+			}
+		}
+		dk.DecapsulateBatch(ss, cts)
+		for i, ct := range cts {
+			want, err := std.Decapsulate(ct[:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(ss[i][:], want) {
+				t.Fatalf("case %d: ciphertext %d of %d decapsulates differently", it, i, n)
+			}
+		}
+	}
+}
+
 // TestInvalidKeys checks that a key with one coefficient at q or above,
 // anywhere, is refused, as crypto/mlkem refuses it, and that a key with
 // every coefficient q - 1 is taken.

@@ -103,3 +103,80 @@ func prf(out []*poly, seed *[32]byte, first byte) {
 	clear(buf[:])
 	clear(s[:]) // the permuted states invert to the seed
 }
+
+// gRate is SHA3-512's rate; jBlocks is the number of SHAKE256 blocks of
+// z || c (32 + 1088 bytes, the last one partial).
+const (
+	gRate   = 72
+	jBlocks = (32 + CiphertextSize + prfRate) / prfRate
+)
+
+// hashG sets (kk[l], r[l]) = G(m[l] || h) = SHA3-512(m[l] || h) (FIPS 203
+// §4.1) for up to eight l in one eight-way permutation: 64 bytes, one
+// block of SHA3's padding (domain bits 01). One alone goes to crypto/sha3,
+// which takes less time than a pass for one lane.
+func hashG(kk [][SharedKeySize]byte, r, m [][32]byte, h *[32]byte) {
+	if len(m) == 1 {
+		var g [64]byte
+		copy(g[:32], m[0][:])
+		copy(g[32:], h[:])
+		out := sha3.Sum512(g[:])
+		copy(kk[0][:], out[:32])
+		copy(r[0][:], out[32:])
+		clear(g[:32])
+		clear(out[:])
+		return
+	}
+	var s keccakx8.State
+	for l := range m {
+		s.XOR(l, 0, m[l][:])
+		s.XOR(l, 32, h[:])
+		s.XOR(l, 64, []byte{0x06})
+		s.XOR(l, gRate-1, []byte{0x80})
+	}
+	s.Permute()
+	for l := range m {
+		s.Read(l, 0, kk[l][:])
+		s.Read(l, 32, r[l][:])
+	}
+	clear(s[:]) // the permuted states invert to m
+}
+
+// hashJ sets reject[l] = J(z || cts[l]) = SHAKE256(z || c, 32 bytes) for
+// up to eight ciphertexts in jBlocks eight-way permutations: block 0
+// holds z and the first 104 bytes of c, the last one c's last 32 bytes
+// and SHAKE's padding. One alone goes to crypto/sha3.
+func hashJ(reject [][SharedKeySize]byte, z *[32]byte, cts []*[CiphertextSize]byte) {
+	if len(cts) == 1 {
+		j := sha3.NewSHAKE256()
+		j.Write(z[:])
+		j.Write(cts[0][:])
+		j.Read(reject[0][:])
+		j.Reset() // its state inverts to z
+		return
+	}
+	var s keccakx8.State
+	for l := range cts {
+		s.XOR(l, 0, z[:])
+	}
+	for b := range jBlocks {
+		// Bytes [136b, 136b+136) of z || c are c[136b-32 ...].
+		from, to := max(prfRate*b-32, 0), min(prfRate*(b+1)-32, CiphertextSize)
+		at := 0
+		if b == 0 {
+			at = 32
+		}
+		for l, ct := range cts {
+			s.XOR(l, at, ct[from:to])
+			if b == jBlocks-1 {
+				s.XOR(l, at+to-from, []byte{0x1f})
+				s.XOR(l, prfRate-1, []byte{0x80})
+			}
+		}
+		s.Permute()
+	}
+	for l := range cts {
+		s.Read(l, 0, reject[l][:])
+	}
+	clear(s[:]) // the states invert to z
+}
