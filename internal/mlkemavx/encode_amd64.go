@@ -42,19 +42,6 @@ func mulMod(a, b uint32) uint16 {
 	return uint16(r)
 }
 
-// compress returns Compress_d(x) = ⌈(2^d / q)·x⌋ mod 2^d for x in [0, q):
-// ⌊(2^d·x + ⌊q/2⌋) / q⌋, the division a multiplication by ⌊2^35/q⌋ + 1 and
-// a shift, exact for every numerator below 2^23 (TestCompress).
-func compress(x uint16, d uint) uint16 {
-	n := uint64(x)<<d + q/2
-	return uint16((n*10321340)>>35) & (1<<d - 1)
-}
-
-// decompress returns Decompress_d(y) = ⌈(q / 2^d)·y⌋.
-func decompress(y uint16, d uint) int16 {
-	return int16((uint32(y)*q + 1<<(d-1)) >> d)
-}
-
 // encode12 writes ByteEncode_12(p) for p in [0, q) to b (384 bytes).
 func encode12(b []byte, p *poly) {
 	_ = b[383]
@@ -79,46 +66,4 @@ func decode12(p *poly, b []byte) bool {
 		bad |= (q - 1 - x) | (q - 1 - y) // bit 15 set iff one is >= q
 	}
 	return bad>>15 == 0
-}
-
-// encode10 writes ByteEncode_10(Compress_10(p)) for p in [0, q) (320
-// bytes).
-func encode10(b []byte, p *[256]uint16) {
-	_ = b[319]
-	for i := 0; i < 64; i++ {
-		c0, c1, c2, c3 := p[4*i], p[4*i+1], p[4*i+2], p[4*i+3]
-		b[5*i] = byte(c0)
-		b[5*i+1] = byte(c0>>8) | byte(c1<<2)
-		b[5*i+2] = byte(c1>>6) | byte(c2<<4)
-		b[5*i+3] = byte(c2>>4) | byte(c3<<6)
-		b[5*i+4] = byte(c3 >> 2)
-	}
-}
-
-// decode10 reads ByteDecode_10(b) and decompresses it into p.
-func decode10(p *poly, b []byte) {
-	_ = b[319]
-	for i := 0; i < 64; i++ {
-		x := uint64(b[5*i]) | uint64(b[5*i+1])<<8 | uint64(b[5*i+2])<<16 | uint64(b[5*i+3])<<24 | uint64(b[5*i+4])<<32
-		for j := range 4 {
-			p[4*i+j] = decompress(uint16(x>>(10*j))&0x3ff, 10)
-		}
-	}
-}
-
-// encode4 writes ByteEncode_4(Compress_4(p)) (128 bytes).
-func encode4(b []byte, p *[256]uint16) {
-	_ = b[127]
-	for i := 0; i < 128; i++ {
-		b[i] = byte(p[2*i]) | byte(p[2*i+1]<<4)
-	}
-}
-
-// decode4 reads ByteDecode_4(b) and decompresses it into p.
-func decode4(p *poly, b []byte) {
-	_ = b[127]
-	for i := 0; i < 128; i++ {
-		p[2*i] = decompress(uint16(b[i]&0x0f), 4)
-		p[2*i+1] = decompress(uint16(b[i]>>4), 4)
-	}
 }

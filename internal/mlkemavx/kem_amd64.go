@@ -113,30 +113,20 @@ func (ek *EncapsulationKey) encrypt(ct *[CiphertextSize]byte, m, r *[32]byte) {
 	for i := range k {
 		ntt(&y[i])
 	}
-	var c [256]uint16
 	var u poly
 	for i := range k {
 		basemulAcc(&u, &ek.at[i], &y)
 		invNTT(&u)
-		for n := range u {
-			c[n] = compress(reduce(u[n]+e1[i][n]), 10)
-		}
-		encode10(ct[320*i:], &c)
+		compress10((*[320]byte)(ct[320*i:]), &u, &e1[i])
 	}
 	basemulAcc(&v, &ek.t, &y)
 	invNTT(&v)
-	for n := range v {
-		// μ = Decompress_1(ByteDecode_1(m)): bit n of m times ⌈q/2⌉.
-		mu := -int16(m[n/8]>>(n%8)&1) & 1665
-		c[n] = compress(reduce(barrett(v[n]+e2[n])+mu), 4)
-	}
-	encode4(ct[320*k:], &c)
+	compress4((*[128]byte)(ct[320*k:]), &v, &e2, m)
 	clear(y[:])
 	clear(e1[:])
 	clear(e2[:])
 	clear(u[:])
 	clear(v[:])
-	clear(c[:])
 }
 
 // A DecapsulationKey is an ML-KEM-768 key pair, expanded from its seed.
@@ -248,18 +238,14 @@ func (dk *DecapsulationKey) DecapsulateBatch(ss []*[SharedKeySize]byte, cts []*[
 func (dk *DecapsulationKey) decrypt(m *[32]byte, ct *[CiphertextSize]byte) {
 	var u [k]poly
 	for i := range k {
-		decode10(&u[i], ct[320*i:])
+		decode10(&u[i], (*[320]byte)(ct[320*i:]))
 		ntt(&u[i])
 	}
 	var w, v poly
 	basemulAcc(&w, &dk.s, &u)
 	invNTT(&w)
-	decode4(&v, ct[320*k:])
-	clear(m[:])
-	for n := range w {
-		bit := compress(reduce(barrett(v[n])-barrett(w[n])), 1)
-		m[n/8] |= byte(bit) << (n % 8)
-	}
+	decode4(&v, (*[128]byte)(ct[320*k:]))
+	message(m, &v, &w)
 	clear(u[:])
 	clear(w[:])
 }

@@ -203,21 +203,83 @@ func TestMulMod(t *testing.T) {
 	}
 }
 
-// TestCompress checks compress and decompress for every input against
-// FIPS 203 §4.2.1's definitions in exact rational arithmetic.
+// TestCompress checks compress10, compress4, message, decode10 and
+// decode4 against FIPS 203's definitions (refCompress, refDecompress,
+// refByteEncode, refByteDecode): every value of every coefficient's class
+// at every position of the polynomial, as both summands arrive from invNTT
+// and cbd2 (|u| < q, e in [-2, 2]), every message bit, and every encoded
+// value at every position.
 func TestCompress(t *testing.T) {
-	for _, d := range []uint{1, 4, 10} {
-		for x := range q {
-			// ⌈(2^d/q)·x⌋ with ties up: ⌊(2^(d+1)·x + q) / 2q⌋.
-			want := ((2<<d)*x + q) / (2 * q) % (1 << d)
-			if got := compress(uint16(x), d); int(got) != want {
-				t.Fatalf("Compress_%d(%d) = %d, want %d", d, x, got, want)
+	requireAVX512(t)
+	rng := rand.New(rand.NewPCG(5, 6))
+	var u, e, v, w poly
+	var m [32]byte
+	for it := range q + 200 {
+		for n := range u {
+			x := (it + 13*n) % q // every value at every position
+			if it >= q {
+				x = rng.IntN(q)
 			}
+			e[n] = int16(rng.IntN(5) - 2)
+			// u ≡ x - e, drawn from (-q, q) as invNTT leaves it.
+			r := refMod(x - int(e[n]))
+			if rng.IntN(2) == 0 && r > 0 {
+				r -= q
+			}
+			u[n] = int16(r)
+			v[n] = int16(rng.IntN(q))
+			w[n] = int16(rng.IntN(2*q-1) - (q - 1))
 		}
-		for y := range 1 << d {
-			want := (2*q*y + 1<<d) / (2 << d)
-			if got := decompress(uint16(y), d); int(got) != want {
-				t.Fatalf("Decompress_%d(%d) = %d, want %d", d, y, got, want)
+		fill(rng, m[:])
+		var c10 [320]byte
+		compress10(&c10, &u, &e)
+		var want [256]int
+		for n := range want {
+			want[n] = refCompress(refMod(int(u[n])+int(e[n])), 10)
+		}
+		if got := refByteDecode(c10[:], 10); got != want {
+			t.Fatalf("case %d: compress10 differs", it)
+		}
+		var c4 [128]byte
+		compress4(&c4, &u, &e, &m)
+		for n := range want {
+			mu := int(m[n/8]>>(n%8)&1) * ((q + 1) / 2)
+			want[n] = refCompress(refMod(int(u[n])+int(e[n])+mu), 4)
+		}
+		if got := refByteDecode(c4[:], 4); got != want {
+			t.Fatalf("case %d: compress4 differs", it)
+		}
+		var msg [32]byte
+		fill(rng, msg[:])
+		message(&msg, &v, &w)
+		for n := range want {
+			want[n] = refCompress(refMod(int(v[n])-int(w[n])), 1)
+		}
+		if got := refByteDecode(msg[:], 1); got != want {
+			t.Fatalf("case %d: message differs", it)
+		}
+		for _, d := range []int{10, 4} {
+			var y [256]int
+			for n := range y {
+				y[n] = (it + 7*n) % (1 << d)
+				if it >= q {
+					y[n] = rng.IntN(1 << d)
+				}
+			}
+			b := refByteEncode(y, d)
+			var p poly
+			for n := range p {
+				p[n] = int16(rng.Uint32())
+			}
+			if d == 10 {
+				decode10(&p, (*[320]byte)(b))
+			} else {
+				decode4(&p, (*[128]byte)(b))
+			}
+			for n, c := range p {
+				if int(c) != refDecompress(y[n], d) {
+					t.Fatalf("case %d: decode%d coefficient %d = %d, want %d", it, d, n, c, refDecompress(y[n], d))
+				}
 			}
 		}
 	}

@@ -32,3 +32,32 @@ func basemulAcc(out *poly, a, b *[3]poly)
 //
 //go:noescape
 func cbd2(p *poly, buf *[prfLen]byte)
+
+// compress10 writes ByteEncode_10(Compress_10((u + e) mod q)) to b, for u
+// from invNTT and e from cbd2 (FIPS 203 Algorithm 14, lines 19 and 22).
+//
+//go:noescape
+func compress10(b *[320]byte, u, e *poly)
+
+// compress4 writes ByteEncode_4(Compress_4((v + e + μ) mod q)) to b, μ
+// the message m decompressed (⌈q/2⌉ where bit n of m is set), for v from
+// invNTT and e from cbd2 (Algorithm 14, lines 20, 21 and 23).
+//
+//go:noescape
+func compress4(b *[128]byte, v, e *poly, m *[32]byte)
+
+// message writes bit n of m as Compress_1((v_n - w_n) mod q), for v from
+// decode4 and w from invNTT (Algorithm 15, lines 6 and 7).
+//
+//go:noescape
+func message(m *[32]byte, v, w *poly)
+
+// decode10 sets p to Decompress_10(ByteDecode_10(b)), in [0, q).
+//
+//go:noescape
+func decode10(p *poly, b *[320]byte)
+
+// decode4 sets p to Decompress_4(ByteDecode_4(b)), in [0, q).
+//
+//go:noescape
+func decode4(p *poly, b *[128]byte)

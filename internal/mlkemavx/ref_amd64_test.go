@@ -86,3 +86,33 @@ func refCBD2(buf []byte) (f [256]int) {
 	}
 	return f
 }
+
+// refCompress is Compress_d (FIPS 203 §4.2.1): ⌈(2^d/q)·x⌋ mod 2^d, with
+// ties up, in exact integer arithmetic: ⌊(2^(d+1)·x + q) / 2q⌋.
+func refCompress(x, d int) int { return ((2<<d)*x + q) / (2 * q) % (1 << d) }
+
+// refDecompress is Decompress_d: ⌈(q/2^d)·y⌋ = ⌊(2q·y + 2^d) / 2^(d+1)⌋.
+func refDecompress(y, d int) int { return (2*q*y + 1<<d) / (2 << d) }
+
+// refByteEncode is ByteEncode_d (Algorithm 5): bit j of coefficient i is
+// bit i·d + j of the output.
+func refByteEncode(f [256]int, d int) []byte {
+	b := make([]byte, 32*d)
+	for i, c := range f {
+		for j := range d {
+			bit := c >> j & 1
+			b[(i*d+j)/8] |= byte(bit) << ((i*d + j) % 8)
+		}
+	}
+	return b
+}
+
+// refByteDecode is ByteDecode_d (Algorithm 6) for d < 12.
+func refByteDecode(b []byte, d int) (f [256]int) {
+	for i := range f {
+		for j := range d {
+			f[i] |= int(b[(i*d+j)/8]>>((i*d+j)%8)&1) << j
+		}
+	}
+	return f
+}
