@@ -50,8 +50,11 @@ func TestTiming(t *testing.T) {
 		var valid [2][][]byte
 		fixed := make([]byte, SeedSize)
 		rand.Read(fixed)
-		for c := range keys {
-			for range pool {
+		// The two classes are allocated in turn: a class allocated
+		// first sits apart in memory and was measured faster (about
+		// 10 ns, |t| up to 12 at p50) whichever its keys were.
+		for range pool {
+			for c := range keys {
 				seed := fixed
 				if c == 1 {
 					seed = make([]byte, SeedSize)
