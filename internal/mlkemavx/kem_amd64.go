@@ -5,6 +5,7 @@ package mlkemavx
 import (
 	"crypto/sha3"
 	"crypto/subtle"
+	"encoding/binary"
 	"errors"
 )
 
@@ -220,7 +221,7 @@ func (dk *DecapsulationKey) DecapsulateBatch(ss []*[SharedKeySize]byte, cts []*[
 	var equal [MaxBatch]int
 	for i, ct := range cts {
 		dk.ek.encrypt(&ct2, &m[i], &r[i])
-		equal[i] = subtle.ConstantTimeCompare(ct[:], ct2[:])
+		equal[i] = ctEqual(ct, &ct2)
 	}
 	hashJ(reject[:n], &dk.z, cts)
 	for i := range cts {
@@ -232,6 +233,22 @@ func (dk *DecapsulationKey) DecapsulateBatch(ss []*[SharedKeySize]byte, cts []*[
 	clear(kk[:])
 	clear(reject[:])
 	clear(ct2[:])
+}
+
+// ctEqual returns 1 if a and b are equal and 0 otherwise, in a time that
+// does not depend on their contents: crypto/subtle's XORBytes (vector
+// code) takes their difference, and an OR of its words, with no branch,
+// says whether it is zero. It is crypto/subtle.ConstantTimeCompare's
+// answer, a word at a time instead of a byte.
+func ctEqual(a, b *[CiphertextSize]byte) int {
+	var d [CiphertextSize]byte
+	subtle.XORBytes(d[:], a[:], b[:])
+	var acc uint64
+	for i := 0; i < CiphertextSize; i += 8 {
+		acc |= binary.LittleEndian.Uint64(d[i:])
+	}
+	clear(d[:])
+	return int(((acc | -acc) >> 63) ^ 1)
 }
 
 // decrypt is K-PKE.Decrypt(dk, c) (FIPS 203 Algorithm 15).

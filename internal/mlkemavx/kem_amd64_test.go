@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"crypto/mlkem"
 	"crypto/mlkem/mlkemtest"
+	"crypto/subtle"
 	"errors"
 	"math/rand/v2"
 	"os"
@@ -135,6 +136,32 @@ func TestDecapsulateBatch(t *testing.T) {
 				t.Fatalf("case %d: ciphertext %d of %d decapsulates differently", it, i, n)
 			}
 		}
+	}
+}
+
+// TestCTEqual checks ctEqual against crypto/subtle.ConstantTimeCompare:
+// equal arrays, and arrays that differ in one bit of any byte, or
+// everywhere.
+func TestCTEqual(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	var a, b [CiphertextSize]byte
+	fill(rng, a[:])
+	b = a
+	if ctEqual(&a, &b) != 1 {
+		t.Fatal("equal arrays compare unequal")
+	}
+	for i := range CiphertextSize {
+		b = a
+		b[i] ^= 1 << rng.IntN(8)
+		if got, want := ctEqual(&a, &b), subtle.ConstantTimeCompare(a[:], b[:]); got != want || got != 0 {
+			t.Fatalf("byte %d differs: ctEqual = %d, ConstantTimeCompare = %d", i, got, want)
+		}
+	}
+	for i := range b {
+		b[i] = ^a[i]
+	}
+	if ctEqual(&a, &b) != 0 {
+		t.Fatal("complementary arrays compare equal")
 	}
 }
 
