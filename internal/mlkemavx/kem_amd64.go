@@ -7,6 +7,9 @@ import (
 	"crypto/subtle"
 	"encoding/binary"
 	"errors"
+	"sync"
+
+	"github.com/fanseal/fanseal/internal/keccakx8"
 )
 
 // The sizes of ML-KEM-768 (FIPS 203, Table 3).
@@ -107,28 +110,35 @@ func (ek *EncapsulationKey) Encapsulate(ss *[SharedKeySize]byte, ct *[Ciphertext
 
 // encrypt is K-PKE.Encrypt(ek, m, r) (FIPS 203 Algorithm 14).
 func (ek *EncapsulationKey) encrypt(ct *[CiphertextSize]byte, m, r *[32]byte) {
-	var y [k]poly
-	var e1 [k]poly
-	var e2, v poly
-	prf([]*poly{&y[0], &y[1], &y[2], &e1[0], &e1[1], &e1[2], &e2}, r, 0)
+	w := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(w)
+	y, e1, e2, u, v := &w.y, &w.e1, &w.e2, &w.u, &w.v
+	prf([]*poly{&y[0], &y[1], &y[2], &e1[0], &e1[1], &e1[2], e2}, r, 0, &w.s)
 	for i := range k {
 		ntt(&y[i])
 	}
-	var u poly
 	for i := range k {
-		basemulAcc(&u, &ek.at[i], &y)
-		invNTT(&u)
-		compress10((*[320]byte)(ct[320*i:]), &u, &e1[i])
+		basemulAcc(u, &ek.at[i], y)
+		invNTT(u)
+		compress10((*[320]byte)(ct[320*i:]), u, &e1[i])
 	}
-	basemulAcc(&v, &ek.t, &y)
-	invNTT(&v)
-	compress4((*[128]byte)(ct[320*k:]), &v, &e2, m)
-	clear(y[:])
-	clear(e1[:])
-	clear(e2[:])
-	clear(u[:])
-	clear(v[:])
+	basemulAcc(v, &ek.t, y)
+	invNTT(v)
+	compress4((*[128]byte)(ct[320*k:]), v, e2, m)
+	*w = scratch{} // the noise and the products are secret
 }
+
+// A scratch is encrypt's working memory, 7 KB: on the heap, from a pool,
+// rather than on the stack, where it made every new goroutine that
+// encapsulates grow its stack by copying (a tenth of a post-quantum
+// seal's time). It is cleared before it returns to the pool.
+type scratch struct {
+	y, e1    [k]poly
+	e2, u, v poly
+	s        keccakx8.State
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 // A DecapsulationKey is an ML-KEM-768 key pair, expanded from its seed.
 // It is safe for concurrent use.
@@ -153,7 +163,8 @@ func NewDecapsulationKey(seed *[SeedSize]byte) *DecapsulationKey {
 	copy(dk.z[:], seed[32:])
 	dk.ek.expand()
 	var e [k]poly
-	prf([]*poly{&dk.s[0], &dk.s[1], &dk.s[2], &e[0], &e[1], &e[2]}, &sigma, 0)
+	var st keccakx8.State
+	prf([]*poly{&dk.s[0], &dk.s[1], &dk.s[2], &e[0], &e[1], &e[2]}, &sigma, 0, &st)
 	for i := range k {
 		ntt(&dk.s[i])
 		ntt(&e[i])

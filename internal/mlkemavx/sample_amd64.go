@@ -84,14 +84,14 @@ func rejection(a *poly, n int, block []byte) int {
 
 // prf derives len(out) noise polynomials (at most eight), out[i] from
 // PRF_2(seed, first+i) (SHAKE256 of seed || N, 128 bytes: one block), all
-// in one eight-way permutation, and samples them with SamplePolyCBD_2.
-func prf(out []*poly, seed *[32]byte, first byte) {
-	var s keccakx8.State
+// in one eight-way permutation of s (zero on entry, and again on return),
+// and samples them with SamplePolyCBD_2.
+func prf(out []*poly, seed *[32]byte, first byte, s *keccakx8.State) {
 	var in [33]byte
 	copy(in[:], seed[:])
 	for l := range out {
 		in[32] = first + byte(l)
-		pad(&s, l, in[:], prfRate)
+		pad(s, l, in[:], prfRate)
 	}
 	s.Permute()
 	var buf [prfLen]byte
