@@ -57,3 +57,18 @@ func Regs(first int) Vec {
 	}
 	return v
 }
+
+// Wipe writes the end of a function whose vector registers held secrets:
+// Z16..Z31 zeroed one by one (VPXORQ), then VZEROALL, which zeroes
+// Z0..Z15 whole and leaves the upper state clean as VZEROUPPER does, and
+// RET. Masks lists mask registers to zero as well.
+func Wipe(masks ...string) {
+	for _, k := range masks {
+		Ins("KXORQ %s, %s, %s", k, k, k)
+	}
+	for i := 16; i < 32; i++ {
+		Ins("VPXORQ Z%d, Z%d, Z%d", i, i, i)
+	}
+	Ins("VZEROALL")
+	Ins("RET")
+}

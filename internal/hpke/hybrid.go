@@ -291,9 +291,10 @@ func HybridDecap(enc []byte, sk *HybridPrivateKey) ([]byte, error) {
 // HybridDecapBatch runs HybridDecap(encs[i], sk) for each of at most
 // MaxBatch encapsulated keys: the ML-KEM-768 decapsulations in one
 // mlkem768 batch (their hashes in shared eight-way Keccak passes on
-// AVX-512), and, on a CPU with AVX-512 IFMA, the X25519 halves in one pass
+// AVX-512), and the X25519 halves, on a CPU with AVX-512 IFMA, in one pass
 // of internal/x25519x8 (the same function as crypto/ecdh's X25519: RFC
-// 7748, bit 255 of u ignored, non-canonical u reduced). errs is nil if
+// 7748, bit 255 of u ignored, non-canonical u reduced), elsewhere one
+// after another in crypto/ecdh. errs is nil if
 // every decapsulation succeeded; otherwise errs[i] says why encs[i]
 // failed, as HybridDecap would (a wrong length, an all-zero X25519
 // agreement), and ss[i] is nil.
@@ -301,30 +302,44 @@ func HybridDecapBatch(sk *HybridPrivateKey, encs [][]byte) (ss [][]byte, errs []
 	checkBatchSize(len(encs))
 	n := len(encs)
 	ss = make([][]byte, n)
-	if !HybridBatches() {
+	var dh [MaxBatch][32]byte
+	var errT [MaxBatch]error // an X25519 half's failure, as HybridDecap says it
+	defer clear(dh[:])
+	if HybridBatches() {
+		var scalars, points [MaxBatch][32]byte
+		defer clear(scalars[:])
 		for i, enc := range encs {
-			var err error
-			if ss[i], err = HybridDecap(enc, sk); err != nil {
-				failLane(&errs, n, i, err)
+			scalars[i] = sk.scalar
+			if len(enc) == HybridEncSize {
+				points[i] = [32]byte(enc[mlkem768.CiphertextSize:])
 			}
 		}
-		return ss, errs
-	}
-	var scalars, points, dh [MaxBatch][32]byte
-	defer clear(scalars[:])
-	defer clear(dh[:])
-	for i, enc := range encs {
-		scalars[i] = sk.scalar
-		if len(enc) == HybridEncSize {
-			points[i] = [32]byte(enc[mlkem768.CiphertextSize:])
+		x25519x8.ScalarMult(&dh, &scalars, &points, n)
+	} else {
+		for i, enc := range encs {
+			if len(enc) != HybridEncSize {
+				continue
+			}
+			peer, err := x25519PublicKey(enc[mlkem768.CiphertextSize:])
+			if err != nil {
+				errT[i] = fmt.Errorf("%w: %v", ErrInvalidKey, err)
+				continue
+			}
+			if t, err := x25519(sk.t, peer); err == nil {
+				dh[i] = [32]byte(t)
+				clear(t)
+			}
 		}
 	}
-	x25519x8.ScalarMult(&dh, &scalars, &points, n)
 	var lanes []int
 	var cts [][]byte
 	for i, enc := range encs {
 		if len(enc) != HybridEncSize {
 			failLane(&errs, n, i, fmt.Errorf("%w: MLKEM768-X25519 encapsulated key of %d bytes, want %d", ErrInvalidKey, len(enc), HybridEncSize))
+			continue
+		}
+		if errT[i] != nil {
+			failLane(&errs, n, i, errT[i])
 			continue
 		}
 		if isZero(&dh[i]) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/fanseal/fanseal/internal/codegen"
+	"github.com/fanseal/fanseal/internal/vecregs"
 )
 
 func requireAVX512(t testing.TB) {
@@ -165,6 +166,8 @@ var mutations = []codegen.Mutation{
 			codegen.Ins("VPXORQ.BCST rc<>+%d(SB), %s, %s", 8*round, reg[0], reg[0])
 		}`},
 	{Name: "23 rounds", Old: `for round := range 24 {`, New: `for round := range 23 {`},
+	{Name: "registers kept", Old: `codegen.Wipe()`, New: `codegen.Ins("VZEROUPPER")
+	codegen.Ins("RET")`},
 }
 
 // TestMutations checks that the tests catch each mutation of gen.go
@@ -189,5 +192,26 @@ func BenchmarkSHAKE256Scalar(b *testing.B) {
 	var seed [33]byte
 	for b.Loop() {
 		sha3.SumSHAKE256(seed[:], 128)
+	}
+}
+
+// TestRegistersWiped checks that a permutation leaves all 32 vector
+// registers zero: the states may invert to secrets.
+func TestRegistersWiped(t *testing.T) {
+	if !vecregs.Available {
+		t.Skip("no AVX-512BW to read the registers")
+	}
+	var s State
+	rng := rand.New(rand.NewPCG(17, 18))
+	for i := range s {
+		for l := range s[i] {
+			s[i][l] = rng.Uint64()
+		}
+	}
+	var regs vecregs.Regs
+	s.Permute()
+	vecregs.Read(&regs)
+	if nz := regs.NonZero(); len(nz) > 0 {
+		t.Errorf("Permute leaves %v nonzero", nz)
 	}
 }

@@ -222,6 +222,9 @@ func (dk *DecapsulationKey) DecapsulateBatch(ss []*[SharedKeySize]byte, cts []*[
 	if len(ss) != n || n > MaxBatch {
 		panic("mlkemavx: DecapsulateBatch of mismatched or too many ciphertexts")
 	}
+	if n == 0 {
+		return
+	}
 	var m, r [MaxBatch][32]byte
 	var kk, reject [MaxBatch][SharedKeySize]byte
 	for i, ct := range cts {
@@ -244,6 +247,7 @@ func (dk *DecapsulationKey) DecapsulateBatch(ss []*[SharedKeySize]byte, cts []*[
 	clear(kk[:])
 	clear(reject[:])
 	clear(ct2[:])
+	clear(equal[:]) // which ciphertexts were rejected
 }
 
 // ctEqual returns 1 if a and b are equal and 0 otherwise, in a time that

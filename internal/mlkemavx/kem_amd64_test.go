@@ -165,6 +165,35 @@ func TestCTEqual(t *testing.T) {
 	}
 }
 
+// TestDecapsulateBatchArguments checks that a batch of more than MaxBatch
+// ciphertexts, or with as many results as ciphertexts, panics, and that
+// an empty one does nothing.
+func TestDecapsulateBatchArguments(t *testing.T) {
+	requireAVX512(t)
+	var seed [SeedSize]byte
+	dk := NewDecapsulationKey(&seed)
+	ct := new([CiphertextSize]byte)
+	for _, n := range []struct{ ss, cts int }{{MaxBatch + 1, MaxBatch + 1}, {1, 2}, {2, 1}} {
+		ss := make([]*[SharedKeySize]byte, n.ss)
+		cts := make([]*[CiphertextSize]byte, n.cts)
+		for i := range ss {
+			ss[i] = new([SharedKeySize]byte)
+		}
+		for i := range cts {
+			cts[i] = ct
+		}
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("DecapsulateBatch of %d results and %d ciphertexts did not panic", n.ss, n.cts)
+				}
+			}()
+			dk.DecapsulateBatch(ss, cts)
+		}()
+	}
+	dk.DecapsulateBatch(nil, nil)
+}
+
 // TestInvalidKeys checks that a key with one coefficient at q or above,
 // anywhere, is refused, as crypto/mlkem refuses it, and that a key with
 // every coefficient q - 1 is taken.

@@ -48,6 +48,12 @@ var mutations = []codegen.Mutation{
 	{Name: "decode10 spread", Old: `perm[8*l+w] = int16(5*l + w)`, New: `perm[8*l+w] = int16(5*l + w + 1)`},
 	{Name: "decode10 rounding", Old: `codegen.Ins("VPSLLW $5, %s, %s", x, x)`, New: `codegen.Ins("VPSLLW $4, %s, %s", x, x)`},
 	{Name: "decode4 nibble", Old: `dwords(0x0f0000), hi`, New: `dwords(0x0f00000), hi`},
+	{Name: "compress4 registers kept", Old: `codegen.Ins("VMOVDQU X0, %d(DI)", 16*j)
+	}
+	codegen.Wipe("K1")`, New: `codegen.Ins("VMOVDQU X0, %d(DI)", 16*j)
+	}
+	codegen.Ins("VZEROUPPER")
+	codegen.Ins("RET")`},
 	{Name: "cbd2 byte order", Old: `codegen.Ins("VPMOVZXBD %d(SI), Z0", 16*j)`, New: `codegen.Ins("VPMOVZXBD %d(SI), Z0", 16*(7-j))`},
 }
 

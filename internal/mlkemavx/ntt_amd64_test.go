@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/fanseal/fanseal/internal/codegen"
+	"github.com/fanseal/fanseal/internal/vecregs"
 )
 
 func requireAVX512(t testing.TB) {
@@ -201,4 +202,49 @@ func TestGeneratedNTT(t *testing.T) {
 		t.Skip("runs go run gen.go")
 	}
 	codegen.CheckGenerated(t, "ntt_amd64.s")
+}
+
+// TestRegistersWiped checks that every assembly function leaves all 32
+// vector registers and the mask registers zero: they held the noise, the
+// message, the secret key or coefficients derived from them.
+func TestRegistersWiped(t *testing.T) {
+	requireAVX512(t)
+	rng := rand.New(rand.NewPCG(15, 16))
+	var p, q2 poly
+	var a, b [3]poly
+	var buf [prfLen]byte
+	var c10 [320]byte
+	var c4 [128]byte
+	var m [32]byte
+	randPoly(rng, &p, q)
+	randPoly(rng, &q2, 2)
+	for i := range a {
+		randPoly(rng, &a[i], q)
+		randPoly(rng, &b[i], q)
+	}
+	fill(rng, buf[:])
+	fill(rng, c10[:])
+	fill(rng, c4[:])
+	fill(rng, m[:])
+	var regs vecregs.Regs
+	for _, f := range []struct {
+		name string
+		run  func()
+	}{
+		{"ntt", func() { ntt(&p); vecregs.Read(&regs) }},
+		{"invNTT", func() { invNTT(&p); vecregs.Read(&regs) }},
+		{"basemulAcc", func() { basemulAcc(&p, &a, &b); vecregs.Read(&regs) }},
+		{"cbd2", func() { cbd2(&q2, &buf); vecregs.Read(&regs) }},
+		{"compress10", func() { compress10(&c10, &p, &q2); vecregs.Read(&regs) }},
+		{"compress4", func() { compress4(&c4, &p, &q2, &m); vecregs.Read(&regs) }},
+		{"message", func() { message(&m, &p, &a[0]); vecregs.Read(&regs) }},
+		{"decode10", func() { decode10(&p, &c10); vecregs.Read(&regs) }},
+		{"decode4", func() { decode4(&p, &c4); vecregs.Read(&regs) }},
+	} {
+		regs = vecregs.Regs{}
+		f.run()
+		if nz := regs.NonZero(); len(nz) > 0 {
+			t.Errorf("%s leaves %v nonzero", f.name, nz)
+		}
+	}
 }
