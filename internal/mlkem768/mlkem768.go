@@ -8,8 +8,9 @@
 // (Implementation names the choice):
 //
 //   - "avx512": fanseal's own engine, internal/mlkemavx (generated
-//     AVX-512BW NTTs and products, an eight-way AVX-512 Keccak for the
-//     matrix and the noise), on amd64 with AVX-512F and AVX-512BW,
+//     AVX-512BW NTTs, products, noise sampler and ciphertext
+//     compression; an eight-way AVX-512 Keccak for the matrix, the noise
+//     and batched decapsulations), on amd64 with AVX-512F and AVX-512BW,
 //     outside FIPS 140-3 mode and without the purego build tag;
 //   - "circl": cloudflare/circl's ML-KEM-768 (AVX2 NTTs, a four-way
 //     Keccak for the matrix), on the other amd64 CPUs with AVX2, under the
