@@ -276,16 +276,26 @@ func HybridDecap(enc []byte, sk *HybridPrivateKey) ([]byte, error) {
 		return nil, err
 	}
 	defer clear(ssPQ)
+	ssT, err := x25519Half(sk, ctT)
+	if err != nil {
+		return nil, err
+	}
+	defer clear(ssT)
+	return combine(ssPQ, ssT, ctT, sk.pub.t[:]), nil
+}
+
+// x25519Half is the X25519 agreement of sk's half with ct_X in
+// crypto/ecdh, and its failures as HybridDecap reports them.
+func x25519Half(sk *HybridPrivateKey, ctT []byte) ([]byte, error) {
 	peer, err := x25519PublicKey(ctT)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
 	}
-	ssT, err := x25519(sk.t, peer)
+	ss, err := x25519(sk.t, peer)
 	if err != nil {
 		return nil, errLowOrder
 	}
-	defer clear(ssT)
-	return combine(ssPQ, ssT, ctT, sk.pub.t[:]), nil
+	return ss, nil
 }
 
 // HybridDecapBatch runs HybridDecap(encs[i], sk) for each of at most
@@ -320,15 +330,13 @@ func HybridDecapBatch(sk *HybridPrivateKey, encs [][]byte) (ss [][]byte, errs []
 			if len(enc) != HybridEncSize {
 				continue
 			}
-			peer, err := x25519PublicKey(enc[mlkem768.CiphertextSize:])
+			t, err := x25519Half(sk, enc[mlkem768.CiphertextSize:])
 			if err != nil {
-				errT[i] = fmt.Errorf("%w: %v", ErrInvalidKey, err)
+				errT[i] = err
 				continue
 			}
-			if t, err := x25519(sk.t, peer); err == nil {
-				dh[i] = [32]byte(t)
-				clear(t)
-			}
+			dh[i] = [32]byte(t)
+			clear(t)
 		}
 	}
 	var lanes []int
