@@ -95,17 +95,15 @@ func (ek *EncapsulationKey) Bytes(b []byte) []byte {
 // the shared key and the ciphertext for the 32 bytes of randomness m,
 // which must be secret and uniformly random for the result to be secure.
 func (ek *EncapsulationKey) Encapsulate(ss *[SharedKeySize]byte, ct *[CiphertextSize]byte, m *[32]byte) {
-	var g [64]byte
-	copy(g[:32], m[:])
-	copy(g[32:], ek.h[:])
-	kr := sha3.Sum512(g[:])
-	copy(ss[:], kr[:32])
-	var r [32]byte
-	copy(r[:], kr[32:])
-	ek.encrypt(ct, m, &r)
-	clear(kr[:])
+	var kk [1][SharedKeySize]byte
+	var r, ms [1][32]byte
+	ms[0] = *m
+	hashG(kk[:], r[:], ms[:], &ek.h) // (K, r) = G(m || H(ek))
+	*ss = kk[0]
+	ek.encrypt(ct, m, &r[0])
+	clear(kk[:])
 	clear(r[:])
-	clear(g[:32])
+	clear(ms[:])
 }
 
 // encrypt is K-PKE.Encrypt(ek, m, r) (FIPS 203 Algorithm 14).
