@@ -2,7 +2,11 @@
 
 package vecregs
 
-import "golang.org/x/sys/cpu"
+import (
+	"strconv"
+
+	"golang.org/x/sys/cpu"
+)
 
 // Available reports whether Read runs here: AVX-512F and AVX-512BW.
 var Available = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW
@@ -28,22 +32,15 @@ func (r *Regs) NonZero(masks ...int) (nonzero []string) {
 	for i, z := range r.Z {
 		for _, b := range z {
 			if b != 0 {
-				nonzero = append(nonzero, "Z"+itoa(i))
+				nonzero = append(nonzero, "Z"+strconv.Itoa(i))
 				break
 			}
 		}
 	}
 	for _, k := range masks {
 		if r.K[k-1] != 0 {
-			nonzero = append(nonzero, "K"+itoa(k))
+			nonzero = append(nonzero, "K"+strconv.Itoa(k))
 		}
 	}
 	return nonzero
-}
-
-func itoa(i int) string {
-	if i < 10 {
-		return string(rune('0' + i))
-	}
-	return string(rune('0'+i/10)) + string(rune('0'+i%10))
 }
