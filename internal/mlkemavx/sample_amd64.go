@@ -16,11 +16,24 @@ const (
 	prfLen  = 64 * 2 // PRF_η with η1 = η2 = 2
 )
 
-// pad starts a one-block sponge in state l of s (zero in that state):
-// the message m, SHAKE's domain bits and the final bit of pad10*1.
+// The domain bits of FIPS 202, with the first bit of pad10*1: SHAKE's
+// 1111 and SHA-3's 01.
+const (
+	shakeDomain = 0x1f
+	sha3Domain  = 0x06
+)
+
+// pad starts a one-block SHAKE sponge in state l of s (zero in that
+// state): the message m, then padding.
 func pad(s *keccakx8.State, l int, m []byte, rate int) {
 	s.XOR(l, 0, m)
-	s.XOR(l, len(m), []byte{0x1f})
+	padAt(s, l, len(m), rate, shakeDomain)
+}
+
+// padAt ends the last block of state l's message, at byte at of the
+// block: the domain bits, and the final bit of pad10*1 at the block's end.
+func padAt(s *keccakx8.State, l, at, rate int, domain byte) {
+	s.XOR(l, at, []byte{domain})
 	s.XOR(l, rate-1, []byte{0x80})
 }
 
@@ -113,7 +126,7 @@ const (
 
 // hashG sets (kk[l], r[l]) = G(m[l] || h) = SHA3-512(m[l] || h) (FIPS 203
 // §4.1) for up to eight l in one eight-way permutation: 64 bytes, one
-// block of SHA3's padding (domain bits 01). One alone goes to crypto/sha3,
+// block with SHA-3's padding. One alone goes to crypto/sha3,
 // which takes less time than a pass for one lane.
 func hashG(kk [][SharedKeySize]byte, r, m [][32]byte, h *[32]byte) {
 	if len(m) == 1 {
@@ -131,8 +144,7 @@ func hashG(kk [][SharedKeySize]byte, r, m [][32]byte, h *[32]byte) {
 	for l := range m {
 		s.XOR(l, 0, m[l][:])
 		s.XOR(l, 32, h[:])
-		s.XOR(l, 64, []byte{0x06})
-		s.XOR(l, gRate-1, []byte{0x80})
+		padAt(&s, l, 64, gRate, sha3Domain)
 	}
 	s.Permute()
 	for l := range m {
@@ -169,8 +181,7 @@ func hashJ(reject [][SharedKeySize]byte, z *[32]byte, cts []*[CiphertextSize]byt
 		for l, ct := range cts {
 			s.XOR(l, at, ct[from:to])
 			if b == jBlocks-1 {
-				s.XOR(l, at+to-from, []byte{0x1f})
-				s.XOR(l, prfRate-1, []byte{0x80})
+				padAt(&s, l, at+to-from, prfRate, shakeDomain)
 			}
 		}
 		s.Permute()
