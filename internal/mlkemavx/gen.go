@@ -624,10 +624,7 @@ func genCBD2() {
 		codegen.Ins("VPANDD Z17, Z1, Z1")
 		codegen.Ins("VPADDD Z18, Z0, Z0")
 		codegen.Ins("VPSUBD Z1, Z0, Z0")
-		codegen.Ins("VPSLLD $12, Z0, Z1")
-		codegen.Ins("VPANDD Z19, Z0, Z0")
-		codegen.Ins("VPANDD Z20, Z1, Z1")
-		codegen.Ins("VPORD Z1, Z0, Z0")
+		spreadNibbles("Z0", "Z1", "Z19", "Z20")
 		codegen.Ins("VPSUBW Z21, Z0, Z0")
 		codegen.Ins("VMOVDQU64 Z0, %d(DI)", 64*j)
 	}
@@ -912,15 +909,23 @@ func genDecode4() {
 	for j := range 8 {
 		codegen.Note("bytes %d..%d to coefficients %d..%d", 16*j, 16*j+15, 32*j, 32*j+31)
 		codegen.Ins("VPMOVZXBD %d(SI), %s", 16*j, x)
-		codegen.Ins("VPSLLD $12, %s, %s", x, t)
-		codegen.Ins("VPANDD %s, %s, %s", lo, x, x)
-		codegen.Ins("VPANDD %s, %s, %s", hi, t, t)
-		codegen.Ins("VPORD %s, %s, %s", t, x, x)
+		spreadNibbles(x, t, lo, hi)
 		codegen.Ins("VPSLLW $11, %s, %s", x, x)
 		codegen.Ins("VPMULHRSW %s, %s, %s", qv, x, x)
 		codegen.Ins("VMOVDQU64 %s, %d(DI)", x, 64*j)
 	}
 	codegen.Wipe("K1")
+}
+
+// spreadNibbles moves, in each dword of x that holds a byte, the byte's
+// high nibble to the dword's upper word and leaves its low nibble in the
+// lower word: lo and hi hold the masks 0x0f and 0x0f0000 in every dword,
+// t is scratch.
+func spreadNibbles(x, t, lo, hi string) {
+	codegen.Ins("VPSLLD $12, %s, %s", x, t)
+	codegen.Ins("VPANDD %s, %s, %s", lo, x, x)
+	codegen.Ins("VPANDD %s, %s, %s", hi, t, t)
+	codegen.Ins("VPORD %s, %s, %s", t, x, x)
 }
 
 // remove returns regs without r.

@@ -31,7 +31,7 @@ var mutations = []codegen.Mutation{
 	{Name: "Montgomery word", Old: `ql[i] = q`, New: `ql[i+1] = q`},
 	{Name: "cbd2 pair sum", Old: `{"Z16", 0x55}`, New: `{"Z16", 0x11}`},
 	{Name: "cbd2 difference", Old: `codegen.Ins("VPSUBD Z1, Z0, Z0")`, New: `codegen.Ins("VPADDD Z1, Z0, Z0")`},
-	{Name: "cbd2 high nibble", Old: `codegen.Ins("VPSLLD $12, Z0, Z1")`, New: `codegen.Ins("VPSLLD $8, Z0, Z1")`},
+	{Name: "nibble spread", Old: `codegen.Ins("VPSLLD $12, %s, %s", x, t)`, New: `codegen.Ins("VPSLLD $8, %s, %s", x, t)`},
 	{Name: "cbd2 offset", Old: `{"Z21", 0x00040004}`, New: `{"Z21", 0x00040003}`},
 	{Name: "compress10 rounding", Old: `dwords(c10Add), add`, New: `dwords(c10Add/2), add`},
 	{Name: "compress10 mask", Old: `dwords(1023), mask`, New: `dwords(2047), mask`},
