@@ -66,6 +66,12 @@ func (d *dir) remove(name string)                    { os.Remove(filepath.Join(d
 func (d *dir) writable(string) error                 { return nil }
 func (d *dir) guarded(*fileInfo, bool) (bool, error) { return false, nil }
 
+func (d *dir) openSame(name string, _ *fileInfo) (*os.File, error) {
+	return d.open(name, os.O_WRONLY, 0)
+}
+func (d *dir) mountPoint(string) bool { return false }
+func reserve(*os.File, int64) error   { return nil }
+
 func (d *dir) openUnnamed() (*os.File, error)     { return nil, errNoUnnamed }
 func (d *dir) linkUnnamed(*os.File, string) error { return errNoUnnamed }
 

@@ -128,6 +128,26 @@ func (d *dir) open(name string, flag int, perm uint32) (*os.File, error) {
 	return os.NewFile(uintptr(fd), path.Join(d.path, name)), nil
 }
 
+// openSame opens name in d for writing, never through a link, and only
+// if it is still the file fi that the walk found there: a file swapped in
+// between the two is refused (errSwapped), so that the checks made on fi
+// hold for what is written.
+func (d *dir) openSame(name string, fi *fileInfo) (*os.File, error) {
+	f, err := d.open(name, os.O_WRONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	now, err := fdInfo(int(f.Fd()))
+	if err == nil && !now.same(fi) {
+		err = errSwapped
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
 // createTemp creates a new hidden file in d, readable and writable by its
 // owner only, and returns it and its name. The name's length does not
 // depend on the output's, so it fits wherever a short name does.

@@ -29,15 +29,17 @@ const OutputRule = `Output files:
     key file never replaces a file, not even one created while keygen ran.
     Everything else is written in place, as open(2) would and with the
     kernel's protections whatever the system's settings: "-", /dev/stdout,
-    /dev/stderr and /dev/fd/N write to that descriptor (in append mode if
-    the shell opened it so); a device or FIFO is opened and written; a
-    regular file reached through a symbolic link keeps its inode, mode and
-    owner and gets the output only once it is complete. In a world-writable
-    sticky directory such as /tmp, a link is followed, and a file replaced,
-    only if you or the directory's owner own it. A path that cannot be
-    written, an output that is the same file as an input, identity or
-    recipients file, and two options that name one file are refused before
-    any work starts.`
+    /dev/stderr and /dev/fd/N (and every other name of a descriptor in
+    /proc) write to that descriptor (in append mode if the shell opened it
+    so); a device or FIFO is opened and written; a regular file reached
+    through a symbolic link, or mounted over another, keeps its inode, mode
+    and owner and gets the output only once it is complete, its space
+    reserved first so that a full disk leaves it as it was. In a
+    world-writable sticky directory such as /tmp, a link is followed, a
+    FIFO written and a file replaced only if you or the directory's owner
+    own it. A path that cannot be written, an output that is the same file
+    as an input, identity or recipients file, and two options that name one
+    file are refused before any work starts.`
 
 // unnamedOff turns unnamed temporary files off, so that the tests can run
 // the named fallback through the same code (in-process, or in a binary
@@ -139,11 +141,13 @@ func (o *Output) start(stdout io.Writer) error {
 		if err := o.dir.writable(w.base); err != nil {
 			return err
 		}
-		if !w.viaLink {
+		if !w.viaLink && !o.dir.mountPoint(w.base) {
 			o.base, o.perm, o.owner = w.base, fi.mode.Perm(), fi
 			break
 		}
-		f, err := o.dir.open(w.base, os.O_WRONLY, 0)
+		// Through a link, or a file mounted over another (containers bind
+		// /etc/hosts so), which rename cannot replace: filled in place.
+		f, err := o.dir.openSame(w.base, fi)
 		if err != nil {
 			return err
 		}
@@ -153,7 +157,15 @@ func (o *Output) start(stdout io.Writer) error {
 		}
 		o.through = f
 	default: // a device, FIFO or socket
-		f, err := o.dir.open(w.base, os.O_WRONLY, 0)
+		// The kernel's protected_fifos rule applies only to opens that may
+		// create; this one may not, so the rule is applied here: another
+		// user's FIFO would hand them the output.
+		if fi.mode&fs.ModeNamedPipe != 0 {
+			if guarded, err := o.dir.guarded(fi, false); err != nil || guarded {
+				return cmp.Or(err, errProtectedFIFO)
+			}
+		}
+		f, err := o.dir.openSame(w.base, fi)
 		if err != nil {
 			return err
 		}
@@ -237,12 +249,19 @@ func descriptorName(name string) (int, bool) {
 	self := "/proc/" + strconv.Itoa(os.Getpid()) + "/fd/"
 	for _, dir := range []string{"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/", self} {
 		if n, ok := strings.CutPrefix(name, dir); ok {
-			if fd, err := strconv.Atoi(n); err == nil && fd >= 0 && strconv.Itoa(fd) == n {
+			if fd, ok := decimal(n); ok {
 				return fd, true
 			}
 		}
 	}
 	return 0, false
+}
+
+// decimal returns the number that s spells in decimal, without sign or
+// leading zeros.
+func decimal(s string) (int, bool) {
+	n, err := strconv.Atoi(s)
+	return n, err == nil && n >= 0 && strconv.Itoa(n) == s
 }
 
 // unwrapPath drops the path from a file system error, so that a message
@@ -355,9 +374,17 @@ func (o *Output) commitTarget() error {
 var copyingThrough func()
 
 // commitThrough copies the staging file into the regular file that a link
-// leads to, from its start, and cuts it there. It holds the temporaries'
-// lock, so that a signal that arrives meanwhile ends the process only once
-// the file is whole.
+// leads to (or that is mounted over another), from its start, and cuts it
+// there. It holds the temporaries' lock, so that a signal that arrives
+// meanwhile ends the process only once the file is whole.
+//
+// A full disk must not leave the file half old and half new: the space
+// the new content needs is reserved first (fallocate, where the file
+// system has it), and the part beyond the old end is written before any
+// old byte is overwritten, so that where nothing could be reserved a
+// short write still fails with the old content whole (cut back to its old
+// length). Only then is the old content overwritten, which needs no new
+// space on a file system that overwrites in place.
 func (o *Output) commitThrough() error {
 	holdTemporaries()
 	defer temporaries.Unlock()
@@ -371,14 +398,33 @@ func (o *Output) commitThrough() error {
 			delete(temporaries.files, temporary{o.dir, o.tmp})
 		}
 	}()
-	if _, err := o.file.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	n, err := io.Copy(o.through, o.file)
+	n, err := o.file.Seek(0, io.SeekEnd)
 	if err != nil {
 		return err
 	}
+	st, err := o.through.Stat()
+	if err != nil {
+		return err
+	}
+	old := st.Size()
+	if err := reserve(o.through, n); err != nil {
+		return err
+	}
+	if n > old {
+		if err := copyRange(o.through, o.file, old, n); err != nil {
+			return errors.Join(err, o.through.Truncate(old))
+		}
+	}
+	if err := copyRange(o.through, o.file, 0, min(old, n)); err != nil {
+		return err
+	}
 	return errors.Join(o.through.Truncate(n), o.through.Sync(), o.through.Close())
+}
+
+// copyRange copies bytes [from, to) of src into dst at the same offsets.
+func copyRange(dst, src *os.File, from, to int64) error {
+	_, err := io.Copy(io.NewOffsetWriter(dst, from), io.NewSectionReader(src, from, to-from))
+	return err
 }
 
 // Abort discards an output that was not committed: nothing appears under

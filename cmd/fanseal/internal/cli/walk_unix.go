@@ -63,6 +63,11 @@ func walk(name string) (*walked, error) {
 			return nil, unix.ENOENT
 		}
 		if fi.mode&fs.ModeSymlink != 0 {
+			if fd, ok := cur.descriptor(c); ok && last {
+				cur.close() // N in this process's fd directory, however reached
+				w.fd = fd
+				return w, nil
+			}
 			if links++; links > maxLinks {
 				cur.close()
 				return nil, unix.ELOOP
