@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"filippo.io/age"
@@ -237,6 +238,9 @@ func (p *passphraseIdentity) Unwrap(stanzas []*age.Stanza) ([]byte, error) {
 	if len(stanzas) != 1 || stanzas[0].Type != "scrypt" {
 		return nil, age.ErrIncorrectIdentity
 	}
+	if err := checkWorkFactor(stanzas[0]); err != nil {
+		return nil, err
+	}
 	p.asked = true
 	pass, err := readPassphrase(p.prompt)
 	if err != nil {
@@ -250,10 +254,24 @@ func (p *passphraseIdentity) Unwrap(stanzas []*age.Stanza) ([]byte, error) {
 	if errors.Is(err, age.ErrIncorrectIdentity) {
 		return nil, errors.New("incorrect passphrase")
 	}
-	if err != nil && strings.Contains(err.Error(), "work factor too large") {
-		return nil, fmt.Errorf("%w (fanseal accepts at most %d, as age does)", err, ageMaxScryptWorkFactor)
-	}
 	return key, err
+}
+
+// checkWorkFactor refuses, before any passphrase is asked, a scrypt
+// stanza that age's rules would refuse once it is: a work factor that is
+// not a decimal without leading zeros, or one over ageMaxScryptWorkFactor.
+func checkWorkFactor(s *age.Stanza) error {
+	if len(s.Args) != 2 {
+		return errors.New("malformed scrypt stanza: it needs a salt and a work factor")
+	}
+	w := s.Args[1]
+	if w == "" || w[0] == '0' || strings.Trim(w, "0123456789") != "" {
+		return fmt.Errorf("malformed scrypt stanza: invalid work factor %q", w)
+	}
+	if n, err := strconv.Atoi(w); err != nil || n > ageMaxScryptWorkFactor {
+		return fmt.Errorf("scrypt work factor too large: %s (fanseal accepts at most %d, as age does)", w, ageMaxScryptWorkFactor)
+	}
+	return nil
 }
 
 // An encryptedIdentity is an identity file that age encrypted with a

@@ -248,6 +248,33 @@ func TestDecryptAgePassphrase(t *testing.T) {
 	mustFail(t, "", "at least one -i", "decrypt")
 }
 
+// TestWorkFactorBeforePassphrase: an age file, and an identity file that
+// age encrypted, whose scrypt work factor is over the bound or not age's
+// decimal are refused before the passphrase is asked.
+func TestWorkFactorBeforePassphrase(t *testing.T) {
+	r, err := age.NewScryptRecipient("correct horse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.SetWorkFactor(10)
+	sealed := ageSeal(t, []byte("x"), false, r)
+	env := mustRun(t, "a fanseal envelope", "encrypt", "-r", agePublicKey(t, ageKeyFiles["x25519"]))
+	for factor, want := range map[string]string{"23": "work factor too large", "99999999999999999999": "work factor too large", "010": "invalid work factor", "1e1": "invalid work factor"} {
+		body := bytes.Replace(sealed, []byte(" 10\n"), []byte(" "+factor+"\n"), 1)
+		asked := withPassphrase(t, "correct horse")
+		if status, _, errOut := decryptAgeTo(t, body); status != 1 || !strings.Contains(errOut, want) || *asked != 0 {
+			t.Errorf("age file, work factor %s: status %d, asked %d, stderr %q", factor, status, *asked, errOut)
+		}
+		locked := writeFile(t, t.TempDir(), "keys.txt.age", body)
+		if status, _, errOut := decryptAgeTo(t, sealed, "-i", locked); status != 1 || !strings.Contains(errOut, want) || *asked != 0 {
+			t.Errorf("age-encrypted identity file, work factor %s, for an age file: status %d, asked %d, stderr %q", factor, status, *asked, errOut)
+		}
+		if status, _, errOut := cli(t, env, "decrypt", "-i", locked); status != 1 || !strings.Contains(errOut, want) || *asked != 0 {
+			t.Errorf("age-encrypted identity file, work factor %s, for an envelope: status %d, asked %d, stderr %q", factor, status, *asked, errOut)
+		}
+	}
+}
+
 // lockedIdentity returns a new file holding the identity file key as age
 // encrypts one with the passphrase "identity pass" (armored or not).
 func lockedIdentity(t *testing.T, key string, armored bool) string {
