@@ -26,8 +26,11 @@ func newRSARecipient(key *rsa.PublicKey, k *sshKey) (*Recipient, error) {
 	if bits := key.N.BitLen(); bits < 8*format.MinRSASize || bits > 8*format.MaxRSASize {
 		return nil, fmt.Errorf("%w: ssh-rsa key of %d bits; fanseal takes 2048 to 4096 bits", ErrInvalidKey, bits)
 	}
-	if key.E < 3 || key.E%2 == 0 || key.E > 1<<31-1 {
-		return nil, fmt.Errorf("%w: ssh-rsa key with public exponent %d", ErrInvalidKey, key.E)
+	// 2^24 − 1 is the bound of x/crypto/ssh (and so of age): a larger
+	// exponent, which only a PKCS#1 PEM file can carry, would make a
+	// recipient whose text no reader takes back.
+	if key.E < 3 || key.E%2 == 0 || key.E > 1<<24-1 {
+		return nil, fmt.Errorf("%w: ssh-rsa key with public exponent %d; fanseal takes odd exponents from 3 to 2^24 − 1", ErrInvalidKey, key.E)
 	}
 	k.rsa = key
 	r := &Recipient{raw: k.wire, ssh: k}

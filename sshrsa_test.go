@@ -3,7 +3,10 @@ package fanseal
 import (
 	"crypto/rand"
 	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
+	"math/big"
 	"sync"
 	"testing"
 
@@ -106,5 +109,49 @@ func TestSSHRSAAnonymousTrials(t *testing.T) {
 	o := &Opener{MaxAnonymousTrials: rsaTrials - 1}
 	if _, err := o.OpenBytes(env, id); !errors.Is(err, ErrAnonymousLimit) {
 		t.Fatalf("one ssh-rsa trial under a limit of %d: %v", rsaTrials-1, err)
+	}
+}
+
+// rsaKeyWithExponent returns a 2048-bit RSA private key whose public
+// exponent is the first odd number from e on, in steps of step, that is
+// invertible modulo its λ(n).
+func rsaKeyWithExponent(t *testing.T, e, step int) *rsa.PrivateKey {
+	t.Helper()
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := big.NewInt(1)
+	p1 := new(big.Int).Sub(k.Primes[0], one)
+	q1 := new(big.Int).Sub(k.Primes[1], one)
+	lambda := new(big.Int).Div(new(big.Int).Mul(p1, q1), new(big.Int).GCD(nil, nil, p1, q1))
+	for ; ; e += step {
+		if d := new(big.Int).ModInverse(big.NewInt(int64(e)), lambda); d != nil {
+			key := &rsa.PrivateKey{PublicKey: rsa.PublicKey{N: k.N, E: e}, D: d, Primes: k.Primes}
+			key.Precompute()
+			return key
+		}
+	}
+}
+
+// TestSSHRSAExponentBound: a PKCS#1 PEM identity whose public exponent is
+// above 2^24 − 1 (which x/crypto/ssh, and so age and fanseal, refuse in
+// its recipient text) is refused as an identity too; one just below the
+// bound is read, and its recipient text reads back.
+func TestSSHRSAExponentBound(t *testing.T) {
+	pemOf := func(k *rsa.PrivateKey) []byte {
+		return pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)})
+	}
+	over := rsaKeyWithExponent(t, 1<<24+1, 2)
+	if _, err := ParseSSHIdentity(pemOf(over)); !errors.Is(err, ErrInvalidKey) {
+		t.Fatalf("public exponent %d: %v", over.E, err)
+	}
+	bound := rsaKeyWithExponent(t, 1<<24-1, -2)
+	id, err := ParseSSHIdentity(pemOf(bound))
+	if err != nil {
+		t.Fatalf("public exponent %d: %v", bound.E, err)
+	}
+	if _, err := ParseRecipient(id.Recipient().String()); err != nil {
+		t.Fatalf("its recipient text does not read back: %v", err)
 	}
 }
