@@ -3,6 +3,7 @@ package fanseal
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/subtle"
@@ -247,7 +248,7 @@ func (o *Opener) unwrap(h *format.Header, identities []*Identity, ag *agreements
 		differ  error
 	)
 	defer func() { clear(fileKey) }()
-	for st, ident := range o.candidates(h, identities) {
+	for st, ident := range o.candidates(h, identities, t.tag) {
 		key, pending, err := t.open(st, ident)
 		if err != nil {
 			var ie *identityError
@@ -296,6 +297,8 @@ func (o *Opener) unwrap(h *format.Header, identities []*Identity, ag *agreements
 		return aead, nil
 	case failed != nil:
 		return nil, failed
+	case t.tagErr != nil:
+		return nil, t.tagErr
 	}
 	return nil, ErrNotRecipient
 }
@@ -306,7 +309,13 @@ func (o *Opener) unwrap(h *format.Header, identities []*Identity, ag *agreements
 // channel stanza with the identifier of the Keyring's identity. unwrap
 // tries them, checkTrials counts them, and OpenAll computes their key
 // agreements ahead, all by this one rule.
-func (o *Opener) candidates(h *format.Header, identities []*Identity) iter.Seq2[format.Stanza, *Identity] {
+//
+// In a private envelope a shared stanza's tag stands where the key
+// identifier would: tag, if not nil, gives an identity's tag for this
+// envelope (nil where its key agreement failed), and candidates then
+// yields the shared stanza that carries it; with tag nil, every shared
+// stanza of the identity's suite (for counting, and gathering agreements).
+func (o *Opener) candidates(h *format.Header, identities []*Identity, tag func(*Identity) []byte) iter.Seq2[format.Stanza, *Identity] {
 	anon := h.Anonymous()
 	return func(yield func(format.Stanza, *Identity) bool) {
 		for st := range h.Stanzas() {
@@ -322,8 +331,18 @@ func (o *Opener) candidates(h *format.Header, identities []*Identity) iter.Seq2[
 				continue
 			}
 			kem, id, _ := format.PeekHPKE(st.Body, anon && st.Type != format.StanzaChannel)
+			tagged := h.Private() && st.Type == format.StanzaShared
 			for _, ident := range identities {
-				if ident.kind() != 0 || uint16(ident.suite) != kem || id != nil && !bytes.Equal(id, ident.r.id[:]) {
+				if ident.kind() != 0 || uint16(ident.suite) != kem {
+					continue
+				}
+				switch {
+				case tagged && tag != nil:
+					if !bytes.Equal(id, tag(ident)) {
+						continue
+					}
+				case tagged:
+				case id != nil && !bytes.Equal(id, ident.r.id[:]):
 					continue
 				}
 				if st.Type == format.StanzaChannel && (o.Keyring == nil || ident != o.Keyring.self) {
@@ -349,7 +368,7 @@ func (o *Opener) checkTrials(h *format.Header, identities []*Identity) error {
 		limit = DefaultMaxAnonymousTrials
 	}
 	anon, trials := h.Anonymous(), 0
-	for st := range o.candidates(h, identities) {
+	for st := range o.candidates(h, identities, nil) {
 		switch {
 		case st.Type == format.StanzaAge:
 			trials++ // anonymous or not: age stanzas have no identifiers
@@ -383,11 +402,14 @@ type trial struct {
 	// ageSecrets holds, per age identity, the secret it unwrapped from the
 	// envelope's age stanzas: one Unwrap per identity.
 	ageSecrets map[*Identity]sharedSecret
+	// tagErr is why a private envelope's tag could not be derived.
+	tagErr error
 }
 
 type sharedSecret struct {
 	ss  []byte
 	err error
+	tag []byte // in a private envelope, the identity's tag, once derived
 }
 
 func (t *trial) clear() {
@@ -455,6 +477,16 @@ func (t *trial) openShared(st format.Stanza, ident *Identity) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	s := t.sharedWith(cs, ident)
+	if s.err != nil {
+		return nil, unwrapError(s.err)
+	}
+	return checkFileKey(cs.openWith(ident.r, s.ss, t.h.PreambleBytes(), hs.CT))
+}
+
+// sharedWith returns the KEM shared secret of ident with the envelope's
+// ephemeral key of its suite, computed once per identity.
+func (t *trial) sharedWith(cs *cipherSuite, ident *Identity) sharedSecret {
 	s, ok := t.shared[ident]
 	if !ok {
 		s.ss, s.err = t.decap(cs, ident, t.h.Ephemeral(uint16(ident.suite)))
@@ -463,10 +495,32 @@ func (t *trial) openShared(st format.Stanza, ident *Identity) ([]byte, error) {
 		}
 		t.shared[ident] = s
 	}
-	if s.err != nil {
-		return nil, unwrapError(s.err)
+	return s
+}
+
+// tag returns ident's tag in a private envelope (private.go): one key
+// agreement with the ephemeral key of its suite, the key schedule and an
+// export, once per identity. It returns nil, and records why in
+// t.tagErr, where the agreement fails: the ephemeral key is not a
+// usable point, which is so for every identity of its suite.
+func (t *trial) tag(ident *Identity) []byte {
+	cs, err := lookupSuite(ident.suite, AEAD(t.h.AEAD))
+	if err != nil {
+		return nil
 	}
-	return checkFileKey(cs.openWith(ident.r, s.ss, t.h.PreambleBytes(), hs.CT))
+	s := t.sharedWith(cs, ident)
+	if s.tag == nil && s.err == nil {
+		var ctx *hpke.Context
+		if ctx, s.err = cs.hs.NewContext(s.ss, cs.schedFor(ident.r)); s.err == nil {
+			s.tag, s.err = ctx.Export(tagContext(t.h.PreambleBytes()), format.KeyIDSize)
+		}
+		t.shared[ident] = s
+	}
+	if s.err != nil {
+		t.tagErr = cmp.Or(t.tagErr, unwrapError(s.err))
+		return nil
+	}
+	return s.tag
 }
 
 func (o *Opener) openChannel(h *format.Header, st format.Stanza) ([]byte, *pendingChannel, error) {

@@ -113,7 +113,7 @@ func (o *Opener) gather(ag *agreements, h *format.Header, ids []*Identity) {
 	if len(ids) == 0 || o.Cache != nil && o.Cache.serves(h, ids) || anon && o.checkTrials(h, ids) != nil {
 		return
 	}
-	for st, ident := range o.candidates(h, ids) {
+	for st, ident := range o.candidates(h, ids, nil) {
 		if ident.pq != nil && st.Type == format.StanzaHPKE && hpke.HybridBatches() {
 			if hs, err := format.ParseHPKE(st.Body, anon); err == nil {
 				ag.addPQ(ident, hs.Enc)

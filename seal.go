@@ -107,6 +107,16 @@ type Sealer struct {
 	// envelope holds at most DefaultMaxAnonymousTrials recipients of one
 	// suite (ErrAnonymousLimit), so that the default Opener opens it.
 	Anonymous bool
+	// Private seals each classical suite's recipients with one shared
+	// ephemeral key and gives each stanza a tag only its recipient can
+	// compute (docs/FORMAT.md, private envelopes): the envelope does not
+	// say who its recipients are, nor link two envelopes to one, and a
+	// recipient still opens it with one key agreement. The Parallel and
+	// Sequential strategies then seal as SharedParallel and Shared do; the
+	// Channel and Precomputed strategies, and ssh-rsa and post-quantum
+	// recipients, have no private form (ErrUnsupported). Not with
+	// Anonymous.
+	Private bool
 	// Precomputer supplies ready sender contexts to the Precomputed
 	// strategy.
 	Precomputer *Precomputer
@@ -288,6 +298,16 @@ func (p *plan) fill(s *Sealer, dst, preamble, fileKey []byte) ([]byte, error) {
 	switch {
 	case p.typ == format.StanzaEphemeral:
 		return format.AppendEphemeral(dst, uint16(p.r.suite), p.eph.PublicKey()), nil
+	case p.typ == format.StanzaShared && s.Private:
+		it := p.item
+		if it == nil {
+			ctx, err := p.cs.senderContext(p.eph, p.r)
+			if err != nil {
+				return nil, err
+			}
+			it = &precomputed{ctx: ctx}
+		}
+		return it.sealTagged(dst, uint16(p.r.suite), preamble, fileKey)
 	case p.typ == format.StanzaShared && p.item == nil:
 		return p.cs.wrapShared(dst, p.r, p.eph, preamble, fileKey, anon)
 	case p.typ == format.StanzaChannel:
@@ -320,6 +340,7 @@ func (s *Sealer) plans(recipients []*Recipient, secret []byte) ([]plan, error) {
 			return nil, fmt.Errorf("%w: channel stanzas name their sender and recipient; not in an anonymous envelope", ErrUnsupported)
 		}
 	}
+	shared := s.Strategy == Shared || s.Strategy == SharedParallel || s.Private
 	ps := make([]plan, 0, len(recipients)+1)
 	var ephemerals map[Suite]*hpke.PrivateKey
 	var cs *cipherSuite
@@ -360,7 +381,7 @@ func (s *Sealer) plans(recipients []*Recipient, secret []byte) ([]plan, error) {
 		encSize, _ := format.EncSize(uint16(r.suite))
 		fresh := plan{typ: format.StanzaHPKE, size: format.HPKESize(encSize, anon), heavy: true, r: r, cs: cs}
 		switch {
-		case (s.Strategy == Shared || s.Strategy == SharedParallel) && cs.kem != nil:
+		case shared && cs.kem != nil:
 			eph := ephemerals[r.suite]
 			if eph == nil {
 				// Its public key is computed when first needed, beside
@@ -386,6 +407,9 @@ func (s *Sealer) plans(recipients []*Recipient, secret []byte) ([]plan, error) {
 			ps = append(ps, fresh)
 		}
 	}
+	if s.Private {
+		ps = shuffleShared(ps)
+	}
 	return ps, nil
 }
 
@@ -394,6 +418,11 @@ func (s *Sealer) plans(recipients []*Recipient, secret []byte) ([]plan, error) {
 func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 	if err := checkRecipients(recipients, s.Anonymous); err != nil {
 		return nil, nil, err
+	}
+	if s.Private {
+		if err := s.checkPrivate(recipients); err != nil {
+			return nil, nil, err
+		}
 	}
 	secret := make([]byte, AgeSecretSize)
 	defer clear(secret)
@@ -405,6 +434,9 @@ func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 	p := format.Preamble{AEAD: uint16(s.aead()), Count: len(ps)}
 	if s.Anonymous {
 		p.Flags |= format.FlagAnonymous
+	}
+	if s.Private {
+		p.Flags |= format.FlagPrivate
 	}
 	offsets := make([]int, len(ps)+1)
 	offsets[0] = format.PreambleSize
@@ -475,6 +507,11 @@ func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 		return nil, nil, failed.err
 	}
 
+	if s.Private && tagsCollide(hdr) {
+		// Two recipients of one suite drew one tag (2^-64 a pair), which
+		// readers refuse: seal again, with new ephemeral keys.
+		return s.header(recipients)
+	}
 	macKey, aead, err := envelopeKeys(fileKey, p.Nonce[:], p.AEAD)
 	if err != nil {
 		return nil, nil, err

@@ -51,6 +51,12 @@ func (h *Header) check() error {
 	for st := range h.Stanzas() {
 		i, body := st.Index, st.Body
 		switch st.Type {
+		case StanzaHPKE, StanzaChannel, StanzaRSA:
+			if h.Private() { // rule 5a
+				return malformed(i, "%s stanza in a private envelope, which holds only shared, scrypt and age stanzas", typeName(st.Type))
+			}
+		}
+		switch st.Type {
 		case StanzaHPKE, StanzaShared, StanzaChannel, StanzaEphemeral:
 		case StanzaRSA, StanzaScrypt, StanzaAge:
 			if err := h.checkOther(st, seen); err != nil {

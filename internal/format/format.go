@@ -43,7 +43,11 @@ const (
 // Flags.
 const (
 	FlagAnonymous = 1 << 0
-	knownFlags    = FlagAnonymous
+	// FlagPrivate marks a private envelope: its shared stanzas carry a tag
+	// that only their recipient can compute in place of a key identifier.
+	// It is bit 2: bit 1 stays unknown (unsupported), as the kit pins it.
+	FlagPrivate = 1 << 2
+	knownFlags  = FlagAnonymous | FlagPrivate
 )
 
 // Stanza types.
@@ -125,6 +129,16 @@ type Preamble struct {
 // Anonymous reports whether stanzas omit key identifiers.
 func (p *Preamble) Anonymous() bool { return p.Flags&FlagAnonymous != 0 }
 
+// Private reports whether the envelope is private: its shared stanzas
+// carry tags (TagLabel) where key identifiers would be, and it holds no
+// stanza that names its recipient.
+func (p *Preamble) Private() bool { return p.Flags&FlagPrivate != 0 }
+
+// TagLabel starts the HPKE exporter context of a private shared stanza's
+// tag, which goes on with the envelope's preamble:
+// tag = Export("fanseal/v1 tag" || preamble, KeyIDSize).
+const TagLabel = "fanseal/v1 tag"
+
 // Append appends the encoded preamble to b.
 func (p *Preamble) Append(b []byte) []byte {
 	b = append(b, Magic...)
@@ -152,6 +166,9 @@ func ParsePreamble(b []byte) (*Preamble, error) {
 	p := &Preamble{Flags: b[1], AEAD: binary.BigEndian.Uint16(b[2:4])}
 	if p.Flags&^knownFlags != 0 {
 		return nil, fmt.Errorf("%w: unknown header flags 0x%02x", errs.Unsupported, p.Flags)
+	}
+	if p.Anonymous() && p.Private() {
+		return nil, fmt.Errorf("%w: header flags 0x%02x: an envelope is anonymous or private, not both", errs.Malformed, p.Flags)
 	}
 	if p.AEAD != AEADAES256GCM && p.AEAD != AEADChaCha20Poly1305 {
 		return nil, fmt.Errorf("%w: AEAD 0x%04x", errs.Unsupported, p.AEAD)

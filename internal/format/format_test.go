@@ -219,6 +219,7 @@ func TestPreambleErrors(t *testing.T) {
 		"magic":   {edit(0, 'f'), errs.Malformed},
 		"version": {edit(7, 9), errs.Unsupported},
 		"flags":   {edit(8, 2), errs.Unsupported},
+		"both":    {edit(8, 5), errs.Malformed},
 		"aead":    {edit(10, 1), errs.Unsupported},
 		"count":   {edit(28, 0), errs.Malformed},
 	} {

@@ -1,0 +1,104 @@
+package fanseal
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/fanseal/fanseal/internal/format"
+)
+
+// Private envelopes (docs/FORMAT.md, "Private envelopes"; SECURITY.md
+// argues them): every classical recipient of a suite is sealed with the
+// envelope's one ephemeral key of that suite, and its shared stanza
+// carries, where a key identifier would be, a tag that the HPKE context
+// of that recipient exports:
+//
+//	tag = Export(format.TagLabel || preamble, 8)
+//
+// A reader runs its one key agreement with the ephemeral key, derives the
+// context and so its tag, and opens the stanza that carries it, if any;
+// to anyone else the tags are pseudorandom.
+
+// checkPrivate refuses what a private envelope cannot hold.
+func (s *Sealer) checkPrivate(recipients []*Recipient) error {
+	switch {
+	case s.Anonymous:
+		return fmt.Errorf("%w: an envelope is anonymous or private, not both", ErrUnsupported)
+	case s.Strategy == Channel || s.Strategy == Precomputed:
+		return fmt.Errorf("%w: the %s strategy has no private form: its stanzas carry their own keys or name their sender", ErrUnsupported, s.Strategy)
+	}
+	for i, r := range recipients {
+		switch {
+		case r.suite.PostQuantum():
+			return fmt.Errorf("%w: recipient %d: %s has no private form yet; seal it with key identifiers", ErrUnsupported, i, r.suite)
+		case r.stanzaType() == format.StanzaRSA:
+			return fmt.Errorf("%w: recipient %d: ssh-rsa has no private form; seal it with key identifiers, or anonymously", ErrUnsupported, i)
+		}
+	}
+	return nil
+}
+
+// sealTagged appends a private shared stanza body: the suite, the tag
+// that the context exports for this envelope, and the sealed file key.
+func (it *precomputed) sealTagged(dst []byte, suite uint16, preamble, fileKey []byte) ([]byte, error) {
+	tag, err := it.ctx.Export(tagContext(preamble), format.KeyIDSize)
+	if err != nil {
+		return nil, err
+	}
+	dst = binary.BigEndian.AppendUint16(dst, suite)
+	return it.ctx.Seal(append(dst, tag...), preamble, fileKey)
+}
+
+// tagContext returns the exporter context of a private envelope's tags.
+func tagContext(preamble []byte) []byte {
+	return append([]byte(format.TagLabel), preamble...)
+}
+
+// tagsCollide reports whether two shared stanzas of hdr, a header this
+// package wrote (preamble and stanzas), carry one suite and tag.
+func tagsCollide(hdr []byte) bool {
+	seen := map[[2 + format.KeyIDSize]byte]bool{}
+	for b := hdr[format.PreambleSize:]; len(b) >= 3; {
+		typ, n := b[0], int(binary.BigEndian.Uint16(b[1:3]))
+		body := b[3 : 3+n]
+		b = b[3+n:]
+		if typ != format.StanzaShared {
+			continue
+		}
+		k := [2 + format.KeyIDSize]byte(body)
+		if seen[k] {
+			return true
+		}
+		seen[k] = true
+	}
+	return false
+}
+
+// shuffleShared puts the ephemeral stanzas first, then the shared stanzas
+// in a random order (math/rand/v2's generator, seeded by the runtime from
+// the system's), then the rest: where a reader's stanza stands says
+// nothing about the order the sealer gave the recipients in, so that an
+// active attacker who learns which stanza is a reader's (SECURITY.md)
+// learns nothing more than that it is a recipient.
+func shuffleShared(ps []plan) []plan {
+	out := make([]plan, 0, len(ps))
+	for _, typ := range []byte{format.StanzaEphemeral, format.StanzaShared} {
+		start := len(out)
+		for _, p := range ps {
+			if p.typ == typ {
+				out = append(out, p)
+			}
+		}
+		if typ == format.StanzaShared {
+			shared := out[start:]
+			rand.Shuffle(len(shared), func(i, j int) { shared[i], shared[j] = shared[j], shared[i] })
+		}
+	}
+	for _, p := range ps {
+		if p.typ != format.StanzaEphemeral && p.typ != format.StanzaShared {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,258 @@
+package fanseal
+
+import (
+	"bytes"
+	"crypto/ecdh"
+	"crypto/hkdf"
+	"crypto/hmac"
+	stdhpke "crypto/hpke"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"testing"
+
+	"github.com/fanseal/fanseal/internal/format"
+)
+
+// refOpenPrivate opens a private envelope from docs/FORMAT.md alone, with
+// Go's crypto/hpke: it walks the stanzas by their framing, takes the
+// ephemeral key of the identity's suite, exports the identity's tag from
+// its HPKE context, opens the shared stanza that carries it and checks
+// the header MAC under the file key. It returns the stanza's index and
+// the file key, or -1 where no stanza carries the tag. info is the HPKE
+// info of the identity's key form.
+func refOpenPrivate(t *testing.T, env []byte, curve ecdh.Curve, kem uint16, priv, info []byte) (int, []byte) {
+	t.Helper()
+	preamble := env[:29]
+	if env[8]&4 == 0 {
+		t.Fatal("the private flag (bit 2) is not set")
+	}
+	count := int(binary.BigEndian.Uint16(preamble[27:29]))
+	type stanza struct {
+		typ  byte
+		body []byte
+	}
+	var stanzas []stanza
+	off := 29
+	for range count {
+		n := int(binary.BigEndian.Uint16(env[off+1 : off+3]))
+		stanzas = append(stanzas, stanza{env[off], env[off+3 : off+3+n]})
+		off += 3 + n
+	}
+	header, mac := env[:off], env[off:off+32]
+	var enc []byte
+	for _, st := range stanzas {
+		if st.typ == 0x02 && binary.BigEndian.Uint16(st.body) == kem {
+			enc = st.body[2:]
+		}
+	}
+	sk, err := curve.NewPrivateKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hsk, err := stdhpke.NewDHKEMPrivateKey(sk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := stdhpke.NewRecipient(enc, hsk, stdhpke.HKDFSHA256(), stdhpke.AES256GCM(), info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag, err := r.Export("fanseal/v1 tag"+string(preamble), 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, st := range stanzas {
+		if st.typ != 0x03 || binary.BigEndian.Uint16(st.body) != kem || !bytes.Equal(st.body[2:10], tag) {
+			continue
+		}
+		fileKey, err := r.Open(preamble, st.body[10:])
+		if err != nil {
+			t.Fatalf("crypto/hpke cannot open the stanza of its tag: %v", err)
+		}
+		macKey, err := hkdf.Key(sha256.New, fileKey, preamble[11:27], "fanseal/v1 header", 32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := hmac.New(sha256.New, macKey)
+		m.Write(header)
+		if !hmac.Equal(m.Sum(nil), mac) {
+			t.Fatal("the header MAC does not verify under the stanza's file key")
+		}
+		return i, fileKey
+	}
+	return -1, nil
+}
+
+// TestPrivateRoundTrip: a private envelope of every classical suite, to
+// 20 recipients, opens for each of them with one key agreement; the
+// crypto/hpke reference finds each recipient's stanza by its tag alone;
+// the stanzas carry no key identifier; and two envelopes to one recipient
+// give it two unrelated tags.
+func TestPrivateRoundTrip(t *testing.T) {
+	curves := map[Suite]ecdh.Curve{X25519: ecdh.X25519(), P256: ecdh.P256()}
+	for _, s := range []Suite{X25519, P256, Secp256k1} {
+		t.Run("suite="+s.String(), func(t *testing.T) {
+			ids, rs := identities(t, s, 20)
+			for _, strategy := range []Strategy{Parallel, Sequential, Shared, SharedParallel} {
+				env := mustSeal(t, &Sealer{Private: true, Strategy: strategy}, []byte("private"), rs...)
+				if len(stanzasOf(t, env)) != 21 {
+					t.Fatalf("%s: %d stanzas, want one ephemeral and 20 shared", strategy, len(stanzasOf(t, env)))
+				}
+				for _, r := range rs {
+					if bytes.Contains(env, r.id[:]) {
+						t.Fatalf("%s: the envelope holds a recipient's key identifier", strategy)
+					}
+				}
+				for _, id := range ids {
+					before := keyAgreements.Load()
+					mustOpen(t, env, []byte("private"), id)
+					if n := keyAgreements.Load() - before; n != 1 {
+						t.Fatalf("%s: an open took %d key agreements", strategy, n)
+					}
+				}
+				if curve := curves[s]; curve != nil {
+					seen := map[int]bool{}
+					for _, id := range ids {
+						i, key := refOpenPrivate(t, env, curve, uint16(s), id.priv, []byte("fanseal/v1 file key"))
+						if i < 0 || key == nil || seen[i] {
+							t.Fatalf("%s: the reference finds stanza %d", strategy, i)
+						}
+						seen[i] = true
+					}
+				}
+			}
+			a := mustSeal(t, &Sealer{Private: true}, []byte("a"), rs[0])
+			b := mustSeal(t, &Sealer{Private: true}, []byte("a"), rs[0])
+			if ta, tb := stanzasOf(t, a)[1].Body[2:10], stanzasOf(t, b)[1].Body[2:10]; bytes.Equal(ta, tb) {
+				t.Fatal("two envelopes give one recipient one tag")
+			}
+		})
+	}
+}
+
+// TestPrivateSSHEd25519: an ssh-ed25519 recipient in a private envelope
+// gets the tag of its own HPKE info, which the crypto/hpke reference
+// derives; the X25519 identity of the same scalar is not its recipient.
+func TestPrivateSSHEd25519(t *testing.T) {
+	ids, rs := sshIdentities(t, 2)
+	xids, xrs := identities(t, X25519, 2)
+	env := mustSeal(t, &Sealer{Private: true}, []byte("ssh"), append(rs, xrs...)...)
+	for _, id := range append(ids, xids...) {
+		mustOpen(t, env, []byte("ssh"), id)
+	}
+	keyHash := sha256.Sum256(rs[0].ssh.wire)
+	info := append([]byte("fanseal/v1 ssh-ed25519"), keyHash[:]...)
+	if i, _ := refOpenPrivate(t, env, ecdh.X25519(), uint16(X25519), ids[0].priv, info); i < 0 {
+		t.Fatal("the reference finds no stanza for the ssh-ed25519 key")
+	}
+	if i, _ := refOpenPrivate(t, env, ecdh.X25519(), uint16(X25519), ids[0].priv, []byte("fanseal/v1 file key")); i >= 0 {
+		t.Fatal("the X25519 key of the ssh-ed25519 scalar has a stanza of its own")
+	}
+}
+
+// TestPrivateVerdicts: a private envelope is refused, whoever reads it,
+// when it holds what no private envelope may (an HPKE stanza, both flags,
+// two stanzas with one tag); a tampered stanza is an authentication
+// failure for every reader; a reader whose stanza was replaced is not a
+// recipient, and no reader is when one was removed.
+func TestPrivateVerdicts(t *testing.T) {
+	ids, rs := identities(t, X25519, 3)
+	env := mustSeal(t, &Sealer{Private: true}, []byte("v"), rs...)
+	stranger, err := GenerateIdentity(X25519)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := []*Identity{stranger}
+	if _, err := OpenBytes(env, stranger); !errors.Is(err, ErrNotRecipient) {
+		t.Fatalf("another key: %v", err)
+	}
+	sts := stanzasOf(t, env)
+	hdrEnd := format.PreambleSize
+	offsets := []int{}
+	for _, st := range sts {
+		offsets = append(offsets, hdrEnd)
+		hdrEnd += 3 + len(st.Body)
+	}
+	flip := func(at int) []byte {
+		b := bytes.Clone(env)
+		b[at] ^= 1
+		return b
+	}
+	// The last byte of stanza 1's ciphertext: its reader's tag still
+	// matches and its AEAD fails; the others' file key fails the MAC.
+	tampered := flip(offsets[2] - 1)
+	for _, id := range ids {
+		if _, err := OpenBytes(tampered, id); !errors.Is(err, ErrAuthentication) {
+			t.Fatalf("a tampered stanza: %v", err)
+		}
+	}
+	// Stanza 1's tag replaced: its reader is not a recipient, the
+	// others' file key fails the MAC (what an active attacker learns:
+	// SECURITY.md). Removing it instead changes the count, and so every
+	// tag: no reader is then a recipient.
+	replaced := bytes.Clone(env)
+	copy(replaced[offsets[1]+3+2:], randomBytes(8))
+	removed := append(bytes.Clone(env[:offsets[1]]), env[offsets[2]:]...)
+	binary.BigEndian.PutUint16(removed[27:29], uint16(len(sts)-1))
+	for _, id := range ids {
+		if _, err := OpenBytes(removed, id); !errors.Is(err, ErrNotRecipient) {
+			t.Fatalf("a removed stanza: %v", err)
+		}
+	}
+	notRecipient := 0
+	for _, id := range ids {
+		_, err := OpenBytes(replaced, id)
+		switch {
+		case errors.Is(err, ErrNotRecipient):
+			notRecipient++
+		case !errors.Is(err, ErrAuthentication):
+			t.Fatalf("a replaced stanza: %v", err)
+		}
+	}
+	if notRecipient != 1 {
+		t.Fatalf("%d readers lost their stanza, want 1", notRecipient)
+	}
+	// Both flags, and a flipped tag made equal to another's.
+	both := bytes.Clone(env)
+	both[8] |= format.FlagAnonymous
+	if _, err := OpenBytes(both, ids[0]); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("anonymous and private: %v", err)
+	}
+	dup := bytes.Clone(env)
+	copy(dup[offsets[2]+3+2:offsets[2]+3+10], dup[offsets[1]+3+2:offsets[1]+3+10])
+	for _, id := range append(ids, other...) {
+		if _, err := OpenBytes(dup, id); !errors.Is(err, ErrMalformed) {
+			t.Fatalf("two stanzas with one tag: %v", err)
+		}
+	}
+	// An identified envelope's HPKE stanza under the private flag.
+	plain := mustSeal(t, new(Sealer), []byte("v"), rs[0])
+	plain[8] |= format.FlagPrivate
+	if _, err := OpenBytes(plain, ids[0]); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("an HPKE stanza in a private envelope: %v", err)
+	}
+}
+
+// TestPrivateRefused: what has no private form is refused when sealing.
+func TestPrivateRefused(t *testing.T) {
+	_, rs := identities(t, X25519, 1)
+	_, pq := identities(t, MLKEM768X25519, 1)
+	pc, err := NewPrecomputer(PrecomputeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	for name, c := range map[string]struct {
+		s  *Sealer
+		rs []*Recipient
+	}{
+		"anonymous":    {&Sealer{Private: true, Anonymous: true}, rs},
+		"precomputed":  {&Sealer{Private: true, Strategy: Precomputed, Precomputer: pc}, rs},
+		"post-quantum": {&Sealer{Private: true}, pq},
+	} {
+		if _, err := c.s.SealBytes([]byte("x"), c.rs...); !errors.Is(err, ErrUnsupported) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
