@@ -10,6 +10,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/fanseal/fanseal/internal/format"
 )
@@ -213,6 +214,16 @@ func TestPrivateVerdicts(t *testing.T) {
 	if notRecipient != 1 {
 		t.Fatalf("%d readers lost their stanza, want 1", notRecipient)
 	}
+	// An ephemeral key that is not a usable point (all zeros: X25519's
+	// output is then zero) fails every reader of its suite alike, a
+	// stranger included, before any tag: no stanza is singled out.
+	badEph := bytes.Clone(env)
+	clear(badEph[offsets[0]+3+2 : offsets[1]])
+	for _, id := range append(ids, other...) {
+		if _, err := OpenBytes(badEph, id); !errors.Is(err, ErrAuthentication) {
+			t.Fatalf("an invalid ephemeral key: %v", err)
+		}
+	}
 	// Both flags, and a flipped tag made equal to another's.
 	both := bytes.Clone(env)
 	both[8] |= format.FlagAnonymous
@@ -254,5 +265,43 @@ func TestPrivateRefused(t *testing.T) {
 		if _, err := c.s.SealBytes([]byte("x"), c.rs...); !errors.Is(err, ErrUnsupported) {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// TestPrivateOpenAllAndCache: OpenAll opens a batch of private envelopes,
+// mixed with identified ones, each for its own recipients only; a session
+// cache shared by a Sealer and an Opener answers a recipient of a private
+// envelope without a key agreement, and never a stranger.
+func TestPrivateOpenAllAndCache(t *testing.T) {
+	ids, rs := identities(t, X25519, 3)
+	var envs [][]byte
+	for i := range 24 {
+		s := &Sealer{Private: i%3 != 0}
+		envs = append(envs, mustSeal(t, s, []byte{byte(i)}, rs[i%2], rs[2]))
+	}
+	for who, id := range ids {
+		out, errs := OpenAll(envs, id)
+		for i := range envs {
+			mine := who == 2 || i%2 == who
+			switch {
+			case mine && (errs[i] != nil || !bytes.Equal(out[i], []byte{byte(i)})):
+				t.Fatalf("identity %d, envelope %d: %v", who, i, errs[i])
+			case !mine && !errors.Is(errs[i], ErrNotRecipient):
+				t.Fatalf("identity %d, envelope %d: %v, want not a recipient", who, i, errs[i])
+			}
+		}
+	}
+
+	cache := NewSessionCache(16, time.Minute)
+	env := mustSeal(t, &Sealer{Private: true, Cache: cache}, []byte("cached"), rs[0], rs[1])
+	before := keyAgreements.Load()
+	if pt, err := (&Opener{Cache: cache}).OpenBytes(env, ids[1]); err != nil || string(pt) != "cached" {
+		t.Fatalf("a cached private envelope: %q, %v", pt, err)
+	}
+	if n := keyAgreements.Load() - before; n != 0 {
+		t.Fatalf("a cache hit took %d key agreements", n)
+	}
+	if _, err := (&Opener{Cache: cache}).OpenBytes(env, ids[2]); !errors.Is(err, ErrNotRecipient) {
+		t.Fatalf("a stranger with the cache: %v", err)
 	}
 }
