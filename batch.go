@@ -68,7 +68,7 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 // batchable reports whether p's key agreement can join a batch: a fresh
 // or shared HPKE stanza of a suite whose KEM batches, not yet computed.
 func (p *plan) batchable() bool {
-	return p.heavy && p.item == nil && p.cs != nil && p.cs.batches() &&
+	return p.heavy && p.item == nil && p.heph == nil && p.cs != nil && p.cs.batches() &&
 		(p.typ == format.StanzaHPKE || p.typ == format.StanzaShared)
 }
 

@@ -481,6 +481,14 @@ func (t *trial) openShared(st format.Stanza, ident *Identity) ([]byte, error) {
 	if s.err != nil {
 		return nil, unwrapError(s.err)
 	}
+	if cs.pq {
+		ss, err := ident.pq.DecapHalf(hs.Enc, t.h.Ephemeral(uint16(ident.suite)), s.ss)
+		if err != nil {
+			return nil, unwrapError(err)
+		}
+		defer clear(ss)
+		return checkFileKey(cs.openWith(ident.r, ss, t.h.PreambleBytes(), hs.CT))
+	}
 	return checkFileKey(cs.openWith(ident.r, s.ss, t.h.PreambleBytes(), hs.CT))
 }
 
@@ -489,7 +497,16 @@ func (t *trial) openShared(st format.Stanza, ident *Identity) ([]byte, error) {
 func (t *trial) sharedWith(cs *cipherSuite, ident *Identity) sharedSecret {
 	s, ok := t.shared[ident]
 	if !ok {
-		s.ss, s.err = t.decap(cs, ident, t.h.Ephemeral(uint16(ident.suite)))
+		eph := t.h.Ephemeral(uint16(ident.suite))
+		if cs.pq {
+			// The hybrid suite's X25519 half alone (a private envelope):
+			// its tag, then the ML-KEM-768 decapsulation of the one
+			// stanza that carries it.
+			keyAgreements.Add(1)
+			s.ss, s.err = ident.pq.X25519Half(eph)
+		} else {
+			s.ss, s.err = t.decap(cs, ident, eph)
+		}
 		if t.shared == nil {
 			t.shared = map[*Identity]sharedSecret{}
 		}
@@ -500,7 +517,8 @@ func (t *trial) sharedWith(cs *cipherSuite, ident *Identity) sharedSecret {
 
 // tag returns ident's tag in a private envelope (private.go): one key
 // agreement with the ephemeral key of its suite, the key schedule and an
-// export, once per identity. It returns nil, and records why in
+// export (for the hybrid suite, its X25519 half and hybridTag), once per
+// identity. It returns nil, and records why in
 // t.tagErr, where the agreement fails: the ephemeral key is not a
 // usable point, which is so for every identity of its suite.
 func (t *trial) tag(ident *Identity) []byte {
@@ -510,9 +528,13 @@ func (t *trial) tag(ident *Identity) []byte {
 	}
 	s := t.sharedWith(cs, ident)
 	if s.tag == nil && s.err == nil {
-		var ctx *hpke.Context
-		if ctx, s.err = cs.hs.NewContext(s.ss, cs.schedFor(ident.r)); s.err == nil {
-			s.tag, s.err = ctx.Export(tagContext(t.h.PreambleBytes()), format.KeyIDSize)
+		if cs.pq {
+			s.tag = hybridTag(s.ss, t.h.PreambleBytes(), t.h.Ephemeral(uint16(ident.suite)), ident.r.pq.X25519())
+		} else {
+			var ctx *hpke.Context
+			if ctx, s.err = cs.hs.NewContext(s.ss, cs.schedFor(ident.r)); s.err == nil {
+				s.tag, s.err = ctx.Export(tagContext(t.h.PreambleBytes()), format.KeyIDSize)
+			}
 		}
 		t.shared[ident] = s
 	}

@@ -1,11 +1,14 @@
 package fanseal
 
 import (
+	"crypto/hkdf"
+	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 
 	"github.com/fanseal/fanseal/internal/format"
+	"github.com/fanseal/fanseal/internal/hpke"
 )
 
 // Private envelopes (docs/FORMAT.md, "Private envelopes"; SECURITY.md
@@ -30,8 +33,6 @@ func (s *Sealer) checkPrivate(recipients []*Recipient) error {
 	}
 	for i, r := range recipients {
 		switch {
-		case r.suite.PostQuantum():
-			return fmt.Errorf("%w: recipient %d: %s has no private form yet; seal it with key identifiers", ErrUnsupported, i, r.suite)
 		case r.stanzaType() == format.StanzaRSA:
 			return fmt.Errorf("%w: recipient %d: ssh-rsa has no private form; seal it with key identifiers, or anonymously", ErrUnsupported, i)
 		}
@@ -48,6 +49,44 @@ func (it *precomputed) sealTagged(dst []byte, suite uint16, preamble, fileKey []
 	}
 	dst = binary.BigEndian.AppendUint16(dst, suite)
 	return it.ctx.Seal(append(dst, tag...), preamble, fileKey)
+}
+
+// sealHybridTagged appends a private shared stanza body of the hybrid
+// suite: the suite, the tag that the X25519 half with the envelope's
+// shared ephemeral key e gives (hybridTag), r's own ML-KEM-768
+// ciphertext, and the file key sealed in the HPKE context of the
+// encapsulated key ct_M || e's public key.
+func (cs *cipherSuite) sealHybridTagged(dst []byte, r *Recipient, e *hpke.HybridEphemeral, preamble, fileKey []byte) ([]byte, error) {
+	ctPQ, ss, ssT, err := e.Encap(r.pq)
+	if err != nil {
+		return nil, err
+	}
+	defer clear(ss)
+	defer clear(ssT)
+	dst = binary.BigEndian.AppendUint16(dst, uint16(r.suite))
+	dst = append(append(dst, hybridTag(ssT, preamble, e.PublicKey(), r.pq.X25519())...), ctPQ...)
+	ctx, err := cs.hs.NewContext(ss, cs.schedFor(r))
+	if err != nil {
+		return nil, err
+	}
+	return ctx.Seal(dst, preamble, fileKey)
+}
+
+// hybridTag is the tag of a hybrid shared stanza (docs/FORMAT.md): HKDF
+// of the X25519 half ss_X alone, so that a reader finds its stanza with
+// one X25519 agreement, before its one ML-KEM-768 decapsulation, under a
+// label of its own (no other fanseal value is HKDF of ss_X, which only
+// the X-Wing combiner otherwise takes, under SHA3-256), and bound to the
+// envelope (the preamble), the ephemeral key ct_X and the recipient's
+// X25519 key pk_X.
+func hybridTag(ssT, preamble, ctT, pkT []byte) []byte {
+	info := make([]byte, 0, len(format.HybridTagLabel)+len(preamble)+len(ctT)+len(pkT))
+	info = append(append(append(append(info, format.HybridTagLabel...), preamble...), ctT...), pkT...)
+	tag, err := hkdf.Key(sha256.New, ssT, nil, string(info), format.KeyIDSize)
+	if err != nil {
+		panic(err) // unreachable: 8 bytes of HKDF-SHA256
+	}
+	return tag
 }
 
 // tagContext returns the exporter context of a private envelope's tags.

@@ -7,6 +7,7 @@ import (
 	"crypto/hmac"
 	stdhpke "crypto/hpke"
 	"crypto/sha256"
+	"crypto/sha3"
 	"encoding/binary"
 	"errors"
 	"testing"
@@ -24,29 +25,7 @@ import (
 // info of the identity's key form.
 func refOpenPrivate(t *testing.T, env []byte, curve ecdh.Curve, kem uint16, priv, info []byte) (int, []byte) {
 	t.Helper()
-	preamble := env[:29]
-	if env[8]&4 == 0 {
-		t.Fatal("the private flag (bit 2) is not set")
-	}
-	count := int(binary.BigEndian.Uint16(preamble[27:29]))
-	type stanza struct {
-		typ  byte
-		body []byte
-	}
-	var stanzas []stanza
-	off := 29
-	for range count {
-		n := int(binary.BigEndian.Uint16(env[off+1 : off+3]))
-		stanzas = append(stanzas, stanza{env[off], env[off+3 : off+3+n]})
-		off += 3 + n
-	}
-	header, mac := env[:off], env[off:off+32]
-	var enc []byte
-	for _, st := range stanzas {
-		if st.typ == 0x02 && binary.BigEndian.Uint16(st.body) == kem {
-			enc = st.body[2:]
-		}
-	}
+	preamble, stanzas, enc := refStanzas(t, env, kem)
 	sk, err := curve.NewPrivateKey(priv)
 	if err != nil {
 		t.Fatal(err)
@@ -71,18 +50,179 @@ func refOpenPrivate(t *testing.T, env []byte, curve ecdh.Curve, kem uint16, priv
 		if err != nil {
 			t.Fatalf("crypto/hpke cannot open the stanza of its tag: %v", err)
 		}
-		macKey, err := hkdf.Key(sha256.New, fileKey, preamble[11:27], "fanseal/v1 header", 32)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := hmac.New(sha256.New, macKey)
-		m.Write(header)
-		if !hmac.Equal(m.Sum(nil), mac) {
-			t.Fatal("the header MAC does not verify under the stanza's file key")
-		}
+		refCheckMAC(t, env, len(stanzas), fileKey)
 		return i, fileKey
 	}
 	return -1, nil
+}
+
+type refStanza struct {
+	typ  byte
+	body []byte
+}
+
+// refStanzas walks a private envelope's stanzas by their framing and
+// returns its preamble, its stanzas, and the body of its type 0x02 stanza
+// of suite kem after the suite.
+func refStanzas(t *testing.T, env []byte, kem uint16) (preamble []byte, stanzas []refStanza, eph []byte) {
+	t.Helper()
+	preamble = env[:29]
+	if env[8]&4 == 0 {
+		t.Fatal("the private flag (bit 2) is not set")
+	}
+	off := 29
+	for range int(binary.BigEndian.Uint16(preamble[27:29])) {
+		n := int(binary.BigEndian.Uint16(env[off+1 : off+3]))
+		stanzas = append(stanzas, refStanza{env[off], env[off+3 : off+3+n]})
+		off += 3 + n
+	}
+	for _, st := range stanzas {
+		if st.typ == 0x02 && binary.BigEndian.Uint16(st.body) == kem {
+			eph = st.body[2:]
+		}
+	}
+	return preamble, stanzas, eph
+}
+
+// refCheckMAC checks the header MAC of env, whose header has count
+// stanzas, under fileKey: HMAC-SHA256 keyed by HKDF-SHA256(file key, salt
+// = the nonce, "fanseal/v1 header").
+func refCheckMAC(t *testing.T, env []byte, count int, fileKey []byte) {
+	t.Helper()
+	off := 29
+	for range count {
+		off += 3 + int(binary.BigEndian.Uint16(env[off+1:off+3]))
+	}
+	macKey, err := hkdf.Key(sha256.New, fileKey, env[11:27], "fanseal/v1 header", 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := hmac.New(sha256.New, macKey)
+	m.Write(env[:off])
+	if !hmac.Equal(m.Sum(nil), env[off:off+32]) {
+		t.Fatal("the header MAC does not verify under the stanza's file key")
+	}
+}
+
+// refOpenHybrid opens a private envelope's hybrid stanza from
+// docs/FORMAT.md alone: the X25519 private key from the seed as
+// draft-ietf-hpke-pq expands it (bytes 64 to 96 of SHAKE256(seed)), its
+// crypto/ecdh agreement with the type 0x02 key, the tag HKDF-SHA256(ss_X,
+// info = "fanseal/v1 hybrid tag" || preamble || ct_X || pk_X), and
+// crypto/hpke's MLKEM768-X25519 to open the stanza of that tag, whose
+// enc is its ML-KEM-768 ciphertext followed by ct_X. It returns the
+// stanza's index and the file key, or -1.
+func refOpenHybrid(t *testing.T, env, seed []byte) (int, []byte) {
+	t.Helper()
+	preamble, stanzas, eph := refStanzas(t, env, 0x647a)
+	if len(eph) != 32 {
+		t.Fatalf("hybrid ephemeral key of %d bytes", len(eph))
+	}
+	expanded := make([]byte, 96)
+	sh := sha3.NewSHAKE256()
+	sh.Write(seed)
+	sh.Read(expanded)
+	xsk, err := ecdh.X25519().NewPrivateKey(expanded[64:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	xeph, err := ecdh.X25519().NewPublicKey(eph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ssX, err := xsk.ECDH(xeph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag, err := hkdf.Key(sha256.New, ssX, nil, "fanseal/v1 hybrid tag"+string(preamble)+string(eph)+string(xsk.PublicKey().Bytes()), 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk, err := stdhpke.MLKEM768X25519().NewPrivateKey(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, st := range stanzas {
+		if st.typ != 0x03 || len(st.body) != 2+8+1088+48 || !bytes.Equal(st.body[2:10], tag) {
+			continue
+		}
+		enc := append(bytes.Clone(st.body[10:10+1088]), eph...)
+		r, err := stdhpke.NewRecipient(enc, sk, stdhpke.HKDFSHA256(), stdhpke.AES256GCM(), []byte("fanseal/v1 file key"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fileKey, err := r.Open(preamble, st.body[10+1088:])
+		if err != nil {
+			t.Fatalf("crypto/hpke cannot open the stanza of its tag: %v", err)
+		}
+		refCheckMAC(t, env, len(stanzas), fileKey)
+		return i, fileKey
+	}
+	return -1, nil
+}
+
+// TestPrivateHybrid: a private envelope to 20 ML-KEM-768+X25519
+// recipients holds one X25519 ephemeral key and 20 tagged stanzas; each
+// recipient opens it with one key agreement, the reference finds each
+// one's stanza by its tag and opens it with crypto/hpke; a stranger is
+// not a recipient; a tampered ML-KEM ciphertext is an authentication
+// failure for its recipient, and a hybrid shared stanza outside a private
+// envelope is malformed.
+func TestPrivateHybrid(t *testing.T) {
+	ids, rs := identities(t, MLKEM768X25519, 20)
+	for _, strategy := range []Strategy{Parallel, Sequential} {
+		env := mustSeal(t, &Sealer{Private: true, Strategy: strategy}, []byte("pq"), rs...)
+		sts := stanzasOf(t, env)
+		if len(sts) != 21 || sts[0].Type != format.StanzaEphemeral || len(sts[0].Body) != 34 {
+			t.Fatalf("%s: %d stanzas, want one 34-byte ephemeral and 20 shared", strategy, len(sts))
+		}
+		for _, r := range rs {
+			if bytes.Contains(env, r.id[:]) {
+				t.Fatalf("%s: the envelope holds a recipient's key identifier", strategy)
+			}
+		}
+		seen := map[int]bool{}
+		for _, id := range ids {
+			before := keyAgreements.Load()
+			mustOpen(t, env, []byte("pq"), id)
+			if n := keyAgreements.Load() - before; n != 1 {
+				t.Fatalf("%s: an open took %d key agreements", strategy, n)
+			}
+			i, key := refOpenHybrid(t, env, id.priv)
+			if i < 0 || key == nil || seen[i] {
+				t.Fatalf("%s: the reference finds stanza %d", strategy, i)
+			}
+			seen[i] = true
+		}
+	}
+	env := mustSeal(t, &Sealer{Private: true}, []byte("pq"), rs[:3]...)
+	stranger, err := GenerateIdentity(MLKEM768X25519)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenBytes(env, stranger); !errors.Is(err, ErrNotRecipient) {
+		t.Fatalf("a stranger: %v", err)
+	}
+	i, _ := refOpenHybrid(t, env, ids[0].priv)
+	off := format.PreambleSize
+	for _, st := range stanzasOf(t, env)[:i] {
+		off += 3 + len(st.Body)
+	}
+	tampered := bytes.Clone(env)
+	tampered[off+3+10+500] ^= 1 // inside its ML-KEM-768 ciphertext
+	if _, err := OpenBytes(tampered, ids[0]); !errors.Is(err, ErrAuthentication) {
+		t.Fatalf("a tampered ML-KEM ciphertext: %v", err)
+	}
+	badEph := bytes.Clone(env)
+	clear(badEph[format.PreambleSize+3+2 : format.PreambleSize+3+34])
+	if _, err := OpenBytes(badEph, ids[1]); !errors.Is(err, ErrAuthentication) {
+		t.Fatalf("a low-order ephemeral key: %v", err)
+	}
+	plain := bytes.Clone(env)
+	plain[8] &^= format.FlagPrivate
+	if _, err := OpenBytes(plain, ids[0]); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("hybrid shared stanzas outside a private envelope: %v", err)
+	}
 }
 
 // TestPrivateRoundTrip: a private envelope of every classical suite, to
@@ -248,19 +388,25 @@ func TestPrivateVerdicts(t *testing.T) {
 // TestPrivateRefused: what has no private form is refused when sealing.
 func TestPrivateRefused(t *testing.T) {
 	_, rs := identities(t, X25519, 1)
-	_, pq := identities(t, MLKEM768X25519, 1)
 	pc, err := NewPrecomputer(PrecomputeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer pc.Close()
+	_, rsa := rsaIdentity(t)
+	self, _ := identities(t, X25519, 1)
+	ring, err := NewKeyring(self[0], 8)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, c := range map[string]struct {
 		s  *Sealer
 		rs []*Recipient
 	}{
 		"anonymous":    {&Sealer{Private: true, Anonymous: true}, rs},
 		"precomputed":  {&Sealer{Private: true, Strategy: Precomputed, Precomputer: pc}, rs},
-		"post-quantum": {&Sealer{Private: true}, pq},
+		"channel":      {&Sealer{Private: true, Strategy: Channel, Keyring: ring}, rs},
+		"ssh-rsa":      {&Sealer{Private: true}, []*Recipient{rsa}},
 	} {
 		if _, err := c.s.SealBytes([]byte("x"), c.rs...); !errors.Is(err, ErrUnsupported) {
 			t.Errorf("%s: %v", name, err)

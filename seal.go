@@ -281,6 +281,9 @@ type plan struct {
 	r     *Recipient
 	cs    *cipherSuite
 	eph   *hpke.PrivateKey // StanzaEphemeral and StanzaShared
+	// heph is the hybrid suite's shared X25519 ephemeral key, in a
+	// private envelope's StanzaEphemeral and StanzaShared of that suite.
+	heph *hpke.HybridEphemeral
 	item  *precomputed     // a precomputed StanzaHPKE
 	epoch uint32           // StanzaChannel
 	salt  [format.SaltSize]byte
@@ -296,8 +299,12 @@ type plan struct {
 func (p *plan) fill(s *Sealer, dst, preamble, fileKey []byte) ([]byte, error) {
 	anon := s.Anonymous
 	switch {
+	case p.typ == format.StanzaEphemeral && p.heph != nil:
+		return format.AppendEphemeral(dst, uint16(p.r.suite), p.heph.PublicKey()), nil
 	case p.typ == format.StanzaEphemeral:
 		return format.AppendEphemeral(dst, uint16(p.r.suite), p.eph.PublicKey()), nil
+	case p.typ == format.StanzaShared && p.heph != nil:
+		return p.cs.sealHybridTagged(dst, p.r, p.heph, preamble, fileKey)
 	case p.typ == format.StanzaShared && s.Private:
 		it := p.item
 		if it == nil {
@@ -343,6 +350,7 @@ func (s *Sealer) plans(recipients []*Recipient, secret []byte) ([]plan, error) {
 	shared := s.Strategy == Shared || s.Strategy == SharedParallel || s.Private
 	ps := make([]plan, 0, len(recipients)+1)
 	var ephemerals map[Suite]*hpke.PrivateKey
+	var hybrid *hpke.HybridEphemeral
 	var cs *cipherSuite
 	var peers []sendingPeer
 	var epoch uint32
@@ -395,6 +403,15 @@ func (s *Sealer) plans(recipients []*Recipient, secret []byte) ([]plan, error) {
 				ps = append(ps, plan{typ: format.StanzaEphemeral, size: 2 + cs.kem.EncSize(), r: r, eph: eph})
 			}
 			ps = append(ps, plan{typ: format.StanzaShared, size: format.SharedSize(anon), heavy: true, r: r, cs: cs, eph: eph})
+		case s.Private && cs.pq:
+			if hybrid == nil {
+				var err error
+				if hybrid, err = hpke.NewHybridEphemeral(); err != nil {
+					return nil, err
+				}
+				ps = append(ps, plan{typ: format.StanzaEphemeral, size: 2 + format.HybridEphemeralSize, r: r, heph: hybrid})
+			}
+			ps = append(ps, plan{typ: format.StanzaShared, size: format.HybridSharedSize, heavy: true, r: r, cs: cs, heph: hybrid})
 		case s.Strategy == Precomputed:
 			if it := s.Precomputer.take(r, aead); it != nil {
 				ps = append(ps, plan{typ: format.StanzaHPKE, size: format.HPKESize(len(it.enc), anon), r: r, item: it})

@@ -89,11 +89,11 @@ func (h *Header) check() error {
 		}
 		switch st.Type {
 		case StanzaEphemeral: // rule 5
-			if PostQuantum(kem) {
-				return malformed(i, "ephemeral stanza for suite 0x%04x, which has no shared form", kem)
+			if PostQuantum(kem) && !h.Private() {
+				return malformed(i, "ephemeral stanza for suite 0x%04x, which has a shared form only in a private envelope", kem)
 			}
-			if known && len(body) != 2+encSize {
-				return malformed(i, "ephemeral stanza for suite 0x%04x is %d bytes, want %d", kem, len(body), 2+encSize)
+			if n, _ := ephemeralSize(kem); known && len(body) != 2+n {
+				return malformed(i, "ephemeral stanza for suite 0x%04x is %d bytes, want %d", kem, len(body), 2+n)
 			}
 			for _, e := range ephemerals {
 				if e.kem == kem {
@@ -110,11 +110,11 @@ func (h *Header) check() error {
 				return malformed(i, "HPKE stanza for suite 0x%04x is %d bytes, want %d", kem, len(body), HPKESize(encSize, anon))
 			}
 		case StanzaShared: // rule 6
-			if len(body) != SharedSize(anon) {
-				return malformed(i, "shared stanza is %d bytes, want %d", len(body), SharedSize(anon))
+			if PostQuantum(kem) && !h.Private() {
+				return malformed(i, "shared stanza for suite 0x%04x, which has a shared form only in a private envelope", kem)
 			}
-			if PostQuantum(kem) {
-				return malformed(i, "shared stanza for suite 0x%04x, which has no shared form", kem)
+			if n := sharedSize(kem, anon); len(body) != n {
+				return malformed(i, "shared stanza is %d bytes, want %d", len(body), n)
 			}
 			found := false
 			for j := range ephemerals {

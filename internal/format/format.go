@@ -139,6 +139,13 @@ func (p *Preamble) Private() bool { return p.Flags&FlagPrivate != 0 }
 // tag = Export("fanseal/v1 tag" || preamble, KeyIDSize).
 const TagLabel = "fanseal/v1 tag"
 
+// HybridTagLabel starts the HKDF info of a private hybrid shared stanza's
+// tag, which goes on with the preamble, the shared X25519 ephemeral key
+// and the recipient's X25519 key: tag = HKDF-SHA256(ikm = ss_X, salt =
+// none, info = "fanseal/v1 hybrid tag" || preamble || ct_X || pk_X,
+// KeyIDSize).
+const HybridTagLabel = "fanseal/v1 hybrid tag"
+
 // Append appends the encoded preamble to b.
 func (p *Preamble) Append(b []byte) []byte {
 	b = append(b, Magic...)
@@ -392,18 +399,62 @@ func ParseHPKE(body []byte, anonymous bool) (*HPKEStanza, error) {
 	return s, nil
 }
 
-// SharedSize is the body size of a shared-ephemeral stanza.
+// SharedSize is the body size of a shared-ephemeral stanza of a classical
+// suite.
 func SharedSize(anonymous bool) int { return HPKESize(0, anonymous) }
 
-// ParseShared decodes a shared-ephemeral stanza body; its Enc is nil.
+// The hybrid suite's shared form, which only private envelopes hold: its
+// ephemeral stanza carries the 32-byte X25519 ephemeral key, and each
+// shared stanza its own ML-KEM-768 ciphertext before ct, so that the
+// stanza's encapsulated key is that ciphertext followed by the ephemeral
+// key.
+const (
+	HybridEphemeralSize = 32
+	HybridCiphertext    = 1088
+	// HybridSharedSize is the body size of a hybrid shared stanza: suite,
+	// tag, ML-KEM-768 ciphertext and ct.
+	HybridSharedSize = 2 + KeyIDSize + HybridCiphertext + WrappedSize
+)
+
+// sharedSize is the body size of a shared stanza of kem.
+func sharedSize(kem uint16, anonymous bool) int {
+	if PostQuantum(kem) {
+		return HybridSharedSize
+	}
+	return SharedSize(anonymous)
+}
+
+// ephemeralSize is the size of kem's shared ephemeral key, and whether
+// kem is known.
+func ephemeralSize(kem uint16) (int, bool) {
+	if PostQuantum(kem) {
+		return HybridEphemeralSize, true
+	}
+	return EncSize(kem)
+}
+
+// ParseShared decodes a shared-ephemeral stanza body. Its Enc is nil for
+// a classical suite, and the ML-KEM-768 ciphertext for the hybrid suite
+// (whose shared stanzas are never anonymous: only private envelopes hold
+// them).
 func ParseShared(body []byte, anonymous bool) (*HPKEStanza, error) {
-	if len(body) != SharedSize(anonymous) {
-		return nil, fmt.Errorf("%w: shared stanza of %d bytes, want %d", errs.Malformed, len(body), SharedSize(anonymous))
+	if len(body) < 2 {
+		return nil, fmt.Errorf("%w: shared stanza of %d bytes", errs.Malformed, len(body))
 	}
 	s := &HPKEStanza{KEM: binary.BigEndian.Uint16(body)}
+	pq := PostQuantum(s.KEM)
+	if pq && anonymous {
+		return nil, fmt.Errorf("%w: anonymous shared stanza for suite 0x%04x", errs.Malformed, s.KEM)
+	}
+	if n := sharedSize(s.KEM, anonymous); len(body) != n {
+		return nil, fmt.Errorf("%w: shared stanza of %d bytes, want %d", errs.Malformed, len(body), n)
+	}
 	b := body[2:]
 	if !anonymous {
 		s.KeyID, b = b[:KeyIDSize], b[KeyIDSize:]
+	}
+	if pq {
+		s.Enc, b = b[:HybridCiphertext], b[HybridCiphertext:]
 	}
 	s.CT = b
 	return s, nil
@@ -421,8 +472,8 @@ func ParseEphemeral(body []byte) (kem uint16, enc []byte, err error) {
 		return 0, nil, fmt.Errorf("%w: ephemeral stanza of %d bytes", errs.Malformed, len(body))
 	}
 	kem = binary.BigEndian.Uint16(body)
-	n, ok := EncSize(kem)
-	if !ok || kem == KEMMLKEM768X25519 {
+	n, ok := ephemeralSize(kem)
+	if !ok {
 		return 0, nil, fmt.Errorf("%w: shared ephemeral key of suite 0x%04x", errs.Unsupported, kem)
 	}
 	if len(body) != 2+n {

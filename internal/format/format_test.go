@@ -156,7 +156,7 @@ func TestSharedAndEphemeralStanzas(t *testing.T) {
 	for name, bad := range map[string][]byte{
 		"short":    {0},
 		"length":   body[:40],
-		"pq":       AppendEphemeral(nil, KEMMLKEM768X25519, make([]byte, 1120)),
+		"pq":       AppendEphemeral(nil, KEMMLKEM768X25519, make([]byte, 1120)), // its shared key is 32 bytes
 		"unknown":  AppendEphemeral(nil, 0x1234, enc),
 		"too-long": append(bytes.Clone(body), 0),
 	} {

@@ -1,0 +1,81 @@
+package hpke
+
+import (
+	"crypto/ecdh"
+	"fmt"
+
+	"github.com/fanseal/fanseal/internal/mlkem768"
+)
+
+// A HybridEphemeral is one X25519 ephemeral key shared by the hybrid
+// encapsulations of a private envelope (docs/FORMAT.md, "Private
+// envelopes"): each recipient gets its own ML-KEM-768 encapsulation, and
+// the X25519 half of every encapsulation uses this one key, so that its
+// encapsulated key is that recipient's ML-KEM-768 ciphertext followed by
+// this key's public key. Each is still an encapsulation of
+// MLKEM768-X25519, which crypto/hpke decapsulates; docs/SECURITY.md argues
+// why sharing the X25519 half is sound for the combiner.
+type HybridEphemeral struct {
+	k   *ecdh.PrivateKey
+	pub [32]byte
+}
+
+// NewHybridEphemeral draws a new shared X25519 ephemeral key, 32 random
+// bytes as crypto/ecdh's GenerateKey draws them.
+func NewHybridEphemeral() (*HybridEphemeral, error) {
+	var k [32]byte
+	x25519Ephemeral(&k)
+	eph, err := x25519PrivateKey(k[:])
+	clear(k[:])
+	if err != nil {
+		return nil, err
+	}
+	return &HybridEphemeral{k: eph, pub: [32]byte(eph.PublicKey().Bytes())}, nil
+}
+
+// PublicKey returns the ephemeral public key ct_X, the last 32 bytes of
+// every encapsulated key made with e.
+func (e *HybridEphemeral) PublicKey() []byte { return e.pub[:] }
+
+// Encap runs the hybrid's Encap for pk with e as its X25519 ephemeral key
+// and a fresh ML-KEM-768 encapsulation. It returns the ML-KEM-768
+// ciphertext ct_M (the encapsulated key is ct_M || e.PublicKey()), the
+// shared secret, and the X25519 agreement ss_X, from which the caller
+// derives the stanza's locator and which it clears once used. A low-order
+// X25519 half is refused as HybridEncap refuses it.
+func (e *HybridEphemeral) Encap(pk *HybridPublicKey) (ctPQ, ss, ssT []byte, err error) {
+	peer, err := x25519PublicKey(pk.t[:])
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
+	}
+	if ssT, err = x25519(e.k, peer); err != nil {
+		return nil, nil, nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
+	}
+	ssPQ, ctPQ := pk.EncapsulatePQ()
+	defer clear(ssPQ)
+	return ctPQ, combine(ssPQ, ssT, e.pub[:], pk.t[:]), ssT, nil
+}
+
+// X25519 returns the public key's X25519 half, pk_X.
+func (pk *HybridPublicKey) X25519() []byte { return pk.t[:] }
+
+// X25519Half returns the agreement ss_X of the key's X25519 half with the
+// ephemeral public key ctT, as HybridDecap computes it and with its
+// errors (an invalid or low-order ctT); the caller clears it once used.
+func (sk *HybridPrivateKey) X25519Half(ctT []byte) ([]byte, error) { return x25519Half(sk, ctT) }
+
+// DecapHalf completes HybridDecap of ctPQ || ctT given the X25519 half
+// ssT that X25519Half computed for ctT: the ML-KEM-768 decapsulation of
+// ctPQ (implicit rejection) and the combiner. It fails only for a ctPQ of
+// the wrong length.
+func (sk *HybridPrivateKey) DecapHalf(ctPQ, ctT, ssT []byte) ([]byte, error) {
+	if len(ctPQ) != mlkem768.CiphertextSize || len(ctT) != 32 || len(ssT) != 32 {
+		return nil, fmt.Errorf("%w: MLKEM768-X25519 halves of %d, %d and %d bytes", ErrInvalidKey, len(ctPQ), len(ctT), len(ssT))
+	}
+	ssPQ, err := sk.pq.Decapsulate(ctPQ)
+	if err != nil {
+		return nil, err
+	}
+	defer clear(ssPQ)
+	return combine(ssPQ, ssT, ctT, sk.pub.t[:]), nil
+}

@@ -1,0 +1,73 @@
+package hpke
+
+import (
+	"bytes"
+	"crypto/ecdh"
+	stdhpke "crypto/hpke"
+	"errors"
+	"testing"
+)
+
+// TestHybridEphemeral seals to five keys with one shared X25519 ephemeral
+// key: each encapsulated key ends in that key, crypto/hpke opens each
+// with its own private key, the X25519 half is crypto/ecdh's agreement of
+// the recipient's X25519 key with the ephemeral one, and DecapHalf gives
+// the sender's shared secret. A low-order X25519 half is refused.
+func TestHybridEphemeral(t *testing.T) {
+	suite, _ := NewHybridSuite(AEADAES256GCM)
+	a, _ := stdhpke.NewAEAD(AEADAES256GCM)
+	info := []byte("hybrid shared")
+	sks, pks := hybridKeys(t, 5, -1)
+	e, err := NewHybridEphemeral()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, pk := range pks {
+		ctPQ, ss, ssT, err := e.Encap(pk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc := append(bytes.Clone(ctPQ), e.PublicKey()...)
+		ctx, _ := suite.NewContext(ss, suite.ScheduleContext(info))
+		ct, _ := ctx.Seal(nil, []byte("aad"), []byte("file key"))
+		r, err := stdhpke.NewRecipient(enc, sks[i], stdhpke.HKDFSHA256(), a, info)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pt, err := r.Open([]byte("aad"), ct); err != nil || string(pt) != "file key" {
+			t.Fatalf("recipient %d: crypto/hpke Open = %q, %v", i, pt, err)
+		}
+		seed, _ := sks[i].Bytes()
+		sk, err := NewHybridPrivateKey(seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		half, err := sk.X25519Half(e.PublicKey())
+		if err != nil || !bytes.Equal(half, ssT) {
+			t.Fatalf("recipient %d: X25519Half = %x, %v; Encap's %x", i, half, err, ssT)
+		}
+		xsk, _ := ecdh.X25519().NewPrivateKey(sk.scalar[:])
+		xpk, _ := ecdh.X25519().NewPublicKey(e.PublicKey())
+		if want, _ := xsk.ECDH(xpk); !bytes.Equal(half, want) {
+			t.Fatalf("recipient %d: X25519 half %x, crypto/ecdh %x", i, half, want)
+		}
+		if got, err := sk.DecapHalf(ctPQ, e.PublicKey(), half); err != nil || !bytes.Equal(got, ss) {
+			t.Fatalf("recipient %d: DecapHalf = %x, %v; want %x", i, got, err, ss)
+		}
+		if full, _ := HybridDecap(enc, sk); !bytes.Equal(full, ss) {
+			t.Fatalf("recipient %d: HybridDecap disagrees", i)
+		}
+		if !bytes.Equal(pk.X25519(), pk.Bytes()[len(pk.Bytes())-32:]) {
+			t.Fatal("X25519 is not the last 32 bytes of the public key")
+		}
+	}
+	_, low := hybridKeys(t, 1, 0)
+	if _, _, _, err := e.Encap(low[0]); !errors.Is(err, ErrInvalidKey) {
+		t.Fatalf("Encap to a low-order X25519 half: %v", err)
+	}
+	seed, _ := sks[0].Bytes()
+	sk, _ := NewHybridPrivateKey(seed)
+	if _, err := sk.X25519Half(make([]byte, 32)); err == nil {
+		t.Fatal("X25519Half of the low-order point 0 succeeded")
+	}
+}
