@@ -403,10 +403,10 @@ func TestPrivateRefused(t *testing.T) {
 		s  *Sealer
 		rs []*Recipient
 	}{
-		"anonymous":    {&Sealer{Private: true, Anonymous: true}, rs},
-		"precomputed":  {&Sealer{Private: true, Strategy: Precomputed, Precomputer: pc}, rs},
-		"channel":      {&Sealer{Private: true, Strategy: Channel, Keyring: ring}, rs},
-		"ssh-rsa":      {&Sealer{Private: true}, []*Recipient{rsa}},
+		"anonymous":   {&Sealer{Private: true, Anonymous: true}, rs},
+		"precomputed": {&Sealer{Private: true, Strategy: Precomputed, Precomputer: pc}, rs},
+		"channel":     {&Sealer{Private: true, Strategy: Channel, Keyring: ring}, rs},
+		"ssh-rsa":     {&Sealer{Private: true}, []*Recipient{rsa}},
 	} {
 		if _, err := c.s.SealBytes([]byte("x"), c.rs...); !errors.Is(err, ErrUnsupported) {
 			t.Errorf("%s: %v", name, err)

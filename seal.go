@@ -283,9 +283,9 @@ type plan struct {
 	eph   *hpke.PrivateKey // StanzaEphemeral and StanzaShared
 	// heph is the hybrid suite's shared X25519 ephemeral key, in a
 	// private envelope's StanzaEphemeral and StanzaShared of that suite.
-	heph *hpke.HybridEphemeral
-	item  *precomputed     // a precomputed StanzaHPKE
-	epoch uint32           // StanzaChannel
+	heph  *hpke.HybridEphemeral
+	item  *precomputed // a precomputed StanzaHPKE
+	epoch uint32       // StanzaChannel
 	salt  [format.SaltSize]byte
 	// ageEnc is a StanzaAge's age stanza, encoded; secret is what it
 	// wraps, the envelope's.
