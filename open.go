@@ -233,7 +233,7 @@ var errHeaderMAC = fmt.Errorf("%w: header MAC mismatch", ErrAuthentication)
 // judged the same.
 func (o *Opener) unwrap(h *format.Header, identities []*Identity, ag *agreements) (cipher.AEAD, error) {
 	anon := h.Anonymous()
-	if anon || h.AgeStanzas() > 0 {
+	if h.RSAKeyless() || h.AgeStanzas() > 0 {
 		if err := o.checkTrials(h, identities); err != nil {
 			return nil, err
 		}
@@ -316,12 +316,12 @@ func (o *Opener) unwrap(h *format.Header, identities []*Identity, ag *agreements
 // yields the shared stanza that carries it; with tag nil, every shared
 // stanza of the identity's suite (for counting, and gathering agreements).
 func (o *Opener) candidates(h *format.Header, identities []*Identity, tag func(*Identity) []byte) iter.Seq2[format.Stanza, *Identity] {
-	anon := h.Anonymous()
+	anon, rsaAnon := h.Anonymous(), h.RSAKeyless()
 	return func(yield func(format.Stanza, *Identity) bool) {
 		for st := range h.Stanzas() {
 			if kind := otherKind(st.Type); kind != 0 {
 				for _, ident := range identities {
-					if ident.kind() == kind && ident.mayOpen(st, anon) && !yield(st, ident) {
+					if ident.kind() == kind && ident.mayOpen(st, rsaAnon) && !yield(st, ident) {
 						return
 					}
 				}
@@ -372,9 +372,9 @@ func (o *Opener) checkTrials(h *format.Header, identities []*Identity) error {
 		switch {
 		case st.Type == format.StanzaAge:
 			trials++ // anonymous or not: age stanzas have no identifiers
+		case st.Type == format.StanzaRSA && h.RSAKeyless():
+			trials += rsaTrials // anonymous or private
 		case !anon, st.Type == format.StanzaChannel:
-		case st.Type == format.StanzaRSA:
-			trials += rsaTrials
 		default:
 			trials++
 		}
@@ -382,7 +382,7 @@ func (o *Opener) checkTrials(h *format.Header, identities []*Identity) error {
 	if trials > limit {
 		what := "the anonymous envelope"
 		if !anon {
-			what = "the envelope's age stanzas"
+			what = "the envelope's ssh-rsa and age stanzas"
 		}
 		return fmt.Errorf("%w: %s would take %d trial decryptions; Opener.MaxAnonymousTrials is %d", ErrAnonymousLimit, what, trials, limit)
 	}
@@ -430,7 +430,7 @@ func (t *trial) open(st format.Stanza, ident *Identity) ([]byte, *pendingChannel
 	case format.StanzaChannel:
 		return t.o.openChannel(t.h, st)
 	case format.StanzaRSA:
-		key, err := ident.unwrapRSA(st.Body, preamble, t.h.Anonymous())
+		key, err := ident.unwrapRSA(st.Body, preamble, t.h.RSAKeyless())
 		return key, nil, err
 	case format.StanzaScrypt:
 		key, err := ident.unwrapScrypt(st.Body, preamble, aead)

@@ -31,13 +31,9 @@ func (s *Sealer) checkPrivate(recipients []*Recipient) error {
 	case s.Strategy == Channel || s.Strategy == Precomputed:
 		return fmt.Errorf("%w: the %s strategy has no private form: its stanzas carry their own keys or name their sender", ErrUnsupported, s.Strategy)
 	}
-	for i, r := range recipients {
-		switch {
-		case r.stanzaType() == format.StanzaRSA:
-			return fmt.Errorf("%w: recipient %d: ssh-rsa has no private form; seal it with key identifiers, or anonymously", ErrUnsupported, i)
-		}
-	}
-	return nil
+	// ssh-rsa has no tag: its stanzas carry no key identifier, and a
+	// reader tries them (rule 12).
+	return checkRSATrials(recipients, "a private")
 }
 
 // sealTagged appends a private shared stanza body: the suite, the tag

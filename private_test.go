@@ -393,7 +393,6 @@ func TestPrivateRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pc.Close()
-	_, rsa := rsaIdentity(t)
 	self, _ := identities(t, X25519, 1)
 	ring, err := NewKeyring(self[0], 8)
 	if err != nil {
@@ -406,7 +405,6 @@ func TestPrivateRefused(t *testing.T) {
 		"anonymous":   {&Sealer{Private: true, Anonymous: true}, rs},
 		"precomputed": {&Sealer{Private: true, Strategy: Precomputed, Precomputer: pc}, rs},
 		"channel":     {&Sealer{Private: true, Strategy: Channel, Keyring: ring}, rs},
-		"ssh-rsa":     {&Sealer{Private: true}, []*Recipient{rsa}},
 	} {
 		if _, err := c.s.SealBytes([]byte("x"), c.rs...); !errors.Is(err, ErrUnsupported) {
 			t.Errorf("%s: %v", name, err)
@@ -449,5 +447,46 @@ func TestPrivateOpenAllAndCache(t *testing.T) {
 	}
 	if _, err := (&Opener{Cache: cache}).OpenBytes(env, ids[2]); !errors.Is(err, ErrNotRecipient) {
 		t.Fatalf("a stranger with the cache: %v", err)
+	}
+}
+
+// TestPrivateSSHRSA: ssh-rsa, which has no tag, stands in a private
+// envelope beside tagged stanzas without a key identifier, as in an
+// anonymous envelope; its identity tries it (8 trials of the budget), an
+// identified ssh-rsa stanza under the private flag is another modulus's
+// stanza, and a
+// private Sealer refuses more ssh-rsa recipients than a default Opener
+// would try.
+func TestPrivateSSHRSA(t *testing.T) {
+	rid, rr := rsaIdentity(t)
+	ids, rs := identities(t, X25519, 2)
+	env := mustSeal(t, &Sealer{Private: true}, []byte("rsa"), append(rs, rr)...)
+	for _, id := range append(ids, rid) {
+		mustOpen(t, env, []byte("rsa"), id)
+	}
+	if bytes.Contains(env, rr.id[:]) {
+		t.Fatal("the ssh-rsa stanza carries its key identifier")
+	}
+	for _, st := range stanzasOf(t, env) {
+		if st.Type == format.StanzaRSA && len(st.Body) != rr.rsaPub().Size() {
+			t.Fatalf("ssh-rsa stanza of %d bytes, want the bare %d-byte ciphertext", len(st.Body), rr.rsaPub().Size())
+		}
+	}
+	if _, err := (&Opener{MaxAnonymousTrials: 7}).OpenBytes(env, rid); !errors.Is(err, ErrAnonymousLimit) {
+		t.Fatalf("an ssh-rsa stanza against 7 trials: %v", err)
+	}
+	// An identified stanza under the private flag reads as a bare
+	// ciphertext of 8 + 256 bytes: another modulus's, so not this key's.
+	identified := mustSeal(t, new(Sealer), []byte("rsa"), rr)
+	identified[8] |= format.FlagPrivate
+	if _, err := OpenBytes(identified, rid); !errors.Is(err, ErrNotRecipient) {
+		t.Fatalf("an identified ssh-rsa stanza in a private envelope: %v", err)
+	}
+	many := make([]*Recipient, DefaultMaxAnonymousTrials/rsaTrials+1)
+	for i := range many {
+		many[i] = rr
+	}
+	if err := (&Sealer{Private: true}).checkPrivate(many); !errors.Is(err, ErrAnonymousLimit) {
+		t.Fatalf("%d ssh-rsa recipients: %v", len(many), err)
 	}
 }

@@ -217,14 +217,8 @@ func checkRecipients(recipients []*Recipient, anonymous bool) error {
 				return fmt.Errorf("%w: %d %s recipients; an anonymous envelope holds at most %d of one suite, as many trial decryptions as a reader allows by default (Opener.MaxAnonymousTrials): seal it with key identifiers, or to fewer recipients", ErrAnonymousLimit, n, s, DefaultMaxAnonymousTrials)
 			}
 		}
-		n := 0
-		for _, r := range recipients {
-			if r.rsaPub() != nil {
-				n++
-			}
-		}
-		if n*rsaTrials > DefaultMaxAnonymousTrials {
-			return fmt.Errorf("%w: %d ssh-rsa recipients; an anonymous envelope holds at most %d, since each costs a reader %d trials of Opener.MaxAnonymousTrials: seal it with key identifiers, or to fewer recipients", ErrAnonymousLimit, n, DefaultMaxAnonymousTrials/rsaTrials, rsaTrials)
+		if err := checkRSATrials(recipients, "an anonymous"); err != nil {
+			return err
 		}
 	}
 	dup := func(i, j int) error {
@@ -269,6 +263,22 @@ func checkRecipients(recipients []*Recipient, anonymous bool) error {
 			continue
 		}
 		seen[recipientID{r.suite, r.id}] = i
+	}
+	return nil
+}
+
+// checkRSATrials refuses more ssh-rsa recipients than a default Opener
+// tries in an envelope of the kind what names (anonymous or private),
+// whose ssh-rsa stanzas carry no key identifier.
+func checkRSATrials(recipients []*Recipient, what string) error {
+	n := 0
+	for _, r := range recipients {
+		if r.rsaPub() != nil {
+			n++
+		}
+	}
+	if n*rsaTrials > DefaultMaxAnonymousTrials {
+		return fmt.Errorf("%w: %d ssh-rsa recipients; %s envelope holds at most %d, since each costs a reader %d trials of Opener.MaxAnonymousTrials: seal it with key identifiers, or to fewer recipients", ErrAnonymousLimit, n, what, DefaultMaxAnonymousTrials/rsaTrials, rsaTrials)
 	}
 	return nil
 }
@@ -320,7 +330,7 @@ func (p *plan) fill(s *Sealer, dst, preamble, fileKey []byte) ([]byte, error) {
 	case p.typ == format.StanzaChannel:
 		return s.Keyring.sealChannel(dst, p.r, p.epoch, p.salt, s.aead(), p.channel, preamble, fileKey)
 	case p.typ == format.StanzaRSA:
-		return p.r.wrapRSA(dst, preamble, fileKey, anon)
+		return p.r.wrapRSA(dst, preamble, fileKey, anon || s.Private)
 	case p.typ == format.StanzaScrypt:
 		return p.r.wrapScrypt(dst, preamble, fileKey, s.aead())
 	case p.typ == format.StanzaAge:
@@ -362,7 +372,7 @@ func (s *Sealer) plans(recipients []*Recipient, secret []byte) ([]plan, error) {
 	for i, r := range recipients {
 		switch r.stanzaType() {
 		case format.StanzaRSA:
-			ps = append(ps, plan{typ: format.StanzaRSA, size: r.rsaSize(anon), heavy: true, r: r})
+			ps = append(ps, plan{typ: format.StanzaRSA, size: r.rsaSize(anon || s.Private), heavy: true, r: r})
 			continue
 		case format.StanzaScrypt:
 			ps = append(ps, plan{typ: format.StanzaScrypt, size: format.ScryptSize, heavy: true, r: r})

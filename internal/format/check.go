@@ -51,9 +51,9 @@ func (h *Header) check() error {
 	for st := range h.Stanzas() {
 		i, body := st.Index, st.Body
 		switch st.Type {
-		case StanzaHPKE, StanzaChannel, StanzaRSA:
+		case StanzaHPKE, StanzaChannel:
 			if h.Private() { // rule 5a
-				return malformed(i, "%s stanza in a private envelope, which holds only shared, scrypt and age stanzas", typeName(st.Type))
+				return malformed(i, "%s stanza in a private envelope, which holds only shared, ssh-rsa and age stanzas", typeName(st.Type))
 			}
 		}
 		switch st.Type {
@@ -168,7 +168,7 @@ const rsaIDTag = 0xff05
 // checkOther checks a stanza of type 0x06, 0x07 or 0x08 (rules 11a to
 // 11d); seen is nil in an anonymous envelope.
 func (h *Header) checkOther(st Stanza, seen *idSet) error {
-	anon := h.Anonymous()
+	anon := h.RSAKeyless()
 	switch st.Type {
 	case StanzaRSA: // rules 11a, 11b
 		id, _, err := ParseRSA(st.Body, anon)

@@ -134,6 +134,11 @@ func (p *Preamble) Anonymous() bool { return p.Flags&FlagAnonymous != 0 }
 // stanza that names its recipient.
 func (p *Preamble) Private() bool { return p.Flags&FlagPrivate != 0 }
 
+// RSAKeyless reports whether the envelope's ssh-rsa stanzas omit key
+// identifiers: in an anonymous envelope, and in a private one, where an
+// ssh-rsa stanza, which has no tag, is tried as in an anonymous one.
+func (p *Preamble) RSAKeyless() bool { return p.Flags&(FlagAnonymous|FlagPrivate) != 0 }
+
 // TagLabel starts the HPKE exporter context of a private shared stanza's
 // tag, which goes on with the envelope's preamble:
 // tag = Export("fanseal/v1 tag" || preamble, KeyIDSize).
