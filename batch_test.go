@@ -113,7 +113,7 @@ func TestBatchedStanzas(t *testing.T) {
 				continue // no Diffie-Hellman to cache
 			}
 			t.Run(fmt.Sprintf("suite=%s/strategy=%s", suite, st), func(t *testing.T) {
-				s := &Sealer{Strategy: st, Parallelism: 2}
+				s := &Sealer{Identified: true, Strategy: st, Parallelism: 2}
 				switch st {
 				case Precomputed:
 					// Counted from before the workers start: they may refill
@@ -179,7 +179,7 @@ func TestHybridPasses(t *testing.T) {
 	}
 	ids, rs := identities(t, MLKEM768X25519, 20)
 	for _, parallelism := range []int{1, 2, 3, 16} {
-		s := &Sealer{Strategy: Parallel, Parallelism: parallelism}
+		s := &Sealer{Identified: true, Strategy: Parallel, Parallelism: parallelism}
 		ps, err := s.plans(rs, make([]byte, AgeSecretSize))
 		if err != nil {
 			t.Fatal(err)
@@ -216,7 +216,7 @@ func TestBatchedMixedSuites(t *testing.T) {
 	for _, st := range []Strategy{Parallel, Shared, SharedParallel} {
 		t.Run("strategy="+st.String(), func(t *testing.T) {
 			before := batchedAgreements.Load()
-			env := mustSeal(t, &Sealer{Strategy: st, Parallelism: 2}, []byte("mixed"), rs...)
+			env := mustSeal(t, &Sealer{Identified: true, Strategy: st, Parallelism: 2}, []byte("mixed"), rs...)
 			want := uint64(0)
 			for _, s := range batchingSuites {
 				if batches(s) {
@@ -256,7 +256,7 @@ func TestGathers(t *testing.T) {
 			{Parallel, 3, 3, suite != P256},
 		} {
 			before := batchedAgreements.Load()
-			mustSeal(t, &Sealer{Strategy: c.st, Parallelism: c.parallelism}, nil, rs[:c.n]...)
+			mustSeal(t, &Sealer{Identified: true, Strategy: c.st, Parallelism: c.parallelism}, nil, rs[:c.n]...)
 			want := uint64(0)
 			if c.gathered && batches(suite) {
 				want = uint64(c.n)
@@ -293,7 +293,7 @@ func TestBatchedLowOrder(t *testing.T) {
 	rs = append(append(append([]*Recipient{}, rs[:3]...), lowOrderRecipient(t)), rs[3:]...)
 	for _, st := range []Strategy{Sequential, Parallel, Shared, SharedParallel} {
 		before := batchedAgreements.Load()
-		_, err := (&Sealer{Strategy: st}).SealBytes([]byte("x"), rs...)
+		_, err := (&Sealer{Identified: true, Strategy: st}).SealBytes([]byte("x"), rs...)
 		stanza := 3
 		if st == Shared || st == SharedParallel {
 			stanza = 4 // after the ephemeral key's stanza
@@ -342,7 +342,7 @@ func TestBatchedLowOrderHybrid(t *testing.T) {
 		for _, parallelism := range []int{1, 2, 16} {
 			for range 20 {
 				before := batchedAgreements.Load()
-				_, err := (&Sealer{Strategy: st, Parallelism: parallelism}).SealBytes([]byte("x"), rs...)
+				_, err := (&Sealer{Identified: true, Strategy: st, Parallelism: parallelism}).SealBytes([]byte("x"), rs...)
 				if !errors.Is(err, ErrInvalidKey) || !strings.Contains(err.Error(), "sealing stanza 11:") {
 					t.Fatalf("%s on %d goroutines: error %v, want an invalid key at stanza 11", st, parallelism, err)
 				}
@@ -387,7 +387,7 @@ func TestKeyringWarm(t *testing.T) {
 			if err := kr.Warm(AES256GCM); err != nil || kr.agreements.Load() != 10 {
 				t.Fatalf("warming again: %v, %d agreements", err, kr.agreements.Load())
 			}
-			env := mustSeal(t, &Sealer{Strategy: Channel, Keyring: kr}, []byte("view"), rs...)
+			env := mustSeal(t, &Sealer{Identified: true, Strategy: Channel, Keyring: kr}, []byte("view"), rs...)
 			if got := kr.agreements.Load(); got != 10 {
 				t.Fatalf("sealing after Warm did %d more key agreements", got-10)
 			}
@@ -411,7 +411,7 @@ func TestKeyringWarm(t *testing.T) {
 			t.Fatalf("Warm error %v, want an invalid key naming %x", err, bad.id)
 		}
 		before := kr.agreements.Load()
-		mustSeal(t, &Sealer{Strategy: Channel, Keyring: kr}, []byte("x"), rs...)
+		mustSeal(t, &Sealer{Identified: true, Strategy: Channel, Keyring: kr}, []byte("x"), rs...)
 		if kr.agreements.Load() != before {
 			t.Fatal("the good peers were not warmed")
 		}

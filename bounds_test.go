@@ -100,7 +100,7 @@ func TestSessionCacheBound(t *testing.T) {
 	kr.AddPeer(xr...)
 	c := NewSessionCache(size, time.Hour)
 	// Channel stanzas: each envelope costs 32 AEAD seals, no key agreement.
-	sealer := &Sealer{Strategy: Channel, Keyring: kr, Cache: c}
+	sealer := &Sealer{Identified: true, Strategy: Channel, Keyring: kr, Cache: c}
 	mustSeal(t, sealer, nil, xr...) // derives the channel keys
 	c.Purge()
 	before := liveHeap()
@@ -128,7 +128,7 @@ func TestSessionCacheBound(t *testing.T) {
 	// Opened by each of its recipients in turn, and again, an envelope
 	// keeps one entry, serving at most its recipients.
 	c.Purge()
-	env := mustSeal(t, new(Sealer), nil, xr[:8]...)
+	env := mustSeal(t, &Sealer{Identified: true}, nil, xr[:8]...)
 	for range 3 {
 		for _, id := range xs {
 			o.OpenBytes(env, id)
@@ -152,7 +152,7 @@ func TestForgedEnvelopesKeepSessionCache(t *testing.T) {
 	o := &Opener{Cache: c}
 	good := make([][]byte, size)
 	for i := range good {
-		good[i] = mustSeal(t, new(Sealer), []byte("good"), xr...)
+		good[i] = mustSeal(t, &Sealer{Identified: true}, []byte("good"), xr...)
 		mustOpenWith(t, o, good[i], victim)
 	}
 	cached := sortedKeys(c.lru.Keys(), compareMACs)
@@ -234,7 +234,7 @@ func TestKeyringPendingBound(t *testing.T) {
 	}
 	sender, recipient, ids := newKeyrings(t, X25519)
 	opener := &Opener{Keyring: recipient}
-	sealer := &Sealer{Strategy: Channel, Keyring: sender}
+	sealer := &Sealer{Identified: true, Strategy: Channel, Keyring: sender}
 	mustOpenWith(t, opener, mustSeal(t, sealer, []byte("x"), ids[0].Recipient()), ids[0])
 	good := recipient.channels.Keys()
 	forged := make([][]byte, n)
@@ -285,7 +285,7 @@ func TestForgedChannelKeepsKeyring(t *testing.T) {
 	for i := range senders {
 		k, _ := NewKeyring(xs[i], 0)
 		k.AddPeer(me.Recipient())
-		senders[i] = &Sealer{Strategy: Channel, Keyring: k}
+		senders[i] = &Sealer{Identified: true, Strategy: Channel, Keyring: k}
 	}
 	opener := &Opener{Keyring: ring}
 	for _, s := range senders {
@@ -381,7 +381,7 @@ func TestKeyringEpochsBound(t *testing.T) {
 	sender.AddPeer(ids[0].Recipient())
 	recipient, _ := NewKeyring(ids[0], cacheSize)
 	recipient.AddPeer(me.Recipient())
-	sealer, opener := &Sealer{Strategy: Channel, Keyring: sender}, &Opener{Keyring: recipient}
+	sealer, opener := &Sealer{Identified: true, Strategy: Channel, Keyring: sender}, &Opener{Keyring: recipient}
 	before := liveHeap()
 	for e := uint32(1); e <= 4*cacheSize; e++ {
 		recipient.SetEpoch(e) // receivers first, so that nothing sealed at e is refused
@@ -517,7 +517,7 @@ func TestPrecomputerBounds(t *testing.T) {
 			}
 			// Bursts: every hot recipient and two cold ones, from several
 			// goroutines, taking items faster than the workers refill.
-			sealer := &Sealer{Strategy: Precomputed, Precomputer: p, Parallelism: 2}
+			sealer := &Sealer{Identified: true, Strategy: Precomputed, Precomputer: p, Parallelism: 2}
 			bursts := 2 * pool
 			if testing.Short() {
 				bursts = pool / 2

@@ -40,7 +40,7 @@ func TestIndependentOpen(t *testing.T) {
 			t.Run(fmt.Sprintf("suite=%s/aead=%s", tc.suite, aead), func(t *testing.T) {
 				ids, rs := identities(t, tc.suite, 5)
 				pt := randomBytes(stream.ChunkSize + 100)
-				env := mustSeal(t, &Sealer{AEAD: aead}, pt, rs...)
+				env := mustSeal(t, &Sealer{Identified: true, AEAD: aead}, pt, rs...)
 				h := readHeader(t, env)
 				preamble := env[:29]
 				var fileKey []byte
@@ -98,12 +98,12 @@ func TestIndependentOpen(t *testing.T) {
 func TestNotRecipient(t *testing.T) {
 	for _, s := range Suites {
 		_, rs := identities(t, s, 3)
-		env := mustSeal(t, new(Sealer), []byte("x"), rs...)
+		env := mustSeal(t, &Sealer{Identified: true}, []byte("x"), rs...)
 		stranger, _ := GenerateIdentity(s)
 		if _, err := OpenBytes(env, stranger); !errors.Is(err, ErrNotRecipient) {
 			t.Errorf("%s: stranger's Open error = %v, want ErrNotRecipient", s, err)
 		}
-		anon := mustSeal(t, &Sealer{Anonymous: true}, []byte("x"), rs...)
+		anon := mustSeal(t, &Sealer{Identified: true, Anonymous: true}, []byte("x"), rs...)
 		if _, err := OpenBytes(anon, stranger); !errors.Is(err, ErrNotRecipient) {
 			t.Errorf("%s: stranger's anonymous Open error = %v, want ErrNotRecipient", s, err)
 		}
@@ -114,7 +114,7 @@ func TestNotRecipient(t *testing.T) {
 	// An identity of another suite is not a recipient either.
 	_, rs := identities(t, P256, 1)
 	other, _ := identities(t, X25519, 1)
-	env := mustSeal(t, new(Sealer), nil, rs...)
+	env := mustSeal(t, &Sealer{Identified: true}, nil, rs...)
 	if _, err := OpenBytes(env, other...); !errors.Is(err, ErrNotRecipient) {
 		t.Errorf("other suite: %v", err)
 	}
@@ -126,7 +126,7 @@ func TestOneKeyAgreement(t *testing.T) {
 	for _, s := range Suites {
 		for _, n := range []int{2, 100, 1000} {
 			ids, rs := identities(t, s, n)
-			env := mustSeal(t, new(Sealer), []byte("k"), rs...)
+			env := mustSeal(t, &Sealer{Identified: true}, []byte("k"), rs...)
 			before := keyAgreements.Load()
 			mustOpen(t, env, []byte("k"), ids[n-1])
 			if got := keyAgreements.Load() - before; got != 1 {
@@ -136,7 +136,7 @@ func TestOneKeyAgreement(t *testing.T) {
 	}
 	// Anonymous: one per stanza of the suite up to the right one.
 	ids, rs := identities(t, X25519, 10)
-	env := mustSeal(t, &Sealer{Anonymous: true}, nil, rs...)
+	env := mustSeal(t, &Sealer{Identified: true, Anonymous: true}, nil, rs...)
 	before := keyAgreements.Load()
 	mustOpen(t, env, nil, ids[9])
 	if got := keyAgreements.Load() - before; got != 10 {
@@ -148,14 +148,14 @@ func TestOneKeyAgreement(t *testing.T) {
 // key identifier.
 func TestAnonymousHidesRecipients(t *testing.T) {
 	_, rs := identities(t, X25519, 3)
-	env := mustSeal(t, &Sealer{Anonymous: true}, nil, rs...)
+	env := mustSeal(t, &Sealer{Identified: true, Anonymous: true}, nil, rs...)
 	for _, r := range rs {
 		id := r.KeyID()
 		if bytes.Contains(env, id[:]) {
 			t.Fatal("anonymous envelope contains a key identifier")
 		}
 	}
-	named := mustSeal(t, new(Sealer), nil, rs...)
+	named := mustSeal(t, &Sealer{Identified: true}, nil, rs...)
 	if id := rs[2].KeyID(); !bytes.Contains(named, id[:]) {
 		t.Fatal("envelope lacks a key identifier")
 	}
@@ -167,7 +167,7 @@ func TestEveryByteFlip(t *testing.T) {
 	for _, s := range []Suite{P256, X25519} {
 		for _, anon := range []bool{false, true} {
 			ids, rs := identities(t, s, 2)
-			env := mustSeal(t, &Sealer{Anonymous: anon}, []byte("short payload"), rs...)
+			env := mustSeal(t, &Sealer{Identified: true, Anonymous: anon}, []byte("short payload"), rs...)
 			for i := range env {
 				for bit := range 8 {
 					bad := bytes.Clone(env)
@@ -185,13 +185,13 @@ func TestEveryByteFlip(t *testing.T) {
 // with three payload chunks.
 func TestEveryTruncation(t *testing.T) {
 	ids, rs := identities(t, P256, 2)
-	small := mustSeal(t, new(Sealer), []byte("short payload"), rs...)
+	small := mustSeal(t, &Sealer{Identified: true}, []byte("short payload"), rs...)
 	for n := range len(small) {
 		if _, err := OpenBytes(small[:n], ids[0]); err == nil {
 			t.Fatalf("prefix of %d/%d bytes opens", n, len(small))
 		}
 	}
-	big := mustSeal(t, new(Sealer), randomBytes(2*stream.ChunkSize+10), rs...)
+	big := mustSeal(t, &Sealer{Identified: true}, randomBytes(2*stream.ChunkSize+10), rs...)
 	hdr := len(readHeader(t, big).Raw) + format.MACSize
 	for n := hdr; n < len(big); n += 997 {
 		if _, err := OpenBytes(big[:n], ids[0]); err == nil {
@@ -214,7 +214,7 @@ func TestEveryTruncation(t *testing.T) {
 func TestPayloadTampering(t *testing.T) {
 	ids, rs := identities(t, X25519, 1)
 	pt := randomBytes(3*stream.ChunkSize + 5)
-	env := mustSeal(t, new(Sealer), pt, rs...)
+	env := mustSeal(t, &Sealer{Identified: true}, pt, rs...)
 	hdr := len(readHeader(t, env).Raw) + format.MACSize
 	const c = stream.ChunkSize + 16
 	chunk := func(i int) []byte { return env[hdr+i*c : min(hdr+(i+1)*c, len(env))] }
@@ -260,8 +260,8 @@ func readAllPartial(r interface{ Read([]byte) (int, error) }) ([]byte, error) {
 // for the same recipients: the envelope must not open.
 func TestStanzaSwap(t *testing.T) {
 	ids, rs := identities(t, P256, 2)
-	a := mustSeal(t, new(Sealer), []byte("envelope a"), rs...)
-	b := mustSeal(t, new(Sealer), []byte("envelope b"), rs...)
+	a := mustSeal(t, &Sealer{Identified: true}, []byte("envelope a"), rs...)
+	b := mustSeal(t, &Sealer{Identified: true}, []byte("envelope b"), rs...)
 	ha, hb := readHeader(t, a), readHeader(t, b)
 	var sa, sb []byte
 	for st := range ha.Stanzas() {
@@ -292,7 +292,7 @@ func TestStanzaSwap(t *testing.T) {
 
 func TestHeaderErrors(t *testing.T) {
 	ids, rs := identities(t, X25519, 1)
-	env := mustSeal(t, new(Sealer), []byte("x"), rs...)
+	env := mustSeal(t, &Sealer{Identified: true}, []byte("x"), rs...)
 	edit := func(f func(b []byte)) []byte { b := bytes.Clone(env); f(b); return b }
 	for _, tc := range []struct {
 		name string
@@ -327,8 +327,8 @@ func TestHeaderErrors(t *testing.T) {
 func TestInvalidEphemeral(t *testing.T) {
 	pids, prs := identities(t, P256, 1)
 	xids, xrs := identities(t, X25519, 1)
-	p := mustSeal(t, new(Sealer), nil, prs...)
-	x := mustSeal(t, new(Sealer), nil, xrs...)
+	p := mustSeal(t, &Sealer{Identified: true}, nil, prs...)
+	x := mustSeal(t, &Sealer{Identified: true}, nil, xrs...)
 	offcurve := bytes.Clone(p)
 	copy(offcurve[42:], append([]byte{4}, bytes.Repeat([]byte{7}, 64)...))
 	if _, err := OpenBytes(offcurve, pids[0]); !errors.Is(err, ErrAuthentication) || errors.Is(err, ErrMalformed) {
@@ -358,7 +358,7 @@ func TestCollidingKeyID(t *testing.T) {
 	if _, err := SealBytes([]byte("x"), many...); !errors.Is(err, ErrDuplicateRecipient) {
 		t.Fatalf("colliding identifiers among %d recipients: %v", len(many), err)
 	}
-	env := mustSeal(t, &Sealer{Anonymous: true}, []byte("x"), &colliding, rs[1])
+	env := mustSeal(t, &Sealer{Identified: true, Anonymous: true}, []byte("x"), &colliding, rs[1])
 	mustOpen(t, env, []byte("x"), ids[1])
 	mustOpen(t, env, []byte("x"), ids[0])
 }

@@ -105,7 +105,7 @@ func badBatch(t testing.TB, rng *rand.Rand, ids []*Identity, n int) [][]byte {
 		if rng.IntN(2) == 0 {
 			rs = append(rs, ids[1].Recipient())
 		}
-		sl := &Sealer{Anonymous: rng.IntN(4) == 0}
+		sl := &Sealer{Identified: true, Anonymous: rng.IntN(4) == 0}
 		if !s.PostQuantum() && rng.IntN(2) == 0 {
 			sl.Strategy = Shared
 		}
@@ -135,7 +135,7 @@ func badBatch(t testing.TB, rng *rand.Rand, ids []*Identity, n int) [][]byte {
 		case 6:
 			env = mustSeal(t, sl, pt, ors...)
 		case 7:
-			env = mustSeal(t, &Sealer{}, pt, ars...)
+			env = mustSeal(t, &Sealer{Identified: true}, pt, ars...)
 		}
 		out = append(out, env)
 	}
@@ -199,7 +199,7 @@ func openAll64(t *testing.T, s Suite, strategies ...Strategy) ([]*Identity, []*R
 	ids, rs := identities(t, s, 5)
 	var envs [][]byte
 	for i := range 64 {
-		envs = append(envs, mustSeal(t, &Sealer{Strategy: strategies[i%len(strategies)]}, []byte{byte(i)}, rs...))
+		envs = append(envs, mustSeal(t, &Sealer{Identified: true, Strategy: strategies[i%len(strategies)]}, []byte{byte(i)}, rs...))
 	}
 	agreed, passed := keyAgreements.Load(), passAgreements.Load()
 	got, errs := OpenAll(envs, ids[3])
@@ -252,9 +252,9 @@ func TestOpenAllKeepsCacheOrder(t *testing.T) {
 	kr, _ := NewKeyring(sender, 0)
 	kr.AddPeer(rs...)
 	kr.SetEpoch(5)
-	a := mustSeal(t, &Sealer{Strategy: Channel, Keyring: kr}, []byte("A"), rs...)
-	b := mustSeal(t, &Sealer{}, []byte("B"), rs...)
-	x := mustSeal(t, &Sealer{}, []byte("X"), rs...)
+	a := mustSeal(t, &Sealer{Identified: true, Strategy: Channel, Keyring: kr}, []byte("A"), rs...)
+	b := mustSeal(t, &Sealer{Identified: true}, []byte("B"), rs...)
+	x := mustSeal(t, &Sealer{Identified: true}, []byte("X"), rs...)
 	mk := func() *Opener {
 		ring, _ := NewKeyring(ids[0], 0)
 		ring.AddPeer(sender.Recipient())
@@ -281,8 +281,8 @@ func TestOpenAllKeepsCacheOrder(t *testing.T) {
 // window opens, each of its stanzas tried once, in passes.
 func TestOpenAllAnonymousWindow(t *testing.T) {
 	ids, rs := identities(t, X25519, 100)
-	env := mustSeal(t, &Sealer{Anonymous: true}, []byte("anon"), rs...)
-	envs := [][]byte{env, mustSeal(t, &Sealer{}, []byte("next"), rs...)}
+	env := mustSeal(t, &Sealer{Identified: true, Anonymous: true}, []byte("anon"), rs...)
+	envs := [][]byte{env, mustSeal(t, &Sealer{Identified: true}, []byte("next"), rs...)}
 	agreed, passed := keyAgreements.Load(), passAgreements.Load()
 	got, errs := OpenAll(envs, ids[99])
 	if errs[0] != nil || errs[1] != nil || string(got[0]) != "anon" || string(got[1]) != "next" {
@@ -319,7 +319,7 @@ func TestOpenAllBatches(t *testing.T) {
 			for i := range 20 {
 				env := envs[i]
 				if i%3 == 0 {
-					env = mustSeal(t, &Sealer{Strategy: Channel, Keyring: kr}, []byte{byte(i)}, rs...)
+					env = mustSeal(t, &Sealer{Identified: true, Strategy: Channel, Keyring: kr}, []byte{byte(i)}, rs...)
 				}
 				mixed = append(mixed, env, env)
 			}
@@ -344,7 +344,7 @@ func TestOpenAllEmpty(t *testing.T) {
 		t.Fatalf("%d, %d results for no envelopes", len(out), len(errs))
 	}
 	ids, rs := identities(t, X25519, 1)
-	envs := [][]byte{mustSeal(t, &Sealer{}, nil, rs...), nil, []byte("FANSEAL")}
+	envs := [][]byte{mustSeal(t, &Sealer{Identified: true}, nil, rs...), nil, []byte("FANSEAL")}
 	want, wantErr := openEach(new(Opener), envs)
 	got, gotErr := OpenAll(envs)
 	sameVerdicts(t, envs, got, want, gotErr, wantErr)
@@ -359,7 +359,7 @@ func FuzzOpenAll(f *testing.F) {
 	id, _ := NewIdentity(X25519, bytes.Repeat([]byte{0x42}, 32))
 	other, _ := GenerateIdentity(X25519)
 	rs := []*Recipient{other.Recipient(), id.Recipient()}
-	good := [][]byte{mustSeal(f, &Sealer{}, []byte("one"), rs...), mustSeal(f, &Sealer{Strategy: Shared}, []byte("two"), rs...)}
+	good := [][]byte{mustSeal(f, &Sealer{Identified: true}, []byte("one"), rs...), mustSeal(f, &Sealer{Identified: true, Strategy: Shared}, []byte("two"), rs...)}
 	for _, s := range []*Sealer{{}, {Anonymous: true}, {Strategy: Shared}, {Strategy: Shared, Anonymous: true}} {
 		f.Add(mustSeal(f, s, []byte("fuzz"), rs...))
 	}

@@ -4,7 +4,6 @@ import (
 	"crypto/hkdf"
 	"crypto/sha256"
 	"encoding/binary"
-	"fmt"
 	"math/rand/v2"
 
 	"github.com/fanseal/fanseal/internal/format"
@@ -23,16 +22,18 @@ import (
 // context and so its tag, and opens the stanza that carries it, if any;
 // to anyone else the tags are pseudorandom.
 
-// checkPrivate refuses what a private envelope cannot hold.
+// private reports whether s seals private envelopes: unless it is
+// Identified or Anonymous, or its strategy is one that names its
+// recipients (Channel) or gives each stanza its own ephemeral key
+// (Precomputed).
+func (s *Sealer) private() bool {
+	return !s.Identified && !s.Anonymous && s.Strategy != Channel && s.Strategy != Precomputed
+}
+
+// checkPrivate refuses what a private envelope cannot hold: more ssh-rsa
+// recipients, which have no tag and whose stanzas a reader tries (rule
+// 12), than a default Opener tries.
 func (s *Sealer) checkPrivate(recipients []*Recipient) error {
-	switch {
-	case s.Anonymous:
-		return fmt.Errorf("%w: an envelope is anonymous or private, not both", ErrUnsupported)
-	case s.Strategy == Channel || s.Strategy == Precomputed:
-		return fmt.Errorf("%w: the %s strategy has no private form: its stanzas carry their own keys or name their sender", ErrUnsupported, s.Strategy)
-	}
-	// ssh-rsa has no tag: its stanzas carry no key identifier, and a
-	// reader tries them (rule 12).
 	return checkRSATrials(recipients, "a private")
 }
 

@@ -171,7 +171,7 @@ func refOpenHybrid(t *testing.T, env, seed []byte) (int, []byte) {
 func TestPrivateHybrid(t *testing.T) {
 	ids, rs := identities(t, MLKEM768X25519, 20)
 	for _, strategy := range []Strategy{Parallel, Sequential} {
-		env := mustSeal(t, &Sealer{Private: true, Strategy: strategy}, []byte("pq"), rs...)
+		env := mustSeal(t, &Sealer{Strategy: strategy}, []byte("pq"), rs...)
 		sts := stanzasOf(t, env)
 		if len(sts) != 21 || sts[0].Type != format.StanzaEphemeral || len(sts[0].Body) != 34 {
 			t.Fatalf("%s: %d stanzas, want one 34-byte ephemeral and 20 shared", strategy, len(sts))
@@ -195,7 +195,7 @@ func TestPrivateHybrid(t *testing.T) {
 			seen[i] = true
 		}
 	}
-	env := mustSeal(t, &Sealer{Private: true}, []byte("pq"), rs[:3]...)
+	env := mustSeal(t, &Sealer{}, []byte("pq"), rs[:3]...)
 	stranger, err := GenerateIdentity(MLKEM768X25519)
 	if err != nil {
 		t.Fatal(err)
@@ -236,7 +236,7 @@ func TestPrivateRoundTrip(t *testing.T) {
 		t.Run("suite="+s.String(), func(t *testing.T) {
 			ids, rs := identities(t, s, 20)
 			for _, strategy := range []Strategy{Parallel, Sequential, Shared, SharedParallel} {
-				env := mustSeal(t, &Sealer{Private: true, Strategy: strategy}, []byte("private"), rs...)
+				env := mustSeal(t, &Sealer{Strategy: strategy}, []byte("private"), rs...)
 				if len(stanzasOf(t, env)) != 21 {
 					t.Fatalf("%s: %d stanzas, want one ephemeral and 20 shared", strategy, len(stanzasOf(t, env)))
 				}
@@ -263,8 +263,8 @@ func TestPrivateRoundTrip(t *testing.T) {
 					}
 				}
 			}
-			a := mustSeal(t, &Sealer{Private: true}, []byte("a"), rs[0])
-			b := mustSeal(t, &Sealer{Private: true}, []byte("a"), rs[0])
+			a := mustSeal(t, &Sealer{}, []byte("a"), rs[0])
+			b := mustSeal(t, &Sealer{}, []byte("a"), rs[0])
 			if ta, tb := stanzasOf(t, a)[1].Body[2:10], stanzasOf(t, b)[1].Body[2:10]; bytes.Equal(ta, tb) {
 				t.Fatal("two envelopes give one recipient one tag")
 			}
@@ -278,7 +278,7 @@ func TestPrivateRoundTrip(t *testing.T) {
 func TestPrivateSSHEd25519(t *testing.T) {
 	ids, rs := sshIdentities(t, 2)
 	xids, xrs := identities(t, X25519, 2)
-	env := mustSeal(t, &Sealer{Private: true}, []byte("ssh"), append(rs, xrs...)...)
+	env := mustSeal(t, &Sealer{}, []byte("ssh"), append(rs, xrs...)...)
 	for _, id := range append(ids, xids...) {
 		mustOpen(t, env, []byte("ssh"), id)
 	}
@@ -299,7 +299,7 @@ func TestPrivateSSHEd25519(t *testing.T) {
 // recipient, and no reader is when one was removed.
 func TestPrivateVerdicts(t *testing.T) {
 	ids, rs := identities(t, X25519, 3)
-	env := mustSeal(t, &Sealer{Private: true}, []byte("v"), rs...)
+	env := mustSeal(t, &Sealer{}, []byte("v"), rs...)
 	stranger, err := GenerateIdentity(X25519)
 	if err != nil {
 		t.Fatal(err)
@@ -378,37 +378,70 @@ func TestPrivateVerdicts(t *testing.T) {
 		}
 	}
 	// An identified envelope's HPKE stanza under the private flag.
-	plain := mustSeal(t, new(Sealer), []byte("v"), rs[0])
+	plain := mustSeal(t, &Sealer{Identified: true}, []byte("v"), rs[0])
 	plain[8] |= format.FlagPrivate
 	if _, err := OpenBytes(plain, ids[0]); !errors.Is(err, ErrMalformed) {
 		t.Fatalf("an HPKE stanza in a private envelope: %v", err)
 	}
 }
 
-// TestPrivateRefused: what has no private form is refused when sealing.
-func TestPrivateRefused(t *testing.T) {
-	_, rs := identities(t, X25519, 1)
+// TestPrivateByDefault: the zero Sealer writes private envelopes, for
+// every strategy that has a private form and every suite; Identified,
+// Anonymous, and the Channel and Precomputed strategies write what they
+// name, each opened by its recipient.
+func TestPrivateByDefault(t *testing.T) {
+	ids, rs := identities(t, X25519, 2)
 	pc, err := NewPrecomputer(PrecomputeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer pc.Close()
-	self, _ := identities(t, X25519, 1)
-	ring, err := NewKeyring(self[0], 8)
+	ring, err := NewKeyring(ids[0], 8)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := ring.AddPeer(rs[1]); err != nil {
+		t.Fatal(err)
+	}
+	peer, err := NewKeyring(ids[1], 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := peer.AddPeer(rs[0]); err != nil {
+		t.Fatal(err)
+	}
+	_, pq := identities(t, MLKEM768X25519, 2)
 	for name, c := range map[string]struct {
-		s  *Sealer
-		rs []*Recipient
+		s     *Sealer
+		rs    []*Recipient
+		flags byte
+		typ   byte // the type of the last stanza
 	}{
-		"anonymous":   {&Sealer{Private: true, Anonymous: true}, rs},
-		"precomputed": {&Sealer{Private: true, Strategy: Precomputed, Precomputer: pc}, rs},
-		"channel":     {&Sealer{Private: true, Strategy: Channel, Keyring: ring}, rs},
+		"zero":           {&Sealer{}, rs, format.FlagPrivate, format.StanzaShared},
+		"sequential":     {&Sealer{Strategy: Sequential}, rs, format.FlagPrivate, format.StanzaShared},
+		"post-quantum":   {&Sealer{}, pq, format.FlagPrivate, format.StanzaShared},
+		"identified":     {&Sealer{Identified: true}, rs, 0, format.StanzaHPKE},
+		"identified-pq":  {&Sealer{Identified: true}, pq, 0, format.StanzaHPKE},
+		"anonymous":      {&Sealer{Anonymous: true}, rs, format.FlagAnonymous, format.StanzaHPKE},
+		"precomputed":    {&Sealer{Strategy: Precomputed, Precomputer: pc}, rs, 0, format.StanzaHPKE},
+		"channel":        {&Sealer{Strategy: Channel, Keyring: ring}, rs[1:], 0, format.StanzaChannel},
+		"shared-private": {&Sealer{Strategy: Shared}, rs, format.FlagPrivate, format.StanzaShared},
 	} {
-		if _, err := c.s.SealBytes([]byte("x"), c.rs...); !errors.Is(err, ErrUnsupported) {
-			t.Errorf("%s: %v", name, err)
+		env, err := c.s.SealBytes([]byte("x"), c.rs...)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
 		}
+		sts := stanzasOf(t, env)
+		if env[8] != c.flags || sts[len(sts)-1].Type != c.typ {
+			t.Errorf("%s: flags 0x%02x, last stanza of type 0x%02x; want 0x%02x and 0x%02x", name, env[8], sts[len(sts)-1].Type, c.flags, c.typ)
+		}
+	}
+	env, err := (&Sealer{Strategy: Channel, Keyring: ring}).SealBytes([]byte("c"), rs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pt, err := (&Opener{Keyring: peer}).OpenBytes(env); err != nil || string(pt) != "c" {
+		t.Fatalf("a channel envelope: %q, %v", pt, err)
 	}
 }
 
@@ -420,7 +453,7 @@ func TestPrivateOpenAllAndCache(t *testing.T) {
 	ids, rs := identities(t, X25519, 3)
 	var envs [][]byte
 	for i := range 24 {
-		s := &Sealer{Private: i%3 != 0}
+		s := &Sealer{Identified: i%3 == 0}
 		envs = append(envs, mustSeal(t, s, []byte{byte(i)}, rs[i%2], rs[2]))
 	}
 	for who, id := range ids {
@@ -437,7 +470,7 @@ func TestPrivateOpenAllAndCache(t *testing.T) {
 	}
 
 	cache := NewSessionCache(16, time.Minute)
-	env := mustSeal(t, &Sealer{Private: true, Cache: cache}, []byte("cached"), rs[0], rs[1])
+	env := mustSeal(t, &Sealer{Cache: cache}, []byte("cached"), rs[0], rs[1])
 	before := keyAgreements.Load()
 	if pt, err := (&Opener{Cache: cache}).OpenBytes(env, ids[1]); err != nil || string(pt) != "cached" {
 		t.Fatalf("a cached private envelope: %q, %v", pt, err)
@@ -460,7 +493,7 @@ func TestPrivateOpenAllAndCache(t *testing.T) {
 func TestPrivateSSHRSA(t *testing.T) {
 	rid, rr := rsaIdentity(t)
 	ids, rs := identities(t, X25519, 2)
-	env := mustSeal(t, &Sealer{Private: true}, []byte("rsa"), append(rs, rr)...)
+	env := mustSeal(t, &Sealer{}, []byte("rsa"), append(rs, rr)...)
 	for _, id := range append(ids, rid) {
 		mustOpen(t, env, []byte("rsa"), id)
 	}
@@ -477,7 +510,7 @@ func TestPrivateSSHRSA(t *testing.T) {
 	}
 	// An identified stanza under the private flag reads as a bare
 	// ciphertext of 8 + 256 bytes: another modulus's, so not this key's.
-	identified := mustSeal(t, new(Sealer), []byte("rsa"), rr)
+	identified := mustSeal(t, &Sealer{Identified: true}, []byte("rsa"), rr)
 	identified[8] |= format.FlagPrivate
 	if _, err := OpenBytes(identified, rid); !errors.Is(err, ErrNotRecipient) {
 		t.Fatalf("an identified ssh-rsa stanza in a private envelope: %v", err)
@@ -486,7 +519,7 @@ func TestPrivateSSHRSA(t *testing.T) {
 	for i := range many {
 		many[i] = rr
 	}
-	if err := (&Sealer{Private: true}).checkPrivate(many); !errors.Is(err, ErrAnonymousLimit) {
+	if err := (&Sealer{}).checkPrivate(many); !errors.Is(err, ErrAnonymousLimit) {
 		t.Fatalf("%d ssh-rsa recipients: %v", len(many), err)
 	}
 }

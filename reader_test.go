@@ -223,7 +223,7 @@ func TestForgedIdentifiersBounded(t *testing.T) {
 // trial decryptions than the Opener allows is refused before any.
 func TestAnonymousTrialLimit(t *testing.T) {
 	xs, xr := identities(t, X25519, 12)
-	env := mustSeal(t, &Sealer{Anonymous: true}, []byte("x"), xr...)
+	env := mustSeal(t, &Sealer{Identified: true, Anonymous: true}, []byte("x"), xr...)
 	before := keyAgreements.Load()
 	if _, err := (&Opener{MaxAnonymousTrials: 11}).OpenBytes(env, xs[11]); !errors.Is(err, ErrUnsupported) {
 		t.Fatalf("12 stanzas, limit 11: %v", err)
@@ -329,7 +329,7 @@ func TestWrongFileKeysOrder(t *testing.T) {
 // the Keyring, costs one key agreement.
 func TestOpenIdentitiesOnce(t *testing.T) {
 	xs, xr := identities(t, X25519, 3)
-	env := mustSeal(t, new(Sealer), []byte("x"), xr[1], xr[2])
+	env := mustSeal(t, &Sealer{Identified: true}, []byte("x"), xr[1], xr[2])
 	kr, _ := NewKeyring(xs[0], 0)
 	before := keyAgreements.Load()
 	if _, err := (&Opener{Keyring: kr}).OpenBytes(env, xs[0], xs[0], nil); !errors.Is(err, ErrNotRecipient) {
@@ -409,7 +409,7 @@ func TestAnonymousMACWorkBounded(t *testing.T) {
 // against the limit.
 func TestAnonymousSharedOneAgreement(t *testing.T) {
 	xs, xr := identities(t, X25519, 30)
-	env := mustSeal(t, &Sealer{Strategy: SharedParallel, Anonymous: true}, []byte("x"), xr...)
+	env := mustSeal(t, &Sealer{Identified: true, Strategy: SharedParallel, Anonymous: true}, []byte("x"), xr...)
 	if _, err := (&Opener{MaxAnonymousTrials: 29}).OpenBytes(env, xs[29]); !errors.Is(err, ErrAnonymousLimit) {
 		t.Fatalf("30 shared stanzas, limit 29: %v", err)
 	}

@@ -90,9 +90,10 @@ func ParseStrategy(name string) (Strategy, error) {
 	return 0, fmt.Errorf("unknown strategy %q (want sequential, parallel, shared, shared-parallel, precomputed or channel)", name)
 }
 
-// A Sealer seals envelopes. The zero value is ready to use: parallel
-// stanzas over GOMAXPROCS goroutines, AES-256-GCM, key identifiers on. A
-// Sealer is safe for concurrent use; do not change its fields meanwhile.
+// A Sealer seals envelopes. The zero value is ready to use: private
+// envelopes (no key identifiers; see Identified), their stanzas sealed
+// over GOMAXPROCS goroutines, AES-256-GCM. A Sealer is safe for
+// concurrent use; do not change its fields meanwhile.
 type Sealer struct {
 	// Strategy selects how stanzas are computed.
 	Strategy Strategy
@@ -101,22 +102,30 @@ type Sealer struct {
 	Parallelism int
 	// AEAD is the cipher of stanzas and payload; 0 means AES256GCM.
 	AEAD AEAD
-	// Anonymous omits key identifiers: the envelope does not say who its
-	// recipients are, and each recipient trial-decrypts every stanza of its
-	// suite (one key agreement per stanza). Not with Channel. An anonymous
-	// envelope holds at most DefaultMaxAnonymousTrials recipients of one
-	// suite (ErrAnonymousLimit), so that the default Opener opens it.
+	// Identified gives every stanza its recipient's key identifier, so
+	// that anyone who holds the recipients' public keys sees who the
+	// envelope is for: for systems that want third parties to see that.
+	//
+	// Without it, and unless Anonymous is set or the strategy is Channel
+	// or Precomputed, envelopes are private (docs/FORMAT.md, "Private
+	// envelopes"): the recipients of each suite share one ephemeral key
+	// and each stanza carries a tag only its recipient can compute, so
+	// the envelope says neither who its recipients are nor that two
+	// envelopes share one, and a recipient still opens it with one key
+	// agreement. The Sequential and Parallel strategies then seal as
+	// Shared and SharedParallel do, and ssh-rsa stanzas, which have no
+	// tag, carry no identifier and are tried (at most 125 of them). The
+	// Channel and Precomputed strategies are always identified: a channel
+	// stanza names its sender, and a precomputed stanza carries its own
+	// ephemeral key.
+	Identified bool
+	// Anonymous writes the older anonymous form: no key identifiers, and
+	// each recipient trial-decrypts every stanza of its suite (one key
+	// agreement per stanza). Not with Channel. An anonymous envelope
+	// holds at most DefaultMaxAnonymousTrials recipients of one suite
+	// (ErrAnonymousLimit), so that the default Opener opens it. Private
+	// envelopes, the default, hide as much and open with one agreement.
 	Anonymous bool
-	// Private seals each classical suite's recipients with one shared
-	// ephemeral key and gives each stanza a tag only its recipient can
-	// compute (docs/FORMAT.md, private envelopes): the envelope does not
-	// say who its recipients are, nor link two envelopes to one, and a
-	// recipient still opens it with one key agreement. The Parallel and
-	// Sequential strategies then seal as SharedParallel and Shared do; the
-	// Channel and Precomputed strategies, and ssh-rsa and post-quantum
-	// recipients, have no private form (ErrUnsupported). Not with
-	// Anonymous.
-	Private bool
 	// Precomputer supplies ready sender contexts to the Precomputed
 	// strategy.
 	Precomputer *Precomputer
@@ -315,7 +324,7 @@ func (p *plan) fill(s *Sealer, dst, preamble, fileKey []byte) ([]byte, error) {
 		return format.AppendEphemeral(dst, uint16(p.r.suite), p.eph.PublicKey()), nil
 	case p.typ == format.StanzaShared && p.heph != nil:
 		return p.cs.sealHybridTagged(dst, p.r, p.heph, preamble, fileKey)
-	case p.typ == format.StanzaShared && s.Private:
+	case p.typ == format.StanzaShared && s.private():
 		it := p.item
 		if it == nil {
 			ctx, err := p.cs.senderContext(p.eph, p.r)
@@ -330,7 +339,7 @@ func (p *plan) fill(s *Sealer, dst, preamble, fileKey []byte) ([]byte, error) {
 	case p.typ == format.StanzaChannel:
 		return s.Keyring.sealChannel(dst, p.r, p.epoch, p.salt, s.aead(), p.channel, preamble, fileKey)
 	case p.typ == format.StanzaRSA:
-		return p.r.wrapRSA(dst, preamble, fileKey, anon || s.Private)
+		return p.r.wrapRSA(dst, preamble, fileKey, anon || s.private())
 	case p.typ == format.StanzaScrypt:
 		return p.r.wrapScrypt(dst, preamble, fileKey, s.aead())
 	case p.typ == format.StanzaAge:
@@ -357,7 +366,7 @@ func (s *Sealer) plans(recipients []*Recipient, secret []byte) ([]plan, error) {
 			return nil, fmt.Errorf("%w: channel stanzas name their sender and recipient; not in an anonymous envelope", ErrUnsupported)
 		}
 	}
-	shared := s.Strategy == Shared || s.Strategy == SharedParallel || s.Private
+	shared := s.Strategy == Shared || s.Strategy == SharedParallel || s.private()
 	ps := make([]plan, 0, len(recipients)+1)
 	var ephemerals map[Suite]*hpke.PrivateKey
 	var hybrid *hpke.HybridEphemeral
@@ -372,7 +381,7 @@ func (s *Sealer) plans(recipients []*Recipient, secret []byte) ([]plan, error) {
 	for i, r := range recipients {
 		switch r.stanzaType() {
 		case format.StanzaRSA:
-			ps = append(ps, plan{typ: format.StanzaRSA, size: r.rsaSize(anon || s.Private), heavy: true, r: r})
+			ps = append(ps, plan{typ: format.StanzaRSA, size: r.rsaSize(anon || s.private()), heavy: true, r: r})
 			continue
 		case format.StanzaScrypt:
 			ps = append(ps, plan{typ: format.StanzaScrypt, size: format.ScryptSize, heavy: true, r: r})
@@ -413,7 +422,7 @@ func (s *Sealer) plans(recipients []*Recipient, secret []byte) ([]plan, error) {
 				ps = append(ps, plan{typ: format.StanzaEphemeral, size: 2 + cs.kem.EncSize(), r: r, eph: eph})
 			}
 			ps = append(ps, plan{typ: format.StanzaShared, size: format.SharedSize(anon), heavy: true, r: r, cs: cs, eph: eph})
-		case s.Private && cs.pq:
+		case s.private() && cs.pq:
 			if hybrid == nil {
 				var err error
 				if hybrid, err = hpke.NewHybridEphemeral(); err != nil {
@@ -434,7 +443,7 @@ func (s *Sealer) plans(recipients []*Recipient, secret []byte) ([]plan, error) {
 			ps = append(ps, fresh)
 		}
 	}
-	if s.Private {
+	if s.private() {
 		ps = shuffleShared(ps)
 	}
 	return ps, nil
@@ -446,7 +455,7 @@ func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 	if err := checkRecipients(recipients, s.Anonymous); err != nil {
 		return nil, nil, err
 	}
-	if s.Private {
+	if s.private() {
 		if err := s.checkPrivate(recipients); err != nil {
 			return nil, nil, err
 		}
@@ -462,7 +471,7 @@ func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 	if s.Anonymous {
 		p.Flags |= format.FlagAnonymous
 	}
-	if s.Private {
+	if s.private() {
 		p.Flags |= format.FlagPrivate
 	}
 	offsets := make([]int, len(ps)+1)
@@ -534,7 +543,7 @@ func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 		return nil, nil, failed.err
 	}
 
-	if s.Private && tagsCollide(hdr) {
+	if s.private() && tagsCollide(hdr) {
 		// Two recipients of one suite drew one tag (2^-64 a pair), which
 		// readers refuse: seal again, with new ephemeral keys.
 		return s.header(recipients)

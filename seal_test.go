@@ -28,7 +28,7 @@ func TestRoundTrip(t *testing.T) {
 				}
 				t.Run(fmt.Sprintf("suite=%s/n=%d/size=%d", s, n, size), func(t *testing.T) {
 					pt := randomBytes(size)
-					env := mustSeal(t, new(Sealer), pt, rs...)
+					env := mustSeal(t, &Sealer{Identified: true}, pt, rs...)
 					mustOpen(t, env, pt, ids[0])
 					mustOpen(t, env, pt, ids[n-1])
 					if n > 2 {
@@ -84,7 +84,7 @@ func TestStrategies(t *testing.T) {
 func strategySetup(t *testing.T, st Strategy, aead AEAD, anon bool, ids []*Identity, rs []*Recipient) (*Sealer, func(int) *Opener) {
 	t.Helper()
 	half := len(rs) / 2
-	sealer := &Sealer{Strategy: st, AEAD: aead, Anonymous: anon, Parallelism: 3}
+	sealer := &Sealer{Identified: true, Strategy: st, AEAD: aead, Anonymous: anon, Parallelism: 3}
 	plain := func(int) *Opener { return new(Opener) }
 	switch st {
 	case Precomputed:
@@ -155,20 +155,20 @@ func TestSealErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, rs := range [][]*Recipient{{p[0], p[1], p[0]}, {x[0], mustParseRecipient(t, ageX)}} {
-		if _, err := (&Sealer{Anonymous: true}).SealBytes(nil, rs...); !errors.Is(err, ErrDuplicateRecipient) {
+		if _, err := (&Sealer{Identified: true, Anonymous: true}).SealBytes(nil, rs...); !errors.Is(err, ErrDuplicateRecipient) {
 			t.Fatalf("anonymous SealBytes of one key twice: %v, want ErrDuplicateRecipient", err)
 		}
 	}
 	// Classical suites mix freely.
 	ids, _ := identities(t, X25519, 1)
-	env := mustSeal(t, new(Sealer), []byte("x"), p[0], x[0])
+	env := mustSeal(t, &Sealer{Identified: true}, []byte("x"), p[0], x[0])
 	mustOpen(t, env, []byte("x"), ids[0])
 
 	tooMany := make([]*Recipient, MaxRecipients+1)
 	if _, err := SealBytes(nil, tooMany...); !errors.Is(err, ErrRecipientCount) {
 		t.Fatalf("SealBytes with %d recipients: %v", len(tooMany), err)
 	}
-	if _, err := (&Sealer{AEAD: 0x0001}).SealBytes(nil, p[0]); !errors.Is(err, ErrUnsupported) {
+	if _, err := (&Sealer{Identified: true, AEAD: 0x0001}).SealBytes(nil, p[0]); !errors.Is(err, ErrUnsupported) {
 		t.Fatalf("SealBytes with AES-128-GCM: %v", err)
 	}
 }
@@ -258,7 +258,7 @@ func TestSealLargeStreamMemory(t *testing.T) {
 // i for recipient i: the key identifiers appear in recipient order.
 func TestParallelPreservesOrder(t *testing.T) {
 	_, rs := identities(t, P256, 50)
-	env := mustSeal(t, &Sealer{Parallelism: 8}, nil, rs...)
+	env := mustSeal(t, &Sealer{Identified: true, Parallelism: 8}, nil, rs...)
 	h := readHeader(t, env)
 	for st := range h.Stanzas() {
 		_, id, _ := format.PeekHPKE(st.Body, false)
@@ -304,7 +304,7 @@ func TestNilKeys(t *testing.T) {
 // in flight on the parallel workers, leaves no goroutine behind.
 func TestSealAbandoned(t *testing.T) {
 	_, rs := identities(t, X25519, 1)
-	w, err := (&Sealer{PayloadWorkers: 4}).Seal(io.Discard, rs...)
+	w, err := (&Sealer{Identified: true, PayloadWorkers: 4}).Seal(io.Discard, rs...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +325,7 @@ func TestSealerAnonymousLimit(t *testing.T) {
 	_, pr := identities(t, P256, 2)
 	for _, st := range []Strategy{Sequential, Parallel, Shared, SharedParallel} {
 		before := batchedAgreements.Load()
-		env, err := (&Sealer{Strategy: st, Anonymous: true}).SealBytes([]byte("x"), xr...)
+		env, err := (&Sealer{Identified: true, Strategy: st, Anonymous: true}).SealBytes([]byte("x"), xr...)
 		if !errors.Is(err, ErrAnonymousLimit) || !errors.Is(err, ErrUnsupported) || env != nil {
 			t.Fatalf("%s: %d anonymous recipients: %v, want ErrAnonymousLimit", st, len(xr), err)
 		}
@@ -334,9 +334,9 @@ func TestSealerAnonymousLimit(t *testing.T) {
 		}
 	}
 	// With key identifiers, the same recipients are fine.
-	mustOpen(t, mustSeal(t, &Sealer{Strategy: Shared}, []byte("x"), xr...), []byte("x"), xs[DefaultMaxAnonymousTrials])
+	mustOpen(t, mustSeal(t, &Sealer{Identified: true, Strategy: Shared}, []byte("x"), xr...), []byte("x"), xs[DefaultMaxAnonymousTrials])
 	// The limit is per suite: 1 000 X25519 and 2 P-256 recipients.
 	rs := append(append([]*Recipient{}, xr[:DefaultMaxAnonymousTrials]...), pr...)
-	env := mustSeal(t, &Sealer{Strategy: Shared, Anonymous: true}, []byte("x"), rs...)
+	env := mustSeal(t, &Sealer{Identified: true, Strategy: Shared, Anonymous: true}, []byte("x"), rs...)
 	mustOpen(t, env, []byte("x"), xs[DefaultMaxAnonymousTrials-1])
 }

@@ -86,7 +86,7 @@ func TestSSHEd25519RoundTrip(t *testing.T) {
 			continue
 		}
 		for _, anon := range []bool{false, true} {
-			env := mustSeal(t, &Sealer{Strategy: st, Anonymous: anon}, msg, append(append([]*Recipient{}, xs...), rs...)...)
+			env := mustSeal(t, &Sealer{Identified: true, Strategy: st, Anonymous: anon}, msg, append(append([]*Recipient{}, xs...), rs...)...)
 			for _, id := range ids {
 				got, err := OpenBytes(env, id)
 				if err != nil || !bytes.Equal(got, msg) {
@@ -107,7 +107,7 @@ func TestSSHEd25519StanzaIsHPKE(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := mustSeal(t, &Sealer{Strategy: Sequential}, []byte("x"), r)
+	env := mustSeal(t, &Sealer{Identified: true, Strategy: Sequential}, []byte("x"), r)
 	h, _, err := format.ParseHeader(env)
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +161,7 @@ func TestSSHEd25519StanzaIsHPKE(t *testing.T) {
 	if _, err := OpenBytes(env, plain); !errors.Is(err, ErrNotRecipient) {
 		t.Fatalf("plain X25519 identity: %v", err)
 	}
-	anon := mustSeal(t, &Sealer{Anonymous: true}, []byte("x"), r)
+	anon := mustSeal(t, &Sealer{Identified: true, Anonymous: true}, []byte("x"), r)
 	if _, err := OpenBytes(anon, plain); !errors.Is(err, ErrNotRecipient) {
 		t.Fatalf("plain X25519 identity, anonymous: %v", err)
 	}
@@ -185,7 +185,7 @@ func clampCopy(k []byte) []byte {
 func TestSSHEd25519OneAgreement(t *testing.T) {
 	ids, rs := sshIdentities(t, 100)
 	for _, st := range []Strategy{Sequential, SharedParallel} {
-		env := mustSeal(t, &Sealer{Strategy: st}, []byte("m"), rs...)
+		env := mustSeal(t, &Sealer{Identified: true, Strategy: st}, []byte("m"), rs...)
 		before := keyAgreements.Load()
 		if _, err := OpenBytes(env, ids[99]); err != nil {
 			t.Fatal(err)
@@ -210,7 +210,7 @@ func TestSSHPassphraseProtected(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, _ := ParseRecipient(pub)
-	env := mustSeal(t, new(Sealer), []byte("m"), r)
+	env := mustSeal(t, &Sealer{Identified: true}, []byte("m"), r)
 	if _, err := OpenBytes(env, id); err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestSSHECDSAP256(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := mustSeal(t, new(Sealer), []byte("m"), r)
+	env := mustSeal(t, &Sealer{Identified: true}, []byte("m"), r)
 	if _, err := OpenBytes(env, id); err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +283,7 @@ func TestSSHEd25519OpenAll(t *testing.T) {
 	ids, rs := sshIdentities(t, 20)
 	var envs [][]byte
 	for i := range 16 {
-		envs = append(envs, mustSeal(t, &Sealer{Strategy: SharedParallel, Anonymous: i%2 == 1}, []byte{byte(i)}, rs...))
+		envs = append(envs, mustSeal(t, &Sealer{Identified: true, Strategy: SharedParallel, Anonymous: i%2 == 1}, []byte{byte(i)}, rs...))
 	}
 	out, errs := OpenAll(envs, ids[19])
 	for i := range envs {
@@ -321,7 +321,7 @@ func TestSSHEd25519Precomputed(t *testing.T) {
 	if err := p.WaitFull(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	env := mustSeal(t, &Sealer{Strategy: Precomputed, Precomputer: p}, []byte("pre"), rs...)
+	env := mustSeal(t, &Sealer{Identified: true, Strategy: Precomputed, Precomputer: p}, []byte("pre"), rs...)
 	for _, id := range ids {
 		if got, err := OpenBytes(env, id); err != nil || string(got) != "pre" {
 			t.Fatalf("%q, %v", got, err)
@@ -350,7 +350,7 @@ func TestSSHEd25519PrecomputedBesidePlainKey(t *testing.T) {
 	if err := p.WaitFull(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	env := mustSeal(t, &Sealer{Strategy: Precomputed, Precomputer: p}, []byte("two forms"), sshR, plain.Recipient())
+	env := mustSeal(t, &Sealer{Identified: true, Strategy: Precomputed, Precomputer: p}, []byte("two forms"), sshR, plain.Recipient())
 	for _, id := range []*Identity{sshID, plain} {
 		if got, err := OpenBytes(env, id); err != nil || string(got) != "two forms" {
 			t.Fatalf("%s: %q, %v", id.Recipient().Type(), got, err)
@@ -371,12 +371,12 @@ func TestEncryptedSSHIdentityLazy(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, xs := identities(t, X25519, 1)
-		other := mustSeal(t, new(Sealer), []byte("m"), xs[0])
+		other := mustSeal(t, &Sealer{Identified: true}, []byte("m"), xs[0])
 		if _, err := OpenBytes(other, id); !errors.Is(err, ErrNotRecipient) || asked != 0 {
 			t.Fatalf("%T: not for it: %v, asked %d", key, err, asked)
 		}
 		for _, anon := range []bool{false, true, false} {
-			env := mustSeal(t, &Sealer{Anonymous: anon}, []byte("m"), id.Recipient(), xs[0])
+			env := mustSeal(t, &Sealer{Identified: true, Anonymous: anon}, []byte("m"), id.Recipient(), xs[0])
 			if got, err := OpenBytes(env, id); err != nil || string(got) != "m" {
 				t.Fatalf("%T: %q, %v", key, got, err)
 			}
@@ -386,7 +386,7 @@ func TestEncryptedSSHIdentityLazy(t *testing.T) {
 		}
 		wrong, _ := NewEncryptedSSHIdentity(priv, func() ([]byte, error) { return []byte("wrong"), nil })
 		for _, anon := range []bool{false, true} {
-			env := mustSeal(t, &Sealer{Anonymous: anon}, []byte("m"), id.Recipient())
+			env := mustSeal(t, &Sealer{Identified: true, Anonymous: anon}, []byte("m"), id.Recipient())
 			if _, err := OpenBytes(env, wrong); !errors.Is(err, ErrInvalidKey) || !strings.Contains(err.Error(), "passphrase is wrong") {
 				t.Fatalf("%T anonymous=%v: wrong passphrase: %v", key, anon, err)
 			}

@@ -49,7 +49,7 @@ func TestSSHRSARoundTrip(t *testing.T) {
 	_, xs := identities(t, X25519, 2)
 	_, sshs := sshIdentities(t, 1)
 	for _, anon := range []bool{false, true} {
-		env := mustSeal(t, &Sealer{Anonymous: anon}, []byte("rsa"), xs[0], r, sshs[0], xs[1])
+		env := mustSeal(t, &Sealer{Identified: true, Anonymous: anon}, []byte("rsa"), xs[0], r, sshs[0], xs[1])
 		before := keyAgreements.Load()
 		got, err := OpenBytes(env, id)
 		if err != nil || string(got) != "rsa" {
@@ -60,7 +60,7 @@ func TestSSHRSARoundTrip(t *testing.T) {
 		}
 	}
 	other, _ := identities(t, X25519, 3)
-	env := mustSeal(t, new(Sealer), []byte("rsa"), r)
+	env := mustSeal(t, &Sealer{Identified: true}, []byte("rsa"), r)
 	if _, err := OpenBytes(env, other[2]); !errors.Is(err, ErrNotRecipient) {
 		t.Fatalf("wrong key: %v", err)
 	}
@@ -68,7 +68,7 @@ func TestSSHRSARoundTrip(t *testing.T) {
 
 func TestSSHRSATampered(t *testing.T) {
 	id, r := rsaIdentity(t)
-	env := mustSeal(t, new(Sealer), []byte("rsa"), r)
+	env := mustSeal(t, &Sealer{Identified: true}, []byte("rsa"), r)
 	// The stanza: type at 29, length, key id, ct.
 	off := format.PreambleSize + 3 + format.KeyIDSize
 	bad := append([]byte{}, env...)
@@ -105,7 +105,7 @@ func TestSSHRSASmallKeyRefused(t *testing.T) {
 
 func TestSSHRSAAnonymousTrials(t *testing.T) {
 	id, r := rsaIdentity(t)
-	env := mustSeal(t, &Sealer{Anonymous: true}, []byte("rsa"), r)
+	env := mustSeal(t, &Sealer{Identified: true, Anonymous: true}, []byte("rsa"), r)
 	o := &Opener{MaxAnonymousTrials: rsaTrials - 1}
 	if _, err := o.OpenBytes(env, id); !errors.Is(err, ErrAnonymousLimit) {
 		t.Fatalf("one ssh-rsa trial under a limit of %d: %v", rsaTrials-1, err)

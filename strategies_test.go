@@ -33,7 +33,7 @@ func TestSharedEphemeral(t *testing.T) {
 	rs := append(append([]*Recipient{}, prs...), xrs...)
 	ids := append(append([]*Identity{}, pids...), xids...)
 	for _, st := range []Strategy{Shared, SharedParallel} {
-		env := mustSeal(t, &Sealer{Strategy: st}, []byte("k"), rs...)
+		env := mustSeal(t, &Sealer{Identified: true, Strategy: st}, []byte("k"), rs...)
 		stanzas := stanzasOf(t, env)
 		var eph = map[uint16][]byte{}
 		shared := 0
@@ -88,12 +88,12 @@ func TestSharedEphemeral(t *testing.T) {
 		}
 		// The ephemeral key is stored once: the envelope is smaller than
 		// one with a key per stanza.
-		if plain := mustSeal(t, new(Sealer), []byte("k"), rs...); len(env) >= len(plain) {
+		if plain := mustSeal(t, &Sealer{Identified: true}, []byte("k"), rs...); len(env) >= len(plain) {
 			t.Fatalf("shared envelope %d bytes, per-stanza %d", len(env), len(plain))
 		}
 	}
 	// A tampered ephemeral key fails every stanza that uses it.
-	env := mustSeal(t, &Sealer{Strategy: Shared}, []byte("k"), prs...)
+	env := mustSeal(t, &Sealer{Identified: true, Strategy: Shared}, []byte("k"), prs...)
 	for _, flip := range []int{format.PreambleSize + 3 + 2 + 10, format.PreambleSize + 3 + 2 + 64} {
 		bad := bytes.Clone(env)
 		bad[flip] ^= 0x01
@@ -148,7 +148,7 @@ func TestPrecomputeUseOnce(t *testing.T) {
 	if len(ready) < 8 {
 		t.Fatalf("%d ready items seen in the pools", len(ready))
 	}
-	sealer := &Sealer{Strategy: Precomputed, Precomputer: p}
+	sealer := &Sealer{Identified: true, Strategy: Precomputed, Precomputer: p}
 	var mu sync.Mutex
 	seen := map[string]bool{}
 	var wg sync.WaitGroup
@@ -258,7 +258,7 @@ func TestPrecomputerHotSet(t *testing.T) {
 		t.Fatalf("Add after Close: %v", err)
 	}
 	// A cold envelope still seals through a closed Precomputer.
-	mustSeal(t, &Sealer{Strategy: Precomputed, Precomputer: p}, nil, rs[0])
+	mustSeal(t, &Sealer{Identified: true, Strategy: Precomputed, Precomputer: p}, nil, rs[0])
 }
 
 // TestPrecomputeLookupAllocs checks that finding a recipient's pool, on
@@ -315,7 +315,7 @@ func TestChannel(t *testing.T) {
 	for _, s := range []Suite{P256, X25519, Secp256k1} {
 		t.Run("suite="+s.String(), func(t *testing.T) {
 			sender, recipient, ids := newKeyrings(t, s)
-			sealer := &Sealer{Strategy: Channel, Keyring: sender}
+			sealer := &Sealer{Identified: true, Strategy: Channel, Keyring: sender}
 			opener := &Opener{Keyring: recipient}
 			var counters []uint64
 			for i := range 10 {
@@ -373,7 +373,7 @@ func TestChannelCollidingKeyIDs(t *testing.T) {
 	ringB, _ := NewKeyring(&bIdent, 0)
 	ringB.AddPeer(&x, me.Recipient())
 
-	sealer := &Sealer{Strategy: Channel, Keyring: sender}
+	sealer := &Sealer{Identified: true, Strategy: Channel, Keyring: sender}
 	if _, err := sealer.SealBytes([]byte("view"), rs[0], &b); !errors.Is(err, ErrDuplicateRecipient) {
 		t.Fatalf("two peers with one identifier in one envelope: %v", err)
 	}
@@ -399,7 +399,7 @@ func TestChannelCollidingKeyIDs(t *testing.T) {
 
 func TestChannelConcurrentFirstUse(t *testing.T) {
 	sender, recipient, ids := newKeyrings(t, X25519)
-	sealer := &Sealer{Strategy: Channel, Keyring: sender}
+	sealer := &Sealer{Identified: true, Strategy: Channel, Keyring: sender}
 	envs := make([][]byte, 32)
 	var wg sync.WaitGroup
 	for i := range envs {
@@ -427,7 +427,7 @@ func TestChannelConcurrentFirstUse(t *testing.T) {
 
 func TestChannelEpochsAndPeers(t *testing.T) {
 	sender, recipient, ids := newKeyrings(t, P256)
-	sealer := &Sealer{Strategy: Channel, Keyring: sender}
+	sealer := &Sealer{Identified: true, Strategy: Channel, Keyring: sender}
 	opener := &Opener{Keyring: recipient}
 	r0 := ids[0].Recipient()
 	sender.SetEpoch(1)
@@ -465,10 +465,10 @@ func TestChannelEpochsAndPeers(t *testing.T) {
 	if err := sender.AddPeer(mustRecipient(t, X25519)); !errors.Is(err, ErrUnsupported) {
 		t.Fatalf("peer of another suite: %v", err)
 	}
-	if _, err := (&Sealer{Strategy: Channel, Keyring: sender, Anonymous: true}).SealBytes(nil, r0); !errors.Is(err, ErrUnsupported) {
+	if _, err := (&Sealer{Identified: true, Strategy: Channel, Keyring: sender, Anonymous: true}).SealBytes(nil, r0); !errors.Is(err, ErrUnsupported) {
 		t.Fatalf("anonymous channel: %v", err)
 	}
-	if _, err := (&Sealer{Strategy: Channel}).SealBytes(nil, r0); err == nil {
+	if _, err := (&Sealer{Identified: true, Strategy: Channel}).SealBytes(nil, r0); err == nil {
 		t.Fatal("Channel strategy without a keyring")
 	}
 }
@@ -482,7 +482,7 @@ func TestSessionCache(t *testing.T) {
 	ids, rs := identities(t, P256, 3)
 	// (a) The sealer is a recipient: its own open does no key agreement.
 	c := NewSessionCache(0, 0)
-	env := mustSeal(t, &Sealer{Cache: c}, []byte("own"), rs...)
+	env := mustSeal(t, &Sealer{Identified: true, Cache: c}, []byte("own"), rs...)
 	before := keyAgreements.Load()
 	got, err := (&Opener{Cache: c}).OpenBytes(env, ids[1])
 	if err != nil || string(got) != "own" || keyAgreements.Load() != before {
@@ -491,7 +491,7 @@ func TestSessionCache(t *testing.T) {
 	// (b) A repeated open hits.
 	c2 := NewSessionCache(0, 0)
 	o := &Opener{Cache: c2}
-	env2 := mustSeal(t, new(Sealer), []byte("twice"), rs...)
+	env2 := mustSeal(t, &Sealer{Identified: true}, []byte("twice"), rs...)
 	before = keyAgreements.Load()
 	o.OpenBytes(env2, ids[2])
 	r, err := o.Open(bytes.NewReader(env2), ids[2])
@@ -520,7 +520,7 @@ func TestSessionCache(t *testing.T) {
 	}
 	// Bounded under a flood.
 	small := NewSessionCache(50, time.Hour)
-	s := &Sealer{Cache: small}
+	s := &Sealer{Identified: true, Cache: small}
 	for range 200 {
 		mustSeal(t, s, nil, rs[0])
 	}
@@ -532,7 +532,7 @@ func TestSessionCache(t *testing.T) {
 func TestSessionCacheConcurrent(t *testing.T) {
 	ids, rs := identities(t, X25519, 2)
 	c := NewSessionCache(16, time.Hour)
-	s, o := &Sealer{Cache: c}, &Opener{Cache: c}
+	s, o := &Sealer{Identified: true, Cache: c}, &Opener{Cache: c}
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Add(1)
@@ -560,7 +560,7 @@ func TestParallelPayload(t *testing.T) {
 	pt := randomBytes(5*65536 + 123)
 	for _, w := range []int{1, 2, 5} {
 		var buf bytes.Buffer
-		wc, err := (&Sealer{PayloadWorkers: w}).Seal(&buf, rs...)
+		wc, err := (&Sealer{Identified: true, PayloadWorkers: w}).Seal(&buf, rs...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -593,7 +593,7 @@ func TestKeyringCacheBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	kr.AddPeer(rs...)
-	sealer := &Sealer{Strategy: Channel, Keyring: kr}
+	sealer := &Sealer{Identified: true, Strategy: Channel, Keyring: kr}
 	for round := range 2 {
 		for _, r := range rs {
 			mustSeal(t, sealer, []byte("x"), r)
@@ -657,7 +657,7 @@ func TestKeyringSendingIndex(t *testing.T) {
 		t.Fatal("a key of the epoch before")
 	}
 	before := kr.agreements.Load()
-	mustSeal(t, &Sealer{Strategy: Channel, Keyring: kr}, nil, rs[1:]...)
+	mustSeal(t, &Sealer{Identified: true, Strategy: Channel, Keyring: kr}, nil, rs[1:]...)
 	if kr.agreements.Load() != before+2 {
 		t.Fatalf("%d key agreements for two peers in a new epoch", kr.agreements.Load()-before)
 	}
