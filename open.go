@@ -231,7 +231,36 @@ var errHeaderMAC = fmt.Errorf("%w: header MAC mismatch", ErrAuthentication)
 // ag, if not nil, holds agreements OpenAll computed ahead: a stanza whose
 // agreement it holds takes it instead of computing it, and is otherwise
 // judged the same.
+//
+// In an envelope without key identifiers (private or anonymous), only a
+// key agreement tells whether a stanza is an identity's, so a
+// passphrase-protected identity would be unlocked for every envelope of
+// its suite: unwrap first tries the identities that need no passphrase,
+// and unlocks the others only if those did not open the envelope.
 func (o *Opener) unwrap(h *format.Header, identities []*Identity, ag *agreements) (cipher.AEAD, error) {
+	if h.Private() || h.Anonymous() {
+		if eager := unlocked(identities); len(eager) > 0 && len(eager) < len(identities) {
+			if aead, err := o.unwrapWith(h, eager, ag); err == nil {
+				return aead, nil
+			}
+		}
+	}
+	return o.unwrapWith(h, identities, ag)
+}
+
+// unlocked returns the identities that need no passphrase to be used.
+func unlocked(identities []*Identity) []*Identity {
+	var out []*Identity
+	for _, i := range identities {
+		if i.lazy == nil {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// unwrapWith is unwrap with every one of identities.
+func (o *Opener) unwrapWith(h *format.Header, identities []*Identity, ag *agreements) (cipher.AEAD, error) {
 	anon := h.Anonymous()
 	if h.RSAKeyless() || h.AgeStanzas() > 0 {
 		if err := o.checkTrials(h, identities); err != nil {

@@ -3,6 +3,7 @@ package fanseal
 import (
 	"bytes"
 	"crypto/ecdh"
+	"crypto/ed25519"
 	"crypto/hkdf"
 	"crypto/hmac"
 	stdhpke "crypto/hpke"
@@ -521,5 +522,38 @@ func TestPrivateSSHRSA(t *testing.T) {
 	}
 	if err := (&Sealer{}).checkPrivate(many); !errors.Is(err, ErrAnonymousLimit) {
 		t.Fatalf("%d ssh-rsa recipients: %v", len(many), err)
+	}
+}
+
+// TestPrivateLockedIdentity: a passphrase-protected SSH identity beside
+// an unlocked one is unlocked only when the unlocked one does not open a
+// private envelope, which only a key agreement can tell; alone, it is
+// unlocked once, and then opens private envelopes to it.
+func TestPrivateLockedIdentity(t *testing.T) {
+	for _, key := range []any{ed25519Key(t), rsaTestKey(t)} {
+		priv, _ := sshKeyPair(t, key, "pw")
+		asked := 0
+		id, err := NewEncryptedSSHIdentity(priv, func() ([]byte, error) { asked++; return []byte("pw"), nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		xids, xs := identities(t, X25519, 1)
+		other := mustSeal(t, &Sealer{}, []byte("m"), xs[0])
+		if got, err := OpenBytes(other, id, xids[0]); err != nil || string(got) != "m" || asked != 0 {
+			t.Fatalf("%T: beside the envelope's key: %q, %v, asked %d", key, got, err, asked)
+		}
+		// Alone: an ssh-ed25519 key needs its agreement with the X25519
+		// ephemeral key; an ssh-rsa key has no ssh-rsa stanza to try.
+		want := 1
+		if _, ok := key.(ed25519.PrivateKey); !ok {
+			want = 0
+		}
+		if _, err := OpenBytes(other, id); !errors.Is(err, ErrNotRecipient) || asked != want {
+			t.Fatalf("%T: alone, not for it: %v, asked %d, want %d", key, err, asked, want)
+		}
+		env := mustSeal(t, &Sealer{}, []byte("mine"), id.Recipient(), xs[0])
+		if got, err := OpenBytes(env, id); err != nil || string(got) != "mine" || asked != 1 {
+			t.Fatalf("%T: for it: %q, %v, asked %d", key, got, err, asked)
+		}
 	}
 }
