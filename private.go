@@ -138,3 +138,35 @@ func shuffleShared(ps []plan) []plan {
 	}
 	return out
 }
+
+// StanzaFor returns the index, among the stanzas of the envelope that
+// starts with header (its header and MAC, at least), of the stanza that
+// identity would open, as Open finds it and without opening it: the
+// stanza with the identity's key identifier, or in a private envelope the
+// one with its tag, which costs the one key agreement an open costs. It
+// returns -1 where no stanza names the identity that way: where none is
+// its, and for stanzas that only a trial decryption tells apart (those of
+// an anonymous envelope, a private envelope's ssh-rsa stanzas, age
+// stanzas and passphrases). It checks the header's framing as Open does,
+// but not its MAC.
+func StanzaFor(header []byte, identity *Identity) (int, error) {
+	h, _, err := format.ParseHeader(header)
+	if err != nil {
+		return -1, err
+	}
+	if h.Anonymous() || identity == nil {
+		return -1, nil
+	}
+	o := new(Opener)
+	t := &trial{o: o, h: h}
+	defer t.clear()
+	for st := range o.candidates(h, []*Identity{identity}, t.tag) {
+		switch {
+		case st.Type == format.StanzaAge, st.Type == format.StanzaScrypt:
+		case st.Type == format.StanzaRSA && h.RSAKeyless():
+		default:
+			return st.Index, nil
+		}
+	}
+	return -1, t.tagErr
+}

@@ -557,3 +557,39 @@ func TestPrivateLockedIdentity(t *testing.T) {
 		}
 	}
 }
+
+// TestStanzaFor: StanzaFor finds each recipient's stanza in a private
+// envelope (where the reference finds it) and in an identified one,
+// none for a stranger, and none in an anonymous envelope.
+func TestStanzaFor(t *testing.T) {
+	ids, rs := identities(t, X25519, 4)
+	stranger, err := GenerateIdentity(X25519)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := mustSeal(t, &Sealer{}, []byte("x"), rs...)
+	for _, id := range ids {
+		want, _ := refOpenPrivate(t, env, ecdh.X25519(), uint16(X25519), id.priv, []byte("fanseal/v1 file key"))
+		if got, err := StanzaFor(env, id); err != nil || got != want || got < 0 {
+			t.Fatalf("private: StanzaFor = %d, %v; the reference finds %d", got, err, want)
+		}
+	}
+	identified := mustSeal(t, &Sealer{Identified: true}, []byte("x"), rs...)
+	for i, id := range ids {
+		if got, err := StanzaFor(identified, id); err != nil || got != i {
+			t.Fatalf("identified: StanzaFor = %d, %v; want %d", got, err, i)
+		}
+	}
+	anon := mustSeal(t, &Sealer{Anonymous: true}, []byte("x"), rs...)
+	for _, c := range []struct {
+		env []byte
+		id  *Identity
+	}{{env, stranger}, {identified, stranger}, {anon, ids[0]}} {
+		if got, err := StanzaFor(c.env, c.id); err != nil || got != -1 {
+			t.Fatalf("StanzaFor = %d, %v; want -1", got, err)
+		}
+	}
+	if _, err := StanzaFor(env[:40], ids[0]); !errors.Is(err, ErrTruncated) {
+		t.Fatalf("a cut header: %v", err)
+	}
+}

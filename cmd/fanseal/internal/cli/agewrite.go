@@ -126,8 +126,8 @@ func ageRecipientList(keys, files, identityFiles []string, stdin *stdinUse, stde
 // age's library, armored with age's armor under -a.
 func encryptAge(opts *encryptOptions, pos []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	switch {
-	case opts.anonymous:
-		return fmt.Errorf("%w: --anonymous: an age file never carries key identifiers; leave it out with --age", ErrUsage)
+	case opts.anonymous, opts.identified:
+		return fmt.Errorf("%w: --anonymous and --identified: an age file never carries key identifiers; leave them out with --age", ErrUsage)
 	case opts.verbose:
 		return fmt.Errorf("%w: -v: --age writes age's format, whose stanzas fanseal does not report; fanseal inspect describes the file", ErrUsage)
 	case opts.passphrase && len(opts.recipients)+len(opts.files)+len(opts.identities) > 0:

@@ -9,11 +9,12 @@ import (
 	"github.com/fanseal/fanseal"
 )
 
-// TestEncryptAnonymousLimit: encrypt --anonymous refuses, with a message
-// that says why and what to do, more recipients of one suite than decrypt
-// would open (fanseal.DefaultMaxAnonymousTrials), and writes no output; at
-// the limit it writes an envelope that decrypt opens.
-func TestEncryptAnonymousLimit(t *testing.T) {
+// TestEncryptPrivateNoTrialLimit: encrypt writes a private envelope for
+// more recipients of one suite than an anonymous one could hold
+// (fanseal.DefaultMaxAnonymousTrials), with or without --anonymous, which
+// decrypt opens as the last recipient; inspect and --anonymous with
+// --identified say what they are.
+func TestEncryptPrivateNoTrialLimit(t *testing.T) {
 	dir := t.TempDir()
 	var lines []string
 	var last *fanseal.Identity
@@ -27,15 +28,21 @@ func TestEncryptAnonymousLimit(t *testing.T) {
 	}
 	all := writeFile(t, dir, "all.txt", []byte(strings.Join(lines, "\n")+"\n"))
 	out := filepath.Join(dir, "out.fsl")
-	mustFail(t, "secret", "1001 x25519 recipients; an anonymous envelope holds at most 1000 of one suite", "encrypt", "--anonymous", "-R", all, "-o", out)
+	key := writeFile(t, dir, "last.key", []byte(last.String()+"\n"))
+	for _, flags := range [][]string{nil, {"--anonymous"}} {
+		mustRun(t, "secret", append(append([]string{"encrypt"}, flags...), "-R", all, "-o", out)...)
+		if got := mustRun(t, "", "decrypt", "-i", key, out); got != "secret" {
+			t.Fatalf("%v: decrypt = %q", flags, got)
+		}
+		if got := mustRun(t, "", "inspect", out); !strings.Contains(got, "recipients:  1001 (private") {
+			t.Fatalf("%v: inspect: %s", flags, got)
+		}
+	}
+	if err := os.Remove(out); err != nil {
+		t.Fatal(err)
+	}
+	mustFail(t, "secret", "--anonymous and --identified", "encrypt", "--anonymous", "--identified", "-R", all, "-o", out)
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Fatalf("a refused encrypt left %s behind: %v", out, err)
-	}
-	// 1 000: sealed, and decrypt opens it as the last recipient.
-	some := writeFile(t, dir, "some.txt", []byte(strings.Join(lines[1:], "\n")+"\n"))
-	mustRun(t, "secret", "encrypt", "--anonymous", "-R", some, "-o", out)
-	key := writeFile(t, dir, "last.key", []byte(last.String()+"\n"))
-	if got := mustRun(t, "", "decrypt", "-i", key, out); got != "secret" {
-		t.Fatalf("decrypt = %q", got)
 	}
 }

@@ -16,6 +16,7 @@ type encryptOptions struct {
 	recipients, files multiFlag
 	identities        multiFlag // -i: seal for the recipients of identity files
 	armor, anonymous  bool
+	identified        bool // --identified: key identifiers instead of tags
 	verbose, age      bool
 	passphrase        bool // -p: seal for a passphrase, alone
 	out               string
@@ -31,7 +32,8 @@ func encryptFlags(fs *flag.FlagSet) *encryptOptions {
 	fs.Var(&o.identities, "identity", "identity file")
 	fs.BoolVar(&o.armor, "a", false, "armor")
 	fs.BoolVar(&o.armor, "armor", false, "armor")
-	fs.BoolVar(&o.anonymous, "anonymous", false, "omit key identifiers")
+	fs.BoolVar(&o.anonymous, "anonymous", false, "no key identifiers (the default)")
+	fs.BoolVar(&o.identified, "identified", false, "write key identifiers")
 	fs.BoolVar(&o.age, "age", false, "write an age file")
 	fs.BoolVar(&o.passphrase, "p", false, "passphrase")
 	fs.BoolVar(&o.passphrase, "passphrase", false, "passphrase")
@@ -55,6 +57,9 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	if err := refuseSameAsInput("-o", opts.out, stdin, stdout, ins...); err != nil {
 		return err
+	}
+	if opts.anonymous && opts.identified {
+		return fmt.Errorf("%w: --anonymous and --identified: an envelope carries key identifiers or not; leave one out", ErrUsage)
 	}
 	if opts.age {
 		return encryptAge(opts, pos, stdin, stdout, stderr)
@@ -82,7 +87,7 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: encrypt needs at least one -r, -R or -i", ErrUsage)
 	}
 	warnDuplicates(stderr, list)
-	if err := checkSealable(list, opts.anonymous); err != nil {
+	if err := checkSealable(list, !opts.identified); err != nil {
 		return err
 	}
 	var tap *headerTap
@@ -92,7 +97,9 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 				tap = &headerTap{w: dst}
 				dst = tap
 			}
-			return (&fanseal.Sealer{Anonymous: opts.anonymous}).Seal(dst, recipients(list)...)
+			// Private unless --identified; --anonymous asks for what is
+			// the default, and no longer for trial decryption.
+			return (&fanseal.Sealer{Identified: opts.identified}).Seal(dst, recipients(list)...)
 		})
 	if err == nil && tap != nil {
 		reportSealed(stderr, list, tap.Header())

@@ -22,7 +22,7 @@ func TestEncryptToIdentityFile(t *testing.T) {
 			t.Fatalf("decrypt -i %s: %q", k, got)
 		}
 	}
-	if out := mustRun(t, env, "inspect"); !strings.Contains(out, "recipients:  2\n") {
+	if out := mustRun(t, env, "inspect"); !strings.Contains(out, "recipients:  2 (private: tags instead of key identifiers)\n") {
 		t.Fatalf("inspect: %s", out)
 	}
 	status, _, stderr := cli(t, "x", "encrypt", "-r", pubs[0], "-i", keys[0], "-o", filepath.Join(dir, "out.fsl"))

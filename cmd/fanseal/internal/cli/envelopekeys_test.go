@@ -142,14 +142,22 @@ func TestSSHKeyPassphrase(t *testing.T) {
 	}
 	withPassphrases(t, "wrong")
 	mustFail(t, "", "passphrase is wrong", "decrypt", "-i", priv, env)
-	// Sealing to it, and an envelope that is not for it, ask nothing.
+	// Sealing to it, an identified envelope that is not for it, and a
+	// private one that another key given opens, ask nothing.
 	withPassphrases(t) // any prompt fails the test
 	mustRun(t, "", "encrypt", "-i", priv, "-o", env, in)
 	other := filepath.Join(dir, "other.fsl")
-	mustRun(t, "", "encrypt", "-r", agePublicKey(t, ageKeyFiles["x25519"]), "-o", other, in)
+	mustRun(t, "", "encrypt", "--identified", "-r", agePublicKey(t, ageKeyFiles["x25519"]), "-o", other, in)
 	mustFail(t, "", "not a recipient", "decrypt", "-i", priv, other)
+	mustRun(t, "", "encrypt", "-r", agePublicKey(t, ageKeyFiles["x25519"]), "-o", other, in)
 	if got := mustRun(t, "", "decrypt", "-i", priv, "-i", ageKeyFiles["x25519"], other); got != "behind two passphrases" {
 		t.Fatalf("decrypt with a protected SSH key beside the envelope's key: %q", got)
+	}
+	// Alone, only the key can tell that a private envelope is not for it.
+	prompts = withPassphrases(t, "open sesame")
+	mustFail(t, "", "not a recipient", "decrypt", "-i", priv, other)
+	if len(*prompts) != 1 {
+		t.Fatalf("prompts %q", *prompts)
 	}
 }
 
@@ -230,8 +238,9 @@ func TestInspectNewStanzas(t *testing.T) {
 	if got := mustRun(t, "", "inspect", env); !strings.Contains(got, "ssh-rsa") {
 		t.Fatalf("inspect of an ssh-rsa envelope: %s", got)
 	}
+	mustRun(t, "", "encrypt", "--identified", "-R", rsaPub, "-o", env, in)
 	if got := mustRun(t, "", "inspect", "-R", rsaPub, env); !strings.Contains(got, "id_rsa.pub:1") {
-		t.Fatalf("inspect -R of an ssh-rsa envelope does not name the key: %s", got)
+		t.Fatalf("inspect -R of an identified ssh-rsa envelope does not name the key: %s", got)
 	}
 	if status, _, errOut := cli(t, "", "encrypt", "-v", "-R", rsaPub, "-o", env, in); status != 0 || !strings.Contains(errOut, "ssh-rsa ") || strings.Contains(errOut, "suite(") {
 		t.Fatalf("encrypt -v: status %d, stderr %q", status, errOut)

@@ -229,7 +229,7 @@ func TestInspectNamesOwners(t *testing.T) {
 	dir, keys, pubs := setup(t, "x25519", 4) // alice, bob, carol, dan
 	bobAge := strings.TrimSpace(mustRun(t, "", "keygen", "--age", "-y", keys[1]))
 	team := writeFile(t, dir, "team.txt", []byte("# the team\n\n# alice\n"+pubs[0]+"\n# bob (laptop)\n"+bobAge+"\n"))
-	env := mustRun(t, "for the team", "encrypt", "-r", pubs[0], "-r", pubs[1], "-r", pubs[2], "-r", pubs[3])
+	env := mustRun(t, "for the team", "encrypt", "--identified", "-r", pubs[0], "-r", pubs[1], "-r", pubs[2], "-r", pubs[3])
 	envFile := writeFile(t, dir, "env.fsl", []byte(env))
 
 	text, _ := execOK(t, "", "inspect", "-R", team, "-r", pubs[2], "-i", keys[0], envFile)
@@ -265,9 +265,31 @@ func TestInspectNamesOwners(t *testing.T) {
 	if want := "Key id: " + rep.Recipients[2].KeyID; !strings.Contains(stderr, want) {
 		t.Fatalf("keygen -y: stderr %q, want %q", stderr, want)
 	}
-	anon := writeFile(t, dir, "anon.fsl", []byte(mustRun(t, "x", "encrypt", "--anonymous", "-R", team)))
-	if text, _ := execOK(t, "", "inspect", "-R", team, anon); !strings.Contains(text, "no stanza can be named") {
-		t.Fatalf("inspect of an anonymous envelope:\n%s", text)
+	// A private envelope: public keys name none of its stanzas, an
+	// identity finds its own.
+	private := writeFile(t, dir, "private.fsl", []byte(mustRun(t, "x", "encrypt", "-r", pubs[3], "-R", team)))
+	text, _ = execOK(t, "", "inspect", "-R", team, "-r", pubs[3], private)
+	if !strings.Contains(text, "recipients:  3 (private: tags only their recipients compute; 0 found by the identities given, 3 not)") || strings.Contains(text, "alice") {
+		t.Fatalf("inspect -R of a private envelope:\n%s", text)
+	}
+	text, _ = execOK(t, "", "inspect", "-i", keys[0], private)
+	if !strings.Contains(text, "1 found by the identities given, 2 not") || !strings.Contains(text, "for you:     stanza ") || !strings.Contains(text, keys[0]+":") {
+		t.Fatalf("inspect -i of a private envelope:\n%s", text)
+	}
+	out, _ = execOK(t, "", "inspect", "--json", "-i", keys[0], private)
+	rep = inspection{}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	owned := 0
+	for _, s := range rep.Recipients {
+		if s.KeyID != "" || len(s.Tag) != 16 {
+			t.Fatalf("a private stanza: %+v", s)
+		}
+		owned += len(s.Owners)
+	}
+	if !rep.Private || owned != 1 {
+		t.Fatalf("inspect --json -i of a private envelope: %s", out)
 	}
 }
 
@@ -277,7 +299,7 @@ func TestInspectNamesOwners(t *testing.T) {
 func TestEncryptVerbose(t *testing.T) {
 	dir, _, pubs := setup(t, "p256", 3)
 	team := writeFile(t, dir, "team.txt", []byte("# alice\n"+pubs[0]+"\n# bob\n"+pubs[1]+"\n"))
-	_, stderr := execOK(t, "x", "encrypt", "-v", "-r", pubs[2], "-r", pubs[0], "-R", team)
+	_, stderr := execOK(t, "x", "encrypt", "-v", "--identified", "-r", pubs[2], "-r", pubs[0], "-R", team)
 	for _, want := range []string{
 		"fanseal: sealed for 3 recipients:",
 		"-r #1",
@@ -289,8 +311,8 @@ func TestEncryptVerbose(t *testing.T) {
 			t.Fatalf("encrypt -v: stderr lacks %q:\n%s", want, stderr)
 		}
 	}
-	if _, stderr := execOK(t, "x", "encrypt", "--verbose", "--anonymous", "-r", pubs[2]); !strings.Contains(stderr, "1 stanza, anonymous") {
-		t.Fatalf("encrypt --verbose --anonymous: stderr:\n%s", stderr)
+	if _, stderr := execOK(t, "x", "encrypt", "--verbose", "-r", pubs[2], "-r", pubs[1]); !strings.Contains(stderr, "3 stanzas, private: tags instead of key identifiers: 1 ephemeral-key (p256), 2 shared (p256)") {
+		t.Fatalf("encrypt --verbose: stderr:\n%s", stderr)
 	}
 	if _, stderr := execOK(t, "x", "encrypt", "-r", pubs[2]); stderr != "" {
 		t.Fatalf("encrypt without -v: stderr %q", stderr)

@@ -45,7 +45,7 @@ Examples:
     age1...
 `
 
-const encryptUsage = `fanseal encrypt (-r RECIPIENT | -R PATH | -i PATH)... [-a] [--anonymous] [-v] [-o OUTPUT] [INPUT]
+const encryptUsage = `fanseal encrypt (-r RECIPIENT | -R PATH | -i PATH)... [-a] [--identified] [-v] [-o OUTPUT] [INPUT]
 fanseal encrypt --age (-r RECIPIENT | -R PATH | -i PATH)... [-a] [-o OUTPUT] [INPUT]
 fanseal encrypt -p [--age] [-a] [-o OUTPUT] [INPUT]
 `
@@ -57,6 +57,17 @@ than once (with -r and in a -R file, in two files, or in fanseal's and
 age's spelling) is one recipient, with a warning on standard error that
 names the places. Post-quantum (mlkem768x25519) and
 classical recipients cannot share an envelope.
+
+The envelope is private, as an age file is: it does not say who its
+recipients are, not even to someone who holds all their public keys, nor
+that two envelopes have a recipient in common, and each recipient still
+opens it with one key agreement (each stanza carries a tag that only its
+recipient can compute). With --identified, each stanza carries its
+recipient's key identifier instead, for systems that want anyone with
+the public keys to see who an envelope is for (fanseal inspect -R then
+names them). fanseal versions without private envelopes refuse them as
+unsupported: decrypt them with this version, or seal with --identified
+for older readers.
 
 Recipients are fanseal's keys (fanseal_<suite>_...), age's (age1...,
 age1pq1...), SSH public keys (ssh-ed25519, ssh-rsa of 2048 to 4096 bits
@@ -104,9 +115,12 @@ Options:
                                   recipients age knows (see above).
     -p, --passphrase              Seal for a passphrase, asked twice on the
                                   terminal, alone in the envelope.
-        --anonymous               Leave the key identifiers out: the envelope
-                                  does not say who can open it, and opening
-                                  tries every stanza, as age does.
+        --identified              Give every stanza its recipient's key
+                                  identifier, which anyone holding the public
+                                  keys can read (see above).
+        --anonymous               The default: no key identifiers. Kept for
+                                  scripts; it no longer makes readers try
+                                  every stanza.
     -v, --verbose                 Say on standard error who the envelope is
                                   for, by -r flag or file and line, and how
                                   many stanzas of which type it holds.
@@ -200,8 +214,12 @@ overhead and payload.
 
 Keys given with -r, -R and -i name the stanzas they own: by -r flag, or by
 file and line and the comment above the key, as in "team.txt:4 (bob)". The
-stanzas none of them owns are counted as unknown. An anonymous envelope
-carries no key identifiers, so no stanza can be named.
+stanzas none of them owns are counted as unknown. A private envelope (what
+encrypt writes unless told otherwise) carries tags instead of key
+identifiers, which only a recipient's identity can compute: public keys
+(-r, -R) name none of its stanzas, and an identity (-i) finds its own,
+"for you, stanza k", with one key agreement. An anonymous envelope
+(what older versions wrote when asked) carries neither.
 
 Options:
         --json                    Print the same as JSON.

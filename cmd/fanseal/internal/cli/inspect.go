@@ -18,6 +18,7 @@ type inspection struct {
 	Version    int             `json:"version"`
 	AEAD       string          `json:"aead"`
 	Anonymous  bool            `json:"anonymous"`
+	Private    bool            `json:"private"`
 	Armored    bool            `json:"armored"`
 	Recipients []stanzaSummary `json:"recipients"`
 	// Named and Unknown count the recipient stanzas that a key given with
@@ -35,12 +36,15 @@ type stanzaSummary struct {
 	Type   string `json:"type"` // hpke, shared, channel or unknown
 	Suite  string `json:"suite"`
 	KeyID  string `json:"key_id,omitempty"`
+	Tag    string `json:"tag,omitempty"`           // a private envelope's shared stanzas
 	Sender string `json:"sender_key_id,omitempty"` // channel stanzas
 	Epoch  uint32 `json:"epoch,omitempty"`         // channel stanzas
 	// Owners are the keys given on the command line that the stanza is
 	// for; SenderOwners, for a channel stanza, those of its sender.
 	Owners       []keyOwner `json:"owners,omitempty"`
 	SenderOwners []keyOwner `json:"sender_owners,omitempty"`
+
+	index int // among the header's stanzas
 }
 
 // A keyOwner is a key given on the command line, and where it was given.
@@ -77,16 +81,17 @@ func inspectFlags(fs *flag.FlagSet) *inspectOptions {
 // command line that have it.
 type knownKeys map[suiteKey][]keyOwner
 
-// knownKeysOf indexes the keys of -r, -R and -i by key identifier; stdin
-// hands out standard input to a -R - or -i -.
-func knownKeysOf(o *inspectOptions, stdin *stdinUse) (knownKeys, error) {
+// knownKeysOf indexes the keys of -r, -R and -i by key identifier, and
+// returns the identities of -i, which find their own stanzas in a private
+// envelope; stdin hands out standard input to a -R - or -i -.
+func knownKeysOf(o *inspectOptions, stdin *stdinUse) (knownKeys, []*namedIdentity, error) {
 	rs, err := recipientList(o.recipients, o.files, stdin)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ids, err := identityList(o.identities, stdin)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	known := knownKeys{}
 	add := func(r *fanseal.Recipient, src keySource) {
@@ -106,7 +111,12 @@ func knownKeysOf(o *inspectOptions, stdin *stdinUse) (knownKeys, error) {
 	for _, n := range ids {
 		add(n.Recipient(), n.src)
 	}
-	return known, nil
+	return known, ids, nil
+}
+
+// owner is the keyOwner of an identity given with -i.
+func (n *namedIdentity) owner() keyOwner {
+	return keyOwner{Source: n.src.String(), File: n.src.File, Line: n.src.Line, Comment: n.src.Comment, Key: n.Recipient().String(), src: n.src}
 }
 
 // owners returns the keys of suite kem with the hex key identifier id.
@@ -132,7 +142,7 @@ func inspect(args []string, stdin io.Reader, stdout, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
-	known, err := knownKeysOf(opts, newStdinUse(stdin, payloadFromStdin(pos)))
+	known, ids, err := knownKeysOf(opts, newStdinUse(stdin, payloadFromStdin(pos)))
 	if err != nil {
 		return err
 	}
@@ -154,13 +164,28 @@ func inspect(args []string, stdin io.Reader, stdout, _ io.Writer) error {
 	if err != nil {
 		return describe(err)
 	}
-	rep := inspection{Version: format.Version, AEAD: fanseal.AEAD(h.AEAD).String(), Anonymous: h.Anonymous(), Armored: armored, HeaderSize: len(h.Raw) + format.MACSize}
+	rep := inspection{Version: format.Version, AEAD: fanseal.AEAD(h.AEAD).String(), Anonymous: h.Anonymous(), Private: h.Private(), Armored: armored, HeaderSize: len(h.Raw) + format.MACSize}
 	rep.Recipients, rep.SharedKeys = stanzas(h)
 	if naming {
+		// In a private envelope only an identity finds its stanza: the
+		// one key agreement of an open, without opening it.
+		mine := map[int][]keyOwner{}
+		if h.Private() {
+			header := append(append([]byte(nil), h.Raw...), h.MAC[:]...)
+			for _, n := range ids {
+				k, err := fanseal.StanzaFor(header, n.Identity)
+				if err != nil {
+					return fmt.Errorf("%s: %w", n.src, err)
+				}
+				if k >= 0 {
+					mine[k] = append(mine[k], n.owner())
+				}
+			}
+		}
 		named, unknown := 0, 0
 		for i := range rep.Recipients {
 			s := &rep.Recipients[i]
-			s.Owners = known.owners(s.Suite, s.KeyID)
+			s.Owners = append(known.owners(s.Suite, s.KeyID), mine[s.index]...)
 			s.SenderOwners = known.owners(s.Suite, s.Sender)
 			if len(s.Owners) > 0 {
 				named++
@@ -184,6 +209,10 @@ func inspect(args []string, stdin io.Reader, stdout, _ io.Writer) error {
 	fmt.Fprintf(stdout, "cipher:      %s\n", rep.AEAD)
 	fmt.Fprintf(stdout, "armored:     %v\n", rep.Armored)
 	switch {
+	case rep.Private && naming:
+		fmt.Fprintf(stdout, "recipients:  %d (private: tags only their recipients compute; %d found by the identities given, %d not)\n", len(rep.Recipients), *rep.Named, *rep.Unknown)
+	case rep.Private:
+		fmt.Fprintf(stdout, "recipients:  %d (private: tags instead of key identifiers)\n", len(rep.Recipients))
 	case rep.Anonymous && naming:
 		fmt.Fprintf(stdout, "recipients:  %d (anonymous: no key identifiers, so no stanza can be named)\n", len(rep.Recipients))
 	case rep.Anonymous:
@@ -194,7 +223,7 @@ func inspect(args []string, stdin io.Reader, stdout, _ io.Writer) error {
 		fmt.Fprintf(stdout, "recipients:  %d\n", len(rep.Recipients))
 	}
 	for i, s := range rep.Recipients {
-		line := fmt.Sprintf("  %4d  %-16s %-8s %s", i, s.Suite, s.Type, s.KeyID)
+		line := fmt.Sprintf("  %4d  %-16s %-8s %s", i, s.Suite, s.Type, s.KeyID+s.Tag)
 		if naming && !rep.Anonymous {
 			who := "unknown"
 			if len(s.Owners) > 0 {
@@ -210,6 +239,13 @@ func inspect(args []string, stdin io.Reader, stdout, _ io.Writer) error {
 			line += fmt.Sprintf("  from %s, epoch %d", from, s.Epoch)
 		}
 		fmt.Fprintln(stdout, strings.TrimRight(line, " "))
+	}
+	if rep.Private {
+		for i, s := range rep.Recipients {
+			for _, o := range s.Owners {
+				fmt.Fprintf(stdout, "for you:     stanza %d (%s)\n", i, o.src.describe())
+			}
+		}
 	}
 	if len(rep.SharedKeys) > 0 {
 		fmt.Fprintf(stdout, "shared ephemeral keys: %s\n", strings.Join(rep.SharedKeys, ", "))
@@ -232,12 +268,15 @@ func describeOwners(owners []keyOwner) string {
 // with a shared ephemeral key.
 func stanzas(h *format.Header) (recipients []stanzaSummary, shared []string) {
 	for st := range h.Stanzas() {
-		s := stanzaSummary{Type: fmt.Sprintf("unknown (0x%02x)", st.Type), Suite: "?"}
+		s := stanzaSummary{Type: fmt.Sprintf("unknown (0x%02x)", st.Type), Suite: "?", index: st.Index}
 		switch st.Type {
 		case format.StanzaHPKE, format.StanzaShared:
 			s.Type = map[byte]string{format.StanzaHPKE: "hpke", format.StanzaShared: "shared"}[st.Type]
 			if kem, id, ok := format.PeekHPKE(st.Body, h.Anonymous()); ok {
 				s.Suite, s.KeyID = fanseal.Suite(kem).String(), hex.EncodeToString(id)
+			}
+			if h.Private() {
+				s.KeyID, s.Tag = "", s.KeyID
 			}
 		case format.StanzaChannel:
 			s.Type = "channel"
@@ -246,7 +285,7 @@ func stanzas(h *format.Header) (recipients []stanzaSummary, shared []string) {
 			}
 		case format.StanzaRSA:
 			s.Type, s.Suite = "ssh-rsa", "ssh-rsa"
-			if id, _, err := format.ParseRSA(st.Body, h.Anonymous()); err == nil && id != nil {
+			if id, _, err := format.ParseRSA(st.Body, h.RSAKeyless()); err == nil && id != nil {
 				s.KeyID = hex.EncodeToString(id)
 			}
 		case format.StanzaScrypt:

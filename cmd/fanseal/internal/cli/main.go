@@ -11,7 +11,7 @@
 //
 //	fanseal keygen [--suite SUITE] [--age] [-o OUTPUT]
 //	fanseal keygen -y [--age] [-o OUTPUT] [INPUT]
-//	fanseal encrypt (-r RECIPIENT | -R PATH | -i PATH)... [-a] [--anonymous] [-v] [-o OUTPUT] [INPUT]
+//	fanseal encrypt (-r RECIPIENT | -R PATH | -i PATH)... [-a] [--identified] [-v] [-o OUTPUT] [INPUT]
 //	fanseal encrypt --age (-r RECIPIENT | -R PATH | -i PATH)... [-a] [-o OUTPUT] [INPUT]
 //	fanseal decrypt [-i PATH]... [-j PLUGIN]... [-o OUTPUT] [INPUT]
 //	fanseal inspect [--json] [-r RECIPIENT]... [-R PATH]... [-i PATH]... [INPUT]

@@ -204,7 +204,7 @@ func TestErrors(t *testing.T) {
 
 func TestInspect(t *testing.T) {
 	_, _, pubs := setup(t, "x25519", 2)
-	env := mustRun(t, strings.Repeat("a", 70000), "encrypt", "-r", pubs[0], "-r", pubs[1])
+	env := mustRun(t, strings.Repeat("a", 70000), "encrypt", "--identified", "-r", pubs[0], "-r", pubs[1])
 	var rep inspection
 	if err := json.Unmarshal([]byte(mustRun(t, env, "inspect", "--json")), &rep); err != nil {
 		t.Fatal(err)
@@ -213,9 +213,9 @@ func TestInspect(t *testing.T) {
 		rep.Recipients[1].Suite != "x25519" || len(rep.Recipients[1].KeyID) != 16 || rep.PayloadSize != 70000 || rep.Chunks != 2 {
 		t.Fatalf("inspect report %+v", rep)
 	}
-	armored := mustRun(t, "", "encrypt", "-a", "--anonymous", "-r", pubs[0])
+	armored := mustRun(t, "", "encrypt", "-a", "-r", pubs[0])
 	text := mustRun(t, armored, "inspect")
-	for _, want := range []string{"version 1", "armored:     true", "anonymous", "payload:     0 bytes"} {
+	for _, want := range []string{"version 1", "armored:     true", "private", "payload:     0 bytes"} {
 		if !strings.Contains(text, want) {
 			t.Fatalf("inspect text lacks %q:\n%s", want, text)
 		}

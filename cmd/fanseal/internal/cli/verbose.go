@@ -77,7 +77,10 @@ func reportSealed(w io.Writer, list []*namedRecipient, h *format.Header) {
 		parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
 	}
 	what := "with key identifiers"
-	if h.Anonymous() {
+	switch {
+	case h.Private():
+		what = "private: tags instead of key identifiers"
+	case h.Anonymous():
 		what = "anonymous: no key identifiers"
 	}
 	fmt.Fprintf(w, "fanseal: %s, %s: %s; header %d bytes\n", plural(len(recipients)+len(shared), "stanza"), what, strings.Join(parts, ", "), len(h.Raw)+format.MACSize)
