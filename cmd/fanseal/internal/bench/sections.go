@@ -160,7 +160,10 @@ func sealRow(budget time.Duration, suite fanseal.Suite, sts []fanseal.Strategy, 
 // it. Precomputed and channel start warm. After every precomputed sample
 // the pool is refilled, outside the timed seal and inside its CPU time.
 func sealJob(suite fanseal.Suite, st fanseal.Strategy, rs []*fanseal.Recipient, key []byte) (*job, func(), error) {
-	s := &fanseal.Sealer{Strategy: st}
+	// The strategies as they are named: Sequential and Parallel with their
+	// own ephemeral key per stanza (private envelopes share one, as
+	// SharedParallel does).
+	s := &fanseal.Sealer{Strategy: st, Identified: true}
 	j := &job{f: func() error { _, err := s.SealBytes(key, rs...); return err }, cpu: true}
 	switch st {
 	case fanseal.Precomputed:
