@@ -48,18 +48,26 @@ func (it *precomputed) sealTagged(dst []byte, suite uint16, preamble, fileKey []
 	return it.ctx.Seal(append(dst, tag...), preamble, fileKey)
 }
 
-// sealHybridTagged appends a private shared stanza body of the hybrid
-// suite: the suite, the tag that the X25519 half with the envelope's
-// shared ephemeral key e gives (hybridTag), r's own ML-KEM-768
-// ciphertext, and the file key sealed in the HPKE context of the
-// encapsulated key ct_M || e's public key.
-func (cs *cipherSuite) sealHybridTagged(dst []byte, r *Recipient, e *hpke.HybridEphemeral, preamble, fileKey []byte) ([]byte, error) {
-	ctPQ, ss, ssT, err := e.Encap(r.pq)
-	if err != nil {
-		return nil, err
+// sealHybridTagged appends the body of p, a private shared stanza of the
+// hybrid suite: the suite, the tag that the X25519 half with the
+// envelope's shared ephemeral key gives (hybridTag), the recipient's own
+// ML-KEM-768 ciphertext, and the file key sealed in the HPKE context of
+// the encapsulated key ct_M || the ephemeral public key. The X25519 half
+// is p.ssT where hybridHalves computed it.
+func (cs *cipherSuite) sealHybridTagged(dst []byte, p *plan, preamble, fileKey []byte) ([]byte, error) {
+	r, e := p.r, p.heph
+	var ctPQ, ss, ssT []byte
+	if p.ssT != nil {
+		ssT = p.ssT
+		ctPQ, ss = e.EncapWith(r.pq, ssT)
+	} else {
+		var err error
+		if ctPQ, ss, ssT, err = e.Encap(r.pq); err != nil {
+			return nil, err
+		}
+		defer clear(ssT)
 	}
 	defer clear(ss)
-	defer clear(ssT)
 	dst = binary.BigEndian.AppendUint16(dst, uint16(r.suite))
 	dst = append(append(dst, hybridTag(ssT, preamble, e.PublicKey(), r.pq.X25519())...), ctPQ...)
 	ctx, err := cs.hs.NewContext(ss, cs.schedFor(r))
@@ -67,6 +75,44 @@ func (cs *cipherSuite) sealHybridTagged(dst []byte, r *Recipient, e *hpke.Hybrid
 		return nil, err
 	}
 	return ctx.Seal(dst, preamble, fileKey)
+}
+
+// hybridHalves computes the X25519 halves of the hybrid shared stanzas
+// among ps, on a CPU whose X25519 runs eight to a pass
+// (internal/x25519x8), in passes of up to eight: each then costs its
+// ML-KEM-768 encapsulation, the combiner and one AEAD seal. A low-order
+// half fails its stanza, as sealHybridTagged would.
+func hybridHalves(ps []plan) error {
+	if !hpke.HybridBatches() {
+		return nil
+	}
+	var lanes []int
+	for i := range ps {
+		if ps[i].heph != nil && ps[i].typ == format.StanzaShared {
+			lanes = append(lanes, i)
+		}
+	}
+	for len(lanes) > 0 {
+		batch := lanes[:min(len(lanes), hpke.MaxBatch)]
+		lanes = lanes[len(batch):]
+		pks := make([]*hpke.HybridPublicKey, len(batch))
+		for j, i := range batch {
+			pks[j] = ps[i].r.pq
+		}
+		ssT, errs := ps[batch[0]].heph.Halves(pks)
+		batchedAgreements.Add(uint64(len(batch)))
+		batchPasses.Add(1)
+		for j, i := range batch {
+			if errs != nil && errs[j] != nil {
+				for _, s := range ssT {
+					clear(s)
+				}
+				return stanzaError(i, errs[j])
+			}
+			ps[i].ssT = ssT[j]
+		}
+	}
+	return nil
 }
 
 // hybridTag is the tag of a hybrid shared stanza (docs/FORMAT.md): HKDF

@@ -11,6 +11,7 @@ import (
 	"crypto/sha3"
 	"encoding/binary"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -591,5 +592,39 @@ func TestStanzaFor(t *testing.T) {
 	}
 	if _, err := StanzaFor(env[:40], ids[0]); !errors.Is(err, ErrTruncated) {
 		t.Fatalf("a cut header: %v", err)
+	}
+}
+
+// TestPrivateHybridLowOrder: a post-quantum recipient whose X25519 half is
+// the low-order point 0 makes a private seal fail with ErrInvalidKey, as
+// crypto/hpke's NewSender fails for it, batched (where the X25519 halves
+// run eight to a pass) or not, on any number of goroutines.
+func TestPrivateHybridLowOrder(t *testing.T) {
+	_, good := identities(t, MLKEM768X25519, 19)
+	rs := append(append(append([]*Recipient{}, good[1:12]...), lowOrderHybrid(t, good[0])), good[12:]...)
+	for _, st := range []Strategy{Sequential, Parallel} {
+		for _, parallelism := range []int{1, 2, 16} {
+			before := batchedAgreements.Load()
+			_, err := (&Sealer{Strategy: st, Parallelism: parallelism}).SealBytes([]byte("x"), rs...)
+			if !errors.Is(err, ErrInvalidKey) || !strings.Contains(err.Error(), "sealing stanza ") {
+				t.Fatalf("%s on %d goroutines: %v, want an invalid key", st, parallelism, err)
+			}
+			if batched := batchedAgreements.Load() - before; st != Sequential && batches(MLKEM768X25519) && batched == 0 {
+				t.Fatalf("%s: the X25519 halves did not run in a batch", st)
+			}
+		}
+	}
+	// Batched, every half is X25519 with the one ephemeral key: what the
+	// reference opens (TestPrivateHybrid) and one pass per eight.
+	before, passes := batchedAgreements.Load(), batchPasses.Load()
+	env := mustSeal(t, &Sealer{}, []byte("pq"), good...)
+	if batches(MLKEM768X25519) && (batchedAgreements.Load()-before != 19 || batchPasses.Load()-passes != 3) {
+		t.Fatalf("19 halves in %d agreements and %d passes, want 19 in 3", batchedAgreements.Load()-before, batchPasses.Load()-passes)
+	}
+	ids, _ := identities(t, MLKEM768X25519, 19)
+	for _, id := range ids {
+		if i, _ := refOpenHybrid(t, env, id.priv); i < 0 {
+			t.Fatal("the reference finds no stanza")
+		}
 	}
 }

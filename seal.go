@@ -303,6 +303,7 @@ type plan struct {
 	// heph is the hybrid suite's shared X25519 ephemeral key, in a
 	// private envelope's StanzaEphemeral and StanzaShared of that suite.
 	heph  *hpke.HybridEphemeral
+	ssT   []byte // heph's X25519 half with r's key, if hybridHalves computed it
 	item  *precomputed // a precomputed StanzaHPKE
 	epoch uint32       // StanzaChannel
 	salt  [format.SaltSize]byte
@@ -323,7 +324,7 @@ func (p *plan) fill(s *Sealer, dst, preamble, fileKey []byte) ([]byte, error) {
 	case p.typ == format.StanzaEphemeral:
 		return format.AppendEphemeral(dst, uint16(p.r.suite), p.eph.PublicKey()), nil
 	case p.typ == format.StanzaShared && p.heph != nil:
-		return p.cs.sealHybridTagged(dst, p.r, p.heph, preamble, fileKey)
+		return p.cs.sealHybridTagged(dst, p, preamble, fileKey)
 	case p.typ == format.StanzaShared && s.private():
 		it := p.item
 		if it == nil {
@@ -494,6 +495,16 @@ func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 			return nil, nil, err
 		}
 		heavy -= n
+	}
+	defer func() {
+		for i := range ps {
+			clear(ps[i].ssT)
+		}
+	}()
+	if s.Strategy != Sequential {
+		if err := hybridHalves(ps); err != nil {
+			return nil, nil, err
+		}
 	}
 
 	fileKey := make([]byte, format.FileKeySize)

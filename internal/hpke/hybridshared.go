@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/fanseal/fanseal/internal/mlkem768"
+	"github.com/fanseal/fanseal/internal/x25519x8"
 )
 
 // A HybridEphemeral is one X25519 ephemeral key shared by the hybrid
@@ -16,8 +17,9 @@ import (
 // MLKEM768-X25519, which crypto/hpke decapsulates; docs/SECURITY.md argues
 // why sharing the X25519 half is sound for the combiner.
 type HybridEphemeral struct {
-	k   *ecdh.PrivateKey
-	pub [32]byte
+	k      *ecdh.PrivateKey
+	scalar [32]byte // k's private key, for internal/x25519x8
+	pub    [32]byte
 }
 
 // NewHybridEphemeral draws a new shared X25519 ephemeral key, 32 random
@@ -30,7 +32,9 @@ func NewHybridEphemeral() (*HybridEphemeral, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &HybridEphemeral{k: eph, pub: [32]byte(eph.PublicKey().Bytes())}, nil
+	e := &HybridEphemeral{k: eph, pub: [32]byte(eph.PublicKey().Bytes())}
+	copy(e.scalar[:], eph.Bytes())
+	return e, nil
 }
 
 // PublicKey returns the ephemeral public key ct_X, the last 32 bytes of
@@ -51,9 +55,57 @@ func (e *HybridEphemeral) Encap(pk *HybridPublicKey) (ctPQ, ss, ssT []byte, err 
 	if ssT, err = x25519(e.k, peer); err != nil {
 		return nil, nil, nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
 	}
+	ctPQ, ss = e.EncapWith(pk, ssT)
+	return ctPQ, ss, ssT, nil
+}
+
+// Halves returns the X25519 agreements ss_X of e with each of at most
+// MaxBatch public keys, which the caller clears once used: on a CPU with
+// AVX-512 IFMA in one pass of internal/x25519x8 (e's scalar in every
+// lane), elsewhere one after another in crypto/ecdh. errs is nil if every
+// agreement succeeded; otherwise errs[i] says why pks[i] failed (a
+// low-order X25519 half, as Encap refuses it) and ssT[i] is nil.
+func (e *HybridEphemeral) Halves(pks []*HybridPublicKey) (ssT [][]byte, errs []error) {
+	checkBatchSize(len(pks))
+	n := len(pks)
+	ssT = make([][]byte, n)
+	if !HybridBatches() {
+		for i, pk := range pks {
+			peer, err := x25519PublicKey(pk.t[:])
+			if err == nil {
+				ssT[i], err = x25519(e.k, peer)
+			}
+			if err != nil {
+				ssT[i] = nil
+				failLane(&errs, n, i, fmt.Errorf("%w: %v", ErrInvalidKey, err))
+			}
+		}
+		return ssT, errs
+	}
+	var scalars, points, dh [MaxBatch][32]byte
+	defer clear(scalars[:])
+	defer clear(dh[:])
+	for i, pk := range pks {
+		scalars[i], points[i] = e.scalar, pk.t
+	}
+	x25519x8.ScalarMult(&dh, &scalars, &points, n)
+	for i := range pks {
+		if isZero(&dh[i]) {
+			failLane(&errs, n, i, errLowOrder)
+			continue
+		}
+		ssT[i] = append([]byte(nil), dh[i][:]...)
+	}
+	return ssT, errs
+}
+
+// EncapWith completes Encap for pk given its X25519 half ssT (from
+// Halves): a fresh ML-KEM-768 encapsulation and the combiner. It returns
+// the ML-KEM-768 ciphertext and the shared secret.
+func (e *HybridEphemeral) EncapWith(pk *HybridPublicKey, ssT []byte) (ctPQ, ss []byte) {
 	ssPQ, ctPQ := pk.EncapsulatePQ()
 	defer clear(ssPQ)
-	return ctPQ, combine(ssPQ, ssT, e.pub[:], pk.t[:]), ssT, nil
+	return ctPQ, combine(ssPQ, ssT, e.pub[:], pk.t[:])
 }
 
 // X25519 returns the public key's X25519 half, pk_X.

@@ -61,6 +61,42 @@ func TestHybridEphemeral(t *testing.T) {
 			t.Fatal("X25519 is not the last 32 bytes of the public key")
 		}
 	}
+	// Halves, for every batch size and a low-order lane: crypto/ecdh's
+	// agreement in every other lane, and EncapWith gives what crypto/hpke
+	// opens.
+	for n := 1; n <= MaxBatch; n++ {
+		bad := n / 2
+		sks, pks := hybridKeys(t, n, bad)
+		ssT, errs := e.Halves(pks)
+		xpk, _ := ecdh.X25519().NewPublicKey(e.PublicKey())
+		for i := range n {
+			if i == bad {
+				if errs == nil || !errors.Is(errs[i], ErrInvalidKey) || ssT[i] != nil {
+					t.Fatalf("n=%d: the low-order lane: %v", n, errs)
+				}
+				continue
+			}
+			if errs != nil && errs[i] != nil {
+				t.Fatalf("n=%d lane %d: %v", n, i, errs[i])
+			}
+			seed, _ := sks[i].Bytes()
+			sk, _ := NewHybridPrivateKey(seed)
+			xsk, _ := ecdh.X25519().NewPrivateKey(sk.scalar[:])
+			if want, _ := xsk.ECDH(xpk); !bytes.Equal(ssT[i], want) {
+				t.Fatalf("n=%d lane %d: %x, crypto/ecdh %x", n, i, ssT[i], want)
+			}
+			ctPQ, ss := e.EncapWith(pks[i], ssT[i])
+			ctx, _ := suite.NewContext(ss, suite.ScheduleContext(info))
+			ct, _ := ctx.Seal(nil, []byte("aad"), []byte("file key"))
+			r, err := stdhpke.NewRecipient(append(bytes.Clone(ctPQ), e.PublicKey()...), sks[i], stdhpke.HKDFSHA256(), a, info)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pt, err := r.Open([]byte("aad"), ct); err != nil || string(pt) != "file key" {
+				t.Fatalf("n=%d lane %d: crypto/hpke Open = %q, %v", n, i, pt, err)
+			}
+		}
+	}
 	_, low := hybridKeys(t, 1, 0)
 	if _, _, _, err := e.Encap(low[0]); !errors.Is(err, ErrInvalidKey) {
 		t.Fatalf("Encap to a low-order X25519 half: %v", err)
