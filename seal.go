@@ -303,7 +303,7 @@ type plan struct {
 	// heph is the hybrid suite's shared X25519 ephemeral key, in a
 	// private envelope's StanzaEphemeral and StanzaShared of that suite.
 	heph  *hpke.HybridEphemeral
-	ssT   []byte // heph's X25519 half with r's key, if hybridHalves computed it
+	ssT   []byte       // heph's X25519 half with r's key, if hybridHalves computed it
 	item  *precomputed // a precomputed StanzaHPKE
 	epoch uint32       // StanzaChannel
 	salt  [format.SaltSize]byte
