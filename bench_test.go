@@ -48,7 +48,7 @@ func BenchmarkSeal(b *testing.B) {
 						sealer.SealBytes(key, rs[:n]...) // warm the channel keys
 						benchSeal(b, sealer, key, rs[:n])
 					default:
-						benchSeal(b, &Sealer{Strategy: st}, key, rs[:n])
+						benchSeal(b, &Sealer{Strategy: st, Identified: true}, key, rs[:n])
 					}
 				})
 			}
@@ -61,7 +61,7 @@ func BenchmarkSeal(b *testing.B) {
 	for _, st := range []Strategy{Sequential, Parallel, Shared, SharedParallel} {
 		for _, n := range []int{20, 100} {
 			b.Run(fmt.Sprintf("suite=ssh-ed25519/strategy=%s/n=%d", st, n), func(b *testing.B) {
-				benchSeal(b, &Sealer{Strategy: st}, key, rs[:n])
+				benchSeal(b, &Sealer{Strategy: st, Identified: true}, key, rs[:n])
 			})
 		}
 	}
@@ -147,7 +147,7 @@ func BenchmarkColdSeal(b *testing.B) {
 					continue
 				}
 				b.Run(fmt.Sprintf("suite=%s/impl=fanseal-%s/n=%d", s, st, n), func(b *testing.B) {
-					benchSeal(b, &Sealer{Strategy: st}, key, rs[:n])
+					benchSeal(b, &Sealer{Strategy: st, Identified: true}, key, rs[:n])
 				})
 			}
 		}
@@ -484,6 +484,99 @@ func BenchmarkSealTexts(b *testing.B) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// BenchmarkPrivate compares private envelopes (the default) with
+// identified ones (Sealer.Identified), each op=… row once per form:
+// opening as the last recipient with one identity, sealing a 32-byte key
+// to n recipients with the default strategy (Parallel: private envelopes
+// then share one ephemeral key per suite), and OpenAll of 64 envelopes
+// to five recipients with one identity. form=hpke is one bare crypto/hpke
+// open of a stanza, the floor of any open.
+func BenchmarkPrivate(b *testing.B) {
+	forms := []struct {
+		name string
+		s    *Sealer
+	}{{"private", &Sealer{}}, {"identified", &Sealer{Identified: true}}}
+	for _, c := range []struct {
+		s Suite
+		n int
+	}{{X25519, 100}, {MLKEM768X25519, 20}, {P256, 20}} {
+		ids, rs := identities(b, c.s, c.n)
+		for _, f := range forms {
+			env := mustSeal(b, f.s, make([]byte, 32), rs...)
+			b.Run(fmt.Sprintf("op=open/suite=%s/form=%s/n=%d", c.s, f.name, c.n), func(b *testing.B) {
+				benchOpen(b, new(Opener), env, ids[c.n-1])
+			})
+		}
+		b.Run(fmt.Sprintf("op=open/suite=%s/form=hpke/n=1", c.s), func(b *testing.B) {
+			benchBareOpen(b, c.s)
+		})
+	}
+	key := make([]byte, 32)
+	for _, s := range benchSuites {
+		_, rs := identities(b, s, 20)
+		for _, f := range forms {
+			b.Run(fmt.Sprintf("op=seal/suite=%s/form=%s/n=20", s, f.name), func(b *testing.B) {
+				benchSeal(b, f.s, key, rs)
+			})
+		}
+	}
+	for _, s := range []Suite{X25519, MLKEM768X25519} {
+		ids, rs := identities(b, s, 5)
+		for _, f := range forms {
+			envs := make([][]byte, 64)
+			for i := range envs {
+				envs[i] = mustSeal(b, f.s, make([]byte, 32), rs...)
+			}
+			o := &Opener{PayloadWorkers: 1}
+			b.Run(fmt.Sprintf("op=openall/suite=%s/form=%s/n=64", s, f.name), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, errs := o.OpenAll(envs, ids[4]); errs[63] != nil {
+						b.Fatal(errs[63])
+					}
+				}
+			})
+		}
+	}
+}
+
+// benchBareOpen opens one HPKE stanza of suite s with crypto/hpke: the
+// recipient context and one AEAD open, as a user of crypto/hpke would.
+func benchBareOpen(b *testing.B, s Suite) {
+	var sk stdhpke.PrivateKey
+	var err error
+	switch s {
+	case X25519:
+		sk, err = stdhpke.DHKEM(ecdh.X25519()).GenerateKey()
+	case P256:
+		sk, err = stdhpke.DHKEM(ecdh.P256()).GenerateKey()
+	default:
+		sk, err = stdhpke.MLKEM768X25519().GenerateKey()
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	info, aad := []byte("fanseal/v1 file key"), make([]byte, 29)
+	enc, sender, err := stdhpke.NewSender(sk.PublicKey(), stdhpke.HKDFSHA256(), stdhpke.AES256GCM(), info)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ct, err := sender.Seal(aad, make([]byte, 32))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := stdhpke.NewRecipient(enc, sk, stdhpke.HKDFSHA256(), stdhpke.AES256GCM(), info)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := r.Open(aad, ct); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -439,6 +439,9 @@ type sharedSecret struct {
 	ss  []byte
 	err error
 	tag []byte // in a private envelope, the identity's tag, once derived
+	// ctx is the classical HPKE context the tag was exported from, which
+	// opens the one stanza that carries the tag.
+	ctx *hpke.Context
 }
 
 func (t *trial) clear() {
@@ -518,6 +521,15 @@ func (t *trial) openShared(st format.Stanza, ident *Identity) ([]byte, error) {
 		defer clear(ss)
 		return checkFileKey(cs.openWith(ident.r, ss, t.h.PreambleBytes(), hs.CT))
 	}
+	if s.ctx != nil {
+		// The context the tag came from, at its first message: it opens
+		// this stanza, the only one that carries the tag (rule 10).
+		ctx := s.ctx
+		s.ctx = nil
+		t.shared[ident] = s
+		stanzaOpens.Add(1)
+		return checkFileKey(ctx.Open(nil, t.h.PreambleBytes(), hs.CT))
+	}
 	return checkFileKey(cs.openWith(ident.r, s.ss, t.h.PreambleBytes(), hs.CT))
 }
 
@@ -531,8 +543,11 @@ func (t *trial) sharedWith(cs *cipherSuite, ident *Identity) sharedSecret {
 			// The hybrid suite's X25519 half alone (a private envelope):
 			// its tag, then the ML-KEM-768 decapsulation of the one
 			// stanza that carries it.
-			keyAgreements.Add(1)
-			s.ss, s.err = ident.pq.X25519Half(eph)
+			var ok bool
+			if s.ss, ok = t.ag.takeHalf(ident, eph); !ok {
+				keyAgreements.Add(1)
+				s.ss, s.err = ident.pq.X25519Half(eph)
+			}
 		} else {
 			s.ss, s.err = t.decap(cs, ident, eph)
 		}
@@ -560,9 +575,8 @@ func (t *trial) tag(ident *Identity) []byte {
 		if cs.pq {
 			s.tag = hybridTag(s.ss, t.h.PreambleBytes(), t.h.Ephemeral(uint16(ident.suite)), ident.r.pq.X25519())
 		} else {
-			var ctx *hpke.Context
-			if ctx, s.err = cs.hs.NewContext(s.ss, cs.schedFor(ident.r)); s.err == nil {
-				s.tag, s.err = ctx.Export(tagContext(t.h.PreambleBytes()), format.KeyIDSize)
+			if s.ctx, s.err = cs.hs.NewContext(s.ss, cs.schedFor(ident.r)); s.err == nil {
+				s.tag, s.err = s.ctx.Export(tagContext(t.h.PreambleBytes()), format.KeyIDSize)
 			}
 		}
 		t.shared[ident] = s

@@ -120,6 +120,12 @@ func (o *Opener) gather(ag *agreements, h *format.Header, ids []*Identity) {
 			}
 			continue
 		}
+		if ident.pq != nil && st.Type == format.StanzaShared && hpke.HybridBatches() {
+			// A private envelope's hybrid stanzas: the X25519 half with
+			// the shared ephemeral key, which gives the tag.
+			ag.addHalf(ident, h.Ephemeral(uint16(ident.suite)))
+			continue
+		}
 		if st.Type == format.StanzaChannel || ident.dh == nil {
 			continue
 		}
@@ -148,6 +154,34 @@ type agreements struct {
 	count int
 	dh    window[agreementKey]   // the classical suites'
 	pq    window[pqAgreementKey] // the post-quantum suite's
+	half  window[halfKey]        // the X25519 halves of private hybrid stanzas
+}
+
+// A halfKey names the X25519 half of a post-quantum identity with a
+// private envelope's shared X25519 ephemeral key.
+type halfKey struct {
+	ident *Identity
+	ctT   [32]byte
+}
+
+// addHalf records that the post-quantum identity ident will compute its
+// X25519 half with the ephemeral key ctT, once per window.
+func (ag *agreements) addHalf(ident *Identity, ctT []byte) {
+	if len(ctT) != 32 {
+		return
+	}
+	if k := (halfKey{ident, [32]byte(ctT)}); !ag.half.seen(k) {
+		ag.half.add(ident, k, ctT)
+		ag.count++
+	}
+}
+
+// takeHalf is take for the X25519 halves.
+func (ag *agreements) takeHalf(ident *Identity, ctT []byte) ([]byte, bool) {
+	if ag == nil || len(ctT) != 32 {
+		return nil, false
+	}
+	return ag.half.take(halfKey{ident, [32]byte(ctT)})
 }
 
 // A window holds one kind of agreement of a window: the encapsulated keys
@@ -283,6 +317,11 @@ func (ag *agreements) compute() {
 		func(ident *Identity, batch [][]byte) ([][]byte, []error) {
 			return hpke.HybridDecapBatch(ident.pq, batch)
 		})
+	ag.half.compute(func(*Identity) int { return pqPassCost },
+		func(ident *Identity, ctT []byte) halfKey { return halfKey{ident, [32]byte(ctT)} },
+		func(ident *Identity, batch [][]byte) ([][]byte, []error) {
+			return ident.pq.X25519Halves(batch)
+		})
 	ag.dh.compute(func(ident *Identity) int { return ident.dh.KEM().PassCost() },
 		func(ident *Identity, enc []byte) agreementKey { k, _ := keyOf(ident, enc); return k },
 		func(ident *Identity, batch [][]byte) ([][]byte, []error) {
@@ -308,6 +347,7 @@ func (ag *agreements) take(ident *Identity, enc []byte) ([]byte, bool) {
 func (ag *agreements) clear() {
 	ag.dh.clear()
 	ag.pq.clear()
+	ag.half.clear()
 }
 
 // decapInPasses runs decap over encs, hpke.BatchSize of them a pass,

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fanseal/fanseal/internal/format"
+	"github.com/fanseal/fanseal/internal/hpke"
 )
 
 // refOpenPrivate opens a private envelope from docs/FORMAT.md alone, with
@@ -471,9 +472,28 @@ func TestPrivateOpenAllAndCache(t *testing.T) {
 		}
 	}
 
+	// Private hybrid envelopes: OpenAll computes the X25519 halves with
+	// each envelope's ephemeral key ahead, eight to a pass where the
+	// engine batches, and each envelope then finds its stanza by its tag.
+	pids, prs := identities(t, MLKEM768X25519, 2)
+	var pqs [][]byte
+	for i := range 16 {
+		pqs = append(pqs, mustSeal(t, &Sealer{}, []byte{byte(i)}, prs...))
+	}
+	before := passAgreements.Load()
+	out, errs := OpenAll(pqs, pids[1])
+	for i := range pqs {
+		if errs[i] != nil || !bytes.Equal(out[i], []byte{byte(i)}) {
+			t.Fatalf("post-quantum envelope %d: %v", i, errs[i])
+		}
+	}
+	if n := passAgreements.Load() - before; hpke.HybridBatches() && n != 16 {
+		t.Fatalf("%d of the 16 X25519 halves computed ahead", n)
+	}
+
 	cache := NewSessionCache(16, time.Minute)
 	env := mustSeal(t, &Sealer{Cache: cache}, []byte("cached"), rs[0], rs[1])
-	before := keyAgreements.Load()
+	before = keyAgreements.Load()
 	if pt, err := (&Opener{Cache: cache}).OpenBytes(env, ids[1]); err != nil || string(pt) != "cached" {
 		t.Fatalf("a cached private envelope: %q, %v", pt, err)
 	}

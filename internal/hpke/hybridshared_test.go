@@ -97,6 +97,29 @@ func TestHybridEphemeral(t *testing.T) {
 			}
 		}
 	}
+	// X25519Halves of one private key with many ephemeral keys, one of
+	// them low-order and one of the wrong length: X25519Half in every
+	// other lane.
+	seed0, _ := sks[0].Bytes()
+	sk0, _ := NewHybridPrivateKey(seed0)
+	var ctTs [][]byte
+	for i := range MaxBatch {
+		o, _ := NewHybridEphemeral()
+		ctTs = append(ctTs, o.PublicKey())
+		switch i {
+		case 2:
+			ctTs[i] = make([]byte, 32)
+		case 5:
+			ctTs[i] = ctTs[i][:31]
+		}
+	}
+	halves, errs := sk0.X25519Halves(ctTs)
+	for i, ctT := range ctTs {
+		want, wantErr := sk0.X25519Half(ctT)
+		if (wantErr != nil) != (errs != nil && errs[i] != nil) || !bytes.Equal(halves[i], want) {
+			t.Fatalf("X25519Halves lane %d: %x, %v; X25519Half %x, %v", i, halves[i], errs, want, wantErr)
+		}
+	}
 	_, low := hybridKeys(t, 1, 0)
 	if _, _, _, err := e.Encap(low[0]); !errors.Is(err, ErrInvalidKey) {
 		t.Fatalf("Encap to a low-order X25519 half: %v", err)
