@@ -1,8 +1,6 @@
 package fanseal
 
 import (
-	"crypto/hkdf"
-	"crypto/sha256"
 	"encoding/binary"
 	"math/rand/v2"
 
@@ -122,14 +120,14 @@ func hybridHalves(ps []plan) error {
 // the X-Wing combiner otherwise takes, under SHA3-256), and bound to the
 // envelope (the preamble), the ephemeral key ct_X and the recipient's
 // X25519 key pk_X.
+//
+// HKDF-Expand's first 8 bytes are those of its first 32 (T(1)), so the
+// tag is the start of internal/hpke's HKDF32, the key schedule's pooled
+// HMAC; an empty salt is HKDF's default, 32 zero bytes, as HMAC pads it.
 func hybridTag(ssT, preamble, ctT, pkT []byte) []byte {
 	info := make([]byte, 0, len(format.HybridTagLabel)+len(preamble)+len(ctT)+len(pkT))
 	info = append(append(append(append(info, format.HybridTagLabel...), preamble...), ctT...), pkT...)
-	tag, err := hkdf.Key(sha256.New, ssT, nil, string(info), format.KeyIDSize)
-	if err != nil {
-		panic(err) // unreachable: 8 bytes of HKDF-SHA256
-	}
-	return tag
+	return hpke.HKDF32(ssT, nil, string(info))[0][:format.KeyIDSize:format.KeyIDSize]
 }
 
 // tagContext returns the exporter context of a private envelope's tags.
