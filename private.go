@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"math/rand/v2"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/fanseal/fanseal/internal/format"
 	"github.com/fanseal/fanseal/internal/hpke"
 )
@@ -50,22 +52,16 @@ func (it *precomputed) sealTagged(dst []byte, suite uint16, preamble, fileKey []
 // hybrid suite: the suite, the tag that the X25519 half with the
 // envelope's shared ephemeral key gives (hybridTag), the recipient's own
 // ML-KEM-768 ciphertext, and the file key sealed in the HPKE context of
-// the encapsulated key ct_M || the ephemeral public key. The X25519 half
-// is p.ssT where hybridHalves computed it.
+// the encapsulated key ct_M || the ephemeral public key; hybridItems
+// computes the same ahead, in batches.
 func (cs *cipherSuite) sealHybridTagged(dst []byte, p *plan, preamble, fileKey []byte) ([]byte, error) {
 	r, e := p.r, p.heph
-	var ctPQ, ss, ssT []byte
-	if p.ssT != nil {
-		ssT = p.ssT
-		ctPQ, ss = e.EncapWith(r.pq, ssT)
-	} else {
-		var err error
-		if ctPQ, ss, ssT, err = e.Encap(r.pq); err != nil {
-			return nil, err
-		}
-		defer clear(ssT)
+	ctPQ, ss, ssT, err := e.Encap(r.pq)
+	if err != nil {
+		return nil, err
 	}
 	defer clear(ss)
+	defer clear(ssT)
 	dst = binary.BigEndian.AppendUint16(dst, uint16(r.suite))
 	dst = append(append(dst, hybridTag(ssT, preamble, e.PublicKey(), r.pq.X25519())...), ctPQ...)
 	ctx, err := cs.hs.NewContext(ss, cs.schedFor(r))
@@ -75,42 +71,104 @@ func (cs *cipherSuite) sealHybridTagged(dst []byte, p *plan, preamble, fileKey [
 	return ctx.Seal(dst, preamble, fileKey)
 }
 
-// hybridHalves computes the X25519 halves of the hybrid shared stanzas
-// among ps, on a CPU whose X25519 runs eight to a pass
-// (internal/x25519x8), in passes of up to eight: each then costs its
-// ML-KEM-768 encapsulation, the combiner and one AEAD seal. A low-order
-// half fails its stanza, as sealHybridTagged would.
-func hybridHalves(ps []plan) error {
-	if !hpke.HybridBatches() {
-		return nil
-	}
+// hybridItems computes ahead, on a CPU whose X25519 runs eight to a pass
+// (internal/x25519x8), what each private hybrid stanza among ps needs,
+// as batchAgreements does for fresh stanzas: the X25519 halves with the
+// envelope's shared ephemeral key, a pass per eight, the ML-KEM-768
+// encapsulations beside the passes in at most Parallelism tasks (one
+// when not parallel), then the combiner, the key schedule and the tag
+// (bound to preamble). Each such plan gets its item, ML-KEM-768
+// ciphertext and tag, and filling it is one AEAD seal; n is how many. A
+// low-order half fails its stanza, as sealHybridTagged would.
+func (s *Sealer) hybridItems(ps []plan, preamble []byte, parallel bool) (n int, err error) {
 	var lanes []int
 	for i := range ps {
 		if ps[i].heph != nil && ps[i].typ == format.StanzaShared {
 			lanes = append(lanes, i)
 		}
 	}
-	for len(lanes) > 0 {
-		batch := lanes[:min(len(lanes), hpke.MaxBatch)]
-		lanes = lanes[len(batch):]
+	if !hpke.HybridBatches() || len(lanes) < minBatch {
+		return 0, nil
+	}
+	workers := 1
+	if parallel {
+		workers = s.parallelism()
+	}
+	var g errgroup.Group
+	g.SetLimit(workers)
+	var tasks []func()
+	var failed failures
+	// The passes start first, so that a task only ever waits for a pass
+	// that has started (as batchAgreements orders its own).
+	for start := 0; start < len(lanes); start += hpke.MaxBatch {
+		batch := lanes[start:min(start+hpke.MaxBatch, len(lanes))]
+		h := &halfPass{done: make(chan struct{})}
 		pks := make([]*hpke.HybridPublicKey, len(batch))
 		for j, i := range batch {
 			pks[j] = ps[i].r.pq
 		}
-		ssT, errs := ps[batch[0]].heph.Halves(pks)
-		batchedAgreements.Add(uint64(len(batch)))
-		batchPasses.Add(1)
-		for j, i := range batch {
-			if errs != nil && errs[j] != nil {
-				for _, s := range ssT {
-					clear(s)
-				}
-				return stanzaError(i, errs[j])
-			}
-			ps[i].ssT = ssT[j]
+		g.Go(func() error {
+			defer close(h.done)
+			h.ssT, h.errs = ps[batch[0]].heph.Halves(pks)
+			batchedAgreements.Add(uint64(len(pks)))
+			batchPasses.Add(1)
+			return nil
+		})
+		chunk := ceilDiv(len(batch), workers)
+		for from := 0; from < len(batch); from += chunk {
+			to := min(from+chunk, len(batch))
+			tasks = append(tasks, func() { h.lanes(ps, batch, from, to, preamble, &failed) })
 		}
 	}
-	return nil
+	for _, f := range tasks {
+		g.Go(func() error { f(); return nil })
+	}
+	g.Wait()
+	if failed.err != nil {
+		return 0, failed.err
+	}
+	return len(lanes), nil
+}
+
+// A halfPass computes the X25519 halves of up to eight private hybrid
+// stanzas with the envelope's shared ephemeral key, in one pass.
+type halfPass struct {
+	done chan struct{}
+	ssT  [][]byte
+	errs []error
+}
+
+// lanes runs the ML-KEM-768 encapsulations of the plans ps[batch[j]],
+// from <= j < to, then waits for the pass and gives each plan its item,
+// ciphertext and tag, clearing its X25519 half; those that fail are
+// recorded in failed.
+func (h *halfPass) lanes(ps []plan, batch []int, from, to int, preamble []byte, failed *failures) {
+	var ssPQ, ctPQ [hpke.MaxBatch][]byte
+	for j := from; j < to; j++ {
+		ssPQ[j], ctPQ[j] = ps[batch[j]].r.pq.EncapsulatePQ()
+	}
+	<-h.done
+	for j := from; j < to; j++ {
+		i, p := batch[j], &ps[batch[j]]
+		err := error(nil)
+		if h.errs != nil {
+			err = h.errs[j]
+		}
+		if err == nil {
+			ss := p.heph.Combine(p.r.pq, ssPQ[j], h.ssT[j])
+			var ctx *hpke.Context
+			if ctx, err = p.cs.hs.NewContext(ss, p.cs.schedFor(p.r)); err == nil {
+				p.item, p.heavy = &precomputed{ctx: ctx}, false
+				p.ctPQ, p.tag = ctPQ[j], hybridTag(h.ssT[j], preamble, p.heph.PublicKey(), p.r.pq.X25519())
+			}
+			clear(ss)
+		}
+		clear(ssPQ[j])
+		clear(h.ssT[j])
+		if err != nil {
+			failed.add(i, err)
+		}
+	}
 }
 
 // hybridTag is the tag of a hybrid shared stanza (docs/FORMAT.md): HKDF

@@ -3,6 +3,7 @@ package fanseal
 import (
 	"crypto/cipher"
 	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -302,11 +303,13 @@ type plan struct {
 	eph   *hpke.PrivateKey // StanzaEphemeral and StanzaShared
 	// heph is the hybrid suite's shared X25519 ephemeral key, in a
 	// private envelope's StanzaEphemeral and StanzaShared of that suite.
-	heph  *hpke.HybridEphemeral
-	ssT   []byte       // heph's X25519 half with r's key, if hybridHalves computed it
-	item  *precomputed // a precomputed StanzaHPKE
-	epoch uint32       // StanzaChannel
-	salt  [format.SaltSize]byte
+	heph *hpke.HybridEphemeral
+	// ctPQ and tag are a private hybrid stanza's ML-KEM-768 ciphertext
+	// and tag, where hybridItems computed them beside its item.
+	ctPQ, tag []byte
+	item      *precomputed // a precomputed StanzaHPKE
+	epoch     uint32       // StanzaChannel
+	salt      [format.SaltSize]byte
 	// ageEnc is a StanzaAge's age stanza, encoded; secret is what it
 	// wraps, the envelope's.
 	ageEnc, secret []byte
@@ -323,6 +326,9 @@ func (p *plan) fill(s *Sealer, dst, preamble, fileKey []byte) ([]byte, error) {
 		return format.AppendEphemeral(dst, uint16(p.r.suite), p.heph.PublicKey()), nil
 	case p.typ == format.StanzaEphemeral:
 		return format.AppendEphemeral(dst, uint16(p.r.suite), p.eph.PublicKey()), nil
+	case p.typ == format.StanzaShared && p.heph != nil && p.item != nil:
+		dst = binary.BigEndian.AppendUint16(dst, uint16(p.r.suite))
+		return p.item.ctx.Seal(append(append(dst, p.tag...), p.ctPQ...), preamble, fileKey)
 	case p.typ == format.StanzaShared && p.heph != nil:
 		return p.cs.sealHybridTagged(dst, p, preamble, fileKey)
 	case p.typ == format.StanzaShared && s.private():
@@ -496,21 +502,21 @@ func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 		}
 		heavy -= n
 	}
-	defer func() {
-		for i := range ps {
-			clear(ps[i].ssT)
-		}
-	}()
+	rand.Read(p.Nonce[:])
 	if s.Strategy != Sequential {
-		if err := hybridHalves(ps); err != nil {
+		// The private hybrid stanzas' X25519 halves, eight to a pass,
+		// their encapsulations meanwhile, and their tags, which bind the
+		// preamble.
+		n, err := s.hybridItems(ps, p.Append(nil), s.Strategy != Shared && s.parallelism() > 1)
+		if err != nil {
 			return nil, nil, err
 		}
+		heavy -= n
 	}
 
 	fileKey := make([]byte, format.FileKeySize)
 	defer clear(fileKey)
 	rand.Read(fileKey)
-	rand.Read(p.Nonce[:])
 
 	// Room for the MAC and, for SealBytes, a short payload.
 	hdr := make([]byte, offsets[len(ps)], offsets[len(ps)]+format.MACSize+256)

@@ -55,8 +55,9 @@ func (e *HybridEphemeral) Encap(pk *HybridPublicKey) (ctPQ, ss, ssT []byte, err 
 	if ssT, err = x25519(e.k, peer); err != nil {
 		return nil, nil, nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
 	}
-	ctPQ, ss = e.EncapWith(pk, ssT)
-	return ctPQ, ss, ssT, nil
+	ssPQ, ctPQ := pk.EncapsulatePQ()
+	defer clear(ssPQ)
+	return ctPQ, e.Combine(pk, ssPQ, ssT), ssT, nil
 }
 
 // Halves returns the X25519 agreements ss_X of e with each of at most
@@ -99,13 +100,11 @@ func (e *HybridEphemeral) Halves(pks []*HybridPublicKey) (ssT [][]byte, errs []e
 	return ssT, errs
 }
 
-// EncapWith completes Encap for pk given its X25519 half ssT (from
-// Halves): a fresh ML-KEM-768 encapsulation and the combiner. It returns
-// the ML-KEM-768 ciphertext and the shared secret.
-func (e *HybridEphemeral) EncapWith(pk *HybridPublicKey, ssT []byte) (ctPQ, ss []byte) {
-	ssPQ, ctPQ := pk.EncapsulatePQ()
-	defer clear(ssPQ)
-	return ctPQ, combine(ssPQ, ssT, e.pub[:], pk.t[:])
+// Combine completes Encap for pk given its ML-KEM-768 half ssPQ (from
+// pk.EncapsulatePQ, whose ciphertext goes in the stanza) and its X25519
+// half ssT (from Halves): the combiner's shared secret.
+func (e *HybridEphemeral) Combine(pk *HybridPublicKey, ssPQ, ssT []byte) []byte {
+	return combine(ssPQ, ssT, e.pub[:], pk.t[:])
 }
 
 // X25519 returns the public key's X25519 half, pk_X.

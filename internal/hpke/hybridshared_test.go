@@ -62,7 +62,7 @@ func TestHybridEphemeral(t *testing.T) {
 		}
 	}
 	// Halves, for every batch size and a low-order lane: crypto/ecdh's
-	// agreement in every other lane, and EncapWith gives what crypto/hpke
+	// agreement in every other lane, and Combine gives what crypto/hpke
 	// opens.
 	for n := 1; n <= MaxBatch; n++ {
 		bad := n / 2
@@ -85,7 +85,8 @@ func TestHybridEphemeral(t *testing.T) {
 			if want, _ := xsk.ECDH(xpk); !bytes.Equal(ssT[i], want) {
 				t.Fatalf("n=%d lane %d: %x, crypto/ecdh %x", n, i, ssT[i], want)
 			}
-			ctPQ, ss := e.EncapWith(pks[i], ssT[i])
+			ssPQ, ctPQ := pks[i].EncapsulatePQ()
+			ss := e.Combine(pks[i], ssPQ, ssT[i])
 			ctx, _ := suite.NewContext(ss, suite.ScheduleContext(info))
 			ct, _ := ctx.Seal(nil, []byte("aad"), []byte("file key"))
 			r, err := stdhpke.NewRecipient(append(bytes.Clone(ctPQ), e.PublicKey()...), sks[i], stdhpke.HKDFSHA256(), a, info)
