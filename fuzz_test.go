@@ -27,7 +27,19 @@ func FuzzOpen(f *testing.F) {
 	ring, _ := NewKeyring(id, 0)
 	ring.AddPeer(sender.Recipient())
 	opener := &Opener{Keyring: ring, PayloadWorkers: 2}
-	for _, s := range []*Sealer{{}, {Anonymous: true}, {AEAD: ChaCha20Poly1305}, {Strategy: Shared}, {Strategy: Shared, Anonymous: true}, {Strategy: Channel, Keyring: senderRing}} {
+	pq, err := NewIdentity(MLKEM768X25519, bytes.Repeat([]byte{0x5a}, 32))
+	if err != nil {
+		f.Fatal(err)
+	}
+	pqOther, _ := GenerateIdentity(MLKEM768X25519)
+	for _, s := range []*Sealer{{}, {Identified: true}} {
+		env, err := s.SealBytes([]byte("pq"), pq.Recipient(), pqOther.Recipient())
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(env)
+	}
+	for _, s := range []*Sealer{{}, {Identified: true}, {Anonymous: true}, {AEAD: ChaCha20Poly1305}, {Strategy: Shared}, {Strategy: Shared, Anonymous: true}, {Strategy: Channel, Keyring: senderRing}} {
 		for _, pt := range [][]byte{nil, []byte("fuzz"), bytes.Repeat([]byte("x"), 70000)} {
 			env, err := s.SealBytes(pt, id.Recipient(), other.Recipient())
 			if err != nil {
@@ -38,12 +50,17 @@ func FuzzOpen(f *testing.F) {
 	}
 	f.Add([]byte("FANSEAL"))
 	f.Fuzz(func(t *testing.T, env []byte) {
-		r, err := opener.Open(bytes.NewReader(env), id)
+		r, err := opener.Open(bytes.NewReader(env), id, pq)
 		if err == nil {
 			_, err = io.Copy(io.Discard, r)
 		}
 		if err != nil && !isDocumented(err) {
 			t.Fatalf("undocumented error: %v", err)
+		}
+		for _, who := range []*Identity{id, pq} {
+			if k, err := StanzaFor(env, who); err != nil && !isDocumented(err) || k < -1 {
+				t.Fatalf("StanzaFor: %d, undocumented error: %v", k, err)
+			}
 		}
 	})
 }
