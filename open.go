@@ -425,7 +425,7 @@ type trial struct {
 	// shared holds, per identity, the KEM shared secret with the
 	// envelope's ephemeral key of its suite, which every shared stanza of
 	// the suite uses: one key agreement however many are tried.
-	shared map[*Identity]sharedSecret
+	shared secrets
 	// ag holds the agreements OpenAll computed ahead, or is nil.
 	ag *agreements
 	// ageSecrets holds, per age identity, the secret it unwrapped from the
@@ -433,6 +433,41 @@ type trial struct {
 	ageSecrets map[*Identity]sharedSecret
 	// tagErr is why a private envelope's tag could not be derived.
 	tagErr error
+}
+
+// secrets holds a secret per identity: the first in place, since most
+// opens hold one identity, the others in a map.
+type secrets struct {
+	first *Identity
+	s     sharedSecret
+	more  map[*Identity]sharedSecret
+}
+
+func (m *secrets) get(ident *Identity) (sharedSecret, bool) {
+	if ident == m.first && ident != nil {
+		return m.s, true
+	}
+	s, ok := m.more[ident]
+	return s, ok
+}
+
+func (m *secrets) put(ident *Identity, s sharedSecret) {
+	switch {
+	case m.first == nil || m.first == ident:
+		m.first, m.s = ident, s
+	default:
+		if m.more == nil {
+			m.more = map[*Identity]sharedSecret{}
+		}
+		m.more[ident] = s
+	}
+}
+
+func (m *secrets) clear() {
+	clear(m.s.ss)
+	for _, s := range m.more {
+		clear(s.ss)
+	}
 }
 
 type sharedSecret struct {
@@ -445,9 +480,7 @@ type sharedSecret struct {
 }
 
 func (t *trial) clear() {
-	for _, s := range t.shared {
-		clear(s.ss)
-	}
+	t.shared.clear()
 	for _, s := range t.ageSecrets {
 		clear(s.ss)
 	}
@@ -526,7 +559,7 @@ func (t *trial) openShared(st format.Stanza, ident *Identity) ([]byte, error) {
 		// this stanza, the only one that carries the tag (rule 10).
 		ctx := s.ctx
 		s.ctx = nil
-		t.shared[ident] = s
+		t.shared.put(ident, s)
 		stanzaOpens.Add(1)
 		return checkFileKey(ctx.Open(nil, t.h.PreambleBytes(), hs.CT))
 	}
@@ -536,7 +569,7 @@ func (t *trial) openShared(st format.Stanza, ident *Identity) ([]byte, error) {
 // sharedWith returns the KEM shared secret of ident with the envelope's
 // ephemeral key of its suite, computed once per identity.
 func (t *trial) sharedWith(cs *cipherSuite, ident *Identity) sharedSecret {
-	s, ok := t.shared[ident]
+	s, ok := t.shared.get(ident)
 	if !ok {
 		eph := t.h.Ephemeral(uint16(ident.suite))
 		if cs.pq {
@@ -551,10 +584,7 @@ func (t *trial) sharedWith(cs *cipherSuite, ident *Identity) sharedSecret {
 		} else {
 			s.ss, s.err = t.decap(cs, ident, eph)
 		}
-		if t.shared == nil {
-			t.shared = map[*Identity]sharedSecret{}
-		}
-		t.shared[ident] = s
+		t.shared.put(ident, s)
 	}
 	return s
 }
@@ -579,7 +609,7 @@ func (t *trial) tag(ident *Identity) []byte {
 				s.tag, s.err = s.ctx.Export(tagContext(t.h.PreambleBytes()), format.KeyIDSize)
 			}
 		}
-		t.shared[ident] = s
+		t.shared.put(ident, s)
 	}
 	if s.err != nil {
 		t.tagErr = cmp.Or(t.tagErr, unwrapError(s.err))
