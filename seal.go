@@ -125,7 +125,10 @@ type Sealer struct {
 	// agreement per stanza). Not with Channel. An anonymous envelope
 	// holds at most DefaultMaxAnonymousTrials recipients of one suite
 	// (ErrAnonymousLimit), so that the default Opener opens it. Private
-	// envelopes, the default, hide as much and open with one agreement.
+	// envelopes, the default, hide as much and open with one agreement;
+	// the anonymous form remains for readers older than private
+	// envelopes, which refuse them (the command line no longer writes
+	// it).
 	Anonymous bool
 	// Precomputer supplies ready sender contexts to the Precomputed
 	// strategy.
