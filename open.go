@@ -3,7 +3,6 @@ package fanseal
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/subtle"
@@ -239,24 +238,37 @@ var errHeaderMAC = fmt.Errorf("%w: header MAC mismatch", ErrAuthentication)
 // and unlocks the others only if those did not open the envelope.
 func (o *Opener) unwrap(h *format.Header, identities []*Identity, ag *agreements) (cipher.AEAD, error) {
 	if h.Private() || h.Anonymous() {
-		if eager := unlocked(identities); len(eager) > 0 && len(eager) < len(identities) {
-			if aead, err := o.unwrapWith(h, eager, ag); err == nil {
-				return aead, nil
+		if eager, locked := byLock(identities); len(eager) > 0 && len(locked) > 0 {
+			// The trial budget is the whole reader's, counted before any
+			// agreement; the locked identities are unlocked only if the
+			// others are not recipients, and their verdict is then the
+			// envelope's (the others contributed nothing to it).
+			if h.RSAKeyless() || h.AgeStanzas() > 0 {
+				if err := o.checkTrials(h, identities); err != nil {
+					return nil, err
+				}
 			}
+			aead, err := o.unwrapWith(h, eager, ag)
+			if !errors.Is(err, ErrNotRecipient) {
+				return aead, err
+			}
+			return o.unwrapWith(h, locked, ag)
 		}
 	}
 	return o.unwrapWith(h, identities, ag)
 }
 
-// unlocked returns the identities that need no passphrase to be used.
-func unlocked(identities []*Identity) []*Identity {
-	var out []*Identity
+// byLock splits identities into those that need no passphrase to be used
+// and those that do.
+func byLock(identities []*Identity) (eager, locked []*Identity) {
 	for _, i := range identities {
 		if i.lazy == nil {
-			out = append(out, i)
+			eager = append(eager, i)
+		} else {
+			locked = append(locked, i)
 		}
 	}
-	return out
+	return eager, locked
 }
 
 // unwrapWith is unwrap with every one of identities.
@@ -281,7 +293,10 @@ func (o *Opener) unwrapWith(h *format.Header, identities []*Identity, ag *agreem
 		key, pending, err := t.open(st, ident)
 		if err != nil {
 			var ie *identityError
-			if !anon || st.Type == format.StanzaChannel || st.Type == format.StanzaScrypt || st.Type == format.StanzaAge && !errors.Is(err, ErrNotRecipient) || errors.As(err, &ie) {
+			// A private envelope's ssh-rsa stanzas carry no identifier:
+			// one that does not open is someone else's, as when anonymous.
+			keyless := anon || st.Type == format.StanzaRSA && t.h.RSAKeyless()
+			if !keyless || st.Type == format.StanzaChannel || st.Type == format.StanzaScrypt || st.Type == format.StanzaAge && !errors.Is(err, ErrNotRecipient) || errors.As(err, &ie) {
 				// An identifier matched but the stanza did not open:
 				// tampering, or an unknown channel sender or epoch. (An
 				// anonymous stanza that does not open, whatever the
@@ -612,7 +627,9 @@ func (t *trial) tag(ident *Identity) []byte {
 		t.shared.put(ident, s)
 	}
 	if s.err != nil {
-		t.tagErr = cmp.Or(t.tagErr, unwrapError(s.err))
+		if t.tagErr == nil {
+			t.tagErr = unwrapError(s.err)
+		}
 		return nil
 	}
 	return s.tag

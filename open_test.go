@@ -345,22 +345,25 @@ func TestInvalidEphemeral(t *testing.T) {
 
 // TestCollidingKeyID: two distinct keys whose identifiers collide cannot
 // share an envelope with identifiers (readers would refuse it), but can
-// share an anonymous one.
+// share a private or an anonymous one, which carries none.
 func TestCollidingKeyID(t *testing.T) {
 	ids, rs := identities(t, P256, 2)
 	colliding := *rs[0]
 	colliding.id = rs[1].id
-	if _, err := SealBytes([]byte("x"), &colliding, rs[1]); !errors.Is(err, ErrDuplicateRecipient) {
+	identified := &Sealer{Identified: true}
+	if _, err := identified.SealBytes([]byte("x"), &colliding, rs[1]); !errors.Is(err, ErrDuplicateRecipient) {
 		t.Fatalf("colliding identifiers: %v", err)
 	}
 	_, many := identities(t, X25519, 40)
 	many = append(many[:40:40], &colliding, rs[1])
-	if _, err := SealBytes([]byte("x"), many...); !errors.Is(err, ErrDuplicateRecipient) {
+	if _, err := identified.SealBytes([]byte("x"), many...); !errors.Is(err, ErrDuplicateRecipient) {
 		t.Fatalf("colliding identifiers among %d recipients: %v", len(many), err)
 	}
-	env := mustSeal(t, &Sealer{Identified: true, Anonymous: true}, []byte("x"), &colliding, rs[1])
-	mustOpen(t, env, []byte("x"), ids[1])
-	mustOpen(t, env, []byte("x"), ids[0])
+	for _, s := range []*Sealer{{}, {Anonymous: true}} {
+		env := mustSeal(t, s, []byte("x"), &colliding, rs[1])
+		mustOpen(t, env, []byte("x"), ids[1])
+		mustOpen(t, env, []byte("x"), ids[0])
+	}
 }
 
 // ecdhSuites are the suites that crypto/ecdh implements, for tests that

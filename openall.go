@@ -113,7 +113,20 @@ func (o *Opener) gather(ag *agreements, h *format.Header, ids []*Identity) {
 	if len(ids) == 0 || o.Cache != nil && o.Cache.serves(h, ids) || anon && o.checkTrials(h, ids) != nil {
 		return
 	}
+	var sharedDone map[*Identity]bool // the identities whose shared agreement is added
 	for st, ident := range o.candidates(h, ids, nil) {
+		if st.Type == format.StanzaShared {
+			// One agreement per identity with the suite's ephemeral key,
+			// however many shared stanzas (and whether it is valid or
+			// not: checked once).
+			if sharedDone[ident] {
+				continue
+			}
+			if sharedDone == nil {
+				sharedDone = map[*Identity]bool{}
+			}
+			sharedDone[ident] = true
+		}
 		if ident.pq != nil && st.Type == format.StanzaHPKE && hpke.HybridBatches() {
 			if hs, err := format.ParseHPKE(st.Body, anon); err == nil {
 				ag.addPQ(ident, hs.Enc)

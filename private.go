@@ -1,7 +1,9 @@
 package fanseal
 
 import (
+	crand "crypto/rand"
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 
 	"golang.org/x/sync/errgroup"
@@ -30,11 +32,32 @@ func (s *Sealer) private() bool {
 	return !s.Identified && !s.Anonymous && s.Strategy != Channel && s.Strategy != Precomputed
 }
 
+// maxSealTries bounds the seals of one private envelope whose tags
+// collided (tagsCollide): each collision has probability 2^-64 a pair.
+const maxSealTries = 4
+
 // checkPrivate refuses what a private envelope cannot hold: more ssh-rsa
 // recipients, which have no tag and whose stanzas a reader tries (rule
-// 12), than a default Opener tries.
+// 12), than a default Opener tries; and two post-quantum recipients with
+// one X25519 half, whose tags (of the X25519 half alone) would be equal
+// under every ephemeral key: anyone can publish a key made of another's
+// X25519 half and an ML-KEM-768 key of their own.
 func (s *Sealer) checkPrivate(recipients []*Recipient) error {
-	return checkRSATrials(recipients, "a private")
+	if err := checkRSATrials(recipients, "a private"); err != nil {
+		return err
+	}
+	halves := map[[32]byte]int{}
+	for i, r := range recipients {
+		if r.pq == nil {
+			continue
+		}
+		k := [32]byte(r.pq.X25519())
+		if j, ok := halves[k]; ok {
+			return fmt.Errorf("%w: recipients %d and %d have the same X25519 half, which gives them one tag in a private envelope: seal them with Identified", ErrDuplicateRecipient, j, i)
+		}
+		halves[k] = i
+	}
+	return nil
 }
 
 // sealTagged appends a private shared stanza body: the suite, the tag
@@ -213,28 +236,34 @@ func tagsCollide(hdr []byte) bool {
 	return false
 }
 
-// shuffleShared puts the ephemeral stanzas first, then the shared stanzas
-// in a random order (math/rand/v2's generator, seeded by the runtime from
-// the system's), then the rest: where a reader's stanza stands says
-// nothing about the order the sealer gave the recipients in, so that an
-// active attacker who learns which stanza is a reader's (SECURITY.md)
-// learns nothing more than that it is a recipient.
+// shuffleShared puts the ephemeral stanzas first, then the shared and
+// ssh-rsa stanzas in a random order (ChaCha8 seeded from crypto/rand),
+// then the rest (age stanzas, in the order their recipients wrote them):
+// where a reader's stanza stands says nothing about the order the sealer
+// gave the recipients in, so that an active attacker who learns which
+// stanza is a reader's (SECURITY.md) learns nothing more than that it is
+// a recipient.
 func shuffleShared(ps []plan) []plan {
+	var seed [32]byte
+	crand.Read(seed[:])
+	rng := rand.New(rand.NewChaCha8(seed))
 	out := make([]plan, 0, len(ps))
-	for _, typ := range []byte{format.StanzaEphemeral, format.StanzaShared} {
-		start := len(out)
-		for _, p := range ps {
-			if p.typ == typ {
-				out = append(out, p)
-			}
-		}
-		if typ == format.StanzaShared {
-			shared := out[start:]
-			rand.Shuffle(len(shared), func(i, j int) { shared[i], shared[j] = shared[j], shared[i] })
+	mixed := func(p plan) bool { return p.typ == format.StanzaShared || p.typ == format.StanzaRSA }
+	for _, p := range ps {
+		if p.typ == format.StanzaEphemeral {
+			out = append(out, p)
 		}
 	}
+	start := len(out)
 	for _, p := range ps {
-		if p.typ != format.StanzaEphemeral && p.typ != format.StanzaShared {
+		if mixed(p) {
+			out = append(out, p)
+		}
+	}
+	shuffled := out[start:]
+	rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	for _, p := range ps {
+		if p.typ != format.StanzaEphemeral && !mixed(p) {
 			out = append(out, p)
 		}
 	}

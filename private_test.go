@@ -6,6 +6,8 @@ import (
 	"crypto/ed25519"
 	"crypto/hkdf"
 	"crypto/hmac"
+	"crypto/rand"
+	"crypto/rsa"
 	stdhpke "crypto/hpke"
 	"crypto/sha256"
 	"crypto/sha3"
@@ -646,5 +648,153 @@ func TestPrivateHybridLowOrder(t *testing.T) {
 		if i, _ := refOpenHybrid(t, env, id.priv); i < 0 {
 			t.Fatal("the reference finds no stanza")
 		}
+	}
+}
+
+// TestPrivateSharedX25519Half: a post-quantum key made of another's
+// X25519 half and an ML-KEM-768 key of its own would share its tags under
+// every ephemeral key; a private seal to both refuses them at once
+// (ErrDuplicateRecipient), where it would otherwise seal again forever,
+// and an identified seal, which names both, seals them.
+func TestPrivateSharedX25519Half(t *testing.T) {
+	_, rs := identities(t, MLKEM768X25519, 2)
+	raw := append(bytes.Clone(rs[1].raw[:len(rs[1].raw)-32]), rs[0].raw[len(rs[0].raw)-32:]...)
+	crafted, err := NewRecipient(MLKEM768X25519, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := SealBytes([]byte("x"), rs[0], crafted); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrDuplicateRecipient) {
+			t.Fatalf("two keys with one X25519 half: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the seal does not return")
+	}
+	mustSeal(t, &Sealer{Identified: true}, []byte("x"), rs[0], crafted)
+}
+
+// TestPrivateOtherRSAKey: an ssh-rsa identity that is not a recipient of
+// a private envelope holding another key's ssh-rsa stanza of its modulus
+// size is not a recipient, as in an anonymous envelope: the stanza has no
+// identifier that says it was this key's.
+func TestPrivateOtherRSAKey(t *testing.T) {
+	_, rr := rsaIdentity(t)
+	_, xs := identities(t, X25519, 1)
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	priv, _ := sshKeyPair(t, k, "")
+	other, err := ParseSSHIdentity(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []*Sealer{{}, {Anonymous: true}, {Identified: true}} {
+		env := mustSeal(t, s, []byte("rsa"), rr, xs[0])
+		if _, err := OpenBytes(env, other); !errors.Is(err, ErrNotRecipient) {
+			t.Fatalf("flags 0x%02x: another ssh-rsa key: %v", env[8], err)
+		}
+	}
+}
+
+// TestPrivateLockedBudget: a reader holding an unlocked and a locked
+// identity counts the trial budget of both before any key agreement, and
+// does not unlock the locked one when the unlocked one found a forged
+// envelope (authentication).
+func TestPrivateLockedBudget(t *testing.T) {
+	asked := 0
+	priv, _ := sshKeyPair(t, ed25519Key(t), "pw")
+	locked, err := NewEncryptedSSHIdentity(priv, func() ([]byte, error) { asked++; return []byte("pw"), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, _ := identities(t, X25519, 1)
+	strangers := make([]*Recipient, 600)
+	for i := range strangers {
+		id, err := GenerateIdentity(X25519)
+		if err != nil {
+			t.Fatal(err)
+		}
+		strangers[i] = id.Recipient()
+	}
+	anon := mustSeal(t, &Sealer{Anonymous: true}, []byte("x"), strangers...)
+	before := keyAgreements.Load()
+	if _, err := OpenBytes(anon, ids[0], locked); !errors.Is(err, ErrAnonymousLimit) || asked != 0 {
+		t.Fatalf("1 200 trials of two identities: %v, asked %d", err, asked)
+	}
+	if n := keyAgreements.Load() - before; n != 0 {
+		t.Fatalf("%d key agreements before the budget refused the envelope", n)
+	}
+	forged := mustSeal(t, &Sealer{}, []byte("x"), ids[0].Recipient(), strangers[0])
+	sts := stanzasOf(t, forged)
+	off := format.PreambleSize
+	for _, st := range sts {
+		off += 3 + len(st.Body)
+	}
+	forged[off] ^= 1 // the header MAC
+	if _, err := OpenBytes(forged, ids[0], locked); !errors.Is(err, ErrAuthentication) || asked != 0 {
+		t.Fatalf("a forged header MAC: %v, asked %d", err, asked)
+	}
+}
+
+// TestPrivateForgedBounded: a private envelope whose ephemeral key no
+// agreement accepts costs a reader, and OpenAll, a bounded number of
+// allocations whatever its number of stanzas and the reader's identities.
+func TestPrivateForgedBounded(t *testing.T) {
+	for _, s := range []Suite{X25519, P256} {
+		ids, rs := identities(t, s, 4)
+		many := make([]*Recipient, 2000)
+		for i := range many {
+			id, err := GenerateIdentity(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			many[i] = id.Recipient()
+		}
+		env := mustSeal(t, &Sealer{}, nil, append(many, rs...)...)
+		eph := env[format.PreambleSize+3+2 : format.PreambleSize+3+2+len(stanzasOf(t, env)[0].Body)-2]
+		if s == X25519 {
+			clear(eph) // all-zero agreement
+		} else {
+			eph[len(eph)-1] ^= 1 // off the curve
+		}
+		allocs := testing.AllocsPerRun(3, func() {
+			if _, err := OpenBytes(env, ids...); !errors.Is(err, ErrAuthentication) {
+				t.Fatalf("%s: %v", s, err)
+			}
+		})
+		if allocs > 400 {
+			t.Errorf("%s: an open of a forged private envelope of 2 004 stanzas allocates %.0f times", s, allocs)
+		}
+		allocs = testing.AllocsPerRun(3, func() {
+			if _, errs := OpenAll([][]byte{env}, ids...); !errors.Is(errs[0], ErrAuthentication) {
+				t.Fatalf("%s: OpenAll: %v", s, errs[0])
+			}
+		})
+		if allocs > 600 {
+			t.Errorf("%s: OpenAll of a forged private envelope of 2 004 stanzas allocates %.0f times", s, allocs)
+		}
+	}
+}
+
+// TestPrivateShuffle: where a recipient's stanza stands in a private
+// envelope changes from one seal to the next, an ssh-rsa stanza's too.
+func TestPrivateShuffle(t *testing.T) {
+	_, rr := rsaIdentity(t)
+	_, xs := identities(t, X25519, 3)
+	seen := map[int]bool{}
+	for range 30 {
+		env := mustSeal(t, &Sealer{}, nil, append([]*Recipient{rr}, xs...)...)
+		for i, st := range stanzasOf(t, env) {
+			if st.Type == format.StanzaRSA {
+				seen[i] = true
+			}
+		}
+	}
+	if len(seen) < 2 {
+		t.Fatalf("the ssh-rsa stanza stood at %v in 30 seals", seen)
 	}
 }

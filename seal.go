@@ -162,7 +162,7 @@ func SealBytes(plaintext []byte, recipients ...*Recipient) ([]byte, error) {
 // goroutine running: each chunk sealed in parallel has a goroutine that
 // ends with the chunk.
 func (s *Sealer) Seal(dst io.Writer, recipients ...*Recipient) (io.WriteCloser, error) {
-	hdr, aead, err := s.header(recipients)
+	hdr, aead, err := s.header(recipients, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +174,7 @@ func (s *Sealer) Seal(dst io.Writer, recipients ...*Recipient) (io.WriteCloser, 
 
 // SealBytes returns an envelope of plaintext for recipients.
 func (s *Sealer) SealBytes(plaintext []byte, recipients ...*Recipient) ([]byte, error) {
-	hdr, aead, err := s.header(recipients)
+	hdr, aead, err := s.header(recipients, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -196,11 +196,11 @@ func (s *Sealer) parallelism() int {
 }
 
 // checkRecipients enforces the count limits, refuses duplicates and refuses
-// post-quantum and classical recipients together. Unless anonymous, it also
+// post-quantum and classical recipients together. If identified, it also
 // refuses distinct keys whose identifiers collide, which readers refuse;
 // anonymous, it refuses more recipients of one suite than the default
 // Opener's trial limit.
-func checkRecipients(recipients []*Recipient, anonymous bool) error {
+func checkRecipients(recipients []*Recipient, anonymous, identified bool) error {
 	if len(recipients) == 0 || len(recipients) > MaxRecipients {
 		return fmt.Errorf("%w: %d recipients (allowed: 1 to %d)", ErrRecipientCount, len(recipients), MaxRecipients)
 	}
@@ -238,7 +238,7 @@ func checkRecipients(recipients []*Recipient, anonymous bool) error {
 		if recipients[i].equal(recipients[j]) {
 			return fmt.Errorf("%w: recipients %d and %d (%s)", ErrDuplicateRecipient, j, i, recipients[i])
 		}
-		if anonymous {
+		if !identified {
 			return nil
 		}
 		return fmt.Errorf("%w: recipients %d and %d have the same key identifier %x", ErrDuplicateRecipient, j, i, recipients[i].id)
@@ -461,8 +461,10 @@ func (s *Sealer) plans(recipients []*Recipient, secret []byte) ([]plan, error) {
 
 // header builds the header and MAC of a new envelope and returns them with
 // the payload AEAD.
-func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
-	if err := checkRecipients(recipients, s.Anonymous); err != nil {
+//
+// tries counts the seals of this envelope so far (see tagsCollide).
+func (s *Sealer) header(recipients []*Recipient, tries int) ([]byte, cipher.AEAD, error) {
+	if err := checkRecipients(recipients, s.Anonymous, !s.Anonymous && !s.private()); err != nil {
 		return nil, nil, err
 	}
 	if s.private() {
@@ -565,8 +567,13 @@ func (s *Sealer) header(recipients []*Recipient) ([]byte, cipher.AEAD, error) {
 
 	if s.private() && tagsCollide(hdr) {
 		// Two recipients of one suite drew one tag (2^-64 a pair), which
-		// readers refuse: seal again, with new ephemeral keys.
-		return s.header(recipients)
+		// readers refuse: seal again, with new ephemeral keys. Distinct
+		// recipients never share a tag but by chance (checkPrivate
+		// refuses the hybrid keys that would), so a few tries suffice.
+		if tries >= maxSealTries {
+			return nil, nil, fmt.Errorf("fanseal: %d seals in a row drew two equal tags", tries)
+		}
+		return s.header(recipients, tries+1)
 	}
 	macKey, aead, err := envelopeKeys(fileKey, p.Nonce[:], p.AEAD)
 	if err != nil {

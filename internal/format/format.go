@@ -179,11 +179,11 @@ func ParsePreamble(b []byte) (*Preamble, error) {
 	if p.Flags&^knownFlags != 0 {
 		return nil, fmt.Errorf("%w: unknown header flags 0x%02x", errs.Unsupported, p.Flags)
 	}
-	if p.Anonymous() && p.Private() {
-		return nil, fmt.Errorf("%w: header flags 0x%02x: an envelope is anonymous or private, not both", errs.Malformed, p.Flags)
-	}
 	if p.AEAD != AEADAES256GCM && p.AEAD != AEADChaCha20Poly1305 {
 		return nil, fmt.Errorf("%w: AEAD 0x%04x", errs.Unsupported, p.AEAD)
+	}
+	if p.Anonymous() && p.Private() {
+		return nil, fmt.Errorf("%w: header flags 0x%02x: an envelope is anonymous or private, not both", errs.Malformed, p.Flags)
 	}
 	copy(p.Nonce[:], b[4:4+NonceSize])
 	p.Count = int(binary.BigEndian.Uint16(b[4+NonceSize:]))

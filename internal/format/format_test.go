@@ -220,8 +220,10 @@ func TestPreambleErrors(t *testing.T) {
 		"version": {edit(7, 9), errs.Unsupported},
 		"flags":   {edit(8, 2), errs.Unsupported},
 		"both":    {edit(8, 5), errs.Malformed},
-		"aead":    {edit(10, 1), errs.Unsupported},
-		"count":   {edit(28, 0), errs.Malformed},
+		// Rule 1: an unsupported AEAD before both flags (malformed).
+		"both-aead": {func() []byte { b := edit(8, 5); b[10] = 9; return b }(), errs.Unsupported},
+		"aead":      {edit(10, 1), errs.Unsupported},
+		"count":     {edit(28, 0), errs.Malformed},
 	} {
 		if _, err := ParsePreamble(tc.b); !errors.Is(err, tc.want) {
 			t.Errorf("%s: %v, want %v", name, err, tc.want)

@@ -17,9 +17,8 @@ import (
 // MLKEM768-X25519, which crypto/hpke decapsulates; docs/SECURITY.md argues
 // why sharing the X25519 half is sound for the combiner.
 type HybridEphemeral struct {
-	k      *ecdh.PrivateKey
-	scalar [32]byte // k's private key, for internal/x25519x8
-	pub    [32]byte
+	k   *ecdh.PrivateKey
+	pub [32]byte
 }
 
 // NewHybridEphemeral draws a new shared X25519 ephemeral key, 32 random
@@ -32,9 +31,7 @@ func NewHybridEphemeral() (*HybridEphemeral, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &HybridEphemeral{k: eph, pub: [32]byte(eph.PublicKey().Bytes())}
-	copy(e.scalar[:], eph.Bytes())
-	return e, nil
+	return &HybridEphemeral{k: eph, pub: [32]byte(eph.PublicKey().Bytes())}, nil
 }
 
 // PublicKey returns the ephemeral public key ct_X, the last 32 bytes of
@@ -86,8 +83,10 @@ func (e *HybridEphemeral) Halves(pks []*HybridPublicKey) (ssT [][]byte, errs []e
 	var scalars, points, dh [MaxBatch][32]byte
 	defer clear(scalars[:])
 	defer clear(dh[:])
+	scalar := e.k.Bytes() // a copy, cleared here
+	defer clear(scalar)
 	for i, pk := range pks {
-		scalars[i], points[i] = e.scalar, pk.t
+		scalars[i], points[i] = [32]byte(scalar), pk.t
 	}
 	x25519x8.ScalarMult(&dh, &scalars, &points, n)
 	for i := range pks {
