@@ -67,7 +67,17 @@ func (g *gen) newEnvelope(aead uint16, anonymous bool) *envelope {
 	return e
 }
 
+// newPrivate returns a valid, empty private envelope (flag bit 2) with
+// AEAD aead.
+func (g *gen) newPrivate(aead uint16) *envelope {
+	e := g.newEnvelope(aead, false)
+	e.flags = 4
+	return e
+}
+
 func (e *envelope) anonymous() bool { return e.flags&1 != 0 }
+
+func (e *envelope) private() bool { return e.flags&4 != 0 }
 
 func (e *envelope) cipher() uint16 {
 	if e.sealAEAD != 0 {
@@ -145,7 +155,8 @@ func split(p []byte) []chunk {
 }
 
 // idOf returns the key identifier field of a stanza for k: empty when the
-// envelope is anonymous.
+// envelope is anonymous. (In a private envelope a type 0x03 stanza holds
+// its tag there instead: see shared.)
 func idOf(e *envelope, k *key) []byte {
 	if e.anonymous() {
 		return nil
@@ -181,28 +192,97 @@ func (g *gen) hpkeWith(to, sealTo *key, fileKey []byte) stanza {
 }
 
 // A shared ephemeral key: one type 0x02 stanza and the type 0x03 stanzas
-// that use it.
+// that use it. For ML-KEM-768+X25519 (private envelopes only) the key is
+// the X25519 half alone, ct_X, and each type 0x03 stanza carries its own
+// ML-KEM-768 ciphertext.
 type shared struct {
-	eph *key
+	suite *kem // the type 0x02 stanza's suite
+	eph   *key // of suite, or of X25519 for ML-KEM-768+X25519
+	// tagPreamble, if not nil, gives the preamble that a private
+	// stanza's tag is computed with, from the envelope's.
+	tagPreamble func(pre []byte) []byte
 }
 
-func (g *gen) shared(k *kem) *shared { return &shared{eph: g.ephemeral(k)} }
+// withTagPreamble returns s, whose private stanzas compute their tags with
+// the preamble f gives.
+func (s *shared) withTagPreamble(f func(pre []byte) []byte) *shared {
+	c := *s
+	c.tagPreamble = f
+	return &c
+}
+
+func (s *shared) tagPre(pre []byte) []byte {
+	if s.tagPreamble != nil {
+		return s.tagPreamble(pre)
+	}
+	return pre
+}
+
+func (g *gen) shared(k *kem) *shared {
+	if !k.classical() {
+		return &shared{suite: k, eph: g.ephemeral(x25519)}
+	}
+	return &shared{suite: k, eph: g.ephemeral(k)}
+}
 
 // ephemeral returns the type 0x02 stanza.
 func (s *shared) ephemeral() stanza {
 	return func(*envelope, []byte) (byte, []byte) {
-		return 0x02, cat(i2osp(uint64(s.eph.kem.id), 2), s.eph.pk)
+		return 0x02, cat(i2osp(uint64(s.suite.id), 2), s.eph.pk)
 	}
 }
 
-// to returns a type 0x03 stanza for to: HPKE with the shared ephemeral key.
-func (s *shared) to(to *key) stanza {
+// to returns a type 0x03 stanza for to: HPKE with the shared ephemeral
+// key, with to's key identifier, or in a private envelope its tag.
+func (s *shared) to(to *key) stanza { return s.toWith(to, nil) }
+
+// toWith is to sealing fileKey (default: the envelope's).
+func (s *shared) toWith(to *key, fileKey []byte) stanza {
+	if !to.kem.classical() {
+		return s.hybridTo(to, fileKey)
+	}
 	return func(e *envelope, pre []byte) (byte, []byte) {
-		_, ct, err := to.kem.hpkeSeal(e.cipher(), to.pk, s.eph.sk, pre, e.fileKey)
+		return 0x03, s.seal(e, pre, to.kem, to.pk, idOf(e, to), []byte(fileKeyInfo), fileKey)
+	}
+}
+
+// seal returns the body of a classical type 0x03 stanza to the public key
+// pk of suite k with the HPKE info: the suite, id (in a private envelope
+// the tag, Export("fanseal/v1 tag" || preamble, 8) of the stanza's
+// context, in its place) and ct.
+func (s *shared) seal(e *envelope, pre []byte, k *kem, pk, id, info, fileKey []byte) []byte {
+	if fileKey == nil {
+		fileKey = e.fileKey
+	}
+	ss, _, err := k.encap(pk, s.eph.sk)
+	if err != nil {
+		panic(err)
+	}
+	c := schedule(k.id, e.cipher(), ss, info)
+	if e.private() {
+		id = classicalTag(c, s.tagPre(pre))
+	}
+	return cat(i2osp(uint64(k.id), 2), id, c.seal(e.cipher(), pre, fileKey))
+}
+
+// hybridTo returns the ML-KEM-768+X25519 type 0x03 stanza of a private
+// envelope for to: 0x647a || tag || ct_M || ct, the stanza's enc being
+// ct_M || ct_X with ct_X the shared X25519 key. Its ML-KEM-768
+// encapsulation is made now, when the vector's stanzas are listed.
+func (s *shared) hybridTo(to *key, fileKey []byte) stanza {
+	ssM, ctM := mlkemEncapsulate(to.pk)
+	return func(e *envelope, pre []byte) (byte, []byte) {
+		fk := fileKey
+		if fk == nil {
+			fk = e.fileKey
+		}
+		ctX, pkX := s.eph.pk, to.pk[mlkemEKSize:]
+		ssX, err := x25519.dh(s.eph.sk, pkX)
 		if err != nil {
 			panic(err)
 		}
-		return 0x03, cat(i2osp(uint64(to.kem.id), 2), idOf(e, to), ct)
+		c := schedule(kemMLKEM, e.cipher(), xwingCombiner(ssM, ssX, ctX, pkX), []byte(fileKeyInfo))
+		return 0x03, cat(u16(kemMLKEM), hybridTag(ssX, s.tagPre(pre), ctX, pkX), ctM, c.seal(e.cipher(), pre, fk))
 	}
 }
 
@@ -252,6 +332,12 @@ func edit(s stanza, f func(body []byte) []byte) stanza {
 		typ, body := s(e, pre)
 		return typ, f(append([]byte(nil), body...))
 	}
+}
+
+// flipTag returns the type 0x03 stanza s with a bit flipped in its tag
+// (or key identifier), the first byte after its suite.
+func flipTag(s stanza) stanza {
+	return edit(s, func(b []byte) []byte { return flip(b, 2) })
 }
 
 // flipLast returns s with a bit flipped in the last byte of its body (its

@@ -106,7 +106,7 @@ func checkCoverage(t *testing.T, vs []*Vector) {
 			t.Errorf("no vector names rule %d", rule)
 		}
 	}
-	for _, rule := range []string{"11a", "11b", "11c", "11d"} {
+	for _, rule := range []string{"5a", "11a", "11b", "11c", "11d"} {
 		named := false
 		for _, v := range vs {
 			named = named || strings.Contains(v.Comment(), "rule "+rule+":")
@@ -123,6 +123,20 @@ func checkCoverage(t *testing.T, vs []*Vector) {
 				if v := names[kind+"_"+aeadName(a)+anon]; v == nil || v.Expect != Success {
 					t.Errorf("no success vector %s_%s%s", kind, aeadName(a), anon)
 				}
+			}
+		}
+	}
+	// A private envelope (FORMAT.md, "Private envelopes") of every suite
+	// and AEAD, and of each stanza type that may stand in one.
+	for _, a := range aeads {
+		for _, s := range kems {
+			if v := names["success_"+s.name+"_private_"+aeadName(a)]; v == nil || v.Expect != Success {
+				t.Errorf("no success vector success_%s_private_%s", s.name, aeadName(a))
+			}
+		}
+		for _, kind := range []string{"ssh_ed25519_private", "ssh_rsa_private", "age_stanza_private"} {
+			if v := names[kind+"_"+aeadName(a)]; v == nil || v.Expect != Success {
+				t.Errorf("no success vector %s_%s", kind, aeadName(a))
 			}
 		}
 	}
@@ -170,6 +184,66 @@ func TestDHKEM(t *testing.T) {
 			got, err := rc.Open(aad, ct)
 			if err != nil || !bytes.Equal(got, pt) {
 				t.Errorf("%s %s: crypto/hpke does not open the generator's stanza: %v", c.k.name, aeadName(a), err)
+			}
+		}
+	}
+}
+
+// TestPrivateStanzas checks the generator's private stanzas against
+// crypto/hpke: a classical stanza's ct opens and its tag is crypto/hpke's
+// Export of the same context (P-256 and X25519, both AEADs); a hybrid
+// stanza opens with crypto/hpke's MLKEM768-X25519 given enc = ct_M ||
+// ct_X, and its tag is what the recipient computes from its seed alone.
+func TestPrivateStanzas(t *testing.T) {
+	pre := draw("private test preamble", preambleSize)
+	for _, c := range []struct {
+		k   *kem
+		kem hpke.KEM
+	}{{p256, hpke.DHKEM(ecdh.P256())}, {x25519, hpke.DHKEM(ecdh.X25519())}, {mlkem, hpke.MLKEM768X25519()}} {
+		for _, a := range aeads {
+			g := &gen{name: "private test " + c.k.name + " " + aeadName(a)}
+			e := g.newPrivate(a)
+			sh := g.shared(c.k)
+			r := newKey(c.k, "private test recipient")
+			_, eph := sh.ephemeral()(e, pre)
+			typ, body := sh.to(r)(e, pre)
+			if typ != 0x03 {
+				t.Fatalf("type %#x", typ)
+			}
+			tag, rest := body[2:2+tagSize], body[2+tagSize:]
+			enc, ctX := eph[2:], eph[2:]
+			if !c.k.classical() {
+				if len(body) != 1146 || len(eph) != 34 {
+					t.Fatalf("hybrid stanzas of L = %d and %d, want 1146 and 34", len(body), len(eph))
+				}
+				enc, rest = cat(rest[:mlkemCTSize], ctX), rest[mlkemCTSize:]
+			}
+			sk, err := c.kem.NewPrivateKey(r.sk)
+			must(t, err)
+			ha, err := hpke.NewAEAD(a)
+			must(t, err)
+			rc, err := hpke.NewRecipient(enc, sk, hpke.HKDFSHA256(), ha, []byte(fileKeyInfo))
+			must(t, err)
+			got, err := rc.Open(pre, rest)
+			if err != nil || !bytes.Equal(got, e.fileKey) {
+				t.Errorf("%s %s: crypto/hpke does not open the generator's private stanza: %v", c.k.name, aeadName(a), err)
+			}
+			var want []byte
+			if c.k.classical() {
+				want, err = rc.Export(tagLabel+string(pre), tagSize)
+				must(t, err)
+			} else {
+				skX := hybridX25519(r.sk)
+				pkX := r.pk[mlkemEKSize:]
+				if !bytes.Equal(x25519.public(skX), pkX) {
+					t.Fatalf("the X25519 key of the seed is not the last 32 bytes of the public key")
+				}
+				ssX, err := x25519.dh(skX, ctX)
+				must(t, err)
+				want = hybridTag(ssX, pre, ctX, pkX)
+			}
+			if !bytes.Equal(tag, want) {
+				t.Errorf("%s %s: tag %x, the recipient computes %x", c.k.name, aeadName(a), tag, want)
 			}
 		}
 	}

@@ -4,7 +4,9 @@ package testkit
 // docs/FORMAT.md's suite table. The classical DHKEMs are written out here
 // (section 4.1 of RFC 9180), so that shared-ephemeral stanzas can reuse an
 // ephemeral key and secp256k1 needs no HPKE library; the hybrid
-// ML-KEM-768+X25519 comes from crypto/hpke.
+// ML-KEM-768+X25519 comes from crypto/hpke, and its shared form of private
+// envelopes from crypto/mlkem, X25519 and X-Wing's combiner, written out
+// here.
 
 import (
 	"crypto/aes"
@@ -12,7 +14,9 @@ import (
 	"crypto/ecdh"
 	"crypto/hkdf"
 	"crypto/hpke"
+	mlkem768 "crypto/mlkem"
 	"crypto/sha256"
+	"crypto/sha3"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -35,6 +39,15 @@ const (
 	ctSize       = 48 // sealed 32-byte file key
 	keyIDSize    = 8
 	preambleSize = 29
+)
+
+// The private envelope's (FORMAT.md, "Private envelopes").
+const (
+	tagLabel    = "fanseal/v1 tag"        // the exporter context's label (14 bytes)
+	hybridLabel = "fanseal/v1 hybrid tag" // the label of a hybrid tag's info
+	tagSize     = 8
+	mlkemEKSize = 1184 // the ML-KEM-768 half of an ML-KEM-768+X25519 public key
+	mlkemCTSize = 1088 // ct_M
 )
 
 // A kem is one suite of FORMAT.md.
@@ -185,12 +198,40 @@ func (k *kem) encap(pkR, skE []byte) (sharedSecret, enc []byte, err error) {
 // keySchedule is RFC 9180's KeySchedule in base mode with HKDF-SHA256,
 // returning the AEAD key and base nonce (Nk = 32 for both AEADs).
 func keySchedule(kemID, aeadID uint16, sharedSecret, info []byte) (key, baseNonce []byte) {
+	c := schedule(kemID, aeadID, sharedSecret, info)
+	return c.key, c.baseNonce
+}
+
+// An hpkeContext is what RFC 9180's KeySchedule returns: the AEAD key,
+// the base nonce and the exporter secret, under the suite's suite_id.
+type hpkeContext struct {
+	suiteID                    []byte
+	key, baseNonce, exporterSK []byte
+}
+
+// schedule is RFC 9180's KeySchedule (section 5.1) in base mode with
+// HKDF-SHA256 (Nh = 32).
+func schedule(kemID, aeadID uint16, sharedSecret, info []byte) *hpkeContext {
 	suiteID := cat([]byte("HPKE"), i2osp(uint64(kemID), 2), i2osp(kdfHKDF256, 2), i2osp(uint64(aeadID), 2))
 	pskIDHash := labeledExtract(suiteID, nil, "psk_id_hash", nil)
 	infoHash := labeledExtract(suiteID, nil, "info_hash", info)
 	ctx := cat([]byte{0}, pskIDHash, infoHash)
 	secret := labeledExtract(suiteID, sharedSecret, "secret", nil)
-	return labeledExpand(suiteID, secret, "key", ctx, 32), labeledExpand(suiteID, secret, "base_nonce", ctx, 12)
+	return &hpkeContext{suiteID: suiteID,
+		key:        labeledExpand(suiteID, secret, "key", ctx, 32),
+		baseNonce:  labeledExpand(suiteID, secret, "base_nonce", ctx, 12),
+		exporterSK: labeledExpand(suiteID, secret, "exp", ctx, 32)}
+}
+
+// export is RFC 9180 section 5.3's Export(exporter_context, L).
+func (c *hpkeContext) export(exporterContext []byte, n int) []byte {
+	return labeledExpand(c.suiteID, c.exporterSK, "sec", exporterContext, n)
+}
+
+// seal is the context's first Seal (sequence number 0: the nonce is the
+// base nonce).
+func (c *hpkeContext) seal(aeadID uint16, aad, pt []byte) []byte {
+	return newAEAD(aeadID, c.key).Seal(nil, c.baseNonce, pt, aad)
 }
 
 // newAEAD returns the AEAD with RFC 9180 id aeadID under key.
@@ -250,3 +291,42 @@ func (k *kem) hpkeSealInfo(aeadID uint16, pkR, skE, aad, pt, info []byte) (enc, 
 	key, nonce := keySchedule(k.id, aeadID, ss, info)
 	return enc, newAEAD(aeadID, key).Seal(nil, nonce, pt, aad), nil
 }
+
+// The private envelope's shared stanzas (FORMAT.md, "Private envelopes").
+
+// classicalTag is a classical suite's tag: Export("fanseal/v1 tag" ||
+// preamble, 8) of the stanza's HPKE context.
+func classicalTag(c *hpkeContext, preamble []byte) []byte {
+	return c.export(cat([]byte(tagLabel), preamble), tagSize)
+}
+
+// hybridTag is HKDF-SHA256(ikm = ss_X, salt = none, info = "fanseal/v1
+// hybrid tag" || preamble || ct_X || pk_X, L = 8).
+func hybridTag(ssX, preamble, ctX, pkX []byte) []byte {
+	return expand(extract(nil, ssX), cat([]byte(hybridLabel), preamble, ctX, pkX), tagSize)
+}
+
+// xwingLabel is X-Wing's label, the ASCII of \./ followed by /^\.
+var xwingLabel = []byte{0x5c, 0x2e, 0x2f, 0x2f, 0x5e, 0x5c}
+
+// xwingCombiner is SHA3-256(ss_M || ss_X || ct_X || pk_X || label): the
+// shared secret of an MLKEM768-X25519 encapsulation.
+func xwingCombiner(ssM, ssX, ctX, pkX []byte) []byte {
+	h := sha3.Sum256(cat(ssM, ssX, ctX, pkX, xwingLabel))
+	return h[:]
+}
+
+// mlkemEncapsulate is an ML-KEM-768 encapsulation to the ML-KEM half of
+// the ML-KEM-768+X25519 public key pk, drawing from crypto/rand (made
+// deterministic by the generator, as for crypto/hpke's encapsulations).
+func mlkemEncapsulate(pk []byte) (ssM, ctM []byte) {
+	ek, err := mlkem768.NewEncapsulationKey768(pk[:mlkemEKSize])
+	if err != nil {
+		panic(err)
+	}
+	return ek.Encapsulate()
+}
+
+// hybridX25519 returns the X25519 private key that the seed of an
+// ML-KEM-768+X25519 key expands to: SHAKE256(seed, 96)[64:96].
+func hybridX25519(seed []byte) []byte { return sha3.SumSHAKE256(seed, 96)[64:] }

@@ -44,6 +44,16 @@ func (k *kit) stanzas(name, class, comment string, anon bool, ids []*key, f func
 	})
 }
 
+// private adds a vector of a private envelope of AEAD aead of the
+// stanzas f makes, read with ids.
+func (k *kit) private(name, class, comment string, aead uint16, ids []*key, f func(g *gen) []stanza) {
+	k.add(name, func(g *gen) *Vector {
+		e := g.newPrivate(aead).add(f(g)...)
+		e.payload = g.text()
+		return open(class, comment, e, ids...)
+	})
+}
+
 var aeads = []uint16{aeadAESGCM, aeadChaCha}
 
 func aeadName(a uint16) string {

@@ -298,15 +298,12 @@ func (g *gen) sshEd25519Stanza(s *sshKey) stanza {
 // info is "fanseal/v1 ssh-ed25519" || H(ssh_key).
 func (s *sshKey) info() []byte { return cat([]byte("fanseal/v1 ssh-ed25519"), s.hash()) }
 
-// sshShared returns a type 0x03 stanza for the ssh-ed25519 key s with the
-// shared X25519 ephemeral key of sh.
+// sshTo returns a type 0x03 stanza for the ssh-ed25519 key s with the
+// shared X25519 ephemeral key of sh; in a private envelope its tag is the
+// Export of its own context, whose info is the ssh-ed25519 one.
 func (sh *shared) sshTo(s *sshKey) stanza {
 	return func(e *envelope, pre []byte) (byte, []byte) {
-		_, ct, err := x25519.hpkeSealInfo(e.cipher(), s.x.pk, sh.eph.sk, pre, e.fileKey, s.info())
-		if err != nil {
-			panic(err)
-		}
-		return 0x03, cat(u16(kemX25519), idOf(e, s.x), ct)
+		return 0x03, sh.seal(e, pre, x25519, s.x.pk, idOf(e, s.x), s.info(), nil)
 	}
 }
 
@@ -325,8 +322,8 @@ func (g *gen) rsaStanza(s *sshKey, fileKey []byte, label func(pre []byte) []byte
 			l = label(pre)
 		}
 		id := s.id
-		if e.anonymous() {
-			id = nil
+		if e.anonymous() || e.private() {
+			id = nil // FORMAT.md, "Private envelopes": no key identifier
 		}
 		return 0x06, cat(id, oaepEncrypt(&s.rsa.PublicKey, fk, l, seed))
 	}

@@ -47,6 +47,16 @@ func (k *kit) held(name, class, comment string, aead uint16, anon bool, r reader
 	})
 }
 
+// heldPrivate adds a vector of a private envelope of AEAD aead of the
+// stanzas f makes, read by r.
+func (k *kit) heldPrivate(name, class, comment string, aead uint16, r reader, f func(g *gen) []stanza) {
+	k.add(name, func(g *gen) *Vector {
+		e := g.newPrivate(aead).add(f(g)...)
+		e.payload = g.text()
+		return r.vector(class, comment, e)
+	})
+}
+
 // sshVectors: the vectors of the new types.
 func sshVectors(k *kit) {
 	sshEd25519Vectors(k)
@@ -75,11 +85,35 @@ func sshEd25519Vectors(k *kit) {
 				})
 		}
 	}
+	// The X25519 key that the ssh-ed25519 key also is, in its plain form.
+	plain := keyPair(x25519, a.x.sk)
+	// In a private envelope an ssh-ed25519 stanza's tag is the Export of
+	// its own context, whose info is the ssh-ed25519 one.
+	for _, aead := range aeads {
+		k.heldPrivate("ssh_ed25519_private_"+aeadName(aead), Success, "a private envelope: an X25519 ephemeral key and type 0x03 stanzas with tags for bob's X25519 key, the reader's ssh-ed25519 key (tag and ct of the context with info fanseal/v1 ssh-ed25519 || H(ssh_key)) and carol's X25519 key, "+aeadName(aead),
+			aead, ra, func(g *gen) []stanza {
+				sh := g.shared(x25519)
+				return []stanza{sh.ephemeral(), sh.to(bob(x25519)), sh.sshTo(a), sh.to(carol(x25519))}
+			})
+	}
+	k.heldPrivate("ssh_ed25519_private_read_as_x25519", NotRecipient, "rule 13: a private envelope: the reader's ssh-ed25519 stanza, read with the plain X25519 identity of the same scalar, whose context (info fanseal/v1 file key) gives another tag",
+		aeadAESGCM, reader{ids: []*key{plain}}, func(g *gen) []stanza {
+			sh := g.shared(x25519)
+			return []stanza{sh.ephemeral(), sh.to(bob(x25519)), sh.sshTo(a)}
+		})
+	k.heldPrivate("ssh_ed25519_private_plain_x25519_stanza", NotRecipient, "rule 13: a private envelope: a plain X25519 stanza (info fanseal/v1 file key) to the X25519 key of the reader's ssh-ed25519 key: the ssh-ed25519 identity's context gives another tag",
+		aeadAESGCM, ra, func(g *gen) []stanza {
+			sh := g.shared(x25519)
+			return []stanza{sh.ephemeral(), sh.to(plain)}
+		})
+	k.heldPrivate("ssh_ed25519_private_and_x25519_forms", Success, "a private envelope with a stanza for each form of one scalar, the plain X25519 key's and the ssh-ed25519 key's: two tags (rule 10 does not apply); the reader holds the ssh-ed25519 identity",
+		aeadAESGCM, ra, func(g *gen) []stanza {
+			sh := g.shared(x25519)
+			return []stanza{sh.ephemeral(), sh.to(plain), sh.sshTo(a)}
+		})
 	env := func(name, class, comment string, anon bool, r reader, f func(g *gen) []stanza) {
 		k.held(name, class, comment, aeadAESGCM, anon, r, f)
 	}
-	// The X25519 key that the ssh-ed25519 key also is, in its plain form.
-	plain := keyPair(x25519, a.x.sk)
 	env("ssh_ed25519_not_recipient", NotRecipient, "rule 13: an ssh-ed25519 stanza for bob's SSH key only (another ssh_key_id: no key agreement)", false, ra,
 		func(g *gen) []stanza { return []stanza{g.sshEd25519Stanza(b)} })
 	env("ssh_ed25519_not_recipient_anonymous", NotRecipient, "rule 13: anonymous; an ssh-ed25519 stanza for bob's SSH key only (one trial, which does not open)", true, ra,
@@ -176,6 +210,31 @@ func sshRSAVectors(k *kit) {
 				aead, anon, ra, func(g *gen) []stanza { return []stanza{g.hpke(bob(x25519)), g.rsaStanza(a, nil, nil)} })
 		}
 	}
+	// In a private envelope a type 0x06 stanza has no key identifier (L =
+	// k), beside the shared stanzas.
+	for _, aead := range aeads {
+		k.heldPrivate("ssh_rsa_private_"+aeadName(aead), Success, "a private envelope: an X25519 ephemeral key and bob's type 0x03 stanza with its tag, then the reader's type 0x06 stanza without key identifier (L = 256), "+aeadName(aead),
+			aead, ra, func(g *gen) []stanza {
+				sh := g.shared(x25519)
+				return []stanza{sh.ephemeral(), sh.to(bob(x25519)), g.rsaStanza(a, nil, nil)}
+			})
+	}
+	k.heldPrivate("ssh_rsa_private_key_id_4096", Malformed, "rule 11b: a private envelope: an X25519 ephemeral key and the reader's X25519 stanza, then a type 0x06 stanza of a key identifier and a 512-byte ciphertext (L = 520, above 512: no key identifier in a private envelope)",
+		aeadAESGCM, reader{ids: []*key{me}}, func(g *gen) []stanza {
+			sh := g.shared(x25519)
+			return []stanza{sh.ephemeral(), sh.to(me), raw(0x06, cat(b.id, g.rand(512)))}
+		})
+	rsaNobody := func(g *gen, n int) []stanza {
+		var ss []stanza
+		for range n {
+			ss = append(ss, raw(0x06, g.rand(256)))
+		}
+		return ss
+	}
+	k.heldPrivate("ssh_rsa_private_trials_1000", Success, "rule 12: a private envelope: 124 type 0x06 stanzas of L = 256 for nobody, then the reader's: 125 × 8 = 1 000 trials",
+		aeadAESGCM, ra, func(g *gen) []stanza { return append(rsaNobody(g, 124), g.rsaStanza(a, nil, nil)) })
+	k.heldPrivate("ssh_rsa_private_trials_1008", Unsupported, "rule 12: a private envelope: 125 type 0x06 stanzas of L = 256 for nobody, then the reader's: 126 × 8 = 1 008 trials, which count in a private envelope too",
+		aeadAESGCM, ra, func(g *gen) []stanza { return append(rsaNobody(g, 125), g.rsaStanza(a, nil, nil)) })
 	env := func(name, class, comment string, anon bool, r reader, f func(g *gen) []stanza) {
 		k.held(name, class, comment, aeadAESGCM, anon, r, f)
 	}
@@ -345,6 +404,24 @@ func ageStanzaVectors(k *kit) {
 	env := func(name, class, comment string, r reader, f func(g *gen) []stanza) {
 		k.held(name, class, comment, aeadAESGCM, false, r, f)
 	}
+	// Type 0x08 stanzas may stand beside a private envelope's.
+	for _, aead := range aeads {
+		k.heldPrivate("age_stanza_private_"+aeadName(aead), Success, "a private envelope: an X25519 ephemeral key and type 0x03 stanzas with tags for bob and carol, then a type 0x08 stanza for the reader's age identity, "+aeadName(aead),
+			aead, ra, func(g *gen) []stanza {
+				sh := g.shared(x25519)
+				return append([]stanza{sh.ephemeral(), sh.to(bob(x25519)), sh.to(carol(x25519))}, wrapped(g, a)...)
+			})
+	}
+	k.heldPrivate("age_stanza_private_x25519_reader", Success, "a private envelope: an X25519 ephemeral key, bob's and the reader's type 0x03 stanzas, and a type 0x08 stanza for an age identity; the reader is X25519",
+		aeadAESGCM, reader{ids: []*key{me}}, func(g *gen) []stanza {
+			sh := g.shared(x25519)
+			return append([]stanza{sh.ephemeral(), sh.to(bob(x25519)), sh.to(me)}, wrapped(g, b)...)
+		})
+	k.heldPrivate("age_stanza_private_mixed_pq", Malformed, "rule 11: a private envelope: the hybrid type 0x02 and the reader's ML-KEM-768+X25519 stanza, then a type 0x08 stanza (classical)",
+		aeadAESGCM, reader{ids: []*key{alice(mlkem)}}, func(g *gen) []stanza {
+			sh := g.shared(mlkem)
+			return append([]stanza{sh.ephemeral(), sh.to(alice(mlkem))}, wrapped(g, b)...)
+		})
 	env("age_stanza_beside_x25519", Success, "an X25519 stanza for bob, then a type 0x08 stanza for the reader's age identity", ra,
 		func(g *gen) []stanza { return append([]stanza{g.hpke(bob(x25519))}, wrapped(g, a)...) })
 	env("age_stanza_not_recipient", NotRecipient, "rule 13: a type 0x08 stanza for bob's age X25519 key only", ra,

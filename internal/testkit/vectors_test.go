@@ -31,6 +31,7 @@ func vectors(t *testing.T) []*Vector {
 	channelVectors(k)
 	armorVectors(k)
 	keyTextVectors(k)
+	privateVectors(k)
 	sshVectors(k)
 	return k.vs
 }
@@ -1186,6 +1187,301 @@ func keyTextVectors(k *kit) {
 	ageID("age_identity_short", "age's X25519 identity spelling of 31 bytes", me, ageText("AGE-SECRET-KEY-", me.sk[:31]), InvalidKey)
 	recipient("key_recipient_mlkem_short", "ML-KEM-768+X25519 recipient text of 1 215 bytes, valid checksum",
 		lower(recipientPrefix(mlkem), alice(mlkem).pk[:1215]))
+}
+
+// privateVectors: FORMAT.md, "Private envelopes": one ephemeral key per
+// suite, type 0x03 stanzas with tags in place of key identifiers, and
+// what rules 1, 5, 5a, 6, 10, 11, 13 and 14 make of them. Every success
+// is computed from the spec's tag derivations, so the files pin them.
+func privateVectors(k *kit) {
+	b, c := bob(x25519), carol(x25519)
+	mine := []*key{me}
+	pq, pqb, pqc := alice(mlkem), bob(mlkem), carol(mlkem)
+	x := func(le string) []byte { return hexBytes(le) }
+	const order8 = "e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800"
+
+	for _, s := range kems {
+		for _, a := range aeads {
+			what := fmt.Sprintf("a type 0x02 ephemeral key of %s and type 0x03 stanzas with tags (Export(\"fanseal/v1 tag\" || preamble, 8) of each stanza's HPKE context)", s.name)
+			if !s.classical() {
+				what = "a type 0x02 stanza of mlkem768x25519 holding the X25519 ephemeral key ct_X (L = 34) and type 0x03 stanzas of L = 1146 (tag from the X25519 half, ct_M, ct)"
+			}
+			k.private(fmt.Sprintf("success_%s_private_%s", s.name, aeadName(a)), Success,
+				fmt.Sprintf("a private envelope: %s for bob, the reader and carol, %s: the second opens", what, aeadName(a)), a, []*key{alice(s)},
+				func(g *gen) []stanza {
+					sh := g.shared(s)
+					return []stanza{sh.ephemeral(), sh.to(bob(s)), sh.to(alice(s)), sh.to(carol(s))}
+				})
+		}
+	}
+	env := func(name, class, comment string, ids []*key, f func(g *gen) []stanza) {
+		k.private(name, class, comment, aeadAESGCM, ids, f)
+	}
+	env("success_private_suites_mixed", Success, "a private envelope: ephemeral keys of P-256, X25519 and secp256k1 first, then a type 0x03 stanza for bob of each suite, then the reader's X25519 stanza", mine,
+		func(g *gen) []stanza {
+			p, xs, k1 := g.shared(p256), g.shared(x25519), g.shared(secp256k1KEM)
+			return []stanza{p.ephemeral(), xs.ephemeral(), k1.ephemeral(), p.to(bob(p256)), xs.to(b), k1.to(bob(secp256k1KEM)), xs.to(me)}
+		})
+	env("success_private_two_identities", Success, "a private envelope of P-256 and X25519 stanzas, read with a P-256 identity that has no stanza (its tag is not there) and the reader's X25519 identity", []*key{carol(p256), me},
+		func(g *gen) []stanza {
+			p, xs := g.shared(p256), g.shared(x25519)
+			return []stanza{p.ephemeral(), xs.ephemeral(), p.to(bob(p256)), xs.to(b), xs.to(me)}
+		})
+	env("success_private_skip_unknown", Success, "a private envelope: a stanza of unknown type 0xff and a type 0x02 and type 0x03 (L = 58) of unknown suite 0x0012 beside the reader's are skipped", mine,
+		func(g *gen) []stanza {
+			sh := g.shared(x25519)
+			return []stanza{raw(0x02, cat(u16(0x0012), g.rand(133))), sh.ephemeral(), raw(0x03, cat(u16(0x0012), g.rand(tagSize+ctSize))), raw(0xff, g.rand(40)), sh.to(me)}
+		})
+	// Rule 10 names a stanza by its suite and tag: the reader's tag on a
+	// stanza of another suite is no collision.
+	env("private_same_tag_other_suite", Success, "rule 10 does not apply: a private envelope whose P-256 type 0x03 stanza for nobody carries the reader's X25519 tag, then the reader's stanza", mine,
+		func(g *gen) []stanza {
+			xs, p := g.shared(x25519), g.shared(p256)
+			mineStanza, junk := xs.to(me), g.rand(ctSize)
+			other := func(e *envelope, pre []byte) (byte, []byte) {
+				_, body := mineStanza(e, pre)
+				return 0x03, cat(u16(kemP256), body[2:2+tagSize], junk)
+			}
+			return []stanza{xs.ephemeral(), p.ephemeral(), p.to(bob(p256)), other, mineStanza}
+		})
+	env("private_trials_1001", Success, "rule 12: a private envelope of 1 000 X25519 type 0x03 stanzas for nobody (random tags) and the reader's: no trial limit applies, the reader makes one key agreement", mine,
+		func(g *gen) []stanza {
+			sh := g.shared(x25519)
+			ss := []stanza{sh.ephemeral()}
+			for range 1000 {
+				ss = append(ss, raw(0x03, cat(u16(kemX25519), g.rand(tagSize+ctSize))))
+			}
+			return append(ss, sh.to(me))
+		})
+
+	// Rule 1: the flags.
+	flags := func(name, class, comment string, f byte) {
+		k.add(name, func(g *gen) *Vector {
+			sh := g.shared(x25519)
+			e := g.newPrivate(aeadAESGCM).add(sh.ephemeral(), sh.to(b), sh.to(me))
+			e.flags = f
+			e.payload = g.text()
+			return open(class, comment, e, me)
+		})
+	}
+	flags("private_anonymous_flags", Malformed, "rule 1: flags 0x05, anonymous and private, on a private envelope (tags) of an X25519 ephemeral key and the reader's stanza", 0x05)
+	flags("private_flag_bit_1", Unsupported, "rule 1: flags 0x06, private and bit 1, on a private envelope of an X25519 ephemeral key and the reader's stanza", 0x06)
+	flags("private_anonymous_flag_bit_1", Unsupported, "rule 1: flags 0x07: an unknown flag bit (unsupported) is checked before bits 0 and 2 together (malformed)", 0x07)
+
+	// Rule 5a: no type 0x01 or 0x04 stanza in a private envelope.
+	env("private_stanza01_mine", Malformed, "rule 5a: a private envelope holding only the reader's type 0x01 stanza, with its key identifier", mine,
+		func(g *gen) []stanza { return []stanza{g.hpke(me)} })
+	env("private_stanza01_after_good", Malformed, "rule 5a: a private envelope: an X25519 ephemeral key and the reader's type 0x03 stanza, then a type 0x01 stanza for bob", mine,
+		func(g *gen) []stanza {
+			sh := g.shared(x25519)
+			return []stanza{sh.ephemeral(), sh.to(me), g.hpke(b)}
+		})
+	env("private_stanza01_mlkem", Malformed, "rule 5a: a private envelope: the hybrid type 0x02 and the reader's ML-KEM-768+X25519 type 0x03 stanza, then a type 0x01 stanza for bob of that suite", []*key{pq},
+		func(g *gen) []stanza {
+			sh := g.shared(mlkem)
+			return []stanza{sh.ephemeral(), sh.to(pq), g.hpke(pqb)}
+		})
+	env("private_stanza04_after_good", Malformed, "rule 5a: a private envelope: an X25519 ephemeral key and the reader's type 0x03 stanza, then a channel stanza from bob to carol", mine,
+		func(g *gen) []stanza {
+			sh := g.shared(x25519)
+			return []stanza{sh.ephemeral(), sh.to(me), g.channel(b, c, 1).stanza()}
+		})
+	k.add("private_stanza04_keyring", func(g *gen) *Vector {
+		e := g.newPrivate(aeadAESGCM).add(g.channel(b, me, 0).stanza())
+		e.payload = g.text()
+		return withKeyring(open(Malformed, "rule 5a: a private envelope holding only a channel stanza from bob to alice, read with alice's keyring of peer bob at epoch 0", e), me, b, 0)
+	})
+
+	// Rules 5 and 6: the hybrid shared form, only in a private envelope,
+	// and of its lengths.
+	hybrid := func(g *gen) []stanza {
+		sh := g.shared(mlkem)
+		return []stanza{sh.ephemeral(), sh.to(pqb), sh.to(pq)}
+	}
+	for _, c := range []struct {
+		name, what string
+		flags      byte
+	}{
+		{"private_mlkem_flag_clear", "flags 0x00 (key identifiers)", 0},
+		{"private_mlkem_anonymous_flag", "flags 0x01 (anonymous)", 1},
+	} {
+		k.add(c.name, func(g *gen) *Vector {
+			e := g.newPrivate(aeadAESGCM).add(hybrid(g)...)
+			e.flags = c.flags
+			e.payload = g.text()
+			return open(Malformed, "rule 5: a hybrid type 0x02 stanza (L = 34) and hybrid type 0x03 stanzas (L = 1146, rule 6) for bob and the reader, as a private envelope has them, in an envelope of "+c.what, e, pq)
+		})
+	}
+	k.stanzas("stanza02_mlkem_shared_identified", Malformed, "rule 5: the reader's ML-KEM-768+X25519 type 0x01 stanza, then a hybrid type 0x02 (L = 34) and type 0x03 (L = 1146, rule 6) for bob, in an envelope with key identifiers", false, []*key{pq},
+		func(g *gen) []stanza {
+			sh := g.shared(mlkem)
+			return []stanza{g.hpke(pq), sh.ephemeral(), sh.to(pqb)}
+		})
+	hybridEnv := func(name, comment string, f func(g *gen, sh *shared) []stanza) {
+		env(name, Malformed, comment, []*key{pq}, func(g *gen) []stanza { return f(g, g.shared(mlkem)) })
+	}
+	hybridEnv("private_mlkem_ephemeral_long", "rule 5: a private envelope: a hybrid type 0x02 stanza with one byte too many (L = 35), then the reader's type 0x03 stanza",
+		func(g *gen, sh *shared) []stanza { return []stanza{grow(sh.ephemeral(), 1), sh.to(pq)} })
+	hybridEnv("private_mlkem_ephemeral_short", "rule 5: a private envelope: a hybrid type 0x02 stanza with one byte too few (L = 33), then the reader's type 0x03 stanza",
+		func(g *gen, sh *shared) []stanza { return []stanza{grow(sh.ephemeral(), -1), sh.to(pq)} })
+	hybridEnv("private_mlkem_ephemeral_full_enc", "rule 5: a private envelope: a hybrid type 0x02 stanza of L = 2 + 1120 (the X25519 key after 1 088 bytes in the place of ct_M), then the reader's type 0x03 stanza",
+		func(g *gen, sh *shared) []stanza {
+			return []stanza{edit(sh.ephemeral(), func(body []byte) []byte { return cat(body[:2], g.rand(mlkemCTSize), body[2:]) }), sh.to(pq)}
+		})
+	hybridEnv("private_mlkem_two_ephemerals", "rule 5: a private envelope: two hybrid type 0x02 stanzas, each followed by a type 0x03 stanza (the reader's, then bob's)",
+		func(g *gen, sh *shared) []stanza {
+			sh2 := g.shared(mlkem)
+			return []stanza{sh.ephemeral(), sh.to(pq), sh2.ephemeral(), sh2.to(pqb)}
+		})
+	hybridEnv("private_mlkem_shared_long", "rule 6: a private envelope: the hybrid type 0x02, then the reader's type 0x03 stanza with one byte too many (L = 1147)",
+		func(g *gen, sh *shared) []stanza { return []stanza{sh.ephemeral(), grow(sh.to(pq), 1)} })
+	hybridEnv("private_mlkem_shared_short", "rule 6: a private envelope: the hybrid type 0x02, bob's type 0x03 stanza with one byte too few (L = 1145), then the reader's",
+		func(g *gen, sh *shared) []stanza { return []stanza{sh.ephemeral(), grow(sh.to(pqb), -1), sh.to(pq)} })
+	hybridEnv("private_mlkem_shared_58", "rule 6: a private envelope: the hybrid type 0x02, the reader's type 0x03 stanza, then one for bob in the classical form (L = 58: tag and ct, no ct_M)",
+		func(g *gen, sh *shared) []stanza {
+			return []stanza{sh.ephemeral(), sh.to(pq), edit(sh.to(pqb), func(body []byte) []byte {
+				return cat(body[:2+tagSize], body[2+tagSize+mlkemCTSize:])
+			})}
+		})
+	hybridEnv("private_mlkem_orphan", "rule 6: a private envelope: the reader's hybrid type 0x03 stanza with no type 0x02 stanza before it",
+		func(g *gen, sh *shared) []stanza { return []stanza{sh.to(pq)} })
+	env("private_shared_long", Malformed, "rule 6: a private envelope: an X25519 ephemeral key, then the reader's type 0x03 stanza with one byte too many (L = 59)", mine,
+		func(g *gen) []stanza {
+			sh := g.shared(x25519)
+			return []stanza{sh.ephemeral(), grow(sh.to(me), 1)}
+		})
+	env("private_shared_without_tag", Malformed, "rule 6: a private envelope: an X25519 ephemeral key, the reader's type 0x03 stanza, then bob's without its tag (L = 50, the anonymous length)", mine,
+		func(g *gen) []stanza {
+			sh := g.shared(x25519)
+			return []stanza{sh.ephemeral(), sh.to(me), edit(sh.to(b), func(body []byte) []byte { return cat(body[:2], body[2+tagSize:]) })}
+		})
+
+	// Rule 10: two shared stanzas of one suite with one tag, seen before
+	// any key agreement, whoever reads.
+	env("private_duplicate_tag_mine", Malformed, "rule 10: a private envelope: an X25519 ephemeral key and two type 0x03 stanzas for the reader, with one tag", mine,
+		func(g *gen) []stanza {
+			sh := g.shared(x25519)
+			return []stanza{sh.ephemeral(), sh.to(me), sh.to(me)}
+		})
+	env("private_duplicate_tag_other", Malformed, "rule 10: a private envelope: an X25519 ephemeral key, the reader's type 0x03 stanza, then two for bob with one tag", mine,
+		func(g *gen) []stanza {
+			sh := g.shared(x25519)
+			return []stanza{sh.ephemeral(), sh.to(me), sh.to(b), sh.to(b)}
+		})
+	env("private_duplicate_tag_stranger", Malformed, "rule 10: a private envelope: an X25519 ephemeral key and two type 0x03 stanzas for bob with one tag, read by an X25519 identity that has no stanza", mine,
+		func(g *gen) []stanza {
+			sh := g.shared(x25519)
+			return []stanza{sh.ephemeral(), sh.to(b), sh.to(b)}
+		})
+	env("private_duplicate_tag_stranger_other_suite", Malformed, "rule 10: a private envelope: a P-256 ephemeral key and two type 0x03 stanzas for bob with one tag, read by an X25519 identity, which makes no key agreement", mine,
+		func(g *gen) []stanza {
+			sh := g.shared(p256)
+			return []stanza{sh.ephemeral(), sh.to(bob(p256)), sh.to(bob(p256))}
+		})
+	env("private_duplicate_tag_mlkem", Malformed, "rule 10: a private envelope: the hybrid type 0x02 and two type 0x03 stanzas for the reader (two ML-KEM-768 encapsulations, one tag)", []*key{pq},
+		func(g *gen) []stanza {
+			sh := g.shared(mlkem)
+			return []stanza{sh.ephemeral(), sh.to(pq), sh.to(pq)}
+		})
+
+	// Rule 11: a private envelope mixes no more than any other.
+	env("private_mixed_pq_reader", Malformed, "rule 11: a private envelope: the hybrid type 0x02 and the reader's ML-KEM-768+X25519 stanza, an X25519 ephemeral key and bob's X25519 stanza", []*key{pq},
+		func(g *gen) []stanza {
+			h, xs := g.shared(mlkem), g.shared(x25519)
+			return []stanza{h.ephemeral(), xs.ephemeral(), h.to(pq), xs.to(b)}
+		})
+	env("private_mixed_classical_reader", Malformed, "rule 11: a private envelope: an X25519 ephemeral key and the reader's X25519 stanza, the hybrid type 0x02 and bob's ML-KEM-768+X25519 stanza", mine,
+		func(g *gen) []stanza {
+			h, xs := g.shared(mlkem), g.shared(x25519)
+			return []stanza{xs.ephemeral(), h.ephemeral(), xs.to(me), h.to(pqb)}
+		})
+
+	// Rule 13: no stanza with the reader's tag.
+	env("private_not_recipient", NotRecipient, "rule 13: a private envelope: an X25519 ephemeral key and type 0x03 stanzas for bob and carol only", mine,
+		func(g *gen) []stanza {
+			sh := g.shared(x25519)
+			return []stanza{sh.ephemeral(), sh.to(b), sh.to(c)}
+		})
+	env("private_not_recipient_mlkem", NotRecipient, "rule 13: a private envelope: the hybrid type 0x02 and type 0x03 stanzas for bob and carol only", []*key{pq},
+		func(g *gen) []stanza {
+			sh := g.shared(mlkem)
+			return []stanza{sh.ephemeral(), sh.to(pqb), sh.to(pqc)}
+		})
+	env("private_not_recipient_other_suite", NotRecipient, "rule 13: a private envelope of P-256 stanzas only; the reader is X25519", mine,
+		func(g *gen) []stanza {
+			sh := g.shared(p256)
+			return []stanza{sh.ephemeral(), sh.to(bob(p256))}
+		})
+	for _, s := range []*kem{x25519, mlkem} {
+		r, other := alice(s), bob(s)
+		suffix := ""
+		if !s.classical() {
+			suffix = "_mlkem"
+		}
+		env("private_wrong_tag"+suffix, NotRecipient, "rule 13: a private envelope: the "+s.name+" ephemeral key, bob's stanza, then the reader's with a bit flipped in its tag: no stanza has the reader's tag", []*key{r},
+			func(g *gen) []stanza {
+				sh := g.shared(s)
+				return []stanza{sh.ephemeral(), sh.to(other), flipTag(sh.to(r))}
+			})
+		env("private_tag_other_preamble"+suffix, NotRecipient, "rule 13: a private envelope: the "+s.name+" ephemeral key and the reader's stanza, its ct sealed with this preamble but its tag computed with the preamble of another envelope (another nonce)", []*key{r},
+			func(g *gen) []stanza {
+				sh := g.shared(s)
+				return []stanza{sh.ephemeral(), sh.withTagPreamble(func(pre []byte) []byte { return flip(pre, 11) }).to(r)}
+			})
+		env("private_flipped_ciphertext"+suffix, Authentication, "rule 14: a private envelope: the "+s.name+" ephemeral key, bob's stanza, then the reader's with a bit flipped in its ct: the reader's tag, a ct that does not open", []*key{r},
+			func(g *gen) []stanza {
+				sh := g.shared(s)
+				return []stanza{sh.ephemeral(), sh.to(other), flipLast(sh.to(r))}
+			})
+		env("private_wrong_file_key"+suffix, Authentication, "rule 14: a private envelope: the "+s.name+" ephemeral key, bob's stanza, then the reader's, which opens to a file key that does not verify the header MAC", []*key{r},
+			func(g *gen) []stanza {
+				sh := g.shared(s)
+				return []stanza{sh.ephemeral(), sh.to(other), sh.toWith(r, g.rand(32))}
+			})
+	}
+	env("private_mlkem_flipped_ct_m", Authentication, "rule 14: a private envelope: the hybrid type 0x02, then the reader's type 0x03 stanza with a bit flipped in its ML-KEM-768 ciphertext ct_M: its tag (from the X25519 half) matches, ct does not open", []*key{pq},
+		func(g *gen) []stanza {
+			sh := g.shared(mlkem)
+			return []stanza{sh.ephemeral(), edit(sh.to(pq), func(body []byte) []byte { return flip(body, 2+tagSize+100) })}
+		})
+	env("private_mlkem_stanza_of_other_ephemeral", Authentication, "rule 14: a private envelope: the hybrid type 0x02 stanza, then the reader's type 0x03 stanza whose tag is computed with it, but whose ct_M and ct come from a stanza of another X25519 ephemeral key", []*key{pq},
+		func(g *gen) []stanza {
+			sh, sh2 := g.shared(mlkem), g.shared(mlkem)
+			good, other := sh.to(pq), sh2.to(pq)
+			return []stanza{sh.ephemeral(), func(e *envelope, pre []byte) (byte, []byte) {
+				_, a := good(e, pre)
+				_, o := other(e, pre)
+				return 0x03, cat(a[:2+tagSize], o[2+tagSize:])
+			}}
+		})
+
+	// An ephemeral key that is not a usable point: authentication, for
+	// every reader of its suite alike.
+	for _, c := range []struct {
+		name string
+		k    *kem
+		eph  []byte
+		what string
+	}{
+		{"x25519", x25519, make([]byte, 32), "the all-zero X25519 point"},
+		{"x25519_order_8", x25519, x(order8), "an X25519 point of order 8"},
+		{"p256", p256, offCurve(bob(p256)), "a P-256 point off the curve"},
+		{"secp256k1", secp256k1KEM, offCurve(bob(secp256k1KEM)), "a secp256k1 point off the curve"},
+		{"mlkem768x25519", mlkem, make([]byte, 32), "the all-zero X25519 point as ct_X"},
+		{"mlkem768x25519_order_8", mlkem, x(order8), "an X25519 point of order 8 as ct_X"},
+	} {
+		r := alice(c.k)
+		env("private_invalid_ephemeral_"+c.name, Authentication, "rule 14: a private envelope whose type 0x02 ephemeral key is "+c.what+" (the agreement fails), then bob's and the reader's type 0x03 stanzas made with a valid one", []*key{r},
+			func(g *gen) []stanza {
+				sh := g.shared(c.k)
+				return []stanza{raw(0x02, cat(u16(int(c.k.id)), c.eph)), sh.to(bob(c.k)), sh.to(r)}
+			})
+	}
+	env("private_invalid_ephemeral_stranger", Authentication, "rule 14: a private envelope whose X25519 ephemeral key is the all-zero point and a type 0x03 stanza for bob, read by an X25519 identity that has no stanza: the agreement fails for every reader of the suite alike", mine,
+		func(g *gen) []stanza {
+			sh := g.shared(x25519)
+			return []stanza{raw(0x02, cat(u16(kemX25519), make([]byte, 32))), sh.to(b)}
+		})
 }
 
 func hexBytes(s string) []byte {
