@@ -164,7 +164,7 @@ var errorClasses = []struct {
 	{fanseal.ErrNotRecipient, "not a recipient: none of the identities given can open this envelope", "fanseal inspect -R RECIPIENTS_FILE ENVELOPE says whom it is for"},
 	{fanseal.ErrTruncated, "truncated envelope", ""},
 	{fanseal.ErrAuthentication, "the envelope was tampered with or is corrupted", ""},
-	{fanseal.ErrAnonymousLimit, "unsupported envelope: too many trial decryptions", "give only the identity the envelope is for with -i, or ask the sender to seal it again with this version's encrypt, whose private envelopes need no trials"},
+	{fanseal.ErrAnonymousLimit, "unsupported envelope: too many trial decryptions", "give only the identity the envelope is for with -i, or ask the sender to seal it again with this version's encrypt, whose private envelopes need trials only for ssh-rsa and age stanzas"},
 	{fanseal.ErrScryptWorkFactor, "unsupported envelope: the passphrase's work factor is above what fanseal accepts", "the sender chose a work factor that takes too long to open; ask for one sealed with fanseal encrypt -p, which tunes it to about a second"},
 	{fanseal.ErrUnsupported, "unsupported envelope", "a newer fanseal may read it"},
 	{fanseal.ErrMalformed, "corrupted header or not a fanseal envelope", ""},

@@ -5,6 +5,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -290,6 +291,29 @@ func TestInspectNamesOwners(t *testing.T) {
 	}
 	if !rep.Private || owned != 1 {
 		t.Fatalf("inspect --json -i of a private envelope: %s", out)
+	}
+	// "for you, stanza k" counts the header's stanzas, as decrypt does:
+	// the stanza alice's identity opens, as the library finds it.
+	alice, err := fanseal.ParseIdentities(bytes.NewReader(mustRead(t, keys[0])))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := fanseal.StanzaFor(mustRead(t, private), alice[0])
+	if err != nil || k < 1 || !strings.Contains(text, fmt.Sprintf("for you:     stanza %d (", k)) {
+		t.Fatalf("StanzaFor = %d, %v; inspect -i:\n%s", k, err, text)
+	}
+	for _, s := range rep.Recipients {
+		if len(s.Owners) == 1 && s.Index != k {
+			t.Fatalf("inspect --json: alice's stanza is %d, StanzaFor says %d", s.Index, k)
+		}
+	}
+	// An ephemeral key no agreement accepts: inspect still lists the
+	// envelope, finding no stanza for the identity.
+	bad := mustRead(t, private)
+	clear(bad[29+3+2 : 29+3+2+32]) // the X25519 ephemeral key: all zeros, no agreement
+	badFile := writeFile(t, dir, "bad.fsl", bad)
+	if text, _ := execOK(t, "", "inspect", "-i", keys[0], badFile); !strings.Contains(text, "0 found by the identities given, 3 not") {
+		t.Fatalf("inspect -i of a private envelope with an invalid ephemeral key:\n%s", text)
 	}
 }
 

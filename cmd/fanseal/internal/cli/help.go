@@ -119,8 +119,9 @@ Options:
                                   identifier, which anyone holding the public
                                   keys can read (see above).
         --anonymous               The default: no key identifiers. Kept for
-                                  scripts; it no longer makes readers try
-                                  every stanza.
+                                  scripts; it now writes a private envelope,
+                                  which readers older than private envelopes
+                                  refuse (they read --identified).
     -v, --verbose                 Say on standard error who the envelope is
                                   for, by -r flag or file and line, and how
                                   many stanzas of which type it holds.

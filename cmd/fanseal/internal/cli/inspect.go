@@ -44,7 +44,7 @@ type stanzaSummary struct {
 	Owners       []keyOwner `json:"owners,omitempty"`
 	SenderOwners []keyOwner `json:"sender_owners,omitempty"`
 
-	index int // among the header's stanzas
+	Index int `json:"index"` // among the header's stanzas, as decrypt and fanseal.StanzaFor count them
 }
 
 // A keyOwner is a key given on the command line, and where it was given.
@@ -173,11 +173,10 @@ func inspect(args []string, stdin io.Reader, stdout, _ io.Writer) error {
 		if h.Private() {
 			header := append(append([]byte(nil), h.Raw...), h.MAC[:]...)
 			for _, n := range ids {
-				k, err := fanseal.StanzaFor(header, n.Identity)
-				if err != nil {
-					return fmt.Errorf("%s: %w", n.src, err)
-				}
-				if k >= 0 {
+				// An error here is the envelope's (an ephemeral key no
+				// agreement accepts): no stanza is this identity's, and
+				// decrypt says why.
+				if k, err := fanseal.StanzaFor(header, n.Identity); err == nil && k >= 0 {
 					mine[k] = append(mine[k], n.owner())
 				}
 			}
@@ -185,7 +184,7 @@ func inspect(args []string, stdin io.Reader, stdout, _ io.Writer) error {
 		named, unknown := 0, 0
 		for i := range rep.Recipients {
 			s := &rep.Recipients[i]
-			s.Owners = append(known.owners(s.Suite, s.KeyID), mine[s.index]...)
+			s.Owners = append(known.owners(s.Suite, s.KeyID), mine[s.Index]...)
 			s.SenderOwners = known.owners(s.Suite, s.Sender)
 			if len(s.Owners) > 0 {
 				named++
@@ -222,8 +221,8 @@ func inspect(args []string, stdin io.Reader, stdout, _ io.Writer) error {
 	default:
 		fmt.Fprintf(stdout, "recipients:  %d\n", len(rep.Recipients))
 	}
-	for i, s := range rep.Recipients {
-		line := fmt.Sprintf("  %4d  %-16s %-8s %s", i, s.Suite, s.Type, s.KeyID+s.Tag)
+	for _, s := range rep.Recipients {
+		line := fmt.Sprintf("  %4d  %-16s %-8s %s", s.Index, s.Suite, s.Type, s.KeyID+s.Tag)
 		if naming && !rep.Anonymous {
 			who := "unknown"
 			if len(s.Owners) > 0 {
@@ -241,9 +240,9 @@ func inspect(args []string, stdin io.Reader, stdout, _ io.Writer) error {
 		fmt.Fprintln(stdout, strings.TrimRight(line, " "))
 	}
 	if rep.Private {
-		for i, s := range rep.Recipients {
+		for _, s := range rep.Recipients {
 			for _, o := range s.Owners {
-				fmt.Fprintf(stdout, "for you:     stanza %d (%s)\n", i, o.src.describe())
+				fmt.Fprintf(stdout, "for you:     stanza %d (%s)\n", s.Index, o.src.describe())
 			}
 		}
 	}
@@ -268,7 +267,7 @@ func describeOwners(owners []keyOwner) string {
 // with a shared ephemeral key.
 func stanzas(h *format.Header) (recipients []stanzaSummary, shared []string) {
 	for st := range h.Stanzas() {
-		s := stanzaSummary{Type: fmt.Sprintf("unknown (0x%02x)", st.Type), Suite: "?", index: st.Index}
+		s := stanzaSummary{Type: fmt.Sprintf("unknown (0x%02x)", st.Type), Suite: "?", Index: st.Index}
 		switch st.Type {
 		case format.StanzaHPKE, format.StanzaShared:
 			s.Type = map[byte]string{format.StanzaHPKE: "hpke", format.StanzaShared: "shared"}[st.Type]

@@ -202,7 +202,7 @@ func checkSealable(list []*namedRecipient, anonymous bool) error {
 		id := n.KeyID()
 		k := suiteKey{n.Suite(), string(id[:])}
 		if other, ok := byID[k]; ok && !anonymous {
-			return fmt.Errorf("%s: %w: a different key from %s with the same key identifier %x; --anonymous leaves identifiers out",
+			return fmt.Errorf("%s: %w: a different key from %s with the same key identifier %x; leave out --identified (a private envelope carries no identifiers)",
 				n.src, fanseal.ErrDuplicateRecipient, other.src, id)
 		}
 		byID[k] = n
