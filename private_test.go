@@ -554,16 +554,11 @@ func TestPrivateSSHRSA(t *testing.T) {
 // unlocked once, and then opens private envelopes to it.
 func TestPrivateLockedIdentity(t *testing.T) {
 	for _, key := range []any{ed25519Key(t), rsaTestKey(t)} {
-		priv, _ := sshKeyPair(t, key, "pw")
-		asked := 0
-		id, err := NewEncryptedSSHIdentity(priv, func() ([]byte, error) { asked++; return []byte("pw"), nil })
-		if err != nil {
-			t.Fatal(err)
-		}
+		id, count, _ := lockedIdentity(t, key)
 		xids, xs := identities(t, X25519, 1)
 		other := mustSeal(t, &Sealer{}, []byte("m"), xs[0])
-		if got, err := OpenBytes(other, id, xids[0]); err != nil || string(got) != "m" || asked != 0 {
-			t.Fatalf("%T: beside the envelope's key: %q, %v, asked %d", key, got, err, asked)
+		if got, err := OpenBytes(other, id, xids[0]); err != nil || string(got) != "m" || *count != 0 {
+			t.Fatalf("%T: beside the envelope's key: %q, %v, asked %d", key, got, err, *count)
 		}
 		// Alone: an ssh-ed25519 key needs its agreement with the X25519
 		// ephemeral key; an ssh-rsa key has no ssh-rsa stanza to try.
@@ -571,12 +566,12 @@ func TestPrivateLockedIdentity(t *testing.T) {
 		if _, ok := key.(ed25519.PrivateKey); !ok {
 			want = 0
 		}
-		if _, err := OpenBytes(other, id); !errors.Is(err, ErrNotRecipient) || asked != want {
-			t.Fatalf("%T: alone, not for it: %v, asked %d, want %d", key, err, asked, want)
+		if _, err := OpenBytes(other, id); !errors.Is(err, ErrNotRecipient) || *count != want {
+			t.Fatalf("%T: alone, not for it: %v, asked %d, want %d", key, err, *count, want)
 		}
 		env := mustSeal(t, &Sealer{}, []byte("mine"), id.Recipient(), xs[0])
-		if got, err := OpenBytes(env, id); err != nil || string(got) != "mine" || asked != 1 {
-			t.Fatalf("%T: for it: %q, %v, asked %d", key, got, err, asked)
+		if got, err := OpenBytes(env, id); err != nil || string(got) != "mine" || *count != 1 {
+			t.Fatalf("%T: for it: %q, %v, asked %d", key, got, err, *count)
 		}
 	}
 }
@@ -705,12 +700,7 @@ func TestPrivateOtherRSAKey(t *testing.T) {
 // does not unlock the locked one when the unlocked one found a forged
 // envelope (authentication).
 func TestPrivateLockedBudget(t *testing.T) {
-	asked := 0
-	priv, _ := sshKeyPair(t, ed25519Key(t), "pw")
-	locked, err := NewEncryptedSSHIdentity(priv, func() ([]byte, error) { asked++; return []byte("pw"), nil })
-	if err != nil {
-		t.Fatal(err)
-	}
+	locked, asked, _ := lockedIdentity(t, ed25519Key(t))
 	ids, _ := identities(t, X25519, 1)
 	strangers := make([]*Recipient, 600)
 	for i := range strangers {
@@ -722,8 +712,8 @@ func TestPrivateLockedBudget(t *testing.T) {
 	}
 	anon := mustSeal(t, &Sealer{Anonymous: true}, []byte("x"), strangers...)
 	before := keyAgreements.Load()
-	if _, err := OpenBytes(anon, ids[0], locked); !errors.Is(err, ErrAnonymousLimit) || asked != 0 {
-		t.Fatalf("1 200 trials of two identities: %v, asked %d", err, asked)
+	if _, err := OpenBytes(anon, ids[0], locked); !errors.Is(err, ErrAnonymousLimit) || *asked != 0 {
+		t.Fatalf("1 200 trials of two identities: %v, asked %d", err, *asked)
 	}
 	if n := keyAgreements.Load() - before; n != 0 {
 		t.Fatalf("%d key agreements before the budget refused the envelope", n)
@@ -735,8 +725,8 @@ func TestPrivateLockedBudget(t *testing.T) {
 		off += 3 + len(st.Body)
 	}
 	forged[off] ^= 1 // the header MAC
-	if _, err := OpenBytes(forged, ids[0], locked); !errors.Is(err, ErrAuthentication) || asked != 0 {
-		t.Fatalf("a forged header MAC: %v, asked %d", err, asked)
+	if _, err := OpenBytes(forged, ids[0], locked); !errors.Is(err, ErrAuthentication) || *asked != 0 {
+		t.Fatalf("a forged header MAC: %v, asked %d", err, *asked)
 	}
 }
 

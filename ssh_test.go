@@ -364,16 +364,11 @@ func TestSSHEd25519PrecomputedBesidePlainKey(t *testing.T) {
 // passphrase is the key's error, anonymous envelope or not.
 func TestEncryptedSSHIdentityLazy(t *testing.T) {
 	for _, key := range []any{ed25519Key(t), rsaTestKey(t)} {
-		priv, _ := sshKeyPair(t, key, "pw")
-		asked := 0
-		id, err := NewEncryptedSSHIdentity(priv, func() ([]byte, error) { asked++; return []byte("pw"), nil })
-		if err != nil {
-			t.Fatal(err)
-		}
+		id, asked, priv := lockedIdentity(t, key)
 		_, xs := identities(t, X25519, 1)
 		other := mustSeal(t, &Sealer{Identified: true}, []byte("m"), xs[0])
-		if _, err := OpenBytes(other, id); !errors.Is(err, ErrNotRecipient) || asked != 0 {
-			t.Fatalf("%T: not for it: %v, asked %d", key, err, asked)
+		if _, err := OpenBytes(other, id); !errors.Is(err, ErrNotRecipient) || *asked != 0 {
+			t.Fatalf("%T: not for it: %v, asked %d", key, err, *asked)
 		}
 		for _, anon := range []bool{false, true, false} {
 			env := mustSeal(t, &Sealer{Identified: true, Anonymous: anon}, []byte("m"), id.Recipient(), xs[0])
@@ -381,8 +376,8 @@ func TestEncryptedSSHIdentityLazy(t *testing.T) {
 				t.Fatalf("%T: %q, %v", key, got, err)
 			}
 		}
-		if asked != 1 {
-			t.Fatalf("%T: asked %d times", key, asked)
+		if *asked != 1 {
+			t.Fatalf("%T: asked %d times", key, *asked)
 		}
 		wrong, _ := NewEncryptedSSHIdentity(priv, func() ([]byte, error) { return []byte("wrong"), nil })
 		for _, anon := range []bool{false, true} {
@@ -392,6 +387,19 @@ func TestEncryptedSSHIdentityLazy(t *testing.T) {
 			}
 		}
 	}
+}
+
+// lockedIdentity returns an identity of key behind the passphrase "pw",
+// the count of the times its passphrase was asked, and its PEM file.
+func lockedIdentity(t testing.TB, key any) (*Identity, *int, []byte) {
+	t.Helper()
+	priv, _ := sshKeyPair(t, key, "pw")
+	asked := new(int)
+	id, err := NewEncryptedSSHIdentity(priv, func() ([]byte, error) { *asked++; return []byte("pw"), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id, asked, priv
 }
 
 func ed25519Key(t testing.TB) ed25519.PrivateKey {
