@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"math/big"
+	"strconv"
 	"strings"
 )
 
@@ -219,6 +220,11 @@ func sshRSAVectors(k *kit) {
 				return []stanza{sh.ephemeral(), sh.to(bob(x25519)), g.rsaStanza(a, nil, nil)}
 			})
 	}
+	k.heldPrivate("ssh_rsa_private_not_recipient", NotRecipient, "rule 13: a private envelope: an X25519 ephemeral key and bob's type 0x03 stanza, then a type 0x06 stanza without key identifier for bob's ssh-rsa key: the reader's one trial does not open, and nothing says the stanza was its",
+		aeadAESGCM, ra, func(g *gen) []stanza {
+			sh := g.shared(x25519)
+			return []stanza{sh.ephemeral(), sh.to(bob(x25519)), g.rsaStanza(b, nil, nil)}
+		})
 	k.heldPrivate("ssh_rsa_private_key_id_4096", Malformed, "rule 11b: a private envelope: an X25519 ephemeral key and the reader's X25519 stanza, then a type 0x06 stanza of a key identifier and a 512-byte ciphertext (L = 520, above 512: no key identifier in a private envelope)",
 		aeadAESGCM, reader{ids: []*key{me}}, func(g *gen) []stanza {
 			sh := g.shared(x25519)
@@ -571,6 +577,26 @@ func ageStanzaVectors(k *kit) {
 			}
 			return append(ss, g.hpke(me))
 		})
+	// In a private envelope the trials of type 0x06 and type 0x08 stanzas
+	// count together.
+	rsaA := sshRSA("alice", 2048)
+	for _, c := range []struct {
+		name, class, what string
+		n                 int
+	}{
+		{"age_stanza_private_trials_with_rsa_1000", Success, "100 × 8 + 200 = 1 000 trials, the most", 200},
+		{"age_stanza_private_trials_with_rsa_1001", Unsupported, "100 × 8 + 201 = 1 001 trials, over 1 000 although each kind is under", 201},
+	} {
+		k.heldPrivate(c.name, c.class, "rule 12: a private envelope: 99 type 0x06 stanzas of L = 256 for nobody and the reader's, and "+strconv.Itoa(c.n)+" type 0x08 stanzas for nobody, read with the ssh-rsa identity and an age identity: "+c.what,
+			aeadAESGCM, reader{ssh: []*sshKey{rsaA}, age: []*key{a}}, func(g *gen) []stanza {
+				var ss []stanza
+				for range 99 {
+					ss = append(ss, raw(0x06, g.rand(256)))
+				}
+				ss = append(ss, g.rsaStanza(rsaA, nil, nil))
+				return append(ss, nobody(g, c.n)...)
+			})
+	}
 	env("age_stanza_trials_x25519_reader", Success, "rule 12: 1 001 type 0x08 stanzas for nobody, then the X25519 reader's stanza: no age identity, no trial", mine,
 		func(g *gen) []stanza { return append(nobody(g, 1001), g.hpke(me)) })
 }

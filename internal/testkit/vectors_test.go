@@ -1266,6 +1266,13 @@ func privateVectors(k *kit) {
 	}
 	flags("private_anonymous_flags", Malformed, "rule 1: flags 0x05, anonymous and private, on a private envelope (tags) of an X25519 ephemeral key and the reader's stanza", 0x05)
 	flags("private_flag_bit_1", Unsupported, "rule 1: flags 0x06, private and bit 1, on a private envelope of an X25519 ephemeral key and the reader's stanza", 0x06)
+	k.add("private_anonymous_flags_aead_aes128gcm", func(g *gen) *Vector {
+		sh := g.shared(x25519)
+		e := g.newPrivate(aeadAESGCM).add(sh.ephemeral(), sh.to(b), sh.to(me))
+		e.flags, e.aead, e.sealAEAD = 0x05, 0x0001, aeadAESGCM
+		e.payload = g.text()
+		return open(Unsupported, "rule 1: flags 0x05 and AEAD 0x0001 (AES-128-GCM; stanzas and payload sealed with AES-256-GCM): an unknown AEAD (unsupported) is checked before bits 0 and 2 together (malformed)", e, me)
+	})
 	flags("private_anonymous_flag_bit_1", Unsupported, "rule 1: flags 0x07: an unknown flag bit (unsupported) is checked before bits 0 and 2 together (malformed)", 0x07)
 
 	// Rule 5a: no type 0x01 or 0x04 stanza in a private envelope.
