@@ -562,8 +562,12 @@ func (t *trial) openShared(st format.Stanza, ident *Identity) ([]byte, error) {
 		return nil, unwrapError(s.err)
 	}
 	if cs.pq {
-		ss, err := ident.pq.DecapHalf(hs.Enc, t.h.Ephemeral(uint16(ident.suite)), s.ss)
-		if err != nil {
+		eph := t.h.Ephemeral(uint16(ident.suite))
+		var ss []byte
+		if ssPQ, ok := t.ag.takeFound(ident, hs.Enc); ok {
+			ss = ident.pq.CombineHalves(ssPQ, eph, s.ss)
+			clear(ssPQ)
+		} else if ss, err = ident.pq.DecapHalf(hs.Enc, eph, s.ss); err != nil {
 			return nil, unwrapError(err)
 		}
 		defer clear(ss)

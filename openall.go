@@ -86,6 +86,12 @@ func (o *Opener) openWindow(envelopes [][]byte, ids []*Identity, out [][]byte, e
 		window = append(window, parsed{h, payload})
 	}
 	ag.compute()
+	for _, p := range window {
+		if p.h != nil {
+			ag.locate(p.h, ids)
+		}
+	}
+	ag.computeLocated()
 	for i, p := range window {
 		if p.h == nil {
 			continue
@@ -168,6 +174,68 @@ type agreements struct {
 	dh    window[agreementKey]   // the classical suites'
 	pq    window[pqAgreementKey] // the post-quantum suite's
 	half  window[halfKey]        // the X25519 halves of private hybrid stanzas
+	found window[foundKey]       // and the ML-KEM-768 halves their tags find
+}
+
+// A foundKey names the ML-KEM-768 half of the private hybrid stanza that
+// a post-quantum identity's tag found: the identity and its ciphertext.
+type foundKey struct {
+	ident *Identity
+	ct    [format.HybridCiphertext]byte
+}
+
+// locate adds, for each post-quantum identity whose X25519 half with a
+// private envelope's ephemeral key compute computed, the ML-KEM-768
+// ciphertext of the stanza its tag finds, if any, for computeLocated to
+// decapsulate with the others of the window: the one stanza unwrap will
+// open, as it finds it (trial.tag). Its verdict is unwrap's alone.
+func (ag *agreements) locate(h *format.Header, ids []*Identity) {
+	eph := h.Ephemeral(format.KEMMLKEM768X25519)
+	if !h.Private() || len(eph) != 32 || !hpke.HybridBatches() {
+		return
+	}
+	for _, ident := range ids {
+		ssT := ag.half.ss[halfKey{ident, [32]byte(eph)}]
+		if ident.pq == nil || ssT == nil {
+			continue
+		}
+		tag := hybridTag(ssT, h.PreambleBytes(), eph, ident.r.pq.X25519())
+		for st := range h.Stanzas() {
+			if st.Type == format.StanzaShared && len(st.Body) == format.HybridSharedSize && bytes.Equal(st.Body[2:2+format.KeyIDSize], tag) {
+				ct := st.Body[2+format.KeyIDSize : 2+format.KeyIDSize+format.HybridCiphertext]
+				if k := (foundKey{ident, [format.HybridCiphertext]byte(ct)}); !ag.found.seen(k) {
+					ag.found.add(ident, k, ct)
+				}
+				break
+			}
+		}
+	}
+}
+
+// computeLocated decapsulates what locate found, in batches per identity.
+func (ag *agreements) computeLocated() {
+	ag.found.halves = true
+	ag.found.compute(func(*Identity) int { return pqPassCost },
+		func(ident *Identity, ct []byte) foundKey { return foundKey{ident, [format.HybridCiphertext]byte(ct)} },
+		func(ident *Identity, batch [][]byte) ([][]byte, []error) {
+			ss, err := ident.pq.DecapsulatePQ(batch)
+			if err != nil {
+				errs := make([]error, len(batch))
+				for i := range errs {
+					errs[i] = err
+				}
+				return make([][]byte, len(batch)), errs
+			}
+			return ss, nil
+		})
+}
+
+// takeFound is take for the ML-KEM-768 halves locate found.
+func (ag *agreements) takeFound(ident *Identity, ct []byte) ([]byte, bool) {
+	if ag == nil || len(ct) != format.HybridCiphertext {
+		return nil, false
+	}
+	return ag.found.take(foundKey{ident, [format.HybridCiphertext]byte(ct)})
 }
 
 // A halfKey names the X25519 half of a post-quantum identity with a
@@ -203,6 +271,9 @@ func (ag *agreements) takeHalf(ident *Identity, ctT []byte) ([]byte, bool) {
 type window[K comparable] struct {
 	pending map[*Identity][][]byte
 	ss      map[K][]byte
+	// halves marks a window of ML-KEM-768 halves, whose stanzas' key
+	// agreement (the X25519 half) is counted already.
+	halves bool
 }
 
 // seen reports whether the window has the agreement k.
@@ -233,7 +304,7 @@ func (w *window[K]) compute(passCost func(*Identity) int, key func(*Identity, []
 			continue
 		}
 		decapInPasses(encs, func(b [][]byte) ([][]byte, []error) { return batch(ident, b) },
-			func(enc []byte) K { return key(ident, enc) }, w.ss)
+			func(enc []byte) K { return key(ident, enc) }, w.ss, !w.halves)
 	}
 	w.pending = nil
 }
@@ -361,19 +432,22 @@ func (ag *agreements) clear() {
 	ag.dh.clear()
 	ag.pq.clear()
 	ag.half.clear()
+	ag.found.clear()
 }
 
 // decapInPasses runs decap over encs, hpke.BatchSize of them a pass,
 // counting the agreements, and stores each shared secret in into under
 // key(enc); a lane that failed is left out, so that unwrap's own
 // agreement gives its error.
-func decapInPasses[K comparable](encs [][]byte, decap func([][]byte) ([][]byte, []error), key func([]byte) K, into map[K][]byte) {
+func decapInPasses[K comparable](encs [][]byte, decap func([][]byte) ([][]byte, []error), key func([]byte) K, into map[K][]byte, count bool) {
 	size := hpke.BatchSize(len(encs))
 	for len(encs) > 0 {
 		batch := encs[:min(size, len(encs))]
 		encs = encs[len(batch):]
-		keyAgreements.Add(uint64(len(batch)))
-		passAgreements.Add(uint64(len(batch)))
+		if count {
+			keyAgreements.Add(uint64(len(batch)))
+			passAgreements.Add(uint64(len(batch)))
+		}
 		ss, errs := decap(batch)
 		for i, enc := range batch {
 			k := key(enc)

@@ -171,3 +171,19 @@ func (sk *HybridPrivateKey) X25519Halves(ctTs [][]byte) (ss [][]byte, errs []err
 	}
 	return ss, errs
 }
+
+// DecapsulatePQ decapsulates the ML-KEM-768 halves cts of private hybrid
+// stanzas, in one batch (internal/mlkem768's DecapsulateBatch: eight to a
+// pass of its eight-way Keccak where it runs), for CombineHalves; the
+// caller clears them. It fails only for a ciphertext of the wrong length,
+// and then decapsulates none.
+func (sk *HybridPrivateKey) DecapsulatePQ(cts [][]byte) ([][]byte, error) {
+	return sk.pq.DecapsulateBatch(cts)
+}
+
+// CombineHalves is DecapHalf given the ML-KEM-768 half ssPQ that
+// DecapsulatePQ computed: the combiner of it with the X25519 half ssT for
+// the ephemeral key ctT.
+func (sk *HybridPrivateKey) CombineHalves(ssPQ, ctT, ssT []byte) []byte {
+	return combine(ssPQ, ssT, ctT, sk.pub.t[:])
+}

@@ -54,6 +54,9 @@ func TestHybridEphemeral(t *testing.T) {
 		if got, err := sk.DecapHalf(ctPQ, e.PublicKey(), half); err != nil || !bytes.Equal(got, ss) {
 			t.Fatalf("recipient %d: DecapHalf = %x, %v; want %x", i, got, err, ss)
 		}
+		if pq, err := sk.DecapsulatePQ([][]byte{ctPQ, ctPQ}); err != nil || !bytes.Equal(sk.CombineHalves(pq[1], e.PublicKey(), half), ss) {
+			t.Fatalf("recipient %d: DecapsulatePQ and CombineHalves disagree with Encap (%v)", i, err)
+		}
 		if full, _ := HybridDecap(enc, sk); !bytes.Equal(full, ss) {
 			t.Fatalf("recipient %d: HybridDecap disagrees", i)
 		}
