@@ -621,8 +621,11 @@ func (t *trial) tag(ident *Identity) []byte {
 	}
 	s := t.sharedWith(cs, ident)
 	if s.tag == nil && s.err == nil {
-		if cs.pq {
-			s.tag = hybridTag(s.ss, t.h.PreambleBytes(), t.h.Ephemeral(uint16(ident.suite)), ident.r.pq.X25519())
+		eph := t.h.Ephemeral(uint16(ident.suite))
+		if tag, ok := t.ag.tagOf(ident, eph, t.h.PreambleBytes()); ok && cs.pq {
+			s.tag = tag // OpenAll derived it from this very half
+		} else if cs.pq {
+			s.tag = hybridTag(s.ss, t.h.PreambleBytes(), eph, ident.r.pq.X25519())
 		} else {
 			if s.ctx, s.err = cs.hs.NewContext(s.ss, cs.schedFor(ident.r)); s.err == nil {
 				s.tag, s.err = s.ctx.Export(tagContext(t.h.PreambleBytes()), format.KeyIDSize)

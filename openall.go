@@ -175,6 +175,26 @@ type agreements struct {
 	pq    window[pqAgreementKey] // the post-quantum suite's
 	half  window[halfKey]        // the X25519 halves of private hybrid stanzas
 	found window[foundKey]       // and the ML-KEM-768 halves their tags find
+	tags  map[tagKey][]byte      // and the tags, which are public
+}
+
+// A tagKey names the tag of a post-quantum identity in a private
+// envelope: the identity, the ephemeral key and the preamble, which two
+// envelopes of a window may share only to share the tag.
+type tagKey struct {
+	ident    *Identity
+	ctT      [32]byte
+	preamble [format.PreambleSize]byte
+}
+
+// tagOf returns the tag locate derived for ident with the ephemeral key
+// ctT in an envelope of the preamble, if it did.
+func (ag *agreements) tagOf(ident *Identity, ctT, preamble []byte) ([]byte, bool) {
+	if ag == nil || len(ctT) != 32 || len(preamble) != format.PreambleSize {
+		return nil, false
+	}
+	tag, ok := ag.tags[tagKey{ident, [32]byte(ctT), [format.PreambleSize]byte(preamble)}]
+	return tag, ok
 }
 
 // A foundKey names the ML-KEM-768 half of the private hybrid stanza that
@@ -200,6 +220,10 @@ func (ag *agreements) locate(h *format.Header, ids []*Identity) {
 			continue
 		}
 		tag := hybridTag(ssT, h.PreambleBytes(), eph, ident.r.pq.X25519())
+		if ag.tags == nil {
+			ag.tags = map[tagKey][]byte{}
+		}
+		ag.tags[tagKey{ident, [32]byte(eph), [format.PreambleSize]byte(h.PreambleBytes())}] = tag
 		for st := range h.Stanzas() {
 			if st.Type == format.StanzaShared && len(st.Body) == format.HybridSharedSize && bytes.Equal(st.Body[2:2+format.KeyIDSize], tag) {
 				ct := st.Body[2+format.KeyIDSize : 2+format.KeyIDSize+format.HybridCiphertext]

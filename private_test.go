@@ -788,3 +788,26 @@ func TestPrivateShuffle(t *testing.T) {
 		t.Fatalf("the ssh-rsa stanza stood at %v in 30 seals", seen)
 	}
 }
+
+// TestPrivateOpenAllSharedEphemeral: a forged envelope that copies a
+// private hybrid envelope's ephemeral stanza under another nonce, in the
+// same OpenAll window, changes nothing for the genuine one, before it or
+// after it.
+func TestPrivateOpenAllSharedEphemeral(t *testing.T) {
+	ids, rs := identities(t, MLKEM768X25519, 2)
+	env := mustSeal(t, &Sealer{}, []byte("genuine"), rs...)
+	other := mustSeal(t, &Sealer{}, []byte("genuine"), rs...) // two halves: a pass
+	forged := bytes.Clone(env)
+	forged[11] ^= 1 // the nonce: every tag changes
+	for _, batch := range [][][]byte{{env, forged, other}, {forged, env, other}} {
+		out, errs := OpenAll(batch, ids[0])
+		for i, e := range batch {
+			switch {
+			case !bytes.Equal(e, forged) && (errs[i] != nil || string(out[i]) != "genuine"):
+				t.Fatalf("a genuine envelope at %d: %v", i, errs[i])
+			case bytes.Equal(e, forged) && !errors.Is(errs[i], ErrNotRecipient):
+				t.Fatalf("the forged envelope at %d: %v", i, errs[i])
+			}
+		}
+	}
+}
