@@ -60,6 +60,9 @@ func peers() []peer {
 		{"fanseal-sequential", "x25519", fan(fanseal.X25519, fanseal.Sequential)},
 		{"fanseal-shared-parallel", "x25519", fan(fanseal.X25519, fanseal.SharedParallel)},
 		{"fanseal-parallel", "mlkem768x25519", fan(fanseal.MLKEM768X25519, fanseal.Parallel)},
+		{"fanseal-private", "p256", fanPrivate(fanseal.P256)},
+		{"fanseal-private", "x25519", fanPrivate(fanseal.X25519)},
+		{"fanseal-private", "mlkem768x25519", fanPrivate(fanseal.MLKEM768X25519)},
 	}
 }
 
@@ -334,11 +337,24 @@ func tinkECIES(n int) (func(int) ([]byte, error), func([]byte) error) {
 	return seal, open
 }
 
-// fan seals with a fanseal strategy, warm where the strategy keeps state
-// (a full precompute pool, cached channel keys), and opens as the last
-// recipient (with its keyring for channel stanzas).
+// fan seals with a fanseal strategy, with key identifiers (each strategy
+// as it is named: Sequential and Parallel with an ephemeral key per
+// stanza), warm where the strategy keeps state (a full precompute pool,
+// cached channel keys), and opens as the last recipient (with its keyring
+// for channel stanzas).
 func fan(s fanseal.Suite, st fanseal.Strategy) func(*testing.B, int) (func() ([]byte, error), func([]byte) error) {
+	return fanWith(s, &fanseal.Sealer{Strategy: st, Identified: true})
+}
+
+// fanPrivate seals with the default Sealer: private envelopes.
+func fanPrivate(s fanseal.Suite) func(*testing.B, int) (func() ([]byte, error), func([]byte) error) {
+	return fanWith(s, new(fanseal.Sealer))
+}
+
+func fanWith(s fanseal.Suite, template *fanseal.Sealer) func(*testing.B, int) (func() ([]byte, error), func([]byte) error) {
+	st := template.Strategy
 	return func(b *testing.B, n int) (func() ([]byte, error), func([]byte) error) {
+		sealer := &fanseal.Sealer{Strategy: st, Identified: template.Identified}
 		var ids []*fanseal.Identity
 		var rs []*fanseal.Recipient
 		for range n {
@@ -346,7 +362,6 @@ func fan(s fanseal.Suite, st fanseal.Strategy) func(*testing.B, int) (func() ([]
 			ids = append(ids, id)
 			rs = append(rs, id.Recipient())
 		}
-		sealer := &fanseal.Sealer{Strategy: st}
 		opener := new(fanseal.Opener)
 		switch st {
 		case fanseal.Channel:
