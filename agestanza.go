@@ -142,7 +142,19 @@ func ageStanzas(h *format.Header) []*AgeStanza {
 
 // unwrapAgeSecret asks u for the secret of the envelope's age stanzas.
 func unwrapAgeSecret(u SecretUnwrapper, h *format.Header) ([]byte, error) {
-	secret, err := u.UnwrapSecret(ageStanzas(h))
+	sts := ageStanzas(h)
+	secret, err := u.UnwrapSecret(sts)
+	if err != nil && !errors.Is(err, ErrNotRecipient) && len(sts) > 1 {
+		// age's identities stop at the first stanza they refuse: each
+		// alone, so that a stanza the identity refuses hides none that
+		// is its, wherever the two stand (one more Unwrap a stanza).
+		for _, st := range sts {
+			if s, e := u.UnwrapSecret([]*AgeStanza{st}); e == nil {
+				secret, err = s, nil
+				break
+			}
+		}
+	}
 	switch {
 	case errors.Is(err, ErrNotRecipient):
 		return nil, err

@@ -23,6 +23,11 @@ const sshRSALabel = "fanseal/v1 ssh-rsa"
 const rsaTrials = 8
 
 func newRSARecipient(key *rsa.PublicKey, k *sshKey) (*Recipient, error) {
+	if key.N.Sign() <= 0 {
+		// A negative mpint, which x/crypto/ssh reads and OpenSSH refuses:
+		// BitLen would measure |n|, and nothing could open its stanzas.
+		return nil, fmt.Errorf("%w: ssh-rsa key with a modulus that is not positive", ErrInvalidKey)
+	}
 	if bits := key.N.BitLen(); bits < 8*format.MinRSASize || bits > 8*format.MaxRSASize {
 		return nil, fmt.Errorf("%w: ssh-rsa key of %d bits; fanseal takes 2048 to 4096 bits", ErrInvalidKey, bits)
 	}

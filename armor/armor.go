@@ -197,6 +197,13 @@ func (r *Reader) fail(kind error, format string, a ...any) error {
 // readLine returns the next line without its LF or CRLF ending. The last
 // line of the input may have no line end.
 func (r *Reader) readLine() ([]byte, error) {
+	l, err := r.readRawLine()
+	return trimCR(l), err
+}
+
+// readRawLine returns the next line without its LF, a CR before it kept,
+// as blankLine counts it.
+func (r *Reader) readRawLine() ([]byte, error) {
 	r.line++
 	l, err := r.src.ReadSlice('\n')
 	switch {
@@ -207,7 +214,7 @@ func (r *Reader) readLine() ([]byte, error) {
 	case err != nil && err != io.EOF:
 		return nil, err
 	}
-	return trimCR(bytes.TrimSuffix(l, []byte("\n"))), nil
+	return bytes.TrimSuffix(l, []byte("\n")), nil
 }
 
 // Read implements io.Reader.
@@ -225,11 +232,12 @@ func (r *Reader) Read(p []byte) (int, error) {
 
 func (r *Reader) next() ([]byte, error) {
 	for skipped := 0; !r.started; {
-		l, err := r.readLine()
+		raw, err := r.readRawLine()
 		if err != nil {
 			return nil, err
 		}
-		if blank, over := blankLine(l, &skipped); over {
+		l := trimCR(raw)
+		if blank, over := blankLine(raw, &skipped); over {
 			return nil, r.fail(errs.Malformed, "more than %d bytes of white space before %q", maxWhitespace, Header)
 		} else if blank {
 			continue
