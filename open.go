@@ -344,7 +344,22 @@ func (o *Opener) unwrapWith(h *format.Header, identities []*Identity, ag *agreem
 	case t.tagErr != nil:
 		return nil, t.tagErr
 	}
-	return nil, ErrNotRecipient
+	return nil, notRecipient(h)
+}
+
+// notRecipient is ErrNotRecipient, saying what the envelope needs where
+// its header tells: a passphrase, or, for a private envelope, that only
+// its recipients' identities can tell that they are.
+func notRecipient(h *format.Header) error {
+	for st := range h.Stanzas() {
+		if st.Type == format.StanzaScrypt {
+			return fmt.Errorf("%w: the envelope is sealed to a passphrase, and no passphrase was given", ErrNotRecipient)
+		}
+	}
+	if h.Private() {
+		return fmt.Errorf("%w: a private envelope, which says whom it is for to its recipients only", ErrNotRecipient)
+	}
+	return ErrNotRecipient
 }
 
 // candidates yields, in header order, each pair of a stanza and an

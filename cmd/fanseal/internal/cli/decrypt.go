@@ -161,7 +161,7 @@ var errorClasses = []struct {
 	err        error
 	what, hint string
 }{
-	{fanseal.ErrNotRecipient, "not a recipient: none of the identities given can open this envelope", "fanseal inspect -R RECIPIENTS_FILE ENVELOPE says whom it is for"},
+	{fanseal.ErrNotRecipient, "not a recipient: none of the identities given can open this envelope", "fanseal inspect -i IDENTITY ENVELOPE tells whether a key is its recipient, and inspect -R RECIPIENTS_FILE names the recipients of an envelope sealed with --identified"},
 	{fanseal.ErrTruncated, "truncated envelope", ""},
 	{fanseal.ErrAuthentication, "the envelope was tampered with or is corrupted", ""},
 	{fanseal.ErrAnonymousLimit, "unsupported envelope: too many trial decryptions", "give only the identity the envelope is for with -i, or ask the sender to seal it again with this version's encrypt, whose private envelopes need trials only for ssh-rsa and age stanzas"},
@@ -187,7 +187,10 @@ func describe(err error) error {
 		default:
 			msg = c.what + ": " + msg
 		}
-		if c.hint != "" {
+		switch {
+		case c.err == fanseal.ErrNotRecipient && strings.Contains(msg, "sealed to a passphrase"):
+			msg += "; decrypt it without -i, and fanseal asks for the passphrase"
+		case c.hint != "":
 			msg += "; " + c.hint
 		}
 		return &describedError{msg: msg, err: err}

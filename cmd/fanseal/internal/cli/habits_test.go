@@ -469,3 +469,23 @@ func TestInstallFromCheckout(t *testing.T) {
 		t.Fatalf("the installed fanseal --version: %v %q", err, out)
 	}
 }
+
+// TestNotRecipientSaysWhatItNeeds: decrypt's "not a recipient" says what
+// the envelope needs: a passphrase, for one sealed to a passphrase; for a
+// private envelope, that only an identity tells (inspect -i), where
+// inspect -R can name no one.
+func TestNotRecipientSaysWhatItNeeds(t *testing.T) {
+	fastScrypt(t)
+	dir, keys, pubs := setup(t, "x25519", 2)
+	in := writeFile(t, dir, "plain", []byte("x"))
+	pass := filepath.Join(dir, "pass.fsl")
+	withPassphrases(t, "long enough", "long enough")
+	mustRun(t, "", "encrypt", "-p", "-o", pass, in)
+	mustFail(t, "", "sealed to a passphrase, and no passphrase was given; decrypt it without -i", "decrypt", "-i", keys[0], pass)
+	private := filepath.Join(dir, "private.fsl")
+	mustRun(t, "", "encrypt", "-r", pubs[1], "-o", private, in)
+	msg := execFails(t, "", []string{"decrypt", "-i", keys[0], private}, "a private envelope", "inspect -i IDENTITY ENVELOPE")
+	if strings.Contains(msg, "passphrase") {
+		t.Fatalf("a private envelope's error speaks of a passphrase: %q", msg)
+	}
+}
