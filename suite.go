@@ -78,5 +78,10 @@ func (a AEAD) String() string {
 	return fmt.Sprintf("aead(0x%04x)", uint16(a))
 }
 
-// MaxRecipients is the most recipients one envelope can have.
-const MaxRecipients = format.MaxRecipients
+// MaxRecipients is the most recipients one envelope can have
+// (docs/FORMAT.md, "Limits"), private, identified or anonymous.
+const MaxRecipients = 10000
+
+// The format's limit and the library's are one.
+var _ [MaxRecipients - format.MaxRecipients]struct{}
+var _ [format.MaxRecipients - MaxRecipients]struct{}
