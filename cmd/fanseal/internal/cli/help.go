@@ -35,7 +35,7 @@ Options:
                              /dev/stdout, is written as usual).
     -h, --help               Print this help.
 
-` + OutputRule + `
+` + outputPointer + `
 
 Examples:
     $ fanseal keygen -o alice.key
@@ -131,7 +131,7 @@ Options:
                                   -o -.
     -h, --help                    Print this help.
 
-` + OutputRule + `
+` + outputPointer + `
 
 Examples:
     $ fanseal encrypt -r fanseal_x25519_... -R team.txt -o report.fsl report.pdf
@@ -194,7 +194,7 @@ Options:
                              output, even a terminal.
     -h, --help               Print this help.
 
-` + OutputRule + `
+` + outputPointer + `
 
 Examples:
     $ fanseal decrypt -i alice.key -o report.pdf report.fsl

@@ -93,6 +93,16 @@ func TestHelpPerCommand(t *testing.T) {
 	}
 	execFails(t, "", []string{"help", "frobnicate"}, "unknown")
 	execFails(t, "", []string{"-d", "x.fsl"}, "fanseal decrypt")
+	// The output rule is one topic, which each command's help points to
+	// instead of repeating it.
+	if rule, _ := execOK(t, "", "help", "output"); rule != OutputRule+"\n" {
+		t.Errorf("fanseal help output:\n%s", rule)
+	}
+	for _, name := range []string{"encrypt", "decrypt", "keygen"} {
+		if text, _ := execOK(t, "", name, "--help"); strings.Contains(text, OutputRule) || !strings.Contains(text, "fanseal help output") {
+			t.Errorf("fanseal %s --help repeats the output rule, or does not point to it", name)
+		}
+	}
 }
 
 // TestVersion: fanseal --version and fanseal version print the module

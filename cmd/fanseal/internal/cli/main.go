@@ -111,7 +111,7 @@ small and starts fast. From a checkout of fanseal, go run ./cmd/fanseal/bench
 measures fanseal's hot paths on this machine, and go run ./cmd/fanseal/sim
 runs an end-to-end workload before and after fanseal; each has --help.
 
-` + OutputRule + `
+` + outputPointer + `
 
 Examples:
     $ fanseal keygen -o alice.key
@@ -157,6 +157,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 		}
 		if c := commandNamed(args[1]); c != nil && len(args) == 2 {
 			fmt.Fprint(stdout, c.fullHelp())
+			return 0
+		}
+		if len(args) == 2 && args[1] == "output" {
+			fmt.Fprintln(stdout, OutputRule)
 			return 0
 		}
 		if len(args) == 2 && tools[args[1]] != "" {

@@ -16,8 +16,9 @@ import (
 )
 
 // OutputRule is how every flag that names an output file (-o, --json,
-// --plot, --cpuprofile, --memprofile) writes it; the help of every command
-// with such a flag includes it.
+// --plot, --cpuprofile, --memprofile) writes it: fanseal help output
+// prints it, the help of every command with such a flag points to it
+// (outputPointer), and the measuring programs' help includes it.
 const OutputRule = `Output files:
     fanseal replaces only a regular file that the path names directly: the
     output goes to a hidden temporary file beside it, which takes the name
@@ -40,6 +41,13 @@ const OutputRule = `Output files:
     own it. A path that cannot be written, an output that is the same file
     as an input, identity or recipients file, and two options that name one
     file are refused before any work starts.`
+
+// outputPointer is what a command's help says of its output files.
+const outputPointer = `Output files:
+    -o replaces only a regular file it names directly, and only once the
+    whole output is complete (for decrypt, once it has all authenticated);
+    anything else (-, /dev/stdout, a device, FIFO or link) is written in
+    place. fanseal help output says how, in full.`
 
 // unnamedOff turns unnamed temporary files off, so that the tests can run
 // the named fallback through the same code (in-process, or in a binary
