@@ -3,8 +3,8 @@ package cli
 import (
 	"io"
 	"os"
-	"os/signal"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
