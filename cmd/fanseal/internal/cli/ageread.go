@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"slices"
 	"strings"
 
 	"filippo.io/age"
@@ -413,6 +414,10 @@ func describeAge(err error, ids *ageIdentities) error {
 	var armorErr *armor.Error
 	var notFound *plugin.NotFoundError
 	switch {
+	case errors.As(err, &noMatch) && ids != nil && len(ids.ids) == 0 && len(ids.skipped) == 0 && !slices.Contains(noMatch.StanzaTypes, "scrypt"):
+		// No -i at all, as age says it: identities are required.
+		msg := fmt.Sprintf("%v: it is not sealed to a passphrase, so identities are required (its stanzas: %s); give them with -i PATH, or -j PLUGIN", errAge, stanzaTypes(noMatch.StanzaTypes))
+		return &describedError{msg: msg, err: errors.Join(errAge, fanseal.ErrNotRecipient, err)}
 	case errors.As(err, &noMatch):
 		msg := fmt.Sprintf("%v: not a recipient: none of the identities given can open it (its stanzas: %s)", errAge, stanzaTypes(noMatch.StanzaTypes))
 		if ids != nil && len(ids.skipped) > 0 {

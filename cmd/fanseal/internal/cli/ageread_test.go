@@ -369,3 +369,17 @@ func TestAgeIdentityErrorsHideSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestDecryptAgeWithoutIdentities: an age file not sealed to a passphrase,
+// decrypted with no -i, says that identities are required and how to give
+// them, as age does, not that none of them opens it.
+func TestDecryptAgeWithoutIdentities(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "plain", []byte("x"))
+	file := filepath.Join(dir, "notes.age")
+	mustRun(t, "", "encrypt", "--age", "-r", agePublicKey(t, ageKeyFiles["x25519"]), "-o", file, in)
+	msg := execFails(t, "", []string{"decrypt", file}, "identities are required", "-i PATH, or -j PLUGIN")
+	if strings.Contains(msg, "none of the identities given") {
+		t.Fatalf("decrypt without -i: %q", msg)
+	}
+}
