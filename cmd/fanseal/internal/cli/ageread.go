@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 
 	"filippo.io/age"
