@@ -16,6 +16,8 @@ import (
 	"filippo.io/age/armor"
 	"filippo.io/age/plugin"
 	"github.com/fanseal/fanseal"
+	fsarmor "github.com/fanseal/fanseal/armor"
+	"github.com/fanseal/fanseal/internal/format"
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/term"
 )
@@ -107,10 +109,20 @@ func readAgeIdentities(files, plugins []string, stdin *stdinUse, stderr io.Write
 
 // readFile reads the identity file name from in.
 func (a *ageIdentities) readFile(name string, in io.Reader, stderr io.Writer) error {
-	br := bufio.NewReaderSize(in, 2*ageMaxWhitespace+len(armor.Header))
+	br := bufio.NewReaderSize(in, max(2*ageMaxWhitespace+len(armor.Header), fsarmor.DetectSize))
 	start, _ := br.Peek(ageMaxWhitespace + len(armor.Header))
 	trimmed := bytes.TrimSpace(start)
+	head, _ := br.Peek(fsarmor.DetectSize)
 	switch {
+	case bytes.HasPrefix(head, []byte(format.Magic)) || fsarmor.IsArmored(head):
+		// An identity file fanseal encrypted (encrypt -p): unlocked
+		// when first needed, as age's are.
+		contents, err := readAtMost(br, ageFileLimit)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		a.ids = append(a.ids, &encryptedIdentity{name: name, contents: contents, stderr: stderr, envelope: true})
+		return nil
 	case bytes.HasPrefix(start, []byte(ageIntro)) || bytes.HasPrefix(trimmed, []byte(armor.Header)):
 		var r io.Reader = br
 		if bytes.HasPrefix(trimmed, []byte(armor.Header)) {
@@ -283,6 +295,7 @@ type encryptedIdentity struct {
 	contents []byte
 	stderr   io.Writer
 	ids      []age.Identity
+	envelope bool // contents is a fanseal envelope, not an age file
 }
 
 // Unwrap opens one of stanzas with the identities of the file.
@@ -325,6 +338,9 @@ func (e *encryptedIdentity) decrypt() error {
 
 // plaintext asks the passphrase and returns the decrypted file.
 func (e *encryptedIdentity) plaintext() ([]byte, error) {
+	if e.envelope {
+		return unlockEnvelope(e.name, bufio.NewReader(bytes.NewReader(e.contents)))
+	}
 	pass := &passphraseIdentity{prompt: fmt.Sprintf("Enter passphrase for identity file %q:", e.name)}
 	r, err := age.Decrypt(bytes.NewReader(e.contents), pass)
 	if errors.As(err, new(*age.NoIdentityMatchError)) {
@@ -342,9 +358,9 @@ func (e *encryptedIdentity) plaintext() ([]byte, error) {
 
 // unlockIdentityFile returns what to read of the identity file name
 // (from in, or from the file itself when in is nil) for fanseal's own
-// envelopes: the plaintext of an identity file that age encrypted with a
-// passphrase, asked on the terminal, or else the file as it is. The
-// function returned closes the file.
+// envelopes: the plaintext of an identity file that age, or fanseal
+// (encrypt -p), encrypted with a passphrase, asked on the terminal, or
+// else the file as it is. The function returned closes the file.
 func unlockIdentityFile(name string, in io.Reader) (io.Reader, func(), error) {
 	done := func() {}
 	if in == nil {
@@ -354,10 +370,18 @@ func unlockIdentityFile(name string, in io.Reader) (io.Reader, func(), error) {
 		}
 		in, done = f, func() { f.Close() }
 	}
-	br := bufio.NewReaderSize(in, 2*ageMaxWhitespace+len(armor.Header))
+	br := bufio.NewReaderSize(in, max(2*ageMaxWhitespace+len(armor.Header), fsarmor.DetectSize))
 	start, _ := br.Peek(ageMaxWhitespace + len(armor.Header))
 	trimmed := bytes.TrimSpace(start)
 	if !bytes.HasPrefix(start, []byte(ageIntro)) && !bytes.HasPrefix(trimmed, []byte(armor.Header)) {
+		if head, _ := br.Peek(fsarmor.DetectSize); bytes.HasPrefix(head, []byte(format.Magic)) || fsarmor.IsArmored(head) {
+			plain, err := unlockEnvelope(name, br)
+			if err != nil {
+				done()
+				return nil, nil, err
+			}
+			return bytes.NewReader(plain), done, nil
+		}
 		return br, done, nil
 	}
 	var r io.Reader = br
@@ -375,6 +399,32 @@ func unlockIdentityFile(name string, in io.Reader) (io.Reader, func(), error) {
 		return nil, nil, err
 	}
 	return bytes.NewReader(plain), done, nil
+}
+
+// unlockEnvelope opens an identity file that is a fanseal envelope
+// (binary or armored) sealed to a passphrase, asked on the terminal once
+// its work factor is known to be within the bound, and returns its
+// plaintext, the identity file.
+func unlockEnvelope(name string, br *bufio.Reader) ([]byte, error) {
+	contents, err := readAtMost(br, ageFileLimit)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	env, armored := maybeArmored(bytes.NewReader(contents))
+	pass := fanseal.NewScryptIdentityFunc(func() ([]byte, error) {
+		return readPassphrase(fmt.Sprintf("Enter passphrase for identity file %q:", name))
+	}, ageMaxScryptWorkFactor)
+	r, err := fanseal.Open(env, pass)
+	if err == nil {
+		var plain []byte
+		if plain, err = io.ReadAll(r); err == nil {
+			return plain, nil
+		}
+	}
+	if errors.Is(err, fanseal.ErrNotRecipient) {
+		return nil, fmt.Errorf("%s: %w: the identity file is a fanseal envelope, but not one sealed to a passphrase (fanseal encrypt -p seals one)", name, fanseal.ErrInvalidKey)
+	}
+	return nil, fmt.Errorf("%s: decrypting the identity file: %w", name, describe(armorFirst(armored, env, err)))
 }
 
 // openAge decrypts the age file in br with ids, and returns the reader of

@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -382,4 +383,36 @@ func TestDecryptAgeWithoutIdentities(t *testing.T) {
 	if strings.Contains(msg, "none of the identities given") {
 		t.Fatalf("decrypt without -i: %q", msg)
 	}
+}
+
+// TestFansealEncryptedIdentityFile: an identity file that fanseal encrypt
+// -p sealed (binary or armored) opens fanseal envelopes and age files, its
+// passphrase asked once when needed; an identity file that is an envelope
+// sealed to keys says what it needs.
+func TestFansealEncryptedIdentityFile(t *testing.T) {
+	fastScrypt(t)
+	dir, keys, pubs := setup(t, "x25519", 1)
+	in := writeFile(t, dir, "plain", []byte("behind a sealed key"))
+	env := filepath.Join(dir, "env.fsl")
+	mustRun(t, "", "encrypt", "-r", pubs[0], "-o", env, in)
+	ageFile := filepath.Join(dir, "notes.age")
+	mustRun(t, "", "encrypt", "--age", "-r", pubs[0], "-o", ageFile, in)
+	for _, armored := range []bool{false, true} {
+		sealed := filepath.Join(dir, fmt.Sprintf("key-%v.fsl", armored))
+		args := []string{"encrypt", "-p", "-o", sealed, keys[0]}
+		if armored {
+			args = []string{"encrypt", "-p", "-a", "-o", sealed, keys[0]}
+		}
+		withPassphrases(t, "long enough", "long enough")
+		mustRun(t, "", args...)
+		for _, target := range []string{env, ageFile} {
+			prompts := withPassphrases(t, "long enough")
+			if got := mustRun(t, "", "decrypt", "-i", sealed, target); got != "behind a sealed key" || len(*prompts) != 1 || !strings.Contains((*prompts)[0], "identity file") {
+				t.Fatalf("armored=%v %s: %q, prompts %q", armored, target, got, *prompts)
+			}
+		}
+	}
+	notPass := filepath.Join(dir, "key-to-keys.fsl")
+	mustRun(t, "", "encrypt", "-r", pubs[0], "-o", notPass, keys[0])
+	mustFail(t, "", "not one sealed to a passphrase", "decrypt", "-i", notPass, env)
 }
