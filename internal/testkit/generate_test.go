@@ -83,7 +83,8 @@ func TestGenerate(t *testing.T) {
 }
 
 // checkCoverage checks that the kit holds what docs/FORMAT.md promises:
-// every outcome, and a success for every suite, stanza type and AEAD.
+// every outcome, a success for every suite, stanza type and AEAD, and the
+// vectors of every point that FORMAT.md settled.
 func checkCoverage(t *testing.T, vs []*Vector) {
 	names := map[string]*Vector{}
 	classes := map[string]int{}
@@ -113,6 +114,15 @@ func checkCoverage(t *testing.T, vs []*Vector) {
 		}
 		if !named {
 			t.Errorf("no vector names rule %s", rule)
+		}
+	}
+	// Every point that FORMAT.md settled has the vectors that pin it
+	// (settledPoints).
+	for _, p := range settledPoints {
+		for name, class := range p.vectors {
+			if v := names[name]; v == nil || v.Expect != class {
+				t.Errorf("%s: no %s vector %s", p.point, class, name)
+			}
 		}
 	}
 	// A success for each of the types of "SSH keys, passphrases and age

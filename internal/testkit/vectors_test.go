@@ -33,6 +33,7 @@ func vectors(t *testing.T) []*Vector {
 	keyTextVectors(k)
 	privateVectors(k)
 	sshVectors(k)
+	settledVectors(k)
 	return k.vs
 }
 
