@@ -114,7 +114,7 @@ func (a *ageIdentities) readFile(name string, in io.Reader, stderr io.Writer) er
 	trimmed := bytes.TrimSpace(start)
 	head, _ := br.Peek(fsarmor.DetectSize)
 	switch {
-	case bytes.HasPrefix(head, []byte(format.Magic)) || fsarmor.IsArmored(head):
+	case isEnvelope(head):
 		// An identity file fanseal encrypted (encrypt -p): unlocked
 		// when first needed, as age's are.
 		contents, err := readAtMost(br, ageFileLimit)
@@ -356,49 +356,89 @@ func (e *encryptedIdentity) plaintext() ([]byte, error) {
 	return plain, nil
 }
 
-// unlockIdentityFile returns what to read of the identity file name
-// (from in, or from the file itself when in is nil) for fanseal's own
-// envelopes: the plaintext of an identity file that age, or fanseal
-// (encrypt -p), encrypted with a passphrase, asked on the terminal, or
-// else the file as it is. The function returned closes the file.
-func unlockIdentityFile(name string, in io.Reader) (io.Reader, func(), error) {
+// openIdentityFile opens the identity file name (from in, or from the
+// file itself when in is nil) for fanseal's own envelopes: what to read of
+// it, or, for an identity file that age, or fanseal (encrypt -p),
+// encrypted with a passphrase, the file read but not yet unlocked. The
+// function returned closes the file.
+func openIdentityFile(name string, in io.Reader) (io.Reader, *lockedFile, func(), error) {
 	done := func() {}
 	if in == nil {
 		f, err := os.Open(name)
 		if err != nil {
-			return nil, nil, fmt.Errorf("identity file: %w", err)
+			return nil, nil, nil, fmt.Errorf("identity file: %w", err)
 		}
 		in, done = f, func() { f.Close() }
 	}
 	br := bufio.NewReaderSize(in, max(2*ageMaxWhitespace+len(armor.Header), fsarmor.DetectSize))
 	start, _ := br.Peek(ageMaxWhitespace + len(armor.Header))
 	trimmed := bytes.TrimSpace(start)
-	if !bytes.HasPrefix(start, []byte(ageIntro)) && !bytes.HasPrefix(trimmed, []byte(armor.Header)) {
-		if head, _ := br.Peek(fsarmor.DetectSize); bytes.HasPrefix(head, []byte(format.Magic)) || fsarmor.IsArmored(head) {
-			plain, err := unlockEnvelope(name, br)
-			if err != nil {
-				done()
-				return nil, nil, err
-			}
-			return bytes.NewReader(plain), done, nil
-		}
-		return br, done, nil
-	}
-	var r io.Reader = br
-	if bytes.HasPrefix(trimmed, []byte(armor.Header)) {
+	head, _ := br.Peek(fsarmor.DetectSize)
+	l := &lockedFile{name: name}
+	var r io.Reader
+	switch {
+	case bytes.HasPrefix(start, []byte(ageIntro)):
+		r = br
+	case bytes.HasPrefix(trimmed, []byte(armor.Header)):
 		r = armor.NewReader(br)
+	case isEnvelope(head):
+		r, l.envelope = br, true
+	default:
+		return br, nil, done, nil
 	}
-	contents, err := readAtMost(r, ageFileLimit)
+	var err error
+	if l.contents, err = readAtMost(r, ageFileLimit); err == nil {
+		err = l.check()
+	}
 	if err != nil {
 		done()
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
+		return nil, nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	plain, err := (&encryptedIdentity{name: name, contents: contents}).plaintext()
+	return nil, l, done, nil
+}
+
+// check reads the header of the locked file, without its passphrase, so
+// that a file that cannot be unlocked is refused when it is read, as an
+// unencrypted one is.
+func (l *lockedFile) check() error {
+	if l.envelope {
+		env, armored := maybeArmored(bytes.NewReader(l.contents))
+		if _, err := format.ReadHeader(env); err != nil {
+			return fmt.Errorf("decrypting the identity file: %w", describe(armorFirst(armored, env, err)))
+		}
+		return nil
+	}
+	_, err := age.Decrypt(bytes.NewReader(l.contents), probe{})
+	if err != nil && !errors.Is(err, errProbe) && !errors.As(err, new(*age.NoIdentityMatchError)) {
+		return fmt.Errorf("decrypting the identity file: %w", err)
+	}
+	return nil
+}
+
+// probe is an age identity that reads no stanza: age.Decrypt with it
+// alone parses an age file's header and stops before any key is needed.
+type probe struct{}
+
+var errProbe = errors.New("probe")
+
+func (probe) Unwrap([]*age.Stanza) ([]byte, error) { return nil, errProbe }
+
+// A lockedFile is an identity file encrypted with a passphrase, by age or
+// by fanseal (encrypt -p), read but not yet unlocked.
+type lockedFile struct {
+	name     string
+	contents []byte // an age file, binary, or a fanseal envelope as written
+	envelope bool
+}
+
+// identities asks the file's passphrase on the terminal and parses what
+// it unlocks.
+func (l *lockedFile) identities() ([]*namedIdentity, error) {
+	plain, err := (&encryptedIdentity{name: l.name, contents: l.contents, envelope: l.envelope}).plaintext()
 	if err != nil {
-		done()
-		return nil, nil, err
+		return nil, err
 	}
-	return bytes.NewReader(plain), done, nil
+	return readIdentities(l.name, bytes.NewReader(plain))
 }
 
 // unlockEnvelope opens an identity file that is a fanseal envelope
@@ -466,7 +506,7 @@ func describeAge(err error, ids *ageIdentities) error {
 	switch {
 	case errors.As(err, &noMatch) && ids != nil && len(ids.ids) == 0 && len(ids.skipped) == 0 && !slices.Contains(noMatch.StanzaTypes, "scrypt"):
 		// No -i at all, as age says it: identities are required.
-		msg := fmt.Sprintf("%v: it is not sealed to a passphrase, so identities are required (its stanzas: %s); give them with -i PATH, or -j PLUGIN", errAge, stanzaTypes(noMatch.StanzaTypes))
+		msg := fmt.Sprintf("%v: not a recipient: it is not sealed to a passphrase, so identities are required (its stanzas: %s); give them with -i PATH, or -j PLUGIN", errAge, stanzaTypes(noMatch.StanzaTypes))
 		return &describedError{msg: msg, err: errors.Join(errAge, fanseal.ErrNotRecipient, err)}
 	case errors.As(err, &noMatch):
 		msg := fmt.Sprintf("%v: not a recipient: none of the identities given can open it (its stanzas: %s)", errAge, stanzaTypes(noMatch.StanzaTypes))
@@ -508,4 +548,11 @@ func stanzaTypes(types []string) string {
 		return "no recipient"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// isEnvelope reports whether b starts a fanseal envelope, binary (its
+// magic and version: a key's text, FANSEAL_SECRET_…, starts with the magic
+// too) or armored.
+func isEnvelope(b []byte) bool {
+	return bytes.HasPrefix(b, append([]byte(format.Magic), format.Version)) || fsarmor.IsArmored(b)
 }

@@ -19,6 +19,7 @@ import (
 	"filippo.io/age/agessh"
 	"filippo.io/age/armor"
 	"github.com/fanseal/fanseal"
+	"github.com/fanseal/fanseal/internal/format"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -415,4 +416,43 @@ func TestFansealEncryptedIdentityFile(t *testing.T) {
 	notPass := filepath.Join(dir, "key-to-keys.fsl")
 	mustRun(t, "", "encrypt", "-r", pubs[0], "-o", notPass, keys[0])
 	mustFail(t, "", "not one sealed to a passphrase", "decrypt", "-i", notPass, env)
+}
+
+// TestEncryptedIdentityFileLazy: for fanseal envelopes, an encrypted
+// identity file (age's or fanseal's) is unlocked only when the identities
+// given beside it do not open the envelope, in order and once each: its
+// passphrase is not asked when another key opens it, and is asked once
+// when only its key does; a damaged one is refused when it is read.
+func TestEncryptedIdentityFileLazy(t *testing.T) {
+	fastScrypt(t)
+	dir, keys, pubs := setup(t, "x25519", 2)
+	in := writeFile(t, dir, "plain", []byte("lazily"))
+	withPassphrases(t, "long enough", "long enough", "long enough", "long enough")
+	sealedAge := filepath.Join(dir, "b.key.age")
+	mustRun(t, "", "encrypt", "--age", "-p", "-o", sealedAge, keys[1])
+	sealedFs := filepath.Join(dir, "b.key.fsl")
+	mustRun(t, "", "encrypt", "-p", "-a", "-o", sealedFs, keys[1])
+	forA := filepath.Join(dir, "a.fsl")
+	mustRun(t, "", "encrypt", "-r", pubs[0], "-o", forA, in)
+	forB := filepath.Join(dir, "b.fsl")
+	mustRun(t, "", "encrypt", "-r", pubs[1], "-o", forB, in)
+	for _, sealed := range []string{sealedAge, sealedFs} {
+		withPassphrases(t) // any prompt fails the test
+		if got := mustRun(t, "", "decrypt", "-i", keys[0], "-i", sealed, forA); got != "lazily" {
+			t.Fatalf("%s beside the envelope's key: %q", sealed, got)
+		}
+		prompts := withPassphrases(t, "long enough")
+		if got := mustRun(t, "", "decrypt", "-i", keys[0], "-i", sealed, forB); got != "lazily" || len(*prompts) != 1 {
+			t.Fatalf("%s, whose key the envelope is for: %q, prompts %q", sealed, got, *prompts)
+		}
+		// Read from standard input, the envelope is read again after the
+		// passphrase, from what was kept of it.
+		prompts = withPassphrases(t, "long enough")
+		if got := mustRun(t, string(mustRead(t, forB)), "decrypt", "-i", keys[0], "-i", sealed); got != "lazily" || len(*prompts) != 1 {
+			t.Fatalf("%s, the envelope on standard input: %q, prompts %q", sealed, got, *prompts)
+		}
+	}
+	damaged := writeFile(t, dir, "damaged.fsl", append([]byte(format.Magic), 1, 0))
+	withPassphrases(t)
+	mustFail(t, "", "decrypting the identity file", "decrypt", "-i", keys[0], "-i", damaged, forA)
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"bufio"
 	"errors"
 	"flag"
@@ -62,11 +63,12 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) (err erro
 		return noIdentities
 	}
 	var ids []*namedIdentity
+	var locked []*lockedFile // encrypted identity files, unlocked only if needed
 	var ageIDs *ageIdentities
 	if isAge {
 		ageIDs, err = readAgeIdentities(opts.identities, opts.plugins, keysIn, stderr)
 	} else if len(opts.identities) > 0 {
-		ids, err = identityList(opts.identities, keysIn)
+		locked, err = readIdentityFiles(opts.identities, keysIn, true, &ids)
 	}
 	if err != nil {
 		return err
@@ -90,21 +92,44 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) (err erro
 			return err
 		}
 	} else {
-		env, armored := maybeArmored(src)
+		// The identities that need no passphrase first: the encrypted
+		// identity files are unlocked, in order and once each, only if
+		// those are not recipients, and the envelope is then read again
+		// from the start, which replay keeps (its header, at most).
+		in := &replay{r: src, recording: len(locked) > 0 && len(ids) > 0}
+		env, armored := maybeArmored(in)
 		failed = func(err error) error { return describe(armorFirst(armored, env, err)) }
-		given := identities(ids)
-		if len(ids) == 0 {
+		switch {
+		case len(opts.identities) == 0:
 			// Without -i, an envelope sealed to a passphrase (its one
 			// stanza) asks it on the terminal, once the work factor is
 			// known to be within the bound; any other is refused.
-			given = []*fanseal.Identity{fanseal.NewScryptIdentityFunc(func() ([]byte, error) {
+			r, err = fanseal.Open(env, fanseal.NewScryptIdentityFunc(func() ([]byte, error) {
 				return readPassphrase("Enter passphrase:")
-			}, ageMaxScryptWorkFactor)}
-		}
-		if r, err = fanseal.Open(env, given...); err != nil {
-			if len(ids) == 0 && errors.Is(err, fanseal.ErrNotRecipient) {
+			}, ageMaxScryptWorkFactor))
+			if errors.Is(err, fanseal.ErrNotRecipient) {
 				return noIdentities
 			}
+		case len(locked) == 0:
+			r, err = fanseal.Open(env, identities(ids)...)
+		default:
+			if len(ids) > 0 {
+				if r, err = fanseal.Open(env, identities(ids)...); !errors.Is(err, fanseal.ErrNotRecipient) {
+					in.stop()
+					break
+				}
+				env, armored = maybeArmored(in.again())
+			}
+			for _, l := range locked {
+				more, err := l.identities()
+				if err != nil {
+					return err
+				}
+				ids = append(ids, more...)
+			}
+			r, err = fanseal.Open(env, identities(ids)...)
+		}
+		if err != nil {
 			return failed(err)
 		}
 	}
@@ -126,6 +151,33 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) (err erro
 	}
 	return o.Commit()
 }
+
+// A replay records what is read through it while recording, so that the
+// input can be read again from its start (again).
+type replay struct {
+	r         io.Reader
+	buf       []byte
+	recording bool
+}
+
+func (p *replay) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if p.recording {
+		p.buf = append(p.buf, b[:n]...)
+	}
+	return n, err
+}
+
+// again returns the input from its start: what was recorded, then the
+// rest; recording stops.
+func (p *replay) again() io.Reader {
+	buf := p.buf
+	p.stop()
+	return io.MultiReader(bytes.NewReader(buf), p.r)
+}
+
+// stop stops recording and drops what was recorded.
+func (p *replay) stop() { p.recording, p.buf = false, nil }
 
 // maybeArmored returns a reader of the binary envelope in r, decoding
 // armor when the input starts with the armor header (after the white

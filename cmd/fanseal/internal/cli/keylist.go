@@ -214,27 +214,45 @@ func checkSealable(list []*namedRecipient, anonymous bool) error {
 }
 
 // identityList parses the identity files, in order; a file named "-" is
-// standard input, which stdin hands out once. A file that age encrypted
-// with a passphrase is read after asking it on the terminal.
+// standard input, which stdin hands out once. A file that age or fanseal
+// encrypted with a passphrase is read after asking it on the terminal.
 func identityList(files []string, stdin *stdinUse) ([]*namedIdentity, error) {
 	var list []*namedIdentity
+	_, err := readIdentityFiles(files, stdin, false, &list)
+	return list, err
+}
+
+// readIdentityFiles is identityList, appending to *list; where lazy is
+// set it leaves the encrypted files locked, and returns them, in order:
+// their identities are not in *list until their passphrase is asked
+// (lockedFile.identities).
+func readIdentityFiles(files []string, stdin *stdinUse, lazy bool, list *[]*namedIdentity) ([]*lockedFile, error) {
+	var locked []*lockedFile
 	for _, name := range files {
 		in, name, err := keyFileInput(name, "-i -", stdin)
 		if err != nil {
 			return nil, err
 		}
-		in, done, err := unlockIdentityFile(name, in)
+		r, l, done, err := openIdentityFile(name, in)
 		if err != nil {
 			return nil, err
 		}
-		more, err := readIdentities(name, in)
+		var more []*namedIdentity
+		switch {
+		case l != nil && lazy:
+			locked = append(locked, l)
+		case l != nil:
+			more, err = l.identities()
+		default:
+			more, err = readIdentities(name, r)
+		}
 		done()
 		if err != nil {
 			return nil, err
 		}
-		list = append(list, more...)
+		*list = append(*list, more...)
 	}
-	return list, nil
+	return locked, nil
 }
 
 // readIdentities parses the identity file name, or in under that name:
