@@ -1,8 +1,8 @@
 package cli
 
 import (
-	"bytes"
 	"bufio"
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
