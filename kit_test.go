@@ -282,12 +282,17 @@ func newAgeX25519(text string) (*ageX25519, error) {
 func (a *ageX25519) UnwrapSecret(stanzas []*fanseal.AgeStanza) ([]byte, error) {
 	pk := a.sk.PublicKey().Bytes()
 	for _, s := range stanzas {
-		if s.Type != "X25519" || len(s.Args) != 1 || len(s.Body) != 32 {
+		// As age's X25519 identity: another type is not its; a malformed
+		// X25519 stanza, whoever it was for, is an error of its own.
+		if s.Type != "X25519" {
 			continue
+		}
+		if len(s.Args) != 1 || len(s.Body) != 32 {
+			return nil, errors.New("invalid X25519 recipient block")
 		}
 		share, err := base64.RawStdEncoding.Strict().DecodeString(s.Args[0])
 		if err != nil || len(share) != 32 {
-			continue
+			return nil, fmt.Errorf("invalid X25519 recipient block: %v", err)
 		}
 		p, err := ecdh.X25519().NewPublicKey(share)
 		if err != nil {

@@ -171,6 +171,8 @@ func ageVerdictVectors(k *kit) {
 	}
 	k.held("age_stanza_malformed_x25519_before_mine", Success, "type 0x08: an age X25519 stanza of three words (type, share and one more), on which age's X25519 identity fails, then the reader's age stanza: the identity is asked for each age stanza alone, and the second gives the secret",
 		aeadAESGCM, false, ra, func(g *gen) []stanza { return []stanza{malformed(g), mine(g)} })
+	k.held("age_stanza_malformed_x25519", Authentication, "type 0x08: an age X25519 stanza of three words alone, on which age's X25519 identity fails with an error of its own: authentication failure (rule 14), neither not a recipient nor malformed",
+		aeadAESGCM, false, ra, func(g *gen) []stanza { return []stanza{malformed(g)} })
 	k.held("age_stanza_malformed_x25519_after_mine", Success, "type 0x08: the reader's age stanza, then an age X25519 stanza of three words, on which age's X25519 identity fails: the first gives the secret, whatever comes after",
 		aeadAESGCM, false, ra, func(g *gen) []stanza { return []stanza{mine(g), malformed(g)} })
 	// What the identity answers decides, anonymous flag or not.
@@ -608,6 +610,7 @@ var settledPoints = []struct {
 		"age_stanza_secret_opens_later_ct": Success, "age_stanza_secret_opens_earlier_ct": Success,
 		"age_stanza_malformed_x25519_before_mine": Success, "age_stanza_malformed_x25519_after_mine": Success,
 		"age_stanza_malformed_x25519_before_mine_anonymous": Success,
+		"age_stanza_malformed_x25519": Authentication,
 		"age_stanza_not_recipient_anonymous":                NotRecipient, "age_stanza_not_recipient_private": NotRecipient,
 		"age_stanza_wrong_secret_anonymous": Authentication, "age_stanza_wrong_secret_private": Authentication,
 	}},
