@@ -610,7 +610,7 @@ var settledPoints = []struct {
 		"age_stanza_secret_opens_later_ct": Success, "age_stanza_secret_opens_earlier_ct": Success,
 		"age_stanza_malformed_x25519_before_mine": Success, "age_stanza_malformed_x25519_after_mine": Success,
 		"age_stanza_malformed_x25519_before_mine_anonymous": Success,
-		"age_stanza_malformed_x25519": Authentication,
+		"age_stanza_malformed_x25519":                       Authentication,
 		"age_stanza_not_recipient_anonymous":                NotRecipient, "age_stanza_not_recipient_private": NotRecipient,
 		"age_stanza_wrong_secret_anonymous": Authentication, "age_stanza_wrong_secret_private": Authentication,
 	}},
