@@ -22,8 +22,11 @@ func withIdentityRecipients(list []*namedRecipient, ids []*namedIdentity) []*nam
 	}
 	for _, id := range ids {
 		r := id.Recipient()
+		if id.recipient != nil {
+			r = id.recipient
+		}
 		k := suiteKey{r.Suite(), string(r.Bytes())}
-		if first, ok := byKey[k]; ok {
+		if first, ok := byKey[k]; ok && len(r.Bytes()) > 0 { // a plugin's has no key to compare
 			first.also = append(first.also, id.src)
 			continue
 		}

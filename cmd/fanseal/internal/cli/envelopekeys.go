@@ -87,13 +87,15 @@ func ageStanzaRecipient(s string) (*fanseal.Recipient, error) {
 }
 
 // pluginIdentity returns the fanseal identity of an age plugin identity
-// line.
-func pluginIdentity(line string) (*fanseal.Identity, error) {
+// line, and the recipient that encrypt -i seals to for it: the plugin's
+// own, which its identity gives, as age's command line has it.
+func pluginIdentity(line string) (*fanseal.Identity, *fanseal.Recipient, error) {
 	id, err := plugin.NewIdentity(line, ageUI(os.Stderr))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", fanseal.ErrInvalidKey, err)
+		return nil, nil, fmt.Errorf("%w: %v", fanseal.ErrInvalidKey, err)
 	}
-	return fanseal.NewWrappedIdentity(ageUnwrapper{id}), nil
+	r := fanseal.NewWrappedRecipient(ageWrapper{id.Recipient()}, "the recipient of plugin identity "+id.Name())
+	return fanseal.NewWrappedIdentity(ageUnwrapper{id}), r, nil
 }
 
 // sshKeyLimit bounds an SSH private key file, as age's command line.

@@ -223,6 +223,12 @@ func TestPluginFanseal(t *testing.T) {
 		t.Fatalf("decrypt with the X25519 key: %q", got)
 	}
 	mustFail(t, "x", "age-encryption.org/awesome#plugins", "encrypt", "-r", plugin.EncodeRecipient("nosuchplugin", nil), "-o", env)
+	// encrypt -i with the plugin's identity file seals to the plugin's
+	// recipient, as age's -e -i does, beside another key's.
+	mustRun(t, "", "encrypt", "-i", id, "-r", agePublicKey(t, ageKeyFiles["x25519"]), "-o", env, in)
+	if got := mustRun(t, "", "decrypt", "-i", id, env); got != payload {
+		t.Fatalf("decrypt of encrypt -i with the plugin: %q", got)
+	}
 }
 
 // TestInspectNewStanzas: inspect names the ssh-rsa, scrypt and age

@@ -54,6 +54,9 @@ type namedRecipient struct {
 type namedIdentity struct {
 	*fanseal.Identity
 	src keySource
+	// recipient, if set, is what encrypt -i seals to for an identity
+	// whose Recipient has no key: a plugin identity's plugin recipient.
+	recipient *fanseal.Recipient
 }
 
 // keyComments are comment lines that keygen and age-keygen write above a
@@ -278,9 +281,9 @@ func readIdentities(name string, in io.Reader) ([]*namedIdentity, error) {
 	var list []*namedIdentity
 	err := readKeyLines(name, br, "identity", fanseal.MaxIdentities, func(line string, src keySource) error {
 		if strings.HasPrefix(strings.ToUpper(line), "AGE-PLUGIN-") {
-			id, err := pluginIdentity(line)
+			id, r, err := pluginIdentity(line)
 			if err == nil {
-				list = append(list, &namedIdentity{Identity: id, src: src})
+				list = append(list, &namedIdentity{Identity: id, src: src, recipient: r})
 			}
 			return err
 		}

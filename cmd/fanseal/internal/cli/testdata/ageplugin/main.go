@@ -18,6 +18,7 @@ func main() {
 	}
 	p.HandleRecipient(func([]byte) (age.Recipient, error) { return clear{}, nil })
 	p.HandleIdentity(func([]byte) (age.Identity, error) { return clear{}, nil })
+	p.HandleIdentityAsRecipient(func([]byte) (age.Recipient, error) { return clear{}, nil })
 	os.Exit(p.Main())
 }
 
