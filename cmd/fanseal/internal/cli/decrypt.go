@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 
+	"filippo.io/age/plugin"
 	"github.com/fanseal/fanseal"
 	"github.com/fanseal/fanseal/armor"
 	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
@@ -57,8 +58,6 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) (err erro
 	switch {
 	case sniffErr != nil && !errors.Is(sniffErr, errEmptyInput):
 		return sniffErr
-	case len(opts.plugins) > 0 && !isAge:
-		return fmt.Errorf("%w: -j %s: age plugins open age files; this is not one", ErrUsage, opts.plugins[0])
 	case len(opts.identities) == 0 && !isAge && sniffErr != nil:
 		return noIdentities
 	}
@@ -69,6 +68,17 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) (err erro
 		ageIDs, err = readAgeIdentities(opts.identities, opts.plugins, keysIn, stderr)
 	} else if len(opts.identities) > 0 {
 		locked, err = readIdentityFiles(opts.identities, keysIn, true, &ids)
+	}
+	if !isAge && err == nil {
+		// -j NAME: the plugin's identity without data, as for age files;
+		// its age stanzas ride in the envelope's type 0x08 stanzas.
+		for _, name := range opts.plugins {
+			id, perr := plugin.NewIdentityWithoutData(name, ageUI(stderr))
+			if perr != nil {
+				return fmt.Errorf("%w: -j %s: %v", ErrUsage, name, perr)
+			}
+			ids = append(ids, &namedIdentity{Identity: fanseal.NewWrappedIdentity(ageUnwrapper{id}), src: keySource{File: "-j " + name}})
+		}
 	}
 	if err != nil {
 		return err
@@ -100,7 +110,7 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) (err erro
 		env, armored := maybeArmored(in)
 		failed = func(err error) error { return describe(armorFirst(armored, env, err)) }
 		switch {
-		case len(opts.identities) == 0:
+		case len(opts.identities)+len(opts.plugins) == 0:
 			// Without -i, an envelope sealed to a passphrase (its one
 			// stanza) asks it on the terminal, once the work factor is
 			// known to be within the bound; any other is refused.

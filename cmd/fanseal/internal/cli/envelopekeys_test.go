@@ -229,6 +229,11 @@ func TestPluginFanseal(t *testing.T) {
 	if got := mustRun(t, "", "decrypt", "-i", id, env); got != payload {
 		t.Fatalf("decrypt of encrypt -i with the plugin: %q", got)
 	}
+	// decrypt -j NAME asks the plugin, without identity data, for a
+	// fanseal envelope as for an age file.
+	if got := mustRun(t, "", "decrypt", "-j", "fstest", env); got != payload {
+		t.Fatalf("decrypt -j fstest: %q", got)
+	}
 }
 
 // TestInspectNewStanzas: inspect names the ssh-rsa, scrypt and age

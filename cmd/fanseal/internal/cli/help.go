@@ -187,9 +187,10 @@ Options:
                              reads it from standard input (then INPUT must be
                              a file). Can be repeated; identities the
                              envelope is not for are ignored.
-    -j PLUGIN                For an age file: ask the age plugin PLUGIN (the
-                             program age-plugin-PLUGIN on the PATH) without
-                             an identity, as age -j does. Can be repeated.
+    -j PLUGIN                Ask the age plugin PLUGIN (the program
+                             age-plugin-PLUGIN on the PATH) without an
+                             identity, as age -j does, for an age file or a
+                             fanseal envelope. Can be repeated.
     -o, --output OUTPUT      Write the payload to OUTPUT; - is standard
                              output, even a terminal.
     -h, --help               Print this help.
