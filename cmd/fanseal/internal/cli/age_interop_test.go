@@ -197,6 +197,19 @@ func TestAgeInteropPassphraseAndPlugin(t *testing.T) {
 	if got := runAge(t, nil, env, "age", "-d", "-j", "batchpass", ours); string(got) != "written by fanseal" {
 		t.Fatalf("age -d -j batchpass of encrypt --age -p's file: %q", got)
 	}
+	// encrypt -j batchpass, as age -e -j: an age file that age opens with
+	// -j, and a fanseal envelope that decrypt -j opens.
+	t.Setenv("AGE_PASSPHRASE_WORK_FACTOR", "10")
+	byJ := filepath.Join(dir, "j.age")
+	mustRun(t, "through -j", "encrypt", "--age", "-j", "batchpass", "-o", byJ)
+	if got := runAge(t, nil, env, "age", "-d", "-j", "batchpass", byJ); string(got) != "through -j" {
+		t.Fatalf("age -d -j batchpass of encrypt --age -j's file: %q", got)
+	}
+	envJ := filepath.Join(dir, "j.fsl")
+	mustRun(t, "through -j", "encrypt", "-j", "batchpass", "-o", envJ)
+	if got := mustRun(t, "", "decrypt", "-j", "batchpass", envJ); got != "through -j" {
+		t.Fatalf("decrypt -j batchpass of encrypt -j's envelope: %q", got)
+	}
 	// A missing plugin says where plugins come from.
 	missing := writeFile(t, dir, "missing.key", []byte(plugin.EncodeIdentity("nosuchplugin", nil)+"\n"))
 	mustFail(t, "", "age-encryption.org/awesome#plugins", "decrypt", "-i", missing, file)

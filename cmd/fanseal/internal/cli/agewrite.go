@@ -121,6 +121,17 @@ func ageRecipientList(keys, files, identityFiles []string, stdin *stdinUse, stde
 	return list, nil
 }
 
+// pluginRecipient is -j NAME of encrypt: the plugin age-plugin-NAME
+// without recipient data, as age -e -j has it (the recipient of its
+// identity without data).
+func pluginRecipient(name string, stderr io.Writer) (age.Recipient, error) {
+	id, err := plugin.NewIdentityWithoutData(name, ageUI(stderr))
+	if err != nil {
+		return nil, fmt.Errorf("%w: -j %s: %v", ErrUsage, name, err)
+	}
+	return id.Recipient(), nil
+}
+
 // encryptAge is encrypt --age: it writes INPUT as an age v1 file for the
 // recipients, or with -p for a passphrase asked on the terminal, with
 // age's library, armored with age's armor under -a.
@@ -130,7 +141,7 @@ func encryptAge(opts *encryptOptions, pos []string, stdin io.Reader, stdout, std
 		return fmt.Errorf("%w: --anonymous and --identified: an age file never carries key identifiers; leave them out with --age", ErrUsage)
 	case opts.verbose:
 		return fmt.Errorf("%w: -v: --age writes age's format, whose stanzas fanseal does not report; fanseal inspect describes the file", ErrUsage)
-	case opts.passphrase && len(opts.recipients)+len(opts.files)+len(opts.identities) > 0:
+	case opts.passphrase && len(opts.recipients)+len(opts.files)+len(opts.identities)+len(opts.plugins) > 0:
 		return fmt.Errorf("%w: -p: a passphrase is alone in its file (age's rule): leave out -r, -R and -i, or -p", ErrUsage)
 	}
 	var list []*ageRecipient
@@ -143,8 +154,15 @@ func encryptAge(opts *encryptOptions, pos []string, stdin io.Reader, stdout, std
 	if err != nil {
 		return err
 	}
+	for _, name := range opts.plugins {
+		r, err := pluginRecipient(name, stderr)
+		if err != nil {
+			return err
+		}
+		list = append(list, &ageRecipient{Recipient: r, key: "-j " + name, src: keySource{File: "-j " + name}})
+	}
 	if len(list) == 0 {
-		return fmt.Errorf("%w: encrypt needs at least one -r, -R or -i, or --age -p", ErrUsage)
+		return fmt.Errorf("%w: encrypt needs at least one -r, -R, -i or -j, or --age -p", ErrUsage)
 	}
 	recs := make([]age.Recipient, len(list))
 	for i, r := range list {

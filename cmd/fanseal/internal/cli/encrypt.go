@@ -15,6 +15,7 @@ import (
 type encryptOptions struct {
 	recipients, files multiFlag
 	identities        multiFlag // -i: seal for the recipients of identity files
+	plugins           multiFlag // -j: seal for age plugins, without recipient data
 	armor, anonymous  bool
 	identified        bool // --identified: key identifiers instead of tags
 	verbose, age      bool
@@ -30,6 +31,7 @@ func encryptFlags(fs *flag.FlagSet) *encryptOptions {
 	fs.Var(&o.files, "recipients-file", "recipients file")
 	fs.Var(&o.identities, "i", "identity file")
 	fs.Var(&o.identities, "identity", "identity file")
+	fs.Var(&o.plugins, "j", "age plugin")
 	fs.BoolVar(&o.armor, "a", false, "armor")
 	fs.BoolVar(&o.armor, "armor", false, "armor")
 	fs.BoolVar(&o.anonymous, "anonymous", false, "no key identifiers (the default)")
@@ -66,7 +68,7 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	var list []*namedRecipient
 	if opts.passphrase {
-		if len(opts.recipients)+len(opts.files)+len(opts.identities) > 0 {
+		if len(opts.recipients)+len(opts.files)+len(opts.identities)+len(opts.plugins) > 0 {
 			return fmt.Errorf("%w: -p: a passphrase is alone in its envelope (as in age), since anyone with another recipient's key could open it without the passphrase: leave out -r, -R and -i, or -p", ErrUsage)
 		}
 		if list, err = passphraseRecipient(); err != nil {
@@ -82,9 +84,16 @@ func encrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			return err
 		}
 		list = withIdentityRecipients(list, ids)
+		for i, name := range opts.plugins {
+			r, err := pluginRecipient(name, stderr)
+			if err != nil {
+				return err
+			}
+			list = append(list, &namedRecipient{Recipient: fanseal.NewWrappedRecipient(ageWrapper{r}, "plugin "+name), src: keySource{File: "-j " + name, Line: i + 1}})
+		}
 	}
 	if len(list) == 0 {
-		return fmt.Errorf("%w: encrypt needs at least one -r, -R or -i", ErrUsage)
+		return fmt.Errorf("%w: encrypt needs at least one -r, -R, -i or -j", ErrUsage)
 	}
 	warnDuplicates(stderr, list)
 	if err := checkSealable(list, !opts.identified); err != nil {

@@ -45,8 +45,8 @@ Examples:
     age1...
 `
 
-const encryptUsage = `fanseal encrypt (-r RECIPIENT | -R PATH | -i PATH)... [-a] [--identified] [-v] [-o OUTPUT] [INPUT]
-fanseal encrypt --age (-r RECIPIENT | -R PATH | -i PATH)... [-a] [-o OUTPUT] [INPUT]
+const encryptUsage = `fanseal encrypt (-r RECIPIENT | -R PATH | -i PATH | -j PLUGIN)... [-a] [--identified] [-v] [-o OUTPUT] [INPUT]
+fanseal encrypt --age (-r RECIPIENT | -R PATH | -i PATH | -j PLUGIN)... [-a] [-o OUTPUT] [INPUT]
 fanseal encrypt -p [--age] [-a] [-o OUTPUT] [INPUT]
 `
 
@@ -109,6 +109,10 @@ Options:
     -i, --identity PATH           Seal for the public key of every identity in
                                   the identity file PATH (as age does with -i),
                                   an SSH private key's too. Can be repeated.
+    -j PLUGIN                     Seal for the age plugin PLUGIN (the program
+                                  age-plugin-PLUGIN on the PATH) without
+                                  recipient data, as age does with -j. Can be
+                                  repeated.
     -a, --armor                   Write the envelope as text armor (age's
                                   armor with --age).
         --age                     Write an age v1 file, which age reads, for

@@ -11,7 +11,7 @@
 //
 //	fanseal keygen [--suite SUITE] [--age] [-o OUTPUT]
 //	fanseal keygen -y [--age] [-o OUTPUT] [INPUT]
-//	fanseal encrypt (-r RECIPIENT | -R PATH | -i PATH)... [-a] [--identified] [-v] [-o OUTPUT] [INPUT]
+//	fanseal encrypt (-r RECIPIENT | -R PATH | -i PATH | -j PLUGIN)... [-a] [--identified] [-v] [-o OUTPUT] [INPUT]
 //	fanseal encrypt --age (-r RECIPIENT | -R PATH | -i PATH)... [-a] [-o OUTPUT] [INPUT]
 //	fanseal decrypt [-i PATH]... [-j PLUGIN]... [-o OUTPUT] [INPUT]
 //	fanseal inspect [--json] [-r RECIPIENT]... [-R PATH]... [-i PATH]... [INPUT]
@@ -312,7 +312,6 @@ func asTyped(args []string, name string) string {
 var notFromAge = map[string]string{
 	"p":          passphraseHint,
 	"passphrase": passphraseHint,
-	"j":          "encrypt takes a plugin's recipient (age1NAME1...) with --age -r; decrypt -j NAME asks the plugin age-plugin-NAME",
 }
 
 // passphraseHint is what decrypt -p and --passphrase say: decrypt needs
