@@ -64,3 +64,22 @@ func mustOpen(t testing.TB, env, want []byte, ids ...*Identity) {
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
 
 func ecdhX25519() ecdh.Curve { return ecdh.X25519() }
+
+// refX25519 returns crypto/ecdh's X25519 of the private key sk with the
+// public key pk, and sk's public key, for the tests' from-spec references.
+func refX25519(t testing.TB, sk, pk []byte) (shared, pub []byte) {
+	t.Helper()
+	priv, err := ecdh.X25519().NewPrivateKey(sk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer, err := ecdh.X25519().NewPublicKey(pk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, err = priv.ECDH(peer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return shared, priv.PublicKey().Bytes()
+}

@@ -127,19 +127,8 @@ func refOpenHybrid(t *testing.T, env, seed []byte) (int, []byte) {
 	sh := sha3.NewSHAKE256()
 	sh.Write(seed)
 	sh.Read(expanded)
-	xsk, err := ecdh.X25519().NewPrivateKey(expanded[64:])
-	if err != nil {
-		t.Fatal(err)
-	}
-	xeph, err := ecdh.X25519().NewPublicKey(eph)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ssX, err := xsk.ECDH(xeph)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tag, err := hkdf.Key(sha256.New, ssX, nil, "fanseal/v1 hybrid tag"+string(preamble)+string(eph)+string(xsk.PublicKey().Bytes()), 8)
+	ssX, pkX := refX25519(t, expanded[64:], eph)
+	tag, err := hkdf.Key(sha256.New, ssX, nil, "fanseal/v1 hybrid tag"+string(preamble)+string(eph)+string(pkX), 8)
 	if err != nil {
 		t.Fatal(err)
 	}

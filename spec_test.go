@@ -922,18 +922,7 @@ func TestSpecFaultOrder(t *testing.T) {
 // sender's, epoch 0, salt, counter, ct.
 func (e *specEnvelope) channel(t *testing.T, sk, senderPK, senderID, pk []byte) []byte {
 	t.Helper()
-	priv, err := ecdh.X25519().NewPrivateKey(sk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	peer, err := ecdh.X25519().NewPublicKey(pk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dh, err := priv.ECDH(peer)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dh, _ := refX25519(t, sk, pk)
 	salt := randomBytes(16)
 	info := "fanseal/v1 channel" + "\x00\x20" + "\x00\x02" + "\x00\x00\x00\x00" + string(senderPK) + string(pk)
 	ck, err := hkdf.Key(sha256.New, dh, salt, info, 32)
