@@ -185,13 +185,7 @@ func TestDHKEM(t *testing.T) {
 			rand.Read(pt)
 			enc, ct, err := c.k.hpkeSeal(a, r.pk, eph.sk, aad, pt)
 			must(t, err)
-			sk, err := c.kem.NewPrivateKey(r.sk)
-			must(t, err)
-			ha, err := hpke.NewAEAD(a)
-			must(t, err)
-			rc, err := hpke.NewRecipient(enc, sk, hpke.HKDFSHA256(), ha, []byte(fileKeyInfo))
-			must(t, err)
-			got, err := rc.Open(aad, ct)
+			_, got, err := stdOpen(t, c.kem, a, r.sk, enc, aad, ct)
 			if err != nil || !bytes.Equal(got, pt) {
 				t.Errorf("%s %s: crypto/hpke does not open the generator's stanza: %v", c.k.name, aeadName(a), err)
 			}
@@ -228,13 +222,7 @@ func TestPrivateStanzas(t *testing.T) {
 				}
 				enc, rest = cat(rest[:mlkemCTSize], ctX), rest[mlkemCTSize:]
 			}
-			sk, err := c.kem.NewPrivateKey(r.sk)
-			must(t, err)
-			ha, err := hpke.NewAEAD(a)
-			must(t, err)
-			rc, err := hpke.NewRecipient(enc, sk, hpke.HKDFSHA256(), ha, []byte(fileKeyInfo))
-			must(t, err)
-			got, err := rc.Open(pre, rest)
+			rc, got, err := stdOpen(t, c.kem, a, r.sk, enc, pre, rest)
 			if err != nil || !bytes.Equal(got, e.fileKey) {
 				t.Errorf("%s %s: crypto/hpke does not open the generator's private stanza: %v", c.k.name, aeadName(a), err)
 			}
@@ -377,4 +365,20 @@ func same(a, b *Vector) bool {
 		a.Keyring == b.Keyring && a.Peer == b.Peer && a.Epoch == b.Epoch &&
 		a.Armored == b.Armored && a.Compressed == b.Compressed &&
 		slices.Equal(a.Comments, b.Comments) && bytes.Equal(a.Body, b.Body)
+}
+
+// stdOpen opens the generator's stanza ct (encapsulated key enc, AEAD
+// aeadID, additional data aad) with Go's crypto/hpke and the recipient's
+// private key sk of kem, under the stanzas' info: the recipient context
+// and the plaintext.
+func stdOpen(t *testing.T, kem hpke.KEM, aeadID uint16, sk, enc, aad, ct []byte) (*hpke.Recipient, []byte, error) {
+	t.Helper()
+	priv, err := kem.NewPrivateKey(sk)
+	must(t, err)
+	ha, err := hpke.NewAEAD(aeadID)
+	must(t, err)
+	rc, err := hpke.NewRecipient(enc, priv, hpke.HKDFSHA256(), ha, []byte(fileKeyInfo))
+	must(t, err)
+	pt, err := rc.Open(aad, ct)
+	return rc, pt, err
 }
