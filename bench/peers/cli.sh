@@ -22,12 +22,16 @@ agepub=$(./age-keygen -y age.key)
 ./fanseal encrypt -r "$fspub" -o msg.fsl msg
 ./age -r "$agepub" -o msg.age msg
 
-# ms runs its arguments once and prints the wall time in milliseconds.
+# ms runs its arguments once and prints the wall time in milliseconds;
+# the outputs are removed after each run, untimed, so that every run
+# writes a new file (REPLACE=1 keeps them: every run but the first then
+# replaces its output).
 ms() {
 	local t0 t1
 	t0=$(date +%s%N)
 	"$@" >/dev/null 2>&1
 	t1=$(date +%s%N)
+	[ -n "${REPLACE:-}" ] || rm -f o1 o2 d1 d2
 	echo $(((t1 - t0) / 1000))
 }
 median() { sort -n | awk '{v[NR] = $1} END {printf "%.2f", v[int((NR + 1) / 2)] / 1000}'; }

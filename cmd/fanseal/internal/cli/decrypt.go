@@ -93,6 +93,7 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) (err erro
 		return err
 	}
 	defer o.Abort()
+	o.RemakeableFrom(first(pos))
 	var r io.Reader
 	var failed func(error) error // says what an error of r means
 	if isAge {

@@ -138,6 +138,7 @@ func sealOutput(opts *encryptOptions, pos []string, stdin io.Reader, stdout, std
 		return err
 	}
 	defer o.Abort()
+	o.RemakeableFrom(first(pos))
 	bw := bufio.NewWriterSize(o, 64<<10)
 	var dst io.Writer = bw
 	var aw io.WriteCloser

@@ -13,6 +13,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // OutputRule is how every flag that names an output file (-o, --json,
@@ -88,6 +89,36 @@ type Output struct {
 	tmp     string      // the named staging file in dir; "" for an unnamed one
 	err     error       // the first write that failed: Commit then fails
 	done    bool
+	// input, if set, is the named regular file the output is made from:
+	// a new output (one that replaces no file) whose input still exists
+	// when it is committed could be made again after a crash, so it is
+	// not flushed to disk first (see commitTarget).
+	input string
+}
+
+// outputSyncs counts the staging files flushed before they took their
+// name, so that the tests see which outputs pay for an fsync.
+var outputSyncs atomic.Int64
+
+// RemakeableFrom records that the output is made from the file input
+// (the command's INPUT: "" or "-" is standard input, which cannot be read
+// again): a new output file is then committed without an fsync, where a
+// crash right after the command costs nothing that cannot be made again.
+// A replaced file, a file reached through a link, and a secret key file
+// are flushed whatever the input.
+func (o *Output) RemakeableFrom(input string) {
+	if input != "" && input != "-" {
+		o.input = input
+	}
+}
+
+// remakeable reports whether the output's input is still a regular file.
+func (o *Output) remakeable() bool {
+	if o.input == "" {
+		return false
+	}
+	fi, err := os.Stat(o.input)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // createOutput starts the output name: stdout for "" and "-"; otherwise
@@ -343,9 +374,15 @@ func (o *Output) Commit() error {
 // commitTarget gives the staging file its name in the output's directory:
 // it replaces a file there, or, for a key file and for a file created
 // through a link, is linked in only if nothing has the name. The staging
-// file keeps mode 0o600 until it is whole on disk.
+// file keeps mode 0o600 until it is whole on disk: it is flushed first,
+// unless it replaces nothing, is no key file, and its input is still
+// there to make it again (RemakeableFrom).
 func (o *Output) commitTarget() error {
-	err := o.file.Sync()
+	var err error
+	if o.owner != nil || !o.replace || o.created || !o.remakeable() {
+		outputSyncs.Add(1)
+		err = o.file.Sync()
+	}
 	if err == nil {
 		err = errors.Join(o.file.Chmod(o.perm), keepOwner(o.file, o.owner))
 	}

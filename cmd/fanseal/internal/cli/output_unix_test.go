@@ -337,3 +337,32 @@ func TestCommitWithNamesOnce(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestOutputSyncOnlyWhereNeeded: a new output file made from an input
+// file that is still there is committed without an fsync (a crash right
+// after costs nothing that cannot be made again); a replaced file, an
+// output made from standard input, and a new secret key are flushed
+// before they take their name.
+func TestOutputSyncOnlyWhereNeeded(t *testing.T) {
+	dir, _, pubs := setup(t, "x25519", 1)
+	in := writeFile(t, dir, "plain", []byte("x"))
+	syncs := func(stdin string, args ...string) int64 {
+		t.Helper()
+		before := outputSyncs.Load()
+		mustRun(t, stdin, args...)
+		return outputSyncs.Load() - before
+	}
+	out := filepath.Join(dir, "out.fsl")
+	if n := syncs("", "encrypt", "-r", pubs[0], "-o", out, in); n != 0 {
+		t.Errorf("a new output from an input file: %d fsyncs, want 0", n)
+	}
+	if n := syncs("", "encrypt", "-r", pubs[0], "-o", out, in); n != 1 {
+		t.Errorf("a replaced output: %d fsyncs, want 1", n)
+	}
+	if n := syncs("x", "encrypt", "-r", pubs[0], "-o", filepath.Join(dir, "stdin.fsl")); n != 1 {
+		t.Errorf("a new output from standard input: %d fsyncs, want 1", n)
+	}
+	if n := syncs("", "keygen", "-o", filepath.Join(dir, "new.key")); n != 1 {
+		t.Errorf("a new secret key: %d fsyncs, want 1", n)
+	}
+}
