@@ -72,7 +72,7 @@ func tryMutant(gotool, gen, output, skipEnv string, m Mutation, dir string) (str
 	genPath, _ := filepath.Abs("gen.go")
 	outPath, _ := filepath.Abs(output)
 	var env []string
-	for _, kv := range os.Environ() {
+	for _, kv := range hostEnv() {
 		if !strings.HasPrefix(kv, skipEnv) {
 			env = append(env, kv)
 		}
@@ -90,6 +90,7 @@ func tryMutant(gotool, gen, output, skipEnv string, m Mutation, dir string) (str
 	// a broken mutation, not a caught one.
 	genBin := filepath.Join(dir, "gen")
 	cmd := exec.Command(gotool, "build", "-overlay", overlay, "-o", genBin, "gen.go")
+	cmd.Env = hostEnv()
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("the mutated gen.go does not build:\n%s", msg)
 	}
@@ -137,7 +138,9 @@ func CheckGenerated(t *testing.T, output string) []byte {
 		t.Skip("no go command")
 	}
 	out := filepath.Join(t.TempDir(), filepath.Base(output))
-	if msg, err := exec.Command(gotool, "run", "gen.go", "-out", out).CombinedOutput(); err != nil {
+	run := exec.Command(gotool, "run", "gen.go", "-out", out)
+	run.Env = hostEnv()
+	if msg, err := run.CombinedOutput(); err != nil {
 		t.Fatalf("go run gen.go: %v\n%s", err, msg)
 	}
 	want, err := os.ReadFile(out)
@@ -152,4 +155,11 @@ func CheckGenerated(t *testing.T, output string) []byte {
 		t.Errorf("%s differs from the output of gen.go: run go generate", output)
 	}
 	return have
+}
+
+// hostEnv is the environment for a generator, which runs on the machine
+// that builds: a GOOS or GOARCH set for the tests (a test binary run under
+// an emulator) does not apply to it.
+func hostEnv() []string {
+	return append(os.Environ(), "GOOS=", "GOARCH=")
 }
