@@ -71,27 +71,33 @@ func (it *precomputed) sealTagged(dst []byte, suite uint16, preamble, fileKey []
 	return it.ctx.Seal(append(dst, tag...), preamble, fileKey)
 }
 
-// sealHybridTagged appends the body of p, a private shared stanza of the
-// hybrid suite: the suite, the tag that the X25519 half with the
-// envelope's shared ephemeral key gives (hybridTag), the recipient's own
-// ML-KEM-768 ciphertext, and the file key sealed in the HPKE context of
-// the encapsulated key ct_M || the ephemeral public key; hybridItems
-// computes the same ahead, in batches.
-func (cs *cipherSuite) sealHybridTagged(dst []byte, p *plan, preamble, fileKey []byte) ([]byte, error) {
-	r, e := p.r, p.heph
-	ctPQ, ss, ssT, err := e.Encap(r.pq)
+// encapHybrid makes p, a private shared stanza of the hybrid suite that
+// hybridItems did not make ready, ready by itself: one encapsulation with
+// the envelope's shared ephemeral key, then readyHybrid.
+func (p *plan) encapHybrid(preamble []byte) error {
+	ctPQ, ss, ssT, err := p.heph.Encap(p.r.pq)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer clear(ss)
 	defer clear(ssT)
-	dst = binary.BigEndian.AppendUint16(dst, uint16(r.suite))
-	dst = append(append(dst, hybridTag(ssT, preamble, e.PublicKey(), r.pq.X25519())...), ctPQ...)
-	ctx, err := cs.hs.NewContext(ss, cs.schedFor(r))
+	return p.readyHybrid(ss, ssT, ctPQ, preamble)
+}
+
+// readyHybrid gives p, a private shared stanza of the hybrid suite, what
+// filling it needs: the HPKE context of the combined shared secret ss
+// (its item), the recipient's ML-KEM-768 ciphertext ctPQ, and the tag
+// that the X25519 half ssT gives (hybridTag). The stanza is then the
+// suite, the tag, ctPQ, and the file key sealed in that context, whose
+// encapsulated key is ctPQ || the ephemeral public key.
+func (p *plan) readyHybrid(ss, ssT, ctPQ, preamble []byte) error {
+	ctx, err := p.cs.hs.NewContext(ss, p.cs.schedFor(p.r))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return ctx.Seal(dst, preamble, fileKey)
+	p.item, p.heavy = &precomputed{ctx: ctx}, false
+	p.ctPQ, p.tag = ctPQ, hybridTag(ssT, preamble, p.heph.PublicKey(), p.r.pq.X25519())
+	return nil
 }
 
 // hybridItems computes ahead, on a CPU whose X25519 runs eight to a pass
@@ -102,7 +108,7 @@ func (cs *cipherSuite) sealHybridTagged(dst []byte, p *plan, preamble, fileKey [
 // when not parallel), then the combiner, the key schedule and the tag
 // (bound to preamble). Each such plan gets its item, ML-KEM-768
 // ciphertext and tag, and filling it is one AEAD seal; n is how many. A
-// low-order half fails its stanza, as sealHybridTagged would.
+// low-order half fails its stanza, as encapHybrid would.
 func (s *Sealer) hybridItems(ps []plan, preamble []byte, parallel bool) (n int, err error) {
 	var lanes []int
 	for i := range ps {
@@ -179,11 +185,7 @@ func (h *halfPass) lanes(ps []plan, batch []int, from, to int, preamble []byte, 
 		}
 		if err == nil {
 			ss := p.heph.Combine(p.r.pq, ssPQ[j], h.ssT[j])
-			var ctx *hpke.Context
-			if ctx, err = p.cs.hs.NewContext(ss, p.cs.schedFor(p.r)); err == nil {
-				p.item, p.heavy = &precomputed{ctx: ctx}, false
-				p.ctPQ, p.tag = ctPQ[j], hybridTag(h.ssT[j], preamble, p.heph.PublicKey(), p.r.pq.X25519())
-			}
+			err = p.readyHybrid(ss, h.ssT[j], ctPQ[j], preamble)
 			clear(ss)
 		}
 		clear(ssPQ[j])

@@ -329,11 +329,14 @@ func (p *plan) fill(s *Sealer, dst, preamble, fileKey []byte) ([]byte, error) {
 		return format.AppendEphemeral(dst, uint16(p.r.suite), p.heph.PublicKey()), nil
 	case p.typ == format.StanzaEphemeral:
 		return format.AppendEphemeral(dst, uint16(p.r.suite), p.eph.PublicKey()), nil
-	case p.typ == format.StanzaShared && p.heph != nil && p.item != nil:
+	case p.typ == format.StanzaShared && p.heph != nil:
+		if p.item == nil {
+			if err := p.encapHybrid(preamble); err != nil {
+				return nil, err
+			}
+		}
 		dst = binary.BigEndian.AppendUint16(dst, uint16(p.r.suite))
 		return p.item.ctx.Seal(append(append(dst, p.tag...), p.ctPQ...), preamble, fileKey)
-	case p.typ == format.StanzaShared && p.heph != nil:
-		return p.cs.sealHybridTagged(dst, p, preamble, fileKey)
 	case p.typ == format.StanzaShared && s.private():
 		it := p.item
 		if it == nil {
