@@ -238,8 +238,8 @@ Options:
 
 Examples:
     $ fanseal inspect report.fsl
-    $ fanseal inspect -R team.txt -i alice.key report.fsl
-    $ fanseal inspect --json -R team.txt report.fsl
+    $ fanseal inspect -i alice.key report.fsl
+    $ fanseal inspect --json -R team.txt identified.fsl
 `
 
 const versionUsage = `fanseal version

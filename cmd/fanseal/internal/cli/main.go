@@ -118,7 +118,7 @@ Examples:
     fanseal_x25519_...
     $ fanseal encrypt -r fanseal_x25519_... -R team.txt -o report.fsl report.pdf
     $ fanseal decrypt -i alice.key -o report.pdf report.fsl
-    $ fanseal inspect -R team.txt report.fsl
+    $ fanseal inspect -i alice.key report.fsl
 `
 
 // ErrUsage marks errors in the command line.
