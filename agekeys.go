@@ -205,10 +205,18 @@ func ageEncode(hrp string, key []byte) string {
 }
 
 // AgeString returns the recipient in age's text form: age1… for X25519,
-// age1pq1… for ML-KEM-768+X25519. age and ParseRecipient read it as the
-// same key; String keeps fanseal's form. age has no form for P-256 and
-// secp256k1 keys: for them AgeString returns ErrUnsupported.
+// age1pq1… for ML-KEM-768+X25519, and an ssh-ed25519 or ssh-rsa
+// recipient's own line (age takes it as it is). age and ParseRecipient
+// read it as the same key; String keeps fanseal's form. age has no form
+// for P-256 and secp256k1 keys, an ecdsa-sha2-nistp256 one among them: for
+// them AgeString returns ErrUnsupported.
 func (r *Recipient) AgeString() (string, error) {
+	if r.ssh.binding() != "" {
+		// Not the age1… of the X25519 key an ssh-ed25519 key converts
+		// to: age seals an ssh-ed25519 stanza to the line, which that
+		// key's age1… would not be.
+		return r.ssh.text, nil
+	}
 	switch r.suite {
 	case X25519:
 		return ageEncode(ageRecipientHRP, r.raw), nil
@@ -221,9 +229,14 @@ func (r *Recipient) AgeString() (string, error) {
 // AgeString returns the identity in age's text form: AGE-SECRET-KEY-1… for
 // X25519 (with the clamped scalar, which age reads as the same key),
 // AGE-SECRET-KEY-PQ-1… for ML-KEM-768+X25519. age and ParseIdentity read
-// it; String keeps fanseal's form. For P-256 and secp256k1 it returns
-// ErrUnsupported. It is a secret: keep it out of logs.
+// it; String keeps fanseal's form. An ssh-ed25519 or ssh-rsa identity's is its private key file, which age
+// reads too. For P-256 and secp256k1 keys, an ecdsa-sha2-nistp256 one
+// among them, it returns ErrUnsupported. It is a secret: keep it out of
+// logs.
 func (i *Identity) AgeString() (string, error) {
+	if i.text != "" && i.r.ssh.binding() != "" {
+		return i.text, nil
+	}
 	switch i.suite {
 	case X25519:
 		return ageEncode(ageIdentityHRP, i.priv), nil

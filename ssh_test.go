@@ -411,3 +411,36 @@ func rsaTestKey(t testing.TB) any {
 	id, _ := rsaIdentity(t)
 	return id.rsa
 }
+
+// AgeString of an ssh-ed25519 or ssh-rsa key is the SSH text age itself
+// takes (the line, the private key file), not the age1… of the X25519 key
+// an ed25519 key converts to, which age would seal an X25519 stanza to;
+// an ecdsa-sha2-nistp256 key, which age lacks, has none.
+func TestSSHAgeString(t *testing.T) {
+	p256, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, key := range map[string]any{"ed25519": ed25519Key(t), "rsa": rsaTestKey(t), "ecdsa": p256} {
+		priv, line := sshKeyPair(t, key, "")
+		id, err := ParseSSHIdentity(priv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pub, perr := id.Recipient().AgeString()
+		secret, serr := id.AgeString()
+		if name == "ecdsa" {
+			if !errors.Is(perr, ErrUnsupported) || !errors.Is(serr, ErrUnsupported) {
+				t.Fatalf("ecdsa: AgeString %q, %v and %v; want ErrUnsupported", pub, perr, serr)
+			}
+			continue
+		}
+		want := strings.Join(strings.Fields(line)[:2], " ")
+		if perr != nil || pub != want {
+			t.Fatalf("%s: Recipient.AgeString = %q, %v; want the line %q", name, pub, perr, want)
+		}
+		if serr != nil || secret != string(priv) {
+			t.Fatalf("%s: Identity.AgeString = %.40q…, %v; want the private key file", name, secret, serr)
+		}
+	}
+}
