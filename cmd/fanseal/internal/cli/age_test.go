@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fanseal/fanseal"
 )
 
 // Files written by age-keygen (filippo.io/age v1.3.2), comments included.
@@ -45,12 +47,18 @@ func TestAgeKeys(t *testing.T) {
 			}
 			// -r with age's spelling, and the age identity in fanseal's.
 			env = mustRun(t, "to alice", "encrypt", "-r", agePub)
-			fanPub := strings.TrimSpace(mustRun(t, "", "keygen", "-y", ageFile))
-			if !strings.HasPrefix(fanPub, "fanseal_"+suite+"_") {
-				t.Fatalf("keygen -y of an age identity file: %q", fanPub)
+			for _, flags := range [][]string{{"-y"}, {"--age", "-y"}} {
+				if got := strings.TrimSpace(mustRun(t, "", append(append([]string{"keygen"}, flags...), ageFile)...)); got != agePub {
+					t.Fatalf("keygen %v = %q, want age-keygen's %q", flags, got, agePub)
+				}
 			}
-			if got := strings.TrimSpace(mustRun(t, "", "keygen", "--age", "-y", ageFile)); got != agePub {
-				t.Fatalf("keygen --age -y = %q, want age-keygen's %q", got, agePub)
+			r, err := fanseal.ParseRecipient(agePub)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fanPub := r.String()
+			if !strings.HasPrefix(fanPub, "fanseal_"+suite+"_") {
+				t.Fatalf("fanseal's spelling of %s: %q", agePub, fanPub)
 			}
 			if got := mustRun(t, env, "decrypt", "-i", keys[0], "-i", ageFile); got != "to alice" {
 				t.Fatalf("decrypt with mixed identity files: %q", got)
@@ -68,7 +76,7 @@ func TestKeygenAge(t *testing.T) {
 	dir := t.TempDir()
 	for _, suite := range []string{"x25519", "mlkem768x25519"} {
 		key := filepath.Join(dir, suite+".key")
-		pub := strings.TrimSpace(mustRun(t, "", "keygen", "--age", "--suite", suite, "-o", key))
+		pub := keygenTo(t, key, "--age", "--suite", suite)
 		want := map[string]string{"x25519": "age1", "mlkem768x25519": "age1pq1"}[suite]
 		if !strings.HasPrefix(pub, want) {
 			t.Fatalf("keygen --age printed %q", pub)

@@ -40,8 +40,9 @@ const (
 const ageMaxScryptWorkFactor = 22
 
 // readPassphrase asks for a passphrase on the terminal, never echoing
-// it. A passphrase is never taken from an argument or the environment;
-// tests replace this function to drive the prompts.
+// it. A passphrase is never taken from an argument, nor from the
+// environment except by -j batchpass, which asks for it; tests replace
+// this function to drive the prompts.
 var readPassphrase = func(prompt string) ([]byte, error) {
 	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
 	if err != nil {
@@ -98,13 +99,26 @@ func readAgeIdentities(files, plugins []string, stdin *stdinUse, stderr io.Write
 		}
 	}
 	for _, name := range plugins {
-		id, err := plugin.NewIdentityWithoutData(name, ageUI(stderr))
+		id, err := jIdentity(name, stderr)
 		if err != nil {
-			return nil, fmt.Errorf("%w: -j %s: %v", ErrUsage, name, err)
+			return nil, err
 		}
 		out.ids = append(out.ids, id)
 	}
 	return out, nil
+}
+
+// jIdentity returns the identity of -j name: the plugin's identity
+// without data, as age -j asks it, or the built-in batchpass.
+func jIdentity(name string, stderr io.Writer) (age.Identity, error) {
+	if name == batchpassName {
+		return batchpassIdentity()
+	}
+	id, err := plugin.NewIdentityWithoutData(name, ageUI(stderr))
+	if err != nil {
+		return nil, fmt.Errorf("%w: -j %s: %v", ErrUsage, name, err)
+	}
+	return id, nil
 }
 
 // readFile reads the identity file name from in.
@@ -268,6 +282,16 @@ func (p *passphraseIdentity) Unwrap(stanzas []*age.Stanza) ([]byte, error) {
 		return nil, errors.New("incorrect passphrase")
 	}
 	return key, err
+}
+
+// identitiesGiven refuses a passphrase file when identities were given.
+type identitiesGiven struct{}
+
+func (identitiesGiven) Unwrap(stanzas []*age.Stanza) ([]byte, error) {
+	if len(stanzas) != 1 || stanzas[0].Type != "scrypt" {
+		return nil, age.ErrIncorrectIdentity
+	}
+	return nil, errors.New("file is passphrase-encrypted but identities were specified with -i/--identity or -j: leave them out to be asked the passphrase")
 }
 
 // checkWorkFactor refuses, before any passphrase is asked, a scrypt
@@ -474,7 +498,12 @@ func openAge(br *bufio.Reader, ids *ageIdentities) (io.Reader, error) {
 	if ageArmored(br) {
 		src = armor.NewReader(br)
 	}
-	pass := &passphraseIdentity{prompt: "Enter passphrase:"}
+	var pass age.Identity = &passphraseIdentity{prompt: "Enter passphrase:"}
+	if len(ids.ids)+len(ids.skipped) > 0 {
+		// As age: with -i or -j given, a passphrase file is refused
+		// rather than asked for, since the identities were meant.
+		pass = identitiesGiven{}
+	}
 	all := append(append([]age.Identity{}, ids.ids...), pass)
 	r, err := age.Decrypt(src, all...)
 	if err != nil {
@@ -506,10 +535,10 @@ func describeAge(err error, ids *ageIdentities) error {
 	switch {
 	case errors.As(err, &noMatch) && ids != nil && len(ids.ids) == 0 && len(ids.skipped) == 0 && !slices.Contains(noMatch.StanzaTypes, "scrypt"):
 		// No -i at all, as age says it: identities are required.
-		msg := fmt.Sprintf("%v: not a recipient: it is not sealed to a passphrase, so identities are required (its stanzas: %s); give them with -i PATH, or -j PLUGIN", errAge, stanzaTypes(noMatch.StanzaTypes))
+		msg := fmt.Sprintf("%v: not a recipient: file is not passphrase-encrypted, identities are required (its stanzas: %s); give them with -i PATH, or -j PLUGIN", errAge, stanzaTypes(noMatch.StanzaTypes))
 		return &describedError{msg: msg, err: errors.Join(errAge, fanseal.ErrNotRecipient, err)}
 	case errors.As(err, &noMatch):
-		msg := fmt.Sprintf("%v: not a recipient: none of the identities given can open it (its stanzas: %s)", errAge, stanzaTypes(noMatch.StanzaTypes))
+		msg := fmt.Sprintf("%v: not a recipient: no identity matched any of the recipients (its stanzas: %s)", errAge, stanzaTypes(noMatch.StanzaTypes))
 		if ids != nil && len(ids.skipped) > 0 {
 			msg += fmt.Sprintf("; age files have no stanzas for the fanseal keys of %s", strings.Join(ids.skipped, ", "))
 		}

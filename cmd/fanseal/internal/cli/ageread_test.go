@@ -25,6 +25,9 @@ import (
 
 // The tests answer only the passphrase prompts they expect
 // (withPassphrase); any other fails, rather than wait on a terminal.
+// The programs the scripts run (scriptCommands) keep the real prompt.
+var terminalPassphrase = readPassphrase
+
 func init() {
 	readPassphrase = func(prompt string) ([]byte, error) {
 		return nil, errors.New("the test answers no passphrase prompt here: " + prompt)

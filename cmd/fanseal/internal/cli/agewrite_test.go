@@ -188,8 +188,8 @@ func fastScrypt(t *testing.T) {
 
 // TestEncryptAgePassphrase: encrypt --age -p asks the passphrase twice
 // and writes an age file with one scrypt stanza, which age's library and
-// fanseal decrypt open with it; mismatched or empty passphrases, and -p
-// with recipients, are refused with no output.
+// fanseal decrypt open with it; mismatched passphrases, and -p with
+// recipients, are refused with no output.
 func TestEncryptAgePassphrase(t *testing.T) {
 	fastScrypt(t)
 	dir := t.TempDir()
@@ -221,9 +221,7 @@ func TestEncryptAgePassphrase(t *testing.T) {
 	}
 	os.Remove(out)
 	withPassphrases(t, "one", "another")
-	mustFail(t, "", "the passphrases do not match", "encrypt", "--age", "-p", "-o", out, in)
-	withPassphrases(t, "")
-	mustFail(t, "", "the passphrase is empty", "encrypt", "--age", "-p", "-o", out, in)
+	mustFail(t, "", "passphrases didn't match", "encrypt", "--age", "-p", "-o", out, in)
 	if _, err := os.Stat(out); err == nil {
 		t.Fatal("an output file appeared")
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // A build is a program of fanseal's built once, with some go build flags,
@@ -107,14 +109,23 @@ func execCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
 }
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	// Run as age or age-keygen (scriptCommands), this binary is that
+	// program; otherwise it runs the tests, then removes its builds.
+	testscript.Main(cleanup{m}, scriptCommands)
+}
+
+// cleanup runs the tests, then removes the builds they made.
+type cleanup struct{ m *testing.M }
+
+func (c cleanup) Run() int {
+	code := c.m.Run()
 	for _, b := range []*build{built, builtNamed} {
 		b.remove()
 		for _, tool := range b.tools {
 			tool.remove()
 		}
 	}
-	os.Exit(code)
+	return code
 }
 
 // commandFor returns the command that runs args as bin would, through

@@ -9,7 +9,6 @@ import (
 	"io"
 	"strings"
 
-	"filippo.io/age/plugin"
 	"github.com/fanseal/fanseal"
 	"github.com/fanseal/fanseal/armor"
 	"github.com/fanseal/fanseal/cmd/fanseal/internal/report"
@@ -43,15 +42,20 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) (err erro
 		return err
 	}
 	noIdentities := fmt.Errorf("%w: decrypt needs at least one -i PATH (an identity file), except for an envelope or age file sealed to a passphrase", ErrUsage)
-	if len(opts.identities)+len(opts.plugins) == 0 && payloadFromStdin(pos) && report.IsTerminal(stdin) {
-		return noIdentities
-	}
 	keysIn := newStdinUse(stdin, payloadFromStdin(pos))
 	in, closeIn, err := openInput(first(pos), stdin)
 	if err != nil {
 		return err
 	}
 	defer closeIn()
+	if payloadFromStdin(pos) && report.IsTerminal(stdin) {
+		// Typed or pasted on the terminal, the input is armored: it is
+		// read up to its last line first, so that a passphrase prompt
+		// does not take its lines, nor they the passphrase (as age does).
+		if in, err = bufferTerminalInput(stdin); err != nil {
+			return err
+		}
+	}
 	// An empty input is said to be empty after the identities are read,
 	// so that a fault in them is reported first, as for any envelope.
 	br, isAge, sniffErr := sniffInput(in)
@@ -73,9 +77,9 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) (err erro
 		// -j NAME: the plugin's identity without data, as for age files;
 		// its age stanzas ride in the envelope's type 0x08 stanzas.
 		for _, name := range opts.plugins {
-			id, perr := plugin.NewIdentityWithoutData(name, ageUI(stderr))
+			id, perr := jIdentity(name, stderr)
 			if perr != nil {
-				return fmt.Errorf("%w: -j %s: %v", ErrUsage, name, perr)
+				return perr
 			}
 			ids = append(ids, &namedIdentity{Identity: fanseal.NewWrappedIdentity(ageUnwrapper{id}), src: keySource{File: "-j " + name}})
 		}

@@ -49,7 +49,8 @@ func execFails(t *testing.T, stdin string, args []string, want ...string) string
 // once in age's, is one recipient and one stanza, as age has it.
 func TestDuplicateRecipientsMerged(t *testing.T) {
 	dir, keys, pubs := setup(t, "x25519", 2)
-	agePub := strings.TrimSpace(mustRun(t, "", "keygen", "--age", "-y", keys[0]))
+	agePub := pubs[0] // keygen writes age's spelling
+	pubs[0] = fansealSpelling(t, agePub)
 	team := writeFile(t, dir, "team.txt", []byte("# me\n"+pubs[0]+"\n# bob\n"+pubs[1]+"\n"))
 	more := writeFile(t, dir, "more.txt", []byte(pubs[1]+"\n"+agePub+"\n"))
 	for _, args := range [][]string{
@@ -228,7 +229,8 @@ func TestErrorClassOnce(t *testing.T) {
 // inspect shows.
 func TestInspectNamesOwners(t *testing.T) {
 	dir, keys, pubs := setup(t, "x25519", 4) // alice, bob, carol, dan
-	bobAge := strings.TrimSpace(mustRun(t, "", "keygen", "--age", "-y", keys[1]))
+	bobAge := pubs[1]
+	pubs[1] = fansealSpelling(t, bobAge) // -r in fanseal's spelling; inspect shows keys in age's
 	team := writeFile(t, dir, "team.txt", []byte("# the team\n\n# alice\n"+pubs[0]+"\n# bob (laptop)\n"+bobAge+"\n"))
 	env := mustRun(t, "for the team", "encrypt", "--identified", "-r", pubs[0], "-r", pubs[1], "-r", pubs[2], "-r", pubs[3])
 	envFile := writeFile(t, dir, "env.fsl", []byte(env))
@@ -253,7 +255,7 @@ func TestInspectNamesOwners(t *testing.T) {
 	if rep.Named == nil || *rep.Named != 3 || *rep.Unknown != 1 || len(rep.Recipients) != 4 {
 		t.Fatalf("inspect --json: %s", out)
 	}
-	if o := rep.Recipients[1].Owners; len(o) != 1 || o[0].File != team || o[0].Line != 6 || o[0].Comment != "bob (laptop)" || o[0].Key != pubs[1] {
+	if o := rep.Recipients[1].Owners; len(o) != 1 || o[0].File != team || o[0].Line != 6 || o[0].Comment != "bob (laptop)" || o[0].Key != bobAge {
 		t.Fatalf("bob's stanza: owners %+v", o)
 	}
 	if o := rep.Recipients[2].Owners; len(o) != 1 || o[0].Source != "-r #1" || o[0].Flag != 1 {

@@ -4,29 +4,39 @@ package cli
 // checks every flag the text mentions against the flags the command
 // defines, and every flag it defines against the text.
 
-const keygenUsage = `fanseal keygen [--suite SUITE] [--age] [-o OUTPUT]
+const keygenUsage = `fanseal keygen [--suite SUITE | --pq] [--age] [-o OUTPUT]
 fanseal keygen -y [--age] [-o OUTPUT] [INPUT]
 `
 
 const keygenHelp = `
 Without -y, generate an identity (a secret key) and write it to OUTPUT
 (default: standard output), under comments that say when it was created,
-its suite, its public key and its key identifier. With -o the file is
-readable by you only, and the public key is printed on standard output.
+its suite, its key identifier and its public key, as age-keygen does. The
+public key also goes to standard error, as "Public key: ...", unless the
+key is shown on a terminal already. An OUTPUT file is readable by you only.
+
+x25519 and mlkem768x25519 keys are written in age's spelling (age1...,
+age1pq1..., AGE-SECRET-KEY-...), so that one key file serves fanseal and
+age; p256 and secp256k1 keys, which age does not have, in fanseal's
+(fanseal_p256_..., FANSEAL_SECRET_...). fanseal reads both spellings.
 
 With -y, read the identity file INPUT (default: standard input; fanseal's,
 one age-keygen wrote, or an SSH private key) and print the public key of
 every identity in it, one per line: a recipients file, ready for fanseal
-encrypt (an SSH key's in its authorized_keys form). The key
-identifier of each, as fanseal inspect shows it, goes to standard error.
+encrypt and, where all are age's, for age (an SSH key's in its
+authorized_keys form). The key identifier of each, as fanseal inspect
+shows it, goes to standard error.
 
 Options:
         --suite SUITE        The suite of the new identity: p256, x25519 (the
                              default), secp256k1, or mlkem768x25519
                              (post-quantum, ML-KEM-768 + X25519).
-        --age                Write and print the keys in age's form (age1...,
-                             age1pq1..., AGE-SECRET-KEY-...), which age reads
-                             too: x25519 and mlkem768x25519 only.
+        --pq                 A post-quantum identity: --suite
+                             mlkem768x25519, as age-keygen -pq (which works
+                             too).
+        --age                Refuse the suites age has no form for (p256,
+                             secp256k1), so that every key written or
+                             printed is one age reads.
     -y                       Print the public keys of the identity file INPUT
                              instead of generating one.
     -o, --output OUTPUT      Write to OUTPUT instead of standard output. An
@@ -39,10 +49,10 @@ Options:
 
 Examples:
     $ fanseal keygen -o alice.key
-    fanseal_x25519_...
+    Public key: age1...
     $ fanseal keygen -y alice.key >> team.txt
-    $ fanseal keygen --age -y ~/.config/age/keys.txt
-    age1...
+    $ fanseal keygen --pq -o robot.key
+    Public key: age1pq1...
 `
 
 const encryptUsage = `fanseal encrypt (-r RECIPIENT | -R PATH | -i PATH | -j PLUGIN)... [-a] [--identified] [-v] [-o OUTPUT] [INPUT]

@@ -92,7 +92,6 @@ func TestHelpPerCommand(t *testing.T) {
 		}
 	}
 	execFails(t, "", []string{"help", "frobnicate"}, "unknown")
-	execFails(t, "", []string{"-d", "x.fsl"}, "fanseal decrypt")
 	// The output rule is one topic, which each command's help points to
 	// instead of repeating it.
 	if rule, _ := execOK(t, "", "help", "output"); rule != OutputRule+"\n" {

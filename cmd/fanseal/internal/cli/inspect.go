@@ -97,7 +97,7 @@ func knownKeysOf(o *inspectOptions, stdin *stdinUse) (knownKeys, []*namedIdentit
 	add := func(r *fanseal.Recipient, src keySource) {
 		id := r.KeyID()
 		k := suiteKey{r.Suite(), string(id[:])}
-		o := keyOwner{Source: src.String(), File: src.File, Line: src.Line, Comment: src.Comment, Key: r.String(), src: src}
+		o := keyOwner{Source: src.String(), File: src.File, Line: src.Line, Comment: src.Comment, Key: recipientText(r), src: src}
 		if src.File == "" {
 			o.Line, o.Flag = 0, src.Line
 		}
@@ -116,7 +116,7 @@ func knownKeysOf(o *inspectOptions, stdin *stdinUse) (knownKeys, []*namedIdentit
 
 // owner is the keyOwner of an identity given with -i.
 func (n *namedIdentity) owner() keyOwner {
-	return keyOwner{Source: n.src.String(), File: n.src.File, Line: n.src.Line, Comment: n.src.Comment, Key: n.Recipient().String(), src: n.src}
+	return keyOwner{Source: n.src.String(), File: n.src.File, Line: n.src.Line, Comment: n.src.Comment, Key: recipientText(n.Recipient()), src: n.src}
 }
 
 // owners returns the keys of suite kem with the hex key identifier id.

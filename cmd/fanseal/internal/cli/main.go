@@ -9,7 +9,7 @@
 //
 // Usage of fanseal:
 //
-//	fanseal keygen [--suite SUITE] [--age] [-o OUTPUT]
+//	fanseal keygen [--suite SUITE | --pq] [--age] [-o OUTPUT]
 //	fanseal keygen -y [--age] [-o OUTPUT] [INPUT]
 //	fanseal encrypt (-r RECIPIENT | -R PATH | -i PATH | -j PLUGIN)... [-a] [--identified] [-v] [-o OUTPUT] [INPUT]
 //	fanseal encrypt --age (-r RECIPIENT | -R PATH | -i PATH)... [-a] [-o OUTPUT] [INPUT]
@@ -115,8 +115,8 @@ runs an end-to-end workload before and after fanseal; each has --help.
 
 Examples:
     $ fanseal keygen -o alice.key
-    fanseal_x25519_...
-    $ fanseal encrypt -r fanseal_x25519_... -R team.txt -o report.fsl report.pdf
+    Public key: age1...
+    $ fanseal encrypt -r age1... -R team.txt -o report.fsl report.pdf
     $ fanseal decrypt -i alice.key -o report.pdf report.fsl
     $ fanseal inspect -i alice.key report.fsl
 `
@@ -135,6 +135,12 @@ var tools = map[string]string{
 // status.
 func Main() {
 	startSignalHandler()
+	switch name := programName(); name {
+	case "age":
+		os.Exit(runAgeCommand(name, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	case "age-keygen":
+		os.Exit(runAgeKeygen(name, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -170,11 +176,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 		fmt.Fprintf(stderr, "fanseal: error: help %s: unknown command; %s\n", strings.Join(args[1:], " "), unknownCommand)
 		return 1
 	}
-	c := commandNamed(args[0])
-	if mode, ok := ageModes[args[0]]; ok && c == nil {
-		fmt.Fprintf(stderr, "fanseal: error: %s: fanseal names its commands; to %s, run fanseal %s (see fanseal %s --help)\n", args[0], mode, mode, mode)
-		return 1
+	if isAgeGrammar(args) {
+		return runAgeCommand("fanseal", args, stdin, stdout, stderr)
 	}
+	c := commandNamed(args[0])
 	if path := tools[args[0]]; path != "" {
 		fmt.Fprintf(stderr, "fanseal: error: %s is a program of its own, so that fanseal stays small and starts fast: from a checkout of fanseal, run go run %s (see go run %s --help)\n", args[0], path, path)
 		return 1
@@ -317,14 +322,6 @@ var notFromAge = map[string]string{
 // passphraseHint is what decrypt -p and --passphrase say: decrypt needs
 // neither.
 const passphraseHint = "decrypt needs no -p: it asks the passphrase of an age file sealed to one (fanseal encrypt --age -p writes one)"
-
-// ageModes names the command for what an age user types first: age's
-// mode flags, and its encrypt flags, which age takes without a command.
-var ageModes = map[string]string{
-	"-d": "decrypt", "--decrypt": "decrypt", "-e": "encrypt", "--encrypt": "encrypt",
-	"-r": "encrypt", "--recipient": "encrypt", "-R": "encrypt", "--recipients-file": "encrypt",
-	"-a": "encrypt", "--armor": "encrypt", "-i": "decrypt", "--identity": "decrypt",
-}
 
 // multiFlag is a flag that may be repeated.
 type multiFlag []string

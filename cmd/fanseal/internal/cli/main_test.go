@@ -51,21 +51,58 @@ func mustFail(t *testing.T, stdin, want string, args ...string) {
 	}
 }
 
+// keygenTo runs keygen -o key with the flags given and returns the public
+// key it reported: "Public key: X" on standard error, as age-keygen
+// reports it, with nothing on standard output.
+func keygenTo(t *testing.T, key string, flags ...string) string {
+	t.Helper()
+	args := append([]string{"keygen"}, flags...)
+	args = append(args, "-o", key)
+	status, out, errOut := cli(t, "", args...)
+	if status != 0 {
+		t.Fatalf("fanseal %v: status %d: %s", args, status, errOut)
+	}
+	pub, ok := strings.CutPrefix(errOut, "Public key: ")
+	if out != "" || !ok || strings.Count(pub, "\n") != 1 || !strings.HasSuffix(pub, "\n") {
+		t.Fatalf("fanseal %v: stdout %q, stderr %q; want nothing on stdout and one \"Public key: \" line on stderr", args, out, errOut)
+	}
+	return strings.TrimSpace(pub)
+}
+
+// fansealSpelling returns fanseal's spelling of a recipient keygen wrote in
+// age's.
+func fansealSpelling(t *testing.T, agePub string) string {
+	t.Helper()
+	r, err := fanseal.ParseRecipient(agePub)
+	if err != nil || !strings.HasPrefix(agePub, "age1") {
+		t.Fatalf("%q: %v", agePub, err)
+	}
+	return r.String()
+}
+
 func TestKeygen(t *testing.T) {
 	dir := t.TempDir()
-	for _, suite := range []string{"p256", "x25519", "secp256k1", "mlkem768x25519"} {
+	// The suites age has are written in age's spelling, so that one key
+	// serves both programs; the others in fanseal's.
+	for suite, prefix := range map[string][2]string{
+		"p256":           {"fanseal_p256_", "FANSEAL_SECRET_P256_"},
+		"x25519":         {"age1", "AGE-SECRET-KEY-1"},
+		"secp256k1":      {"fanseal_secp256k1_", "FANSEAL_SECRET_SECP256K1_"},
+		"mlkem768x25519": {"age1pq1", "AGE-SECRET-KEY-PQ-1"},
+	} {
 		key := filepath.Join(dir, suite+".key")
-		pub := strings.TrimSpace(mustRun(t, "", "keygen", "--suite", suite, "-o", key))
-		if !strings.HasPrefix(pub, "fanseal_"+suite+"_") {
-			t.Fatalf("keygen printed %q", pub)
+		pub := keygenTo(t, key, "--suite", suite)
+		if !strings.HasPrefix(pub, prefix[0]) || (suite == "x25519" && strings.HasPrefix(pub, "age1pq1")) {
+			t.Fatalf("keygen --suite %s reported %q, want %s…", suite, pub, prefix[0])
 		}
 		st, err := os.Stat(key)
 		if err != nil || st.Mode().Perm() != 0o600 {
 			t.Fatalf("identity file mode: %v %v", st, err)
 		}
 		body, _ := os.ReadFile(key)
-		if !strings.Contains(string(body), "# created: ") || !strings.Contains(string(body), "# public key: "+pub) {
-			t.Fatalf("identity file lacks comments:\n%s", body)
+		lines := strings.Split(strings.TrimSuffix(string(body), "\n"), "\n")
+		if !strings.HasPrefix(lines[0], "# created: ") || lines[len(lines)-2] != "# public key: "+pub || !strings.HasPrefix(lines[len(lines)-1], prefix[1]) {
+			t.Fatalf("identity file of %s, want # created:, # public key: %s and %s…:\n%s", suite, pub, prefix[1], body)
 		}
 		if got := strings.TrimSpace(mustRun(t, "", "keygen", "-y", key)); got != pub {
 			t.Fatalf("keygen -y = %q, want %q", got, pub)
@@ -73,9 +110,15 @@ func TestKeygen(t *testing.T) {
 	}
 	mustFail(t, "", "exists", "keygen", "-o", filepath.Join(dir, "x25519.key"))
 	mustFail(t, "", "unknown suite", "keygen", "--suite", "rsa")
-	out := mustRun(t, "", "keygen")
-	if !strings.Contains(out, "FANSEAL_SECRET_X25519_") {
-		t.Fatalf("keygen to stdout: %q", out)
+	// To standard output (not a terminal here): the key file's text on
+	// stdout, and the public key on stderr too, as age-keygen does.
+	status, out, errOut := cli(t, "", "keygen")
+	if status != 0 || !strings.Contains(out, "\nAGE-SECRET-KEY-1") {
+		t.Fatalf("keygen to stdout: status %d, %q", status, out)
+	}
+	pub, _ := strings.CutPrefix(strings.TrimSpace(errOut), "Public key: ")
+	if !strings.HasPrefix(pub, "age1") || !strings.Contains(out, "# public key: "+pub+"\n") {
+		t.Fatalf("keygen to stdout: stderr %q, stdout %q", errOut, out)
 	}
 }
 
@@ -83,7 +126,7 @@ func setup(t *testing.T, suite string, n int) (dir string, keys, pubs []string) 
 	dir = t.TempDir()
 	for i := range n {
 		key := filepath.Join(dir, suite+string(rune('a'+i))+".key")
-		pubs = append(pubs, strings.TrimSpace(mustRun(t, "", "keygen", "--suite", suite, "-o", key)))
+		pubs = append(pubs, keygenTo(t, key, "--suite", suite))
 		keys = append(keys, key)
 	}
 	return dir, keys, pubs

@@ -249,8 +249,12 @@ func TestKeygenRaceKeepsFirstKey(t *testing.T) {
 					defer wg.Done()
 					<-start
 					cmd := commandFor(t, bin, "keygen", "-o", key)
-					out, _ := cmd.Output()
-					outs[i], codes[i] = strings.TrimSpace(string(out)), cmd.ProcessState.ExitCode()
+					var stderr strings.Builder
+					cmd.Stderr = &stderr
+					cmd.Run()
+					// The winner reports "Public key: age1…".
+					outs[i] = strings.TrimPrefix(strings.TrimSpace(stderr.String()), "Public key: ")
+					codes[i] = cmd.ProcessState.ExitCode()
 				}()
 			}
 			close(start)

@@ -271,7 +271,7 @@ func TestKeygenNeverReplaces(t *testing.T) {
 	}
 	mustRun(t, "", "keygen", "-o", os.DevNull)
 	out := mustRun(t, "", "keygen", "-o", "-")
-	if !strings.Contains(out, "FANSEAL_SECRET_X25519_") || strings.Count(out, "fanseal_x25519_") != 1 {
+	if !strings.Contains(out, "\nAGE-SECRET-KEY-1") || strings.Count(out, "age1") != 1 {
 		t.Fatalf("keygen -o - printed %q", out)
 	}
 }

@@ -275,6 +275,11 @@ func TestBenchOnOneTerminal(t *testing.T) {
 	}
 }
 
+// promptPattern matches a passphrase prompt: "Enter passphrase:",
+// "Confirm passphrase:", "Enter passphrase (leave empty to autogenerate a
+// secure one):".
+var promptPattern = regexp.MustCompile(`passphrase( \([^)]*\))?:`)
+
 // onControllingTerminal runs cmd on a new pseudo-terminal, its
 // controlling terminal and its standard input (and its standard output
 // and error where cmd leaves them nil), and types each of answers, in
@@ -329,7 +334,7 @@ func onControllingTerminal(t *testing.T, cmd *exec.Cmd, answers ...string) (erro
 			t.Fatalf("%v did not end; the terminal showed %q", cmd.Args, shown())
 		case <-time.After(20 * time.Millisecond):
 		}
-		if typed < len(answers) && strings.Count(shown(), "passphrase:") > typed {
+		if typed < len(answers) && len(promptPattern.FindAllStringIndex(shown(), -1)) > typed {
 			if _, ok := prompted[typed]; !ok {
 				prompted[typed] = time.Now()
 			}

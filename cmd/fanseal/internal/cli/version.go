@@ -21,6 +21,14 @@ func version(args []string, _ io.Reader, stdout, _ io.Writer) error {
 	return nil
 }
 
+// versionString is the first line of fanseal version: "fanseal v1.2.3",
+// what age's grammar prints for --version.
+func versionString() string {
+	bi, _ := debug.ReadBuildInfo()
+	first, _, _ := strings.Cut(versionText(bi, false), "\n")
+	return first
+}
+
 // versionText describes the build bi (nil where the binary holds none) and
 // whether the IFMA path is active.
 func versionText(bi *debug.BuildInfo, ifma bool) string {
