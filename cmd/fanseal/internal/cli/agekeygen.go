@@ -91,18 +91,7 @@ func runAgeKeygen(prog string, args []string, stdin io.Reader, stdout, stderr io
 // ageRecipients writes the recipients of the identity file name (standard
 // input for "" and "-"), in age's spelling, one per line, to out.
 func ageRecipients(name, out string, stdin io.Reader, stdout io.Writer) error {
-	in := stdin
-	if name != "" && name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return fmt.Errorf("failed to open input file %q: %v", name, unwrapPath(err))
-		}
-		defer f.Close()
-		in = f
-	} else {
-		name = stdinName
-	}
-	ids, err := readIdentities(name, in)
+	ids, err := readKeygenInput(name, stdin)
 	if err != nil {
 		return err
 	}
@@ -123,4 +112,18 @@ func ageRecipients(name, out string, stdin io.Reader, stdout io.Writer) error {
 		return err
 	}
 	return o.Commit()
+}
+
+// readKeygenInput reads the identities of keygen -y's INPUT: the file
+// name, or standard input for "" and "-".
+func readKeygenInput(name string, stdin io.Reader) ([]*namedIdentity, error) {
+	if name == "" || name == "-" {
+		return readIdentities(stdinName, stdin)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("failed to open input file %q: %v", name, unwrapPath(err))
+	}
+	defer f.Close()
+	return readIdentities(name, f)
 }

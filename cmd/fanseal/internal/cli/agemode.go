@@ -199,23 +199,30 @@ func (o *ageOptions) check(pos []string) error {
 }
 
 // warnAgeDuplicates warns, as age does, of a recipient, recipients file or
-// identity file given more than once, once each.
+// identity file given more than once, once each; decrypt warns of its own
+// identity files.
 func warnAgeDuplicates(prog string, stderr io.Writer, o *ageOptions) {
+	if o.decrypt {
+		return
+	}
 	var ids []string
 	for _, k := range o.keys {
 		if k.flag == "-i" {
 			ids = append(ids, k.value)
 		}
 	}
-	for _, l := range []struct {
-		what   string
-		values []string
-	}{{"recipient", o.recipients}, {"recipients file", o.files}, {"identity file", ids}} {
-		seen := map[string]int{}
-		for _, v := range l.values {
-			if seen[v]++; seen[v] == 2 {
-				fmt.Fprintf(stderr, "%s: warning: duplicate %s %q\n", prog, l.what, v)
-			}
+	warnRepeated(prog, stderr, "recipient", o.recipients)
+	warnRepeated(prog, stderr, "recipients file", o.files)
+	warnRepeated(prog, stderr, "identity file", ids)
+}
+
+// warnRepeated warns, in age's words, of each of values (what: "identity
+// file") given more than once, once each.
+func warnRepeated(prog string, stderr io.Writer, what string, values []string) {
+	seen := map[string]int{}
+	for _, v := range values {
+		if seen[v]++; seen[v] == 2 {
+			fmt.Fprintf(stderr, "%s: warning: duplicate %s %q\n", prog, what, v)
 		}
 	}
 }

@@ -28,10 +28,12 @@ var scriptCommands = map[string]func(){
 		scryptWorkFactor = func() int { return 10 }
 		randomWord = func() string { return "four" }
 		readPassphrase = terminalPassphrase
+		underOwnName("")
 		Main()
 	},
 	"age-keygen": func() {
 		readPassphrase = terminalPassphrase
+		underOwnName("keygen")
 		Main()
 	},
 	// age-plugin-test is the plugin age's scripts use: its stanza is the
@@ -45,6 +47,25 @@ var scriptCommands = map[string]func(){
 		p.HandleIdentity(func([]byte) (age.Identity, error) { return clearStanza{}, nil })
 		os.Exit(p.Main())
 	},
+}
+
+// grammarVar, set to "fanseal" in a script's environment, runs the
+// scripts in fanseal's grammar: age's command lines given to fanseal under
+// its own name (fanseal -d ..., as alias age=fanseal runs them), and
+// age-keygen's to fanseal keygen.
+const grammarVar = "FANSEAL_SCRIPT_GRAMMAR"
+
+// underOwnName makes this process fanseal, run as fanseal COMMAND (or with
+// no command word for ""), where the script asks for fanseal's grammar.
+func underOwnName(command string) {
+	if os.Getenv(grammarVar) != "fanseal" {
+		return
+	}
+	args := []string{"fanseal"}
+	if command != "" {
+		args = append(args, command)
+	}
+	os.Args = append(args, os.Args[1:]...)
 }
 
 // clearStanza wraps a file key as itself, in one stanza of type test.
@@ -61,7 +82,8 @@ func (clearStanza) Unwrap(ss []*age.Stanza) ([]byte, error) {
 	return nil, age.ErrIncorrectIdentity
 }
 
-// TestAgeScripts runs age's scripts. age-plugin-pq, which one of them
+// TestAgeScripts runs age's scripts twice: as age and age-keygen, and in
+// fanseal's grammar (grammarVar). age-plugin-pq, which one of them
 // runs, is age's own, built from the module cache.
 func TestAgeScripts(t *testing.T) {
 	if testing.Short() {
@@ -72,11 +94,16 @@ func TestAgeScripts(t *testing.T) {
 	if err != nil {
 		t.Fatalf("building age-plugin-pq: %v\n%s", err, out)
 	}
-	testscript.Run(t, testscript.Params{
-		Dir: "testdata/agescripts",
-		Setup: func(e *testscript.Env) error {
-			e.Setenv("PATH", bin+string(filepath.ListSeparator)+e.Getenv("PATH"))
-			return nil
-		},
-	})
+	for _, grammar := range []string{"age", "fanseal"} {
+		t.Run("grammar="+grammar, func(t *testing.T) {
+			testscript.Run(t, testscript.Params{
+				Dir: "testdata/agescripts",
+				Setup: func(e *testscript.Env) error {
+					e.Setenv("PATH", bin+string(filepath.ListSeparator)+e.Getenv("PATH"))
+					e.Setenv(grammarVar, grammar)
+					return nil
+				},
+			})
+		})
+	}
 }

@@ -65,6 +65,13 @@ func TestDuplicateWarning(t *testing.T) {
 	if status != 0 || !strings.Contains(stderr, "fanseal: warning: -r #2 gives the same key as -r #1") {
 		t.Fatalf("--age: status %d, stderr %q", status, stderr)
 	}
+	// decrypt warns of an identity file given twice, in age's words, once.
+	_, keys, pubs := setup(t, "x25519", 1)
+	env := mustRun(t, "x", "encrypt", "-r", pubs[0])
+	status, out, stderr := cli(t, env, "decrypt", "-i", keys[0], "-i", keys[0], "-i", keys[0])
+	if want := "fanseal: warning: duplicate identity file \"" + keys[0] + "\"\n"; status != 0 || out != "x" || stderr != want {
+		t.Fatalf("decrypt -i twice: status %d, stderr %q, want %q", status, stderr, want)
+	}
 }
 
 // mustRead returns the contents of a file.

@@ -108,11 +108,7 @@ func publicKeys(o *keygenOptions, name string, stdin io.Reader, stdout, stderr i
 	if err := refuseSameAsInput("-o", o.out, stdin, stdout, input{"identity file", name}); err != nil {
 		return err
 	}
-	var in io.Reader
-	if name == "" || name == "-" {
-		name, in = "standard input", stdin
-	}
-	ids, err := readIdentities(name, in)
+	ids, err := readKeygenInput(name, stdin)
 	if err != nil {
 		return err
 	}
