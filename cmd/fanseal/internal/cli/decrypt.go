@@ -41,7 +41,6 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) (err erro
 	if err := refuseSameAsInput("-o", opts.out, stdin, stdout, inputs(first(pos), "identity file", opts.identities)...); err != nil {
 		return err
 	}
-	warnRepeated("fanseal", stderr, "identity file", opts.identities)
 	noIdentities := fmt.Errorf("%w: decrypt needs at least one -i PATH (an identity file), except for an envelope or age file sealed to a passphrase", ErrUsage)
 	keysIn := newStdinUse(stdin, payloadFromStdin(pos))
 	in, closeIn, err := openInput(first(pos), stdin)
@@ -91,6 +90,7 @@ func decrypt(args []string, stdin io.Reader, stdout, stderr io.Writer) (err erro
 	if sniffErr != nil {
 		return sniffErr
 	}
+	warnRepeated("fanseal", stderr, "identity file", opts.identities)
 	src, clearProgress := withProgress(br, stderr, "decrypting")
 	defer clearProgress()
 	o, err := createOutput(opts.out, stdout, 0o666)
