@@ -89,9 +89,13 @@ PATH, whose age stanza the envelope carries). An ssh-ed25519 key opens
 with one key agreement, like an x25519 key.
 
 With -p, seal for a passphrase instead, asked twice on the terminal (never
-taken from an argument or the environment, never echoed), with scrypt
-tuned to about a second on this machine (work factor 2^18 to 2^22). A
-passphrase is alone in its envelope: -p takes no -r, -R or -i.
+taken from an argument, never echoed), with scrypt tuned to about a second
+on this machine (work factor 2^18 to 2^22); an empty answer autogenerates
+a passphrase of ten words, shown on the terminal only, as age does. A
+passphrase is alone in its envelope: -p takes no -r, -R or -i. -j
+batchpass (age's batchpass plugin, built in) takes it from the environment
+instead: AGE_PASSPHRASE, or the descriptor AGE_PASSPHRASE_FD, at the work
+factor AGE_PASSPHRASE_WORK_FACTOR (18 by default).
 
 With --age, write an age v1 file instead, with age's own library
 (filippo.io/age v1.3.2), for recipients who have only age: age opens it,
@@ -121,7 +125,8 @@ Options:
                                   an SSH private key's too. Can be repeated.
     -j PLUGIN                     Seal for the age plugin PLUGIN (the program
                                   age-plugin-PLUGIN on the PATH) without
-                                  recipient data, as age does with -j. Can be
+                                  recipient data, as age does with -j;
+                                  batchpass is built in (see -p). Can be
                                   repeated.
     -a, --armor                   Write the envelope as text armor (age's
                                   armor with --age).
@@ -179,8 +184,9 @@ terminal), plugin identities (AGE-PLUGIN-..., through the program
 age-plugin-NAME on the PATH), and identity files that age encrypted with a
 passphrase (asked on the terminal). An age file sealed to a passphrase
 needs no -i: the passphrase is asked on the terminal, never taken from an
-argument or the environment, and a work factor over 2^22 is refused, as
-age refuses it.
+argument, and a work factor over 2^22 is refused, as age refuses it; with
+-j batchpass it comes from AGE_PASSPHRASE or AGE_PASSPHRASE_FD, and
+AGE_PASSPHRASE_MAX_WORK_FACTOR can lower that bound.
 
 With -o, OUTPUT appears only once the whole payload has authenticated;
 until then the plaintext is in an unnamed file only you can read, which
@@ -204,7 +210,8 @@ Options:
     -j PLUGIN                Ask the age plugin PLUGIN (the program
                              age-plugin-PLUGIN on the PATH) without an
                              identity, as age -j does, for an age file or a
-                             fanseal envelope. Can be repeated.
+                             fanseal envelope; batchpass is built in (see
+                             above). Can be repeated.
     -o, --output OUTPUT      Write the payload to OUTPUT; - is standard
                              output, even a terminal.
     -h, --help               Print this help.
