@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/fanseal/fanseal/internal/format"
@@ -39,41 +40,44 @@ type cipherSuite struct {
 	pq bool
 }
 
-var cipherSuites = func() map[[2]uint16]*cipherSuite {
-	m := make(map[[2]uint16]*cipherSuite)
+// cipherSuites holds each (suite, AEAD) pair's cipherSuite, made when it is
+// first looked up: a process that opens one envelope makes one, and one
+// that opens none (keygen, --version) makes none.
+var cipherSuites = func() map[[2]uint16]func() *cipherSuite {
+	m := make(map[[2]uint16]func() *cipherSuite)
 	for _, s := range Suites {
 		for _, a := range []AEAD{AES256GCM, ChaCha20Poly1305} {
-			cs := &cipherSuite{suite: s, aead: a}
-			if s.PostQuantum() {
-				cs.pq = true
-				var err error
-				if cs.hs, err = hpke.NewHybridSuite(uint16(a)); err != nil {
-					panic(err)
-				}
-				cs.sched = cs.hs.ScheduleContext([]byte(stanzaInfo))
-			} else {
-				kem, err := hpke.NewKEM(uint16(s))
-				if err != nil {
-					panic(err)
-				}
-				cs.kem = kem
-				if cs.hs, err = hpke.NewSuite(kem, uint16(a)); err != nil {
-					panic(err)
-				}
-				cs.sched = cs.hs.ScheduleContext([]byte(stanzaInfo))
-			}
-			m[[2]uint16{uint16(s), uint16(a)}] = cs
+			m[[2]uint16{uint16(s), uint16(a)}] = sync.OnceValue(func() *cipherSuite { return newCipherSuite(s, a) })
 		}
 	}
 	return m
 }()
+
+// newCipherSuite makes the cipherSuite of s and a, both known.
+func newCipherSuite(s Suite, a AEAD) *cipherSuite {
+	cs := &cipherSuite{suite: s, aead: a}
+	var err error
+	if s.PostQuantum() {
+		cs.pq = true
+		cs.hs, err = hpke.NewHybridSuite(uint16(a))
+	} else {
+		if cs.kem, err = hpke.NewKEM(uint16(s)); err == nil {
+			cs.hs, err = hpke.NewSuite(cs.kem, uint16(a))
+		}
+	}
+	if err != nil {
+		panic(err) // every pair of Suites and the two AEADs is an HPKE suite
+	}
+	cs.sched = cs.hs.ScheduleContext([]byte(stanzaInfo))
+	return cs
+}
 
 func lookupSuite(s Suite, a AEAD) (*cipherSuite, error) {
 	cs, ok := cipherSuites[[2]uint16{uint16(s), uint16(a)}]
 	if !ok {
 		return nil, fmt.Errorf("%w: suite 0x%04x with AEAD 0x%04x", ErrUnsupported, uint16(s), uint16(a))
 	}
-	return cs, nil
+	return cs(), nil
 }
 
 // keyDigest is SHA-256(keyIDLabel || I2OSP(suite, 2) || public key). Its

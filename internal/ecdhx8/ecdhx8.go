@@ -50,6 +50,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"sync"
 )
 
 //go:generate go run gen.go
@@ -255,22 +256,26 @@ func newParams(p, n, b, gx, gy string, a int64) *params {
 	return c
 }
 
-var curveParams = [2]*params{
-	P256: newParams(
-		"ffffffff00000001000000000000000000000000ffffffffffffffffffffffff",
-		"ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551",
-		"5ac635d8aa3a93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604b",
-		"6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296",
-		"4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5",
-		-3),
-	Secp256k1: newParams(
-		"fffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2f",
-		"fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141",
-		"7",
-		"79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798",
-		"483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8",
-		0),
-}
+// curveParams returns the curves' parameters, parsed when first needed
+// rather than when the program starts.
+var curveParams = sync.OnceValue(func() *[2]*params {
+	return &[2]*params{
+		P256: newParams(
+			"ffffffff00000001000000000000000000000000ffffffffffffffffffffffff",
+			"ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551",
+			"5ac635d8aa3a93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604b",
+			"6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296",
+			"4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5",
+			-3),
+		Secp256k1: newParams(
+			"fffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2f",
+			"fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141",
+			"7",
+			"79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798",
+			"483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8",
+			0),
+	}
+})
 
 // encoding is the structure of a point encoding, checked before any
 // arithmetic: the coordinates are below p; whether the point is on the
@@ -288,7 +293,7 @@ type encoding struct {
 // decred's ParsePubKey accepts and this package refuses. Points are public:
 // this function branches on them.
 func parseEncoding(c Curve, b []byte) (e encoding, err error) {
-	cp := curveParams[c]
+	cp := curveParams()[c]
 	switch {
 	case len(b) == 65 && b[0] == 4:
 	case c == Secp256k1 && len(b) == 65 && (b[0] == 6 || b[0] == 7):

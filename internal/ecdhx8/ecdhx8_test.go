@@ -60,7 +60,7 @@ func refECDH(t testing.TB, c Curve, k *[32]byte, point []byte) ([32]byte, string
 	if _, ok := refParse(c, point); !ok {
 		return out, "invalid"
 	}
-	cp := curveParams[c]
+	cp := curveParams()[c]
 	km := new(big.Int).Mod(new(big.Int).SetBytes(k[:]), cp.n)
 	if km.Sign() == 0 {
 		return out, "identity"
@@ -96,7 +96,7 @@ func refECDH(t testing.TB, c Curve, k *[32]byte, point []byte) ([32]byte, string
 func refPublicKey(t testing.TB, c Curve, k *[32]byte) ([65]byte, string) {
 	t.Helper()
 	var out [65]byte
-	cp := curveParams[c]
+	cp := curveParams()[c]
 	km := new(big.Int).Mod(new(big.Int).SetBytes(k[:]), cp.n)
 	if km.Sign() == 0 {
 		return out, "identity"
@@ -267,7 +267,7 @@ func TestECDHOneScalar(t *testing.T) {
 // edgeScalars: 0, 1, 2, n-1, n, n+1, 2^256-1 and other values above n,
 // 2^255, every single bit, alternating bits.
 func edgeScalars(c Curve) [][32]byte {
-	n := curveParams[c].n
+	n := curveParams()[c].n
 	one := big.NewInt(1)
 	top := new(big.Int).Lsh(one, 256)
 	vals := []*big.Int{
@@ -296,7 +296,7 @@ func edgeScalars(c Curve) [][32]byte {
 
 // onCurveX returns, for x, a y with (x, y) on the curve, if there is one.
 func onCurveX(c Curve, x *big.Int) (*big.Int, bool) {
-	cp := curveParams[c]
+	cp := curveParams()[c]
 	rhs := new(big.Int).Exp(x, big.NewInt(3), cp.p)
 	rhs.Add(rhs, new(big.Int).Mul(big.NewInt(cp.a), x))
 	rhs.Add(rhs, cp.b)
@@ -309,7 +309,7 @@ func onCurveX(c Curve, x *big.Int) (*big.Int, bool) {
 // has them; secp256k1 has none, 7 is not a square), points with x near
 // p, with y even and odd.
 func edgePoints(t testing.TB, c Curve) [][]byte {
-	cp := curveParams[c]
+	cp := curveParams()[c]
 	var pts [][]byte
 	add := func(x, y *big.Int) {
 		pts = append(pts, encodePoint(x, y, false))
@@ -389,7 +389,7 @@ func TestECDHEdgeCases(t *testing.T) {
 // coordinates), wrong lengths, bad prefixes, the hybrid encodings of
 // valid secp256k1 points, compressed x-coordinates of no point.
 func invalidPoints(t testing.TB, c Curve) [][]byte {
-	cp := curveParams[c]
+	cp := curveParams()[c]
 	x, y := randomPoint(c)
 	var pts [][]byte
 	off := new(big.Int).Add(y, big.NewInt(1))
@@ -591,7 +591,7 @@ func TestParsePoints(t *testing.T) {
 // the results, and of the references' agreement with the paper.
 func TestRefScalarMult(t *testing.T) {
 	for _, c := range curves {
-		cp := curveParams[c]
+		cp := curveParams()[c]
 		var scalars [Lanes][32]byte
 		var points [Lanes][]byte
 		var px, py [Lanes]*big.Int

@@ -110,8 +110,8 @@ func checkValue(t testing.TB, what string, v *fe8, bound *big.Int) {
 var (
 	bigR     = new(big.Int).Lsh(big.NewInt(1), 260)
 	two257   = new(big.Int).Lsh(big.NewInt(1), 257)
-	pP256    = curveParams[P256].p
-	pK256    = curveParams[Secp256k1].p
+	pP256    = curveParams()[P256].p
+	pK256    = curveParams()[Secp256k1].p
 	rInvP256 = new(big.Int).ModInverse(bigR, pP256)
 )
 
@@ -144,7 +144,7 @@ func fieldOps(c Curve) []fieldOp {
 			{"carry", feCarryP256, wide, wide, pointP256, two257, id},
 			{"out", feOutP256, wide, wide, outForm, twoP(pP256), id},
 			{"mulSub", feMulSubP256, mulInP256, mulInP256, pointP256, two257, func(a, b *big.Int) *big.Int {
-				bm := toRepr(P256, curveParams[P256].b)
+				bm := toRepr(P256, curveParams()[P256].b)
 				d := new(big.Int).Sub(new(big.Int).Mul(a, b), new(big.Int).Mul(bm, b))
 				d = mont(mul)(d, big.NewInt(1))
 				d.Sub(d, new(big.Int).Mul(a, big.NewInt(3)))
@@ -181,7 +181,7 @@ func TestFieldOps(t *testing.T) {
 		iterations = 1_000
 	}
 	for _, c := range []Curve{P256, Secp256k1} {
-		p := curveParams[c].p
+		p := curveParams()[c].p
 		r := mrand.New(mrand.NewPCG(1, uint64(c)))
 		for _, op := range fieldOps(c) {
 			t.Run(c.String()+"/"+op.name, func(t *testing.T) {
@@ -212,8 +212,8 @@ func TestFieldOps(t *testing.T) {
 // math/big, at the values where the subtraction of p matters.
 func TestCanon(t *testing.T) {
 	for _, c := range []Curve{P256, Secp256k1} {
-		im := impls[c]
-		p := curveParams[c].p
+		im := impls()[c]
+		p := curveParams()[c].p
 		twoP := new(big.Int).Lsh(p, 1)
 		var values []*big.Int
 		for _, base := range []*big.Int{big.NewInt(0), p, twoP} {
@@ -322,7 +322,7 @@ func TestSignedDigits(t *testing.T) {
 // toRepr and fromRepr convert between integers and the field's
 // representation (Montgomery form for P-256).
 func toRepr(c Curve, x *big.Int) *big.Int {
-	p := curveParams[c].p
+	p := curveParams()[c].p
 	if c == P256 {
 		return new(big.Int).Mod(new(big.Int).Mul(x, bigR), p)
 	}
@@ -330,7 +330,7 @@ func toRepr(c Curve, x *big.Int) *big.Int {
 }
 
 func fromRepr(c Curve, x *big.Int) *big.Int {
-	p := curveParams[c].p
+	p := curveParams()[c].p
 	if c == P256 {
 		return new(big.Int).Mod(new(big.Int).Mul(x, rInvP256), p)
 	}
@@ -340,7 +340,7 @@ func fromRepr(c Curve, x *big.Int) *big.Int {
 // loosen returns x (canonical) or, when it stays within the point form,
 // x + p: the coordinates the formulas get are not always canonical.
 func loosen(c Curve, x *big.Int, r *mrand.Rand) *big.Int {
-	p := curveParams[c].p
+	p := curveParams()[c].p
 	bound := two257
 	if c == Secp256k1 {
 		bound = new(big.Int).Add(new(big.Int).Lsh(big.NewInt(1), 256), new(big.Int).Lsh(big.NewInt(1), 220))
@@ -355,7 +355,7 @@ func loosen(c Curve, x *big.Int, r *mrand.Rand) *big.Int {
 // coordinates (X : Y : Z) with a random Z, or the identity (0 : Y : 0) for
 // a random Y when identity is set.
 func randomProjective(c Curve, identity bool) [3]*big.Int {
-	cp := curveParams[c]
+	cp := curveParams()[c]
 	z, _ := rand.Int(rand.Reader, new(big.Int).Sub(cp.p, big.NewInt(1)))
 	z.Add(z, big.NewInt(1))
 	if identity {
@@ -385,7 +385,7 @@ func TestPointFormulas(t *testing.T) {
 		iterations = 30
 	}
 	for _, c := range []Curve{P256, Secp256k1} {
-		cp := curveParams[c]
+		cp := curveParams()[c]
 		add, dbl := pointAddP256, pointDblP256
 		if c == Secp256k1 {
 			add, dbl = pointAddK256, pointDblK256
@@ -444,7 +444,7 @@ func TestAffine(t *testing.T) {
 	requireIFMA(t)
 	r := mrand.New(mrand.NewPCG(7, 8))
 	for _, c := range []Curve{P256, Secp256k1} {
-		cp := curveParams[c]
+		cp := curveParams()[c]
 		af := affineP256
 		if c == Secp256k1 {
 			af = affineK256

@@ -21,7 +21,7 @@ import (
 // so at most one subtraction, selected by a mask.
 func reduceScalar(c Curve, k *[32]byte) (r [32]byte, below bool) {
 	var kw, nw, d [4]uint64
-	nb := &curveParams[c].nBytes
+	nb := &curveParams()[c].nBytes
 	for i := range 4 {
 		kw[i] = binary.BigEndian.Uint64(k[24-8*i:])
 		nw[i] = binary.BigEndian.Uint64(nb[24-8*i:])

@@ -147,10 +147,14 @@ type impl struct {
 	table     *baseTable
 }
 
-var impls = [2]*impl{
-	P256:      newImpl(P256, true),
-	Secp256k1: newImpl(Secp256k1, false),
-}
+// impls returns the curves' vector implementations, made when first
+// needed rather than when the program starts.
+var impls = sync.OnceValue(func() *[2]*impl {
+	return &[2]*impl{
+		P256:      newImpl(P256, true),
+		Secp256k1: newImpl(Secp256k1, false),
+	}
+})
 
 // The vector functions of the curve, called directly (not through
 // function values, which would make the state escape to the heap).
@@ -188,7 +192,7 @@ func (im *impl) check(out *aff8, res *[2]fe8, in *aff8, scratch *[scratchWords]u
 }
 
 func newImpl(c Curve, mont bool) *impl {
-	cp := curveParams[c]
+	cp := curveParams()[c]
 	im := &impl{curve: c, mont: mont}
 	for i := range 4 {
 		im.p[i] = binary.BigEndian.Uint64(cp.pBytes[24-8*i:])
@@ -203,7 +207,7 @@ func newImpl(c Curve, mont bool) *impl {
 // repr returns the limbs of x (public, below p) in the field's
 // representation: x*2^260 mod p for P-256, x for secp256k1.
 func (im *impl) repr(x *big.Int) [5]uint64 {
-	cp := curveParams[im.curve]
+	cp := curveParams()[im.curve]
 	v := new(big.Int).Set(x)
 	if im.mont {
 		v.Lsh(v, 260)
@@ -227,7 +231,7 @@ func (im *impl) baseTable() *baseTable {
 }
 
 func (im *impl) buildTable() *baseTable {
-	cp := curveParams[im.curve]
+	cp := curveParams()[im.curve]
 	t := new(baseTable)
 	one := im.repr(big.NewInt(1))
 	put := func(w, j int, x, y *big.Int) {
@@ -452,7 +456,7 @@ func (im *impl) parse(st *state, points *[Lanes][]byte, n int, enc *[Lanes]encod
 }
 
 func ecdhIFMA(c Curve, dst *[Lanes][32]byte, scalars *[Lanes][32]byte, points *[Lanes][]byte, n int) (errs [Lanes]error) {
-	im := impls[c]
+	im := impls()[c]
 	var st state
 	var enc [Lanes]encoding
 	errs = im.parse(&st, points, n, &enc)
@@ -480,7 +484,7 @@ func ecdhIFMA(c Curve, dst *[Lanes][32]byte, scalars *[Lanes][32]byte, points *[
 }
 
 func publicKeysIFMA(c Curve, dst *[Lanes][65]byte, scalars *[Lanes][32]byte, n int) (errs [Lanes]error) {
-	im := impls[c]
+	im := impls()[c]
 	table := im.baseTable()
 	var st state
 	for l := range n {
@@ -506,7 +510,7 @@ func publicKeysIFMA(c Curve, dst *[Lanes][65]byte, scalars *[Lanes][32]byte, n i
 }
 
 func parsePointsIFMA(c Curve, dst *[Lanes][65]byte, points *[Lanes][]byte, n int) (errs [Lanes]error) {
-	im := impls[c]
+	im := impls()[c]
 	var st state
 	var enc [Lanes]encoding
 	errs = im.parse(&st, points, n, &enc)

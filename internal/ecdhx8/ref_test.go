@@ -18,7 +18,7 @@ import (
 type refField struct{ p, b, b3 *big.Int }
 
 func newRefField(c Curve) refField {
-	cp := curveParams[c]
+	cp := curveParams()[c]
 	return refField{cp.p, cp.b, new(big.Int).Mul(cp.b, big.NewInt(3))}
 }
 
@@ -200,7 +200,7 @@ func refScalarMult(c Curve, k, x, y *big.Int) [3]*big.Int {
 // the identity.
 func refScalarMultAffine(c Curve, k, x, y *big.Int) (*big.Int, *big.Int) {
 	r := refScalarMult(c, k, x, y)
-	p := curveParams[c].p
+	p := curveParams()[c].p
 	zi := new(big.Int).ModInverse(r[2], p)
 	if zi == nil {
 		return new(big.Int), new(big.Int)

@@ -102,7 +102,7 @@ func TestTiming(t *testing.T) {
 
 // timingEdgePoints: G, 2G..8G, and points with x near p.
 func timingEdgePoints(c Curve) [][]byte {
-	cp := curveParams[c]
+	cp := curveParams()[c]
 	pts := [][]byte{encodePoint(cp.gx, cp.gy, false)}
 	for k := int64(2); k <= 8; k++ {
 		x, y := refScalarMultAffine(c, big.NewInt(k), cp.gx, cp.gy)

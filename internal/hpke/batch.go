@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"sync"
 
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 
@@ -306,9 +307,11 @@ func isZero(b *[32]byte) bool {
 }
 
 // Group orders, big-endian: from crypto/elliptic and the secp256k1
-// module, not written here.
+// module, not written here. P-256's is read when a key is first drawn, not
+// when the program starts, which would parse the parameters of every
+// crypto/elliptic curve.
 var (
-	p256Order = orderBytes(elliptic.P256().Params().N.FillBytes)
+	p256Order = sync.OnceValue(func() [32]byte { return orderBytes(elliptic.P256().Params().N.FillBytes) })
 	k256Order = orderBytes(secp256k1.Params().N.FillBytes)
 )
 
@@ -325,11 +328,12 @@ func orderBytes(fill func([]byte) []byte) (b [32]byte) {
 // candidate's bits; only its verdict, which says nothing about the key
 // that is kept, decides whether to draw again.
 func (k *KEM) randomScalar(s *[32]byte) {
-	order := &p256Order
 	if k.id == KEMSecp256k1 {
-		order = &k256Order
+		randomBelow(s, &k256Order)
+		return
 	}
-	randomBelow(s, order)
+	order := p256Order()
+	randomBelow(s, &order)
 }
 
 // randomBelow sets s to a uniformly random big-endian integer in [1, n-1],
