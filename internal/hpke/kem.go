@@ -354,10 +354,15 @@ func (k *x25519Key) ecdhKey() *ecdh.PrivateKey {
 	return k.k
 }
 
-func (k *x25519Key) dh(pub any) ([]byte, error) { return ecdhKey{k: k.ecdhKey()}.dh(pub) }
-func (k *x25519Key) publicBytes() []byte        { return k.pub }
-func (k *x25519Key) bytes() []byte              { return bytes.Clone(k.raw[:]) }
-func (k *x25519Key) scalar(s *[32]byte)         { *s = k.raw }
+func (k *x25519Key) dh(pub any) ([]byte, error) {
+	if p, ok := pub.(*ecdh.PublicKey); ok && p.Curve() == ecdh.X25519() && fastX25519() {
+		return x25519One(&k.raw, p.Bytes()) // circl's ladder (x25519one.go)
+	}
+	return ecdhKey{k: k.ecdhKey()}.dh(pub)
+}
+func (k *x25519Key) publicBytes() []byte { return k.pub }
+func (k *x25519Key) bytes() []byte       { return bytes.Clone(k.raw[:]) }
+func (k *x25519Key) scalar(s *[32]byte)  { *s = k.raw }
 
 // x25519Ladders counts the X25519 private keys whose public key came from
 // crypto/ecdh's ladder, up to x25519LaddersFirst (see x25519Public).
