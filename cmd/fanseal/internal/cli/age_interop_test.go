@@ -33,6 +33,7 @@ func ageTool(t *testing.T, name string) string {
 	if testing.Short() {
 		t.Skip("builds age's commands")
 	}
+	requireExec(t)
 	ageCommands.once.Do(func() {
 		ageCommands.dir, ageCommands.err = os.MkdirTemp("", "age-bin")
 		if ageCommands.err != nil {

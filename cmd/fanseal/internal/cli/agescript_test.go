@@ -89,6 +89,7 @@ func TestAgeScripts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds age's age-plugin-pq")
 	}
+	requireExec(t) // testscript runs this binary as age and age-keygen
 	bin := t.TempDir()
 	out, err := exec.Command("go", "build", "-o", bin+"/", "filippo.io/age/extra/age-plugin-pq").CombinedOutput()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -41,6 +42,24 @@ var (
 	builtNamed = newBuild("-ldflags", "-X github.com/fanseal/fanseal/cmd/fanseal/internal/cli.unnamedOff=1") // named temporary files only
 )
 
+// selfExec reports, once, whether this test binary can run itself: built
+// for an architecture the kernel does not run (GOARCH=arm64 under
+// qemu-user, without binfmt_misc), neither it nor any program the tests
+// build can run as a process.
+var selfExec = sync.OnceValue(func() bool {
+	err := exec.Command(os.Args[0], "-test.run=^$").Run()
+	return !errors.Is(err, syscall.ENOEXEC)
+})
+
+// requireExec skips a test that runs programs of its own where this
+// architecture's programs cannot run as processes.
+func requireExec(t *testing.T) {
+	t.Helper()
+	if !selfExec() {
+		t.Skip("programs built for this architecture cannot run as processes here (an emulated architecture without binfmt_misc)")
+	}
+}
+
 // binary builds the fanseal command once and returns its path.
 func binary(t *testing.T) string { return built.get(t) }
 
@@ -49,6 +68,7 @@ func (b *build) get(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("builds the command")
 	}
+	requireExec(t)
 	b.once.Do(func() {
 		dir, err := os.MkdirTemp("", "fanseal-bin")
 		if err != nil {

@@ -175,6 +175,7 @@ func kitPlugin(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("type 0x08 vectors build the test plugin age-plugin-fskit")
 	}
+	requireExec(t)
 	kitPlugins.once.Do(func() {
 		if kitPlugins.dir, kitPlugins.err = os.MkdirTemp("", "fanseal-kit-plugin"); kitPlugins.err != nil {
 			return
