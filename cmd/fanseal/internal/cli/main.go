@@ -134,7 +134,7 @@ var tools = map[string]string{
 // Main runs fanseal with the process's arguments and exits with its
 // status.
 func Main() {
-	startSignalHandler()
+	wantSignalHandler()
 	switch name := programName(); name {
 	case "age":
 		os.Exit(runAgeCommand(name, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))

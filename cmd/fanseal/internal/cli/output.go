@@ -147,8 +147,16 @@ func startOutput(name string, stdout io.Writer, perm os.FileMode, replace bool) 
 		o.Abort()
 		return nil, fmt.Errorf("cannot write %s: %w", name, unwrapPath(err))
 	}
+	if o.staged() {
+		startSignalHandler() // beside the work, in place by the first Write
+	}
 	return o, nil
 }
+
+// staged reports whether the output is held back until Commit: a file
+// Commit creates or replaces, or fills through a link; not one written in
+// place, whose bytes are where they go as they are written.
+func (o *Output) staged() bool { return o.base != "" || o.through != nil }
 
 // start walks the output's path and opens what the output writes.
 func (o *Output) start(stdout io.Writer) error {
@@ -325,7 +333,9 @@ func (o *Output) Write(p []byte) (int, error) {
 	if o.err != nil {
 		return 0, o.err
 	}
-	handlerReady.Wait() // an output with something in it is cleaned up, and its interruption said
+	if o.staged() {
+		waitSignalHandler() // an output with something pending is cleaned up, and its interruption said
+	}
 	n, err := o.Writer.Write(p)
 	if err != nil {
 		o.err = fmt.Errorf("writing %s: %w", o.name, unwrapPath(err))

@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -93,6 +94,34 @@ func TestHandlerBeforeFirstWrite(t *testing.T) {
 	}
 }
 
+// TestNoHandlerForInPlaceOutput: an output written in place (standard
+// output here) has nothing pending, so it never installs the handler,
+// whose start costs a short command 5 % of its time: the child writes to
+// such an output and sends itself SIGTERM, which ends it by its default
+// action, without the handler's message.
+func TestNoHandlerForInPlaceOutput(t *testing.T) {
+	handlerChild(t, "in-place", func() {
+		o, err := createOutput("-", io.Discard, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := o.Write([]byte("written")); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	requireExec(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "FANSEAL_HANDLER_CHILD="+t.TempDir(), "FANSEAL_HANDLER_CASE=in-place", "GOMAXPROCS=1")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGTERM || strings.Contains(string(out), "interrupted") {
+		t.Fatalf("the child ended with %v, saying %q; want SIGTERM's default action", err, out)
+	}
+}
+
 // handlerChild, in the child process of runHandlerChild for case name,
 // starts the handler, runs work at once, and sends itself SIGTERM, which
 // the handler must turn into its message and exit status 1.
@@ -104,10 +133,10 @@ func handlerChild(t *testing.T, name string, work func()) {
 	if err := os.Chdir(dir); err != nil {
 		t.Fatal(err)
 	}
-	startSignalHandler()
+	wantSignalHandler() // as Main does
 	work()
 	syscall.Kill(os.Getpid(), syscall.SIGTERM)
-	select {} // the handler ends the process
+	select {} // the handler, or the signal's default action, ends the process
 }
 
 // runHandlerChild runs the calling test again in a child with one P (so
@@ -116,6 +145,7 @@ func handlerChild(t *testing.T, name string, work func()) {
 // interrupted and failed, and returns the directory.
 func runHandlerChild(t *testing.T, name string, setup func(dir string)) string {
 	t.Helper()
+	requireExec(t)
 	dir := t.TempDir()
 	if setup != nil {
 		setup(dir)
