@@ -18,6 +18,7 @@ func TestProfilingDocNamesRealBenchmarks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the test binaries of the benchmarked packages")
 	}
+	requireExec(t)
 	root := filepath.Join("..", "..")
 	doc, err := os.ReadFile(filepath.Join(root, "docs", "profiling.md"))
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 
 	"golang.org/x/perf/benchmath"
@@ -63,6 +65,24 @@ func TestLowCountRefused(t *testing.T) {
 	}
 }
 
+// selfExec reports, once, whether this test binary can run itself: one
+// built for an architecture the kernel does not run (GOARCH=arm64 under
+// qemu-user without binfmt_misc) cannot run the test binaries the go
+// command builds either.
+var selfExec = sync.OnceValue(func() bool {
+	err := exec.Command(os.Args[0], "-test.run=^$").Run()
+	return !errors.Is(err, syscall.ENOEXEC)
+})
+
+// requireExec skips a test that runs test binaries the go command
+// builds where this architecture's programs cannot run as processes.
+func requireExec(t *testing.T) {
+	t.Helper()
+	if !selfExec() {
+		t.Skip("programs built for this architecture cannot run as processes here (an emulated architecture without binfmt_misc)")
+	}
+}
+
 // A repo is a scratch git repository holding a one-package module.
 type repo struct {
 	t   *testing.T
@@ -76,6 +96,7 @@ func newRepo(t *testing.T) *repo {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
 	}
+	requireExec(t)
 	r := &repo{t, t.TempDir()}
 	r.git("init", "-q")
 	r.write("go.mod", "module example.com/m\n\ngo 1.26\n")

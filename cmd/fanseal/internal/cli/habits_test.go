@@ -450,6 +450,7 @@ func TestInstallFromCheckout(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command")
 	}
+	requireExec(t)
 	readme, err := os.ReadFile("../../../../README.md")
 	if err != nil {
 		t.Fatal(err)
