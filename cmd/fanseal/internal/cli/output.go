@@ -147,7 +147,7 @@ func startOutput(name string, stdout io.Writer, perm os.FileMode, replace bool) 
 		o.Abort()
 		return nil, fmt.Errorf("cannot write %s: %w", name, unwrapPath(err))
 	}
-	if o.staged() {
+	if o.named() {
 		startSignalHandler() // beside the work, in place by the first Write
 	}
 	return o, nil
@@ -157,6 +157,17 @@ func startOutput(name string, stdout io.Writer, perm os.FileMode, replace bool) 
 // Commit creates or replaces, or fills through a link; not one written in
 // place, whose bytes are where they go as they are written.
 func (o *Output) staged() bool { return o.base != "" || o.through != nil }
+
+// named reports whether a staged output has, or will have before it is
+// complete, a name that a signal must not leave behind or cut short: a
+// named staging file, the hidden name an unnamed one takes for the
+// instant before it replaces a file, or the copy into a link's file. Only
+// those need removeOnSignal. An unnamed staging file that becomes a new
+// file needs nothing: it vanishes with the process, however it ends, and
+// is linked in under its name in one step, complete (commitTarget), so a
+// signal ends the process by its default action, as it ends age, and the
+// handler's start (a goroutine and a locked thread) is not paid.
+func (o *Output) named() bool { return o.tmp != "" || o.through != nil || o.owner != nil }
 
 // start walks the output's path and opens what the output writes.
 func (o *Output) start(stdout io.Writer) error {
@@ -333,7 +344,7 @@ func (o *Output) Write(p []byte) (int, error) {
 	if o.err != nil {
 		return 0, o.err
 	}
-	if o.staged() {
+	if o.named() {
 		waitSignalHandler() // an output with something pending is cleaned up, and its interruption said
 	}
 	n, err := o.Writer.Write(p)
@@ -383,7 +394,8 @@ func (o *Output) Commit() error {
 
 // commitTarget gives the staging file its name in the output's directory:
 // it replaces a file there, or, for a key file and for a file created
-// through a link, is linked in only if nothing has the name. The staging
+// through a link, is linked in only if nothing has the name; a new file
+// is linked in directly, without the hidden name a replacement takes. The staging
 // file keeps mode 0o600 until it is whole on disk: it is flushed first,
 // unless it replaces nothing, is no key file, and its input is still
 // there to make it again (RemakeableFrom).
@@ -403,6 +415,12 @@ func (o *Output) commitTarget() error {
 			err = errors.Join(o.file.Close(), commitTemp(o.dir, o.tmp, o.base, replace))
 		case !replace:
 			err = errors.Join(o.dir.linkUnnamed(o.file, o.base), o.file.Close())
+		case o.owner == nil && o.dir.linkUnnamed(o.file, o.base) == nil:
+			// Nothing had the name when the output started, nor has it
+			// now: the file is linked in, complete, in one step. (Where
+			// something took the name meanwhile, the output replaces it,
+			// as below.)
+			err = o.file.Close()
 		default:
 			// linkat cannot replace a file: link under a hidden name, then
 			// rename (the hidden name is recorded for removeOnSignal for the

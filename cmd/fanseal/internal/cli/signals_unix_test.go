@@ -73,11 +73,12 @@ func TestHandlerBeforeCopyThroughLink(t *testing.T) {
 	}
 }
 
-// TestHandlerBeforeFirstWrite: once an output has something in it, an
-// interrupting signal must find the handler (which removes what is
-// pending and says so), even for an unnamed staging file, whose commit
+// TestHandlerBeforeFirstWrite: once an output that will replace a file
+// has something in it, an interrupting signal must find the handler
+// (which removes what is pending and says so), even for an unnamed
+// staging file, whose commit (the hidden name it takes before the rename)
 // would otherwise be the first step that waits: the child writes to such
-// an output and sends itself SIGTERM.
+// an output and sends itself SIGTERM. The old file stays as it was.
 func TestHandlerBeforeFirstWrite(t *testing.T) {
 	handlerChild(t, "write", func() {
 		o, err := createOutput("out", io.Discard, 0o644)
@@ -88,9 +89,13 @@ func TestHandlerBeforeFirstWrite(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	dir := runHandlerChild(t, "write", nil)
-	if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
-		t.Error("the interrupted output appeared")
+	dir := runHandlerChild(t, "write", func(dir string) {
+		if err := os.WriteFile(filepath.Join(dir, "out"), []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if b, _ := os.ReadFile(filepath.Join(dir, "out")); string(b) != "old" {
+		t.Errorf("the replaced file holds %q", b)
 	}
 }
 
@@ -112,14 +117,68 @@ func TestNoHandlerForInPlaceOutput(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+	runDefaultActionChild(t, "in-place")
+}
+
+// TestNoHandlerForNewFile: a new output file staged unnamed (O_TMPFILE)
+// has no name until Commit links it in, complete, in one step, so it
+// needs no handler either: the child writes to such an output, commits a
+// second one, and sends itself SIGTERM, which ends it by its default
+// action. The first output vanished with the child; the second is there,
+// whole.
+func TestNoHandlerForNewFile(t *testing.T) {
+	handlerChild(t, "new-file", func() {
+		o, err := createOutput("out", io.Discard, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.tmp != "" {
+			t.Skip("no unnamed temporary files here")
+		}
+		done, err := createOutput("done", io.Discard, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range []*Output{o, done} {
+			if _, err := o.Write([]byte("pending")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := done.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	dir := runDefaultActionChild(t, "new-file")
+	if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
+		t.Error("the interrupted output appeared")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "done")); string(b) != "pending" {
+		t.Errorf("the committed output holds %q", b)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".fanseal-*")); len(left) > 0 {
+		t.Errorf("%v was left", left)
+	}
+}
+
+// runDefaultActionChild runs the calling test again in a child for case
+// name, as runHandlerChild does, and checks that SIGTERM ended it by its
+// default action, with no handler's message. It returns the child's
+// directory.
+func runDefaultActionChild(t *testing.T, name string) string {
+	t.Helper()
 	requireExec(t)
+	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "FANSEAL_HANDLER_CHILD="+t.TempDir(), "FANSEAL_HANDLER_CASE=in-place", "GOMAXPROCS=1")
+	cmd.Env = append(os.Environ(), "FANSEAL_HANDLER_CHILD="+dir, "FANSEAL_HANDLER_CASE="+name, "GOMAXPROCS=1")
 	out, err := cmd.CombinedOutput()
+	if strings.Contains(string(out), "SKIP") {
+		t.Skipf("the child skipped: %s", out)
+	}
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGTERM || strings.Contains(string(out), "interrupted") {
 		t.Fatalf("the child ended with %v, saying %q; want SIGTERM's default action", err, out)
 	}
+	return dir
 }
 
 // handlerChild, in the child process of runHandlerChild for case name,
