@@ -15,7 +15,7 @@ import (
 )
 
 // A Mutation is a deliberate error in a generator: the text Old, which
-// must occur exactly once in gen.go, replaced by New.
+// must occur exactly once in the generator (gen.go), replaced by New.
 type Mutation struct {
 	Name, Old, New string
 }
@@ -35,22 +35,29 @@ var failRe = regexp.MustCompile(`(?m)^\s*--- FAIL: (\w+)`)
 // Variables of the environment that start with skipEnv are removed from
 // the tests' (so that the mutation test does not run itself).
 func Mutate(t *testing.T, output, skipEnv string, mutations []Mutation) {
+	MutateGenerator(t, "gen.go", output, skipEnv, mutations)
+}
+
+// MutateGenerator is Mutate for a package with more than one generator:
+// generator names the one to mutate (a file of the package's directory,
+// with gen.go's -out flag), output the file it writes.
+func MutateGenerator(t *testing.T, generator, output, skipEnv string, mutations []Mutation) {
 	gotool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command")
 	}
-	gen, err := os.ReadFile("gen.go")
+	gen, err := os.ReadFile(generator)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The unmutated package must pass first: a test that fails anyway
 	// would count every mutant as caught.
-	if _, err := tryMutant(gotool, string(gen), output, skipEnv, Mutation{Name: "none"}, t.TempDir()); err == nil || !strings.HasPrefix(err.Error(), "not caught") {
+	if _, err := tryMutant(gotool, generator, string(gen), output, skipEnv, Mutation{Name: "none"}, t.TempDir()); err == nil || !strings.HasPrefix(err.Error(), "not caught") {
 		t.Fatalf("the tests of the unmutated package do not pass: %v", err)
 	}
 	for _, m := range mutations {
 		t.Run(m.Name, func(t *testing.T) {
-			v, err := tryMutant(gotool, string(gen), output, skipEnv, m, t.TempDir())
+			v, err := tryMutant(gotool, generator, string(gen), output, skipEnv, m, t.TempDir())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,17 +66,17 @@ func Mutate(t *testing.T, output, skipEnv string, mutations []Mutation) {
 	}
 }
 
-// tryMutant runs one mutation (see Mutate) with its files in dir and
-// returns how it was caught, or an error: the text to mutate is not there
-// exactly once, the mutated gen.go does not build, the tests pass, or go
-// test failed without a failing test (a mutant that does not build is not
-// a caught one). The mutation named "none" (Old empty) is the unmutated
-// package.
-func tryMutant(gotool, gen, output, skipEnv string, m Mutation, dir string) (string, error) {
+// tryMutant runs one mutation (see Mutate) of the generator file
+// generator, whose text is gen, with its files in dir and returns how it
+// was caught, or an error: the text to mutate is not there exactly once,
+// the mutated generator does not build, the tests pass, or go test failed
+// without a failing test (a mutant that does not build is not a caught
+// one). The mutation named "none" (Old empty) is the unmutated package.
+func tryMutant(gotool, generator, gen, output, skipEnv string, m Mutation, dir string) (string, error) {
 	if n := strings.Count(gen, m.Old); n != 1 && m.Name != "none" {
-		return "", fmt.Errorf("the text to mutate occurs %d times in gen.go", n)
+		return "", fmt.Errorf("the text to mutate occurs %d times in %s", n, generator)
 	}
-	genPath, _ := filepath.Abs("gen.go")
+	genPath, _ := filepath.Abs(generator)
 	outPath, _ := filepath.Abs(output)
 	var env []string
 	for _, kv := range hostEnv() {
@@ -77,7 +84,7 @@ func tryMutant(gotool, gen, output, skipEnv string, m Mutation, dir string) (str
 			env = append(env, kv)
 		}
 	}
-	mutated := filepath.Join(dir, "gen.go")
+	mutated := filepath.Join(dir, filepath.Base(generator))
 	generated := filepath.Join(dir, filepath.Base(output))
 	if err := os.WriteFile(mutated, []byte(strings.Replace(gen, m.Old, m.New, 1)), 0o644); err != nil {
 		return "", err
@@ -89,15 +96,15 @@ func tryMutant(gotool, gen, output, skipEnv string, m Mutation, dir string) (str
 	// The mutated generator must build: a mutant that does not compile is
 	// a broken mutation, not a caught one.
 	genBin := filepath.Join(dir, "gen")
-	cmd := exec.Command(gotool, "build", "-overlay", overlay, "-o", genBin, "gen.go")
+	cmd := exec.Command(gotool, "build", "-overlay", overlay, "-o", genBin, generator)
 	cmd.Env = hostEnv()
 	if msg, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("the mutated gen.go does not build:\n%s", msg)
+		return "", fmt.Errorf("the mutated %s does not build:\n%s", generator, msg)
 	}
 	cmd = exec.Command(genBin, "-out", generated)
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		first, _, _ := strings.Cut(strings.TrimSpace(string(msg)), "\n")
-		return "refused by gen.go: " + first, nil
+		return "refused by " + generator + ": " + first, nil
 	}
 	if err := writeOverlay(overlay, map[string]string{genPath: mutated, outPath: generated}); err != nil {
 		return "", err
@@ -133,15 +140,22 @@ func writeOverlay(path string, replace map[string]string) error {
 // returns the file. It skips the test without a go command.
 func CheckGenerated(t *testing.T, output string) []byte {
 	t.Helper()
+	return CheckGeneratedBy(t, "gen.go", output)
+}
+
+// CheckGeneratedBy is CheckGenerated for the generator file generator (of
+// a package with more than one).
+func CheckGeneratedBy(t *testing.T, generator, output string) []byte {
+	t.Helper()
 	gotool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command")
 	}
 	out := filepath.Join(t.TempDir(), filepath.Base(output))
-	run := exec.Command(gotool, "run", "gen.go", "-out", out)
+	run := exec.Command(gotool, "run", generator, "-out", out)
 	run.Env = hostEnv()
 	if msg, err := run.CombinedOutput(); err != nil {
-		t.Fatalf("go run gen.go: %v\n%s", err, msg)
+		t.Fatalf("go run %s: %v\n%s", generator, err, msg)
 	}
 	want, err := os.ReadFile(out)
 	if err != nil {
@@ -152,7 +166,7 @@ func CheckGenerated(t *testing.T, output string) []byte {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(have, want) {
-		t.Errorf("%s differs from the output of gen.go: run go generate", output)
+		t.Errorf("%s differs from the output of %s: run go generate", output, generator)
 	}
 	return have
 }

@@ -33,7 +33,7 @@ func TestMutateFixture(t *testing.T) {
 		{Mutation{"generator does not build", "6*7", "6*undefinedName"}, "", "the mutated gen.go does not build"},
 		{Mutation{"absent", "no such text", "x"}, "", "the text to mutate occurs 0 times"},
 	} {
-		got, err := tryMutant(gotool, gen, "value.go", "CODEGEN_", c.m, t.TempDir())
+		got, err := tryMutant(gotool, "gen.go", gen, "value.go", "CODEGEN_", c.m, t.TempDir())
 		switch {
 		case c.failure != "" && (err == nil || !strings.HasPrefix(err.Error(), c.failure)):
 			t.Errorf("%s: got %q, %v; want the error %q", c.m.Name, got, err, c.failure)
