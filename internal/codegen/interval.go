@@ -23,6 +23,7 @@ import (
 //	                                   "mask" (every lane 0 or all ones);
 //	                                   the list repeats past its end
 //	func ladderAVX2: in k=any u=unpacked; out x2=tight z2=tight
+//	func combAVX2: in d=digits table=t52@8; …  an argument's own stride
 //	exact: tight                       some output reaches every limb's
 //	                                   bound: the claim is not wider than
 //	                                   the code
@@ -45,8 +46,7 @@ import (
 // ranges keep the swaps precise: a VPCMPEQQ result and 0 - b for b in
 // [0, 1] are masks (each lane 0 or all ones); every value has an identity,
 // kept through moves, stores and loads, so that t = (a ^ b) & mask, then
-// a ^ t, is known to be a or b; a VPBROADCASTD value keeps the bound of its
-// low 32 bits, so that an AND with a value below 2^32 has that bound.
+// a ^ t, is known to be a or b.
 //
 // At the RET of a function, every vector and mask register it wrote must
 // be zero (VZEROALL, KXORW), so that none keeps a secret.
@@ -103,8 +103,12 @@ type Bound struct {
 	Mask bool
 }
 
-// A FuncClaim maps argument names to form names.
-type FuncClaim struct{ In, Out map[string]string }
+// A FuncClaim maps argument names to form names, and to the stride of
+// their limbs where it is not the file's (arg=form@stride).
+type FuncClaim struct {
+	In, Out map[string]string
+	Stride  map[string]int
+}
 
 var (
 	claimArgsRe  = regexp.MustCompile(`(?m)^//\targs: stride (\d+)$`)
@@ -140,10 +144,17 @@ func ParseClaims(src string) (*Claims, error) {
 		c.Forms[m[1]] = f
 	}
 	for _, m := range claimFuncRe.FindAllStringSubmatch(src, -1) {
-		fc := FuncClaim{In: map[string]string{}, Out: map[string]string{}}
+		fc := FuncClaim{In: map[string]string{}, Out: map[string]string{}, Stride: map[string]int{}}
 		for i, list := range []string{m[2], m[3]} {
 			for _, kv := range strings.Fields(list) {
 				arg, form, ok := strings.Cut(kv, "=")
+				if f, st, at := strings.Cut(form, "@"); at {
+					n, err := strconv.Atoi(st)
+					if err != nil || n <= 0 {
+						return nil, fmt.Errorf("func %s: bad stride in %q", m[1], kv)
+					}
+					form, fc.Stride[arg] = f, n
+				}
 				if _, known := c.Forms[form]; !ok || !known {
 					return nil, fmt.Errorf("func %s: bad claim %q", m[1], kv)
 				}
@@ -279,7 +290,6 @@ func parseAsm(src string) (*asmProg, error) {
 type aval struct {
 	def    bool   // written
 	lo, hi uint64 // range
-	lo32   uint64 // bound of the low 32 bits
 	mask   bool   // every lane 0 or all ones
 	id     int    // identity: values with the same id are equal
 	pair   *[2]aval
@@ -289,7 +299,7 @@ type aval struct {
 const all = math.MaxUint64
 
 func (a aval) eqRange(b aval) bool {
-	return a.def == b.def && a.lo == b.lo && a.hi == b.hi && a.lo32 == b.lo32 && a.mask == b.mask
+	return a.def == b.def && a.lo == b.lo && a.hi == b.hi && a.mask == b.mask
 }
 
 // A gp is a general register: a pointer into region at off (+ k*stride
@@ -354,7 +364,7 @@ func (in *interp) errorf(ins asmIns, format string, a ...any) {
 }
 
 func (in *interp) rng(lo, hi uint64) aval {
-	return aval{def: true, lo: lo, hi: hi, lo32: min(hi, 1<<32-1), id: in.fresh()}
+	return aval{def: true, lo: lo, hi: hi, id: in.fresh()}
 }
 
 func (in *interp) maskVal() aval {
@@ -371,7 +381,6 @@ func (in *interp) join(a, b aval) aval {
 		return a
 	}
 	v := in.rng(min(a.lo, b.lo), max(a.hi, b.hi))
-	v.lo32 = max(a.lo32, b.lo32)
 	v.mask = a.mask && b.mask
 	return v
 }
@@ -501,12 +510,11 @@ func (in *interp) load(s *state, ins asmIns, a string, width int) aval {
 	if !ok {
 		return in.rng(0, all)
 	}
-	return in.loadAt(s, ins, p, width, 8)
+	return in.loadAt(s, ins, p, width)
 }
 
-// loadAt reads width bytes at p as lanes of size bytes (8: qwords, 4: a
-// dword broadcast).
-func (in *interp) loadAt(s *state, ins asmIns, p gp, width, size int) aval {
+// loadAt reads width bytes (qwords) at p.
+func (in *interp) loadAt(s *state, ins asmIns, p gp, width int) aval {
 	if b, ok := in.prog.data[p.region]; ok {
 		lo, hi := uint64(all), uint64(0)
 		offs := []int64{p.off}
@@ -521,23 +529,18 @@ func (in *interp) loadAt(s *state, ins asmIns, p gp, width, size int) aval {
 				in.errorf(ins, "read outside %s", p.region)
 				return in.rng(0, all)
 			}
-			for k := o; k < o+int64(width); k += int64(size) {
+			for k := o; k < o+int64(width); k += 8 {
 				var v uint64
-				for i := int64(size) - 1; i >= 0; i-- {
+				for i := int64(7); i >= 0; i-- {
 					v = v<<8 | uint64(b[k+i])
 				}
 				lo, hi = min(lo, v), max(hi, v)
 			}
 		}
-		if size == 4 {
-			v := in.rng(lo*(1<<32+1), hi*(1<<32+1))
-			v.lo32 = hi
-			return v
-		}
 		return in.rng(lo, hi)
 	}
 	if sl, ok := s.mem[p.region][p.off]; ok && p.stride == 0 {
-		if sl.width < width || size != 8 {
+		if sl.width < width {
 			in.errorf(ins, "a read of %d bytes of a %d-byte store", width, sl.width)
 		}
 		return sl.v
@@ -547,11 +550,8 @@ func (in *interp) loadAt(s *state, ins asmIns, p gp, width, size int) aval {
 		in.errorf(ins, "a read of %s+%d that nothing wrote", p.region, p.off)
 		return in.rng(0, all)
 	}
-	if size != 8 {
-		in.errorf(ins, "a dword read of an argument")
-	}
 	f := in.claims.Forms[form]
-	st := int64(in.claims.Stride)
+	st := int64(in.stride(p.region))
 	var limbs []int
 	switch {
 	case p.stride == 0:
@@ -584,6 +584,14 @@ func (in *interp) loadAt(s *state, ins asmIns, p gp, width, size int) aval {
 	return v
 }
 
+// stride returns the bytes between the limbs of the argument arg.
+func (in *interp) stride(arg string) int {
+	if st, ok := in.claim.Stride[arg]; ok {
+		return st
+	}
+	return in.claims.Stride
+}
+
 func (in *interp) store(s *state, ins asmIns, a string, v aval, width int) {
 	p, ok := in.addr(s, ins, a)
 	if !ok {
@@ -602,7 +610,7 @@ func (in *interp) store(s *state, ins asmIns, a string, v aval, width int) {
 	}
 	if form, ok := in.claim.Out[p.region]; ok {
 		f := in.claims.Forms[form]
-		st := int64(in.claims.Stride)
+		st := int64(in.stride(p.region))
 		l := int(p.off/st) % len(f)
 		if p.off%st+int64(width) > st {
 			in.errorf(ins, "a store across limbs of %s", p.region)
@@ -936,10 +944,10 @@ func (in *interp) step(s *state, ins asmIns) {
 			return
 		}
 		in.store(s, ins, a[1], in.src(s, ins, a[0], w), w)
-	case "VPBROADCASTQ", "VPBROADCASTD":
+	case "VPBROADCASTQ":
 		if len(a) == 3 { // merge-masked: mem, K, dst
 			n, _, ok := vreg(a[2])
-			if !ok || !kregRe.MatchString(a[1]) || ins.op != "VPBROADCASTQ" || !isMem(a[0]) {
+			if !ok || !kregRe.MatchString(a[1]) || !isMem(a[0]) {
 				in.errorf(ins, "operands not understood")
 				return
 			}
@@ -947,7 +955,7 @@ func (in *interp) step(s *state, ins asmIns) {
 			if !okp {
 				return
 			}
-			v := in.loadAt(s, ins, p, 8, 8)
+			v := in.loadAt(s, ins, p, 8)
 			old := s.vec[n]
 			if !old.def {
 				in.errorf(ins, "a merge into %s, which nothing wrote", a[2])
@@ -968,11 +976,7 @@ func (in *interp) step(s *state, ins asmIns) {
 		if !okp {
 			return
 		}
-		size := 8
-		if ins.op == "VPBROADCASTD" {
-			size = 4
-		}
-		s.vec[n] = in.loadAt(s, ins, p, size, size)
+		s.vec[n] = in.loadAt(s, ins, p, 8)
 	case "VPCMPEQQ":
 		if !need(3) {
 			return
@@ -1071,20 +1075,12 @@ func (in *interp) arith(ins asmIns, x, y aval) aval {
 		}
 		if y.mask { // x or 0
 			v := in.rng(0, x.hi)
-			v.lo32 = x.lo32
 			if x.pair != nil && !x.masked {
 				v.pair, v.masked = x.pair, true
 			}
 			return v
 		}
-		hi := min(x.hi, y.hi)
-		if x.hi <= 1<<32-1 {
-			hi = min(hi, y.lo32)
-		}
-		if y.hi <= 1<<32-1 {
-			hi = min(hi, x.lo32)
-		}
-		return in.rng(0, hi)
+		return in.rng(0, min(x.hi, y.hi))
 	case "VPOR", "VPORQ":
 		if x.hi == 0 {
 			return y

@@ -26,7 +26,7 @@ DATA c<>+0(SB)/8, $19
 DATA c<>+8(SB)/8, $19
 DATA c<>+16(SB)/8, $19
 DATA c<>+24(SB)/8, $19
-DATA t<>+0(SB)/8, $0x0000000300000002
+DATA t<>+0(SB)/8, $0x0000000300000002 // below 2^32 only after sub's AND
 GLOBL c<>(SB), RODATA|NOPTR, $32
 GLOBL t<>(SB), RODATA|NOPTR, $8
 `
@@ -101,20 +101,15 @@ again:
 	VZEROALL
 	RET
 `},
-		// A dword broadcast (high half = low half) masked to 32 bits keeps
-		// the dword's bound; a CALL runs a static function.
-		{"dword", `	VPBROADCASTD t<>+4(SB), Y0
-	VPCMPEQQ Y0, Y0, Y1
-	VPAND c<>+0(SB), Y1, Y1
+		// A broadcast constant and a CALL of a static function.
+		{"call", `	VPBROADCASTQ t<>+0(SB), Y0
 	CALL sub<>(SB)
 	VPMULUDQ Y0, Y0, Y2
 	VMOVDQU Y2, 0(DI)
 	VZEROALL
 	RET
 TEXT sub<>(SB), NOSPLIT|NOFRAME, $0-0
-	VPCMPEQQ Y0, Y0, Y3
-	VPSRLQ $32, Y3, Y3
-	VPAND Y3, Y0, Y0
+	VPAND c<>+0(SB), Y0, Y0
 	RET
 `, "", ""},
 	} {
