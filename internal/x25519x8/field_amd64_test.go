@@ -21,7 +21,7 @@ var (
 )
 
 func requireIFMA(t *testing.T) {
-	if !accelerated {
+	if !hasIFMA {
 		t.Skip("no AVX-512 IFMA on this CPU")
 	}
 }

@@ -1078,4 +1078,14 @@ func combTable() {
 		}
 	}
 	fmt.Fprintf(&codegen.Out, "GLOBL combTable<>(SB), RODATA|NOPTR, $%d\n", off)
+	codegen.Out.WriteString(`
+// func combTableIFMA() *[32 * 8 * 15]uint64
+//
+// The address of combTable, which the AVX2 and AVX-512F engines
+// (avx2_amd64.s) read too.
+TEXT ·combTableIFMA(SB), NOSPLIT, $0-8
+	LEAQ combTable<>(SB), AX
+	MOVQ AX, ret+0(FP)
+	RET
+`)
 }

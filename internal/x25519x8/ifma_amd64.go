@@ -8,10 +8,10 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// accelerated: the ladder uses AVX-512F instructions on 512-bit registers
+// hasIFMA: the ladder uses AVX-512F instructions on 512-bit registers
 // and the IFMA multiply-adds; x/sys/cpu also checks that the operating
 // system saves the AVX-512 state.
-var accelerated = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512IFMA
+var hasIFMA = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512IFMA
 
 // fe8 is eight field elements in radix 2^52, limb-major: fe8[j][l] is limb
 // j of lane l (see ifma_amd64.s for the forms "reduced", "loose", "wide").

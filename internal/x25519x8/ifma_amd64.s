@@ -11833,6 +11833,15 @@ DATA combTable<>+30704(SB)/8, $0x000895f2503a1d06
 DATA combTable<>+30712(SB)/8, $0x00000fef911191df
 GLOBL combTable<>(SB), RODATA|NOPTR, $30720
 
+// func combTableIFMA() *[32 * 8 * 15]uint64
+//
+// The address of combTable, which the AVX2 and AVX-512F engines
+// (avx2_amd64.s) read too.
+TEXT ·combTableIFMA(SB), NOSPLIT, $0-8
+	LEAQ combTable<>(SB), AX
+	MOVQ AX, ret+0(FP)
+	RET
+
 // func comb(x, z *fe8, d *[64][2][8]uint64, scratch *[scratchWords]uint64)
 //
 // The fixed-base comb on eight lanes: for lane l, the signed radix-16

@@ -2,7 +2,7 @@
 
 package x25519x8
 
-const accelerated = false
+const hasIFMA = false
 
 func scalarMultIFMA(dst, scalars, points *[Lanes][32]byte, n int) {
 	panic("x25519x8: no IFMA code in this build")

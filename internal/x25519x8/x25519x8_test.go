@@ -5,10 +5,16 @@ import (
 	"crypto/ecdh"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"math/big"
 	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
+
+	circlx "github.com/cloudflare/circl/dh/x25519"
+	"golang.org/x/crypto/curve25519"
 )
 
 // ecdhX25519 is the reference: X25519(k, u) by crypto/ecdh, which refuses
@@ -31,49 +37,88 @@ func ecdhX25519(t testing.TB, k, u *[32]byte) (out [32]byte, lowOrder bool) {
 	return [32]byte(s), false
 }
 
-// checkBatch runs ScalarMult on the first n lanes and compares every lane
-// with crypto/ecdh; lanes n and above of dst must be left alone.
+// reference is X25519(k, u) and X25519(k, 9) of one lane by crypto/ecdh,
+// checked against golang.org/x/crypto/curve25519 and circl's x25519
+// (circl's is an implementation of its own; x/crypto's calls
+// crypto/ecdh, as the tests of this package require of it anyway).
+func reference(t testing.TB, k, u *[32]byte) (out, pub [32]byte, low bool) {
+	t.Helper()
+	out, low = ecdhX25519(t, k, u)
+	pub, _ = ecdhX25519(t, k, &basepoint)
+	var xc [32]byte
+	curve25519.ScalarMult(&xc, k, u)
+	var ck, cu, cs circlx.Key
+	ck, cu = *k, *u
+	ok := circlx.Shared(&cs, &ck, &cu)
+	if xc != out || ok == low || (!low && [32]byte(cs) != out) {
+		t.Fatalf("X25519(%x, %x): crypto/ecdh %x (low order: %v), x/crypto %x, circl %x (%v)", k, u, out, low, xc, [32]byte(cs), ok)
+	}
+	var cp circlx.Key
+	circlx.KeyGen(&cp, &ck)
+	if [32]byte(cp) != pub {
+		t.Fatalf("public key of %x: crypto/ecdh %x, circl %x", k, pub, [32]byte(cp))
+	}
+	return out, pub, low
+}
+
+// untouched is what the checks put in output lanes that must not be
+// written.
+var untouched = [32]byte{0: 0xa5, 31: 0x5a}
+
+// checkBatch runs ScalarMult, ScalarBaseMult and ScalarBaseMultAndMult on
+// the first n lanes on every engine this CPU has, and compares every lane
+// with the references (computed once); lanes n and above of the outputs
+// must be left alone. The generic engine, crypto/ecdh itself, runs on
+// every fourth batch.
 func checkBatch(t testing.TB, scalars, points *[Lanes][32]byte, n int) {
 	t.Helper()
-	var dst [Lanes][32]byte
-	for i := range dst {
-		dst[i] = [32]byte{0: 0xa5, 31: 0x5a}
+	var want, wantPub [Lanes][32]byte
+	for i := range n {
+		want[i], wantPub[i], _ = reference(t, &scalars[i], &points[i])
 	}
-	ScalarMult(&dst, scalars, points, n)
+	b := batches.Add(1)
+	for _, e := range availableEngines() {
+		if e == engineGeneric && b%4 != 0 {
+			continue
+		}
+		checkEngine(t, e, scalars, points, n, &want, &wantPub)
+	}
+}
+
+var batches atomic.Int64
+
+// checkEngine is checkBatch on the engine e, against want and wantPub.
+func checkEngine(t testing.TB, e engineID, scalars, points *[Lanes][32]byte, n int, want, wantPub *[Lanes][32]byte) {
+	t.Helper()
+	var dst, pubs, base, both2 [Lanes][32]byte
+	for i := range Lanes {
+		dst[i], pubs[i], base[i], both2[i] = untouched, untouched, untouched, untouched
+	}
+	scalarMult(e, &dst, scalars, points, n)
+	scalarBaseMult(e, &base, scalars, n)
+	both(e, &pubs, &both2, scalars, points, n)
 	for i := range Lanes {
 		if i >= n {
-			if dst[i] != ([32]byte{0: 0xa5, 31: 0x5a}) {
-				t.Fatalf("n=%d: lane %d past n was written", n, i)
+			if dst[i] != untouched || base[i] != untouched || pubs[i] != untouched || both2[i] != untouched {
+				t.Fatalf("engine %v, n=%d: lane %d past n was written", e, n, i)
 			}
 			continue
 		}
-		want, low := ecdhX25519(t, &scalars[i], &points[i])
-		if dst[i] != want {
-			t.Fatalf("n=%d lane %d: X25519(%x, %x) = %x, crypto/ecdh says %x (low order: %v)",
-				n, i, scalars[i], points[i], dst[i], want, low)
+		if dst[i] != want[i] {
+			t.Fatalf("engine %v, n=%d lane %d: X25519(%x, %x) = %x, want %x",
+				e, n, i, scalars[i], points[i], dst[i], want[i])
 		}
-	}
-	// ScalarBaseMultAndMult gives the same agreements, and each lane's
-	// public key unless its agreement is zero, where the key is zero too.
-	var pubs, both [Lanes][32]byte
-	for i := range Lanes {
-		pubs[i], both[i] = [32]byte{0: 0xa5, 31: 0x5a}, [32]byte{0: 0xa5, 31: 0x5a}
-	}
-	ScalarBaseMultAndMult(&pubs, &both, scalars, points, n)
-	for i := range Lanes {
-		if i >= n {
-			if pubs[i] != ([32]byte{0: 0xa5, 31: 0x5a}) || both[i] != pubs[i] {
-				t.Fatalf("ScalarBaseMultAndMult, n=%d: lane %d past n was written", n, i)
-			}
-			continue
+		if base[i] != wantPub[i] {
+			t.Fatalf("engine %v, n=%d lane %d: ScalarBaseMult(%x) = %x, want %x",
+				e, n, i, scalars[i], base[i], wantPub[i])
 		}
-		pub, _ := ecdhX25519(t, &scalars[i], &basepoint)
-		if both[i] == [32]byte{} {
+		pub := wantPub[i]
+		if want[i] == [32]byte{} {
 			pub = [32]byte{}
 		}
-		if both[i] != dst[i] || pubs[i] != pub {
-			t.Fatalf("ScalarBaseMultAndMult, n=%d lane %d (scalar %x, point %x): %x and %x, want %x and %x",
-				n, i, scalars[i], points[i], pubs[i], both[i], pub, dst[i])
+		if both2[i] != want[i] || pubs[i] != pub {
+			t.Fatalf("engine %v: ScalarBaseMultAndMult, n=%d lane %d (scalar %x, point %x): %x and %x, want %x and %x",
+				e, n, i, scalars[i], points[i], pubs[i], both2[i], pub, want[i])
 		}
 	}
 }
@@ -125,52 +170,80 @@ func TestRFC7748Vectors(t *testing.T) {
 	}
 }
 
-// impls are the two paths: the one in use (IFMA where available) and the
-// crypto/ecdh fallback, which the other builds use.
-func impls() []struct {
-	name string
-	mult func(dst, scalars, points *[Lanes][32]byte, n int)
-	base func(dst, scalars *[Lanes][32]byte, n int)
-} {
-	return []struct {
-		name string
-		mult func(dst, scalars, points *[Lanes][32]byte, n int)
-		base func(dst, scalars *[Lanes][32]byte, n int)
-	}{
-		{fmt.Sprintf("impl=default/accelerated=%v", Accelerated()), ScalarMult, ScalarBaseMult},
-		{"impl=generic", scalarMultGeneric, scalarBaseMultGeneric},
+// An impl is one engine's functions, for the tests that run each.
+type impl struct {
+	name   string
+	engine engineID
+	mult   func(dst, scalars, points *[Lanes][32]byte, n int)
+	base   func(dst, scalars *[Lanes][32]byte, n int)
+}
+
+// impls are the engines this CPU has, the one the package uses first, and
+// generic (crypto/ecdh, which the other builds use) last.
+func impls() []impl {
+	var out []impl
+	for _, e := range availableEngines() {
+		out = append(out, impl{
+			name:   "engine=" + e.String(),
+			engine: e,
+			mult:   func(dst, scalars, points *[Lanes][32]byte, n int) { scalarMult(e, dst, scalars, points, n) },
+			base:   func(dst, scalars *[Lanes][32]byte, n int) { scalarBaseMult(e, dst, scalars, n) },
+		})
 	}
+	return out
+}
+
+// TestEngine: the engine in use is the first available; Engine names it
+// and Accelerated says whether it is a vector one.
+func TestEngine(t *testing.T) {
+	es := availableEngines()
+	if engine != es[0] || Engine() != es[0].String() || Accelerated() != (es[0] != engineGeneric) {
+		t.Errorf("engine %v, Engine() %q, Accelerated() %v; available %v", engine, Engine(), Accelerated(), es)
+	}
+	if es[len(es)-1] != engineGeneric {
+		t.Errorf("available engines %v do not end with generic", es)
+	}
+	t.Logf("engines here: %v", es)
 }
 
 // iterate runs the iterated test of RFC 7748 section 5.2 in one lane:
 // k = u = 9; then (k, u) = (X25519(k, u), k), iterations times.
-func iterate(iterations int) [32]byte {
+func iterate(e engineID, iterations int) [32]byte {
 	var k, u, out [Lanes][32]byte
 	k[0][0], u[0][0] = 9, 9
 	for range iterations {
-		ScalarMult(&out, &k, &u, 1)
+		scalarMult(e, &out, &k, &u, 1)
 		u[0], k[0] = k[0], out[0]
 	}
 	return k[0]
 }
 
 func TestRFC7748Iterated(t *testing.T) {
-	if got, want := iterate(1), unhex(t, "422c8e7a6227d7bca1350b3e2bb7279f7897b87bb6854b783c60e80311ae3079"); got != want {
-		t.Errorf("1 iteration: got %x, want %x", got, want)
-	}
-	if got, want := iterate(1000), unhex(t, "684cf59ba83309552800ef566f2f4d3c1c3887c49360e3875f2eb94d99532c51"); got != want {
-		t.Errorf("1000 iterations: got %x, want %x", got, want)
+	for _, im := range impls() {
+		t.Run(im.name, func(t *testing.T) {
+			if got, want := iterate(im.engine, 1), unhex(t, "422c8e7a6227d7bca1350b3e2bb7279f7897b87bb6854b783c60e80311ae3079"); got != want {
+				t.Errorf("1 iteration: got %x, want %x", got, want)
+			}
+			if got, want := iterate(im.engine, 1000), unhex(t, "684cf59ba83309552800ef566f2f4d3c1c3887c49360e3875f2eb94d99532c51"); got != want {
+				t.Errorf("1000 iterations: got %x, want %x", got, want)
+			}
+		})
 	}
 }
 
 // The million iterations are one dependent chain (about a minute on one
-// core): run them with X25519X8_MILLION=1.
+// core for IFMA, more for the others; every engine): run them with
+// X25519X8_MILLION=1.
 func TestRFC7748IteratedMillion(t *testing.T) {
 	if os.Getenv("X25519X8_MILLION") == "" {
 		t.Skip("set X25519X8_MILLION=1 to run the 1,000,000 iterations of RFC 7748 section 5.2")
 	}
-	if got, want := iterate(1_000_000), unhex(t, "7c3911e0ab2586fd864497297e575e6f3bc601c0883c30df5f4dd2d24f665424"); got != want {
-		t.Errorf("1,000,000 iterations: got %x, want %x", got, want)
+	for _, im := range impls() {
+		t.Run(im.name, func(t *testing.T) {
+			if got, want := iterate(im.engine, 1_000_000), unhex(t, "7c3911e0ab2586fd864497297e575e6f3bc601c0883c30df5f4dd2d24f665424"); got != want {
+				t.Errorf("1,000,000 iterations: got %x, want %x", got, want)
+			}
+		})
 	}
 }
 
@@ -197,22 +270,74 @@ func TestRFC7748DiffieHellman(t *testing.T) {
 	}
 }
 
-// differentialCount is how many random multiplications the differential
-// test compares with crypto/ecdh.
-func differentialCount() int {
+// differentialCount is how many random lanes the differential test
+// compares with the references (each on every engine): X25519X8_CASES if
+// set (10^6 takes about ... on two cores), else 100,000, or 2,000 with
+// -short.
+func differentialCount(t testing.TB) int {
+	if s := os.Getenv("X25519X8_CASES"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			t.Fatalf("X25519X8_CASES=%q", s)
+		}
+		return n
+	}
 	if testing.Short() {
 		return 2_000
 	}
 	return 100_000
 }
 
+// TestDifferentialRandom compares random lanes, in batches of every count
+// n = 0..8, with the references, on every engine; the batches run on as
+// many goroutines as GOMAXPROCS.
 func TestDifferentialRandom(t *testing.T) {
-	total := differentialCount()
-	for done, n := 0, 1; done < total; n = n%Lanes + 1 {
-		scalars, points := randomBatch()
-		checkBatch(t, &scalars, &points, n)
-		done += n
+	total := differentialCount(t)
+	workers := max(1, runtime.GOMAXPROCS(0))
+	var mu sync.Mutex
+	done := 0
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 0; ; n = (n + 1) % (Lanes + 1) {
+				mu.Lock()
+				if done >= total || t.Failed() {
+					mu.Unlock()
+					return
+				}
+				done += max(n, 1)
+				mu.Unlock()
+				scalars, points := randomBatch()
+				checkBatch(goTB{t}, &scalars, &points, n)
+			}
+		}()
 	}
+	wg.Wait()
+	t.Logf("%d lanes compared", done)
+}
+
+// goTB is a testing.TB for a goroutine other than the test's: Fatal and
+// FailNow report the failure and end the goroutine (runtime.Goexit), as
+// they may not end the test from there.
+type goTB struct{ testing.TB }
+
+func (g goTB) Fatal(args ...any) {
+	g.Helper()
+	g.Error(args...)
+	runtime.Goexit()
+}
+
+func (g goTB) Fatalf(format string, args ...any) {
+	g.Helper()
+	g.Errorf(format, args...)
+	runtime.Goexit()
+}
+
+func (g goTB) FailNow() {
+	g.Fail()
+	runtime.Goexit()
 }
 
 // TestDifferentialOneScalar is the shared-ephemeral shape: one scalar,
@@ -228,17 +353,19 @@ func TestDifferentialOneScalar(t *testing.T) {
 }
 
 func TestScalarBaseMult(t *testing.T) {
-	for n := 0; n <= Lanes; n++ {
-		scalars, _ := randomBatch()
-		var dst [Lanes][32]byte
-		ScalarBaseMult(&dst, &scalars, n)
-		for i := range Lanes {
-			var want [32]byte
-			if i < n {
-				want, _ = ecdhX25519(t, &scalars[i], &basepoint)
-			}
-			if dst[i] != want {
-				t.Fatalf("n=%d lane %d: got %x, want %x", n, i, dst[i], want)
+	for _, im := range impls() {
+		for n := 0; n <= Lanes; n++ {
+			scalars, _ := randomBatch()
+			var dst [Lanes][32]byte
+			im.base(&dst, &scalars, n)
+			for i := range Lanes {
+				var want [32]byte
+				if i < n {
+					want, _ = ecdhX25519(t, &scalars[i], &basepoint)
+				}
+				if dst[i] != want {
+					t.Fatalf("%s, n=%d lane %d: got %x, want %x", im.name, n, i, dst[i], want)
+				}
 			}
 		}
 	}
@@ -368,11 +495,13 @@ func TestMixedLowOrder(t *testing.T) {
 			}
 		}
 		checkBatch(t, &scalars, &points, Lanes)
-		var out [Lanes][32]byte
-		ScalarMult(&out, &scalars, &points, Lanes)
-		for i := range Lanes {
-			if zero := out[i] == [32]byte{}; zero != (mask>>i&1 == 1) {
-				t.Fatalf("mask %08b lane %d: all-zero output %v", mask, i, zero)
+		for _, im := range impls() {
+			var out [Lanes][32]byte
+			im.mult(&out, &scalars, &points, Lanes)
+			for i := range Lanes {
+				if zero := out[i] == [32]byte{}; zero != (mask>>i&1 == 1) {
+					t.Fatalf("%s, mask %08b lane %d: all-zero output %v", im.name, mask, i, zero)
+				}
 			}
 		}
 	}
@@ -395,29 +524,39 @@ func TestEveryLane(t *testing.T) {
 
 func TestAliasing(t *testing.T) {
 	scalars, points := randomBatch()
-	var want [Lanes][32]byte
+	var want, pubs [Lanes][32]byte
 	for i := range Lanes {
 		want[i], _ = ecdhX25519(t, &scalars[i], &points[i])
-	}
-	k, u := scalars, points
-	ScalarMult(&u, &k, &u, Lanes)
-	if u != want {
-		t.Error("dst aliasing points: wrong result")
-	}
-	k, u = scalars, points
-	ScalarMult(&k, &k, &u, Lanes)
-	if k != want {
-		t.Error("dst aliasing scalars: wrong result")
-	}
-	var pubs [Lanes][32]byte
-	for i := range Lanes {
 		pubs[i], _ = ecdhX25519(t, &scalars[i], &basepoint)
 	}
-	k = scalars
-	ScalarBaseMult(&k, &k, Lanes)
-	if k != pubs {
-		t.Error("ScalarBaseMult with dst aliasing scalars: wrong result")
+	for _, im := range append(impls(), impl{name: "exported", mult: ScalarMult, base: ScalarBaseMult}) {
+		for _, n := range []int{3, Lanes} {
+			k, u := scalars, points
+			im.mult(&u, &k, &u, n)
+			if !bytes.Equal(flat(u[:n]), flat(want[:n])) || !bytes.Equal(flat(u[n:]), flat(points[n:])) {
+				t.Errorf("%s, n=%d: dst aliasing points: wrong result", im.name, n)
+			}
+			k, u = scalars, points
+			im.mult(&k, &k, &u, n)
+			if !bytes.Equal(flat(k[:n]), flat(want[:n])) || !bytes.Equal(flat(k[n:]), flat(scalars[n:])) {
+				t.Errorf("%s, n=%d: dst aliasing scalars: wrong result", im.name, n)
+			}
+			k = scalars
+			im.base(&k, &k, n)
+			if !bytes.Equal(flat(k[:n]), flat(pubs[:n])) || !bytes.Equal(flat(k[n:]), flat(scalars[n:])) {
+				t.Errorf("%s, n=%d: ScalarBaseMult with dst aliasing scalars: wrong result", im.name, n)
+			}
+		}
 	}
+}
+
+// flat returns the bytes of the lanes v.
+func flat(v [][32]byte) []byte {
+	var b []byte
+	for _, x := range v {
+		b = append(b, x[:]...)
+	}
+	return b
 }
 
 // TestScalarBaseMultAndMultAliasing: the outputs may alias the inputs,
@@ -429,16 +568,19 @@ func TestScalarBaseMultAndMultAliasing(t *testing.T) {
 		wantPubs[i], _ = ecdhX25519(t, &scalars[i], &basepoint)
 		wantDH[i], _ = ecdhX25519(t, &scalars[i], &points[i])
 	}
-	k, u := scalars, points
-	ScalarBaseMultAndMult(&k, &u, &k, &u, Lanes)
-	if k != wantPubs || u != wantDH {
-		t.Error("pubs aliasing scalars, dst aliasing points: wrong result")
+	for _, e := range availableEngines() {
+		k, u := scalars, points
+		both(e, &k, &u, &k, &u, Lanes)
+		if k != wantPubs || u != wantDH {
+			t.Errorf("engine %v: pubs aliasing scalars, dst aliasing points: wrong result", e)
+		}
+		k, u = scalars, points
+		both(e, &u, &k, &k, &u, Lanes)
+		if u != wantPubs || k != wantDH {
+			t.Errorf("engine %v: pubs aliasing points, dst aliasing scalars: wrong result", e)
+		}
 	}
-	k, u = scalars, points
-	ScalarBaseMultAndMult(&u, &k, &k, &u, Lanes)
-	if u != wantPubs || k != wantDH {
-		t.Error("pubs aliasing points, dst aliasing scalars: wrong result")
-	}
+	k := scalars
 	defer func() {
 		if recover() == nil {
 			t.Error("pubs aliasing dst did not panic")
@@ -469,11 +611,15 @@ func TestInputsUnchanged(t *testing.T) {
 		scalars[i][0] |= 7
 		points[i][31] |= 0x80
 	}
-	k, u := scalars, points
-	var out [Lanes][32]byte
-	ScalarMult(&out, &k, &u, Lanes)
-	if !bytes.Equal(k[0][:], scalars[0][:]) || k != scalars || u != points {
-		t.Error("ScalarMult modified its inputs")
+	for _, e := range availableEngines() {
+		k, u := scalars, points
+		var out, pubs [Lanes][32]byte
+		scalarMult(e, &out, &k, &u, Lanes)
+		scalarBaseMult(e, &out, &k, Lanes)
+		both(e, &pubs, &out, &k, &u, Lanes)
+		if k != scalars || u != points {
+			t.Errorf("engine %v modified its inputs", e)
+		}
 	}
 }
 
