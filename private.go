@@ -127,8 +127,12 @@ func (s *Sealer) hybridItems(ps []plan, preamble []byte, parallel bool) (n int, 
 	g.SetLimit(workers)
 	var tasks []func()
 	var failed failures
-	// The passes start first, so that a task only ever waits for a pass
-	// that has started (as batchAgreements orders its own).
+	// The shared ephemeral key's public key, which only the combiners
+	// and the tags need, beside the first pass; then the passes, so that
+	// a task only ever waits for a pass that has started (as
+	// batchAgreements orders its own).
+	eph := ps[lanes[0]].heph
+	g.Go(func() error { eph.PublicKey(); return nil })
 	for start := 0; start < len(lanes); start += hpke.MaxBatch {
 		batch := lanes[start:min(start+hpke.MaxBatch, len(lanes))]
 		h := &halfPass{done: make(chan struct{})}

@@ -3,6 +3,7 @@ package hpke
 import (
 	"crypto/ecdh"
 	"fmt"
+	"sync"
 
 	"github.com/fanseal/fanseal/internal/mlkem768"
 	"github.com/fanseal/fanseal/internal/x25519x8"
@@ -17,26 +18,63 @@ import (
 // MLKEM768-X25519, which crypto/hpke decapsulates; docs/SECURITY.md argues
 // why sharing the X25519 half is sound for the combiner.
 type HybridEphemeral struct {
-	k   *ecdh.PrivateKey
-	pub [32]byte
+	scalar [32]byte
+	once   sync.Once // computes pub
+	pub    [32]byte
+	kOnce  sync.Once // makes k, crypto/ecdh's key, where it is used
+	k      *ecdh.PrivateKey
 }
 
 // NewHybridEphemeral draws a new shared X25519 ephemeral key, 32 random
-// bytes as crypto/ecdh's GenerateKey draws them.
+// bytes as crypto/ecdh's GenerateKey draws them. Its public key is
+// computed at its first use (PublicKey, Combine, or an agreement one at a
+// time), once, on whichever goroutine comes first: Halves needs only the
+// scalar, so a seal starts its passes before the public key is known and
+// computes it beside them.
 func NewHybridEphemeral() (*HybridEphemeral, error) {
-	var k [32]byte
-	x25519Ephemeral(&k)
-	eph, err := x25519PrivateKey(k[:])
-	clear(k[:])
-	if err != nil {
-		return nil, err
-	}
-	return &HybridEphemeral{k: eph, pub: [32]byte(eph.PublicKey().Bytes())}, nil
+	e := new(HybridEphemeral)
+	x25519Ephemeral(&e.scalar)
+	return e, nil
 }
 
 // PublicKey returns the ephemeral public key ct_X, the last 32 bytes of
-// every encapsulated key made with e.
-func (e *HybridEphemeral) PublicKey() []byte { return e.pub[:] }
+// every encapsulated key made with e: on a CPU whose X25519 runs in
+// passes (HybridBatches), from internal/x25519x8's fixed-base path, a
+// fraction of a ladder; elsewhere from crypto/ecdh.
+func (e *HybridEphemeral) PublicKey() []byte {
+	e.once.Do(func() {
+		if !HybridBatches() {
+			e.pub = [32]byte(e.ecdhKey().PublicKey().Bytes())
+			return
+		}
+		var scalars, pubs [MaxBatch][32]byte
+		scalars[0] = e.scalar
+		x25519x8.ScalarBaseMult(&pubs, &scalars, 1)
+		clear(scalars[:])
+		e.pub = pubs[0]
+	})
+	return e.pub[:]
+}
+
+// ecdhKey returns e as crypto/ecdh's key, made at its first use.
+func (e *HybridEphemeral) ecdhKey() *ecdh.PrivateKey {
+	e.kOnce.Do(func() {
+		var err error
+		if e.k, err = x25519PrivateKey(e.scalar[:]); err != nil {
+			panic(err) // unreachable: every 32-byte string is an X25519 key
+		}
+	})
+	return e.k
+}
+
+// agree returns the X25519 agreement of e with peer, one at a time: on
+// circl's ladder where it runs (x25519one.go), else crypto/ecdh's.
+func (e *HybridEphemeral) agree(peer *ecdh.PublicKey) ([]byte, error) {
+	if fastX25519() {
+		return x25519One(&e.scalar, peer.Bytes())
+	}
+	return x25519(e.ecdhKey(), peer)
+}
 
 // Encap runs the hybrid's Encap for pk with e as its X25519 ephemeral key
 // and a fresh ML-KEM-768 encapsulation. It returns the ML-KEM-768
@@ -49,7 +87,7 @@ func (e *HybridEphemeral) Encap(pk *HybridPublicKey) (ctPQ, ss, ssT []byte, err 
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
 	}
-	if ssT, err = x25519(e.k, peer); err != nil {
+	if ssT, err = e.agree(peer); err != nil {
 		return nil, nil, nil, fmt.Errorf("%w: %v", ErrInvalidKey, err)
 	}
 	ssPQ, ctPQ := pk.EncapsulatePQ()
@@ -71,7 +109,7 @@ func (e *HybridEphemeral) Halves(pks []*HybridPublicKey) (ssT [][]byte, errs []e
 		for i, pk := range pks {
 			peer, err := x25519PublicKey(pk.t[:])
 			if err == nil {
-				ssT[i], err = x25519(e.k, peer)
+				ssT[i], err = e.agree(peer)
 			}
 			if err != nil {
 				ssT[i] = nil
@@ -83,10 +121,8 @@ func (e *HybridEphemeral) Halves(pks []*HybridPublicKey) (ssT [][]byte, errs []e
 	var scalars, points, dh [MaxBatch][32]byte
 	defer clear(scalars[:])
 	defer clear(dh[:])
-	scalar := e.k.Bytes() // a copy, cleared here
-	defer clear(scalar)
 	for i, pk := range pks {
-		scalars[i], points[i] = [32]byte(scalar), pk.t
+		scalars[i], points[i] = e.scalar, pk.t
 	}
 	x25519x8.ScalarMult(&dh, &scalars, &points, n)
 	for i := range pks {
@@ -103,7 +139,7 @@ func (e *HybridEphemeral) Halves(pks []*HybridPublicKey) (ssT [][]byte, errs []e
 // pk.EncapsulatePQ, whose ciphertext goes in the stanza) and its X25519
 // half ssT (from Halves): the combiner's shared secret.
 func (e *HybridEphemeral) Combine(pk *HybridPublicKey, ssPQ, ssT []byte) []byte {
-	return combine(ssPQ, ssT, e.pub[:], pk.t[:])
+	return combine(ssPQ, ssT, e.PublicKey(), pk.t[:])
 }
 
 // X25519 returns the public key's X25519 half, pk_X.

@@ -134,3 +134,31 @@ func TestHybridEphemeral(t *testing.T) {
 		t.Fatal("X25519Half of the low-order point 0 succeeded")
 	}
 }
+
+// TestHybridEphemeralPublicKey: the public key computed at its first use
+// (internal/x25519x8's fixed-base path where the hybrid batches,
+// crypto/ecdh elsewhere) is crypto/ecdh's public key of the scalar, the
+// same on every goroutine that asks for it first at once.
+func TestHybridEphemeralPublicKey(t *testing.T) {
+	for range 20 {
+		e, err := NewHybridEphemeral()
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, _ := ecdh.X25519().NewPrivateKey(e.scalar[:])
+		want := k.PublicKey().Bytes()
+		got := make([][]byte, 4)
+		done := make(chan int)
+		for i := range got {
+			go func() { got[i] = e.PublicKey(); done <- i }()
+		}
+		for range got {
+			<-done
+		}
+		for i := range got {
+			if !bytes.Equal(got[i], want) {
+				t.Fatalf("PublicKey = %x, crypto/ecdh %x", got[i], want)
+			}
+		}
+	}
+}
