@@ -30,9 +30,10 @@
 // input must be below 2^32 (below).
 //
 // mul (f * g): the ten columns h_k = sum over i+j = k (mod 10) of
-// f_i g_j, times 2 where i and j are both odd (2^26 * 2^25 ... the odd
-// limbs' positions are half a bit low: 2^(pos_i + pos_j) = 2^(pos_(i+j)-1)
-// for odd i, j), times 19 where i+j >= 10 (2^255 = 19 mod p). Row by row:
+// f_i g_j, times 2 where i and j are both odd (an odd limb's position is
+// half a bit above 25.5 j: pos_i + pos_j = pos_(i+j) + 1 for odd i and j),
+// times 19 where i+j >= 10 (pos_(i+j) = 255 + pos_(i+j-10), and 2^255 = 19
+// mod p). Row by row:
 // f_i (and 2 f_i for odd i) in a register, g_j and 19 g_j (precomputed,
 // stored with g) as memory operands of VPMULUDQ, each product added into
 // its column's register: 100 VPMULUDQ, 90 VPADDQ.
@@ -62,8 +63,10 @@
 // VPMULUDQ inputs:
 //	19 g_j (j >= 1) <= 0xe3ffffc7 < 2^32.00
 //	g_0 <= 0xbfffffd < 2^32.00
-//	2 f_i (odd i), 4 f_i (odd rows of sq) <= 0x180e4000 < 2^32.00
-//	f_i <= 0xffffffc < 2^32.00
+//	f_i in mul <= 0xffffffc < 2^32.00
+//	2 f_i in mul (odd i) <= 0x1004bffc < 2^32.00
+//	2 f_i in sq <= 0x17fffffa < 2^32.00
+//	4 f_i in sq (odd i) <= 0x180e4000 < 2^32.00
 //	a24 input E = AA + 2p - BB <= 0xbfffffd < 2^32.00
 // Columns (each below 2^63, what carry takes):
 //	mul(fin, gin) <= 0x5d66adc960c5887c < 2^63.00
@@ -257,7 +260,7 @@ GLOBL consts<>(SB), RODATA|NOPTR, $768
 // AVX2: 4 lanes, registers Y0..Y15.
 
 // carryAVX2<>: r0..r9 (columns below 2^63) carried to tight limbs, in
-// place (see Carry). Clobbers r12, r13.
+// place (see carry in the header). Clobbers r12, r13.
 TEXT carryAVX2<>(SB), NOSPLIT|NOFRAME, $0-0
 	VPSRLQ $26, Y0, Y12
 	VPSRLQ $26, Y4, Y13
@@ -3408,7 +3411,7 @@ TEXT ·feCarryAVX2(SB), NOSPLIT, $0-16
 // AVX512: 8 lanes, registers Z0..Z15.
 
 // carryAVX512<>: r0..r9 (columns below 2^63) carried to tight limbs, in
-// place (see Carry). Clobbers r12, r13.
+// place (see carry in the header). Clobbers r12, r13.
 TEXT carryAVX512<>(SB), NOSPLIT|NOFRAME, $0-0
 	VPSRLQ $26, Z0, Z12
 	VPSRLQ $26, Z4, Z13

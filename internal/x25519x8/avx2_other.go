@@ -11,6 +11,8 @@ type vecOps struct{}
 
 var opsAVX2, opsAVX512 vecOps
 
+func opsWide(n int) *vecOps { return &opsAVX512 }
+
 func scalarMultVec(ops *vecOps, dst, scalars, points *[Lanes][32]byte, n int) {
 	panic("x25519x8: no vector code in this build")
 }

@@ -41,7 +41,7 @@ func BenchmarkScalarMult(b *testing.B) {
 	}
 }
 
-func ecdhKeys(b *testing.B, scalars, points *[Lanes][32]byte) (privs [Lanes]*ecdh.PrivateKey, pubs [Lanes]*ecdh.PublicKey) {
+func ecdhKeys(b testing.TB, scalars, points *[Lanes][32]byte) (privs [Lanes]*ecdh.PrivateKey, pubs [Lanes]*ecdh.PublicKey) {
 	for i := range Lanes {
 		var err error
 		if privs[i], err = ecdh.X25519().NewPrivateKey(scalars[i][:]); err != nil {

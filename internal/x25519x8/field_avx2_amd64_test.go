@@ -224,9 +224,9 @@ func TestInvertVec(t *testing.T) {
 	})
 }
 
-// TestPack10 checks the canonical encoding of tight values against
-// math/big, at the values where the final subtraction of p matters and at
-// every limb's largest tight value.
+// TestPack10 checks the canonical encoding against math/big: at the
+// values where the final subtraction of p matters, at every limb's largest
+// tight value, and at the largest input pack10 takes, every limb 2^27 - 1.
 func TestPack10(t *testing.T) {
 	forms := avx2Forms(t)
 	one := big.NewInt(1)
@@ -240,11 +240,23 @@ func TestPack10(t *testing.T) {
 	}
 	r := mrand.New(mrand.NewPCG(5, 6))
 	var cases []fe10
-	for range 200 {
-		var v fe10
-		sample10(&v, forms["tight"], r, true)
-		cases = append(cases, v)
+	for _, bound := range [][10]uint64{forms["tight"], {1<<27 - 1, 1<<27 - 1, 1<<27 - 1, 1<<27 - 1, 1<<27 - 1, 1<<27 - 1, 1<<27 - 1, 1<<27 - 1, 1<<27 - 1, 1<<27 - 1}} {
+		for range 200 {
+			var v fe10
+			sample10(&v, bound, r, true)
+			cases = append(cases, v)
+		}
 	}
+	// Every limb at its width's maximum, but for limb 9, 2^25 - 1 + 2^25
+	// (2^256 - 1 - 2^255 + ... : a carry cascade from limb 0 to 9), and
+	// the same with every limb at 2^27 - 1.
+	var cascade fe10
+	for j := range 10 {
+		cascade[j][0] = 1<<limbWidth(j) - 1
+		cascade[j][1] = 1<<limbWidth(j) - 1 + 1<<limbWidth(j)
+	}
+	cascade[0][0] += 19
+	cases = append(cases, cascade)
 	for _, v := range values {
 		var x fe10
 		for j := range 10 {

@@ -7,7 +7,8 @@
 //     on edwards25519 over a table of multiples of the base point, about
 //     twice as fast): one pass for any count;
 //   - "avx512f": without IFMA but with AVX-512F, the same ladder and comb
-//     in radix 2^25.5 on VPMULUDQ, eight lanes of 512-bit registers a pass;
+//     in radix 2^25.5 on VPMULUDQ, eight lanes of 512-bit registers a pass
+//     (a call of up to four lanes takes the AVX2 pass);
 //   - "avx2": the same code on four lanes of 256-bit AVX2 registers, one
 //     pass for up to four lanes and two for more;
 //   - "generic": elsewhere, and under the purego build tag, crypto/ecdh one
@@ -18,8 +19,9 @@
 // generated: by gen.go into ifma_amd64.s and by gen_avx2.go into
 // avx2_amd64.s, whose headers hold the limb bounds argument and the
 // constant-time argument; the tests compare every result of every engine
-// with crypto/ecdh, golang.org/x/crypto/curve25519, RFC 7748's and
-// Wycheproof's vectors and every field operation with math/big, interpret
+// with crypto/ecdh, golang.org/x/crypto/curve25519, circl's x25519, RFC
+// 7748's and Wycheproof's vectors and every field operation with
+// math/big, interpret
 // avx2_amd64.s with limb bounds (TestIntervals), a timing test
 // (X25519X8_TIMING=1, run by CI) applies Welch's t-test to every engine's
 // passes, and a mutation test (X25519X8_MUTATIONS=1) checks that the tests
@@ -39,12 +41,18 @@ import (
 //go:generate go run gen.go
 //go:generate go run gen_avx2.go
 
-// Lanes is the number of X25519 functions computed in one pass.
+// Lanes is the most X25519 functions one call computes: one pass of the
+// IFMA and AVX-512F engines, two of the AVX2 engine.
 const Lanes = 8
 
 // Accelerated reports whether ScalarMult and ScalarBaseMult run on vector
 // code (IFMA, AVX-512F or AVX2; see Engine). When false, they call
 // crypto/ecdh once per lane, and a caller gains nothing from batching.
+// A pass pays from more lanes on some engines than on others: a one-lane
+// ScalarMult call costs about as much as 1 crypto/ecdh function on the
+// IFMA engine and 1.7 on the AVX2 and AVX-512F engines (AMD Zen 5), so
+// that there, one agreement alone is cheaper through crypto/ecdh, and two
+// or more are cheaper in one call.
 func Accelerated() bool { return engine != engineGeneric }
 
 // Engine names the engine ScalarMult and ScalarBaseMult run on here:
@@ -79,11 +87,13 @@ var basepoint = [32]byte{9}
 // and above of dst are left alone. n must be in [0, Lanes]; dst may alias
 // scalars or points.
 //
-// Every lane of a pass costs the same, whatever n is: on the IFMA and
-// AVX-512F engines a call is one pass of eight lanes, and one lane costs
-// about as much as eight; on the AVX2 engine a pass is four lanes, and a
-// call's cost grows with ceil(n/4) (n = 5 costs as much as n = 8, twice
-// n = 4). On the generic engine it grows with n.
+// Every lane of a pass costs the same, whatever n is. On the IFMA engine a
+// call is one pass of eight lanes: one lane costs about as much as eight.
+// On the AVX2 engine a pass is four lanes, and a call's cost grows with
+// ceil(n/4): n = 5 costs as much as n = 8, twice n = 4. On the AVX-512F
+// engine a call of up to four lanes is one AVX2 pass, and one of five to
+// eight a pass of eight lanes, which costs about as much as the AVX2 pass.
+// On the generic engine the cost grows with n.
 func ScalarMult(dst, scalars, points *[Lanes][32]byte, n int) {
 	checkCount(n)
 	scalarMult(engine, dst, scalars, points, n)
@@ -95,7 +105,7 @@ func scalarMult(e engineID, dst, scalars, points *[Lanes][32]byte, n int) {
 	case engineIFMA:
 		scalarMultIFMA(dst, scalars, points, n)
 	case engineAVX512F:
-		scalarMultVec(&opsAVX512, dst, scalars, points, n)
+		scalarMultVec(opsWide(n), dst, scalars, points, n)
 	case engineAVX2:
 		scalarMultVec(&opsAVX2, dst, scalars, points, n)
 	default:
@@ -115,7 +125,7 @@ func scalarBaseMult(e engineID, dst, scalars *[Lanes][32]byte, n int) {
 	case engineIFMA:
 		scalarBaseMultIFMA(dst, scalars, n)
 	case engineAVX512F:
-		scalarBaseMultVec(&opsAVX512, dst, scalars, n)
+		scalarBaseMultVec(opsWide(n), dst, scalars, n)
 	case engineAVX2:
 		scalarBaseMultVec(&opsAVX2, dst, scalars, n)
 	default:
@@ -144,7 +154,7 @@ func both(e engineID, pubs, dst, scalars, points *[Lanes][32]byte, n int) {
 		bothIFMA(pubs, dst, scalars, points, n)
 		return
 	case engineAVX512F:
-		bothVec(&opsAVX512, pubs, dst, scalars, points, n)
+		bothVec(opsWide(n), pubs, dst, scalars, points, n)
 		return
 	case engineAVX2:
 		bothVec(&opsAVX2, pubs, dst, scalars, points, n)
