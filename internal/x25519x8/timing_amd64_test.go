@@ -21,8 +21,9 @@ import (
 // for the ladder (ScalarMult), the same fixed scalar (every ladder bit 0
 // but one) and random points in both classes; both at once
 // (ScalarBaseMultAndMult) likewise. |t| at or above 4.5 fails. It takes
-// about five minutes on the three engines of an AVX-512 IFMA CPU: set
-// X25519X8_TIMING=1 (CI does).
+// about two and a half minutes on the three engines of an AVX-512 IFMA CPU
+// (AMD Zen 5; a minute and a half of it AVX2's): set X25519X8_TIMING=1 (CI
+// does).
 func TestTiming(t *testing.T) {
 	if os.Getenv("X25519X8_TIMING") == "" {
 		t.Skip("set X25519X8_TIMING=1 to run the timing test")
