@@ -103,53 +103,55 @@ func feSquareAVX512(out, a *uint64, scratch *[scratchWordsAVX512]uint64)
 //go:noescape
 func feCarryAVX512(out, a *uint64)
 
-// vecOps is one of the two vector engines: its functions and the lanes
-// of one pass (4 or 8). A call with n lanes runs ceil(n/passLanes) passes
-// over lanes 0.., passLanes.., each on its own lanes of the eight-lane
-// state.
+// vecOps is one of the two vector engines: wide for AVX-512F's eight
+// lanes a pass, else AVX2's four. A call with n lanes runs ceil(n/passLanes)
+// passes over lanes 0.., passLanes.., each on its own lanes of the
+// eight-lane state. Its methods call the assembly directly, not through
+// function values, so that the state stays on the stack.
 type vecOps struct {
+	wide      bool
 	passLanes int
-	ladder    func(x2, z2, k, u *uint64, scratch *scratchVec)
-	comb      func(x, z, d *uint64, scratch *scratchVec)
-	invert    func(out, z *uint64, scratch *scratchVec)
-	mul       func(out, a, b *uint64, scratch *scratchVec)
 }
 
 // scratchVec is large enough for either engine.
 type scratchVec [scratchWordsAVX512]uint64
 
 var (
-	opsAVX2 = vecOps{
-		passLanes: 4,
-		ladder: func(x2, z2, k, u *uint64, s *scratchVec) {
-			ladderAVX2(x2, z2, k, u, (*[scratchWordsAVX2]uint64)(s[:]))
-		},
-		comb: func(x, z, d *uint64, s *scratchVec) {
-			combAVX2(x, z, d, &combTableIFMA()[0], (*[scratchWordsAVX2]uint64)(s[:]))
-		},
-		invert: func(out, z *uint64, s *scratchVec) {
-			invertAVX2(out, z, (*[scratchWordsAVX2]uint64)(s[:]))
-		},
-		mul: func(out, a, b *uint64, s *scratchVec) {
-			feMulAVX2(out, a, b, (*[scratchWordsAVX2]uint64)(s[:]))
-		},
-	}
-	opsAVX512 = vecOps{
-		passLanes: 8,
-		ladder: func(x2, z2, k, u *uint64, s *scratchVec) {
-			ladderAVX512(x2, z2, k, u, (*[scratchWordsAVX512]uint64)(s))
-		},
-		comb: func(x, z, d *uint64, s *scratchVec) {
-			combAVX512(x, z, d, &combTableIFMA()[0], (*[scratchWordsAVX512]uint64)(s))
-		},
-		invert: func(out, z *uint64, s *scratchVec) {
-			invertAVX512(out, z, (*[scratchWordsAVX512]uint64)(s))
-		},
-		mul: func(out, a, b *uint64, s *scratchVec) {
-			feMulAVX512(out, a, b, (*[scratchWordsAVX512]uint64)(s))
-		},
-	}
+	opsAVX2   = vecOps{passLanes: 4}
+	opsAVX512 = vecOps{wide: true, passLanes: 8}
 )
+
+func (o *vecOps) ladder(x2, z2, k, u *uint64, s *scratchVec) {
+	if o.wide {
+		ladderAVX512(x2, z2, k, u, (*[scratchWordsAVX512]uint64)(s))
+	} else {
+		ladderAVX2(x2, z2, k, u, (*[scratchWordsAVX2]uint64)(s[:]))
+	}
+}
+
+func (o *vecOps) comb(x, z, d *uint64, s *scratchVec) {
+	if o.wide {
+		combAVX512(x, z, d, &combTableIFMA()[0], (*[scratchWordsAVX512]uint64)(s))
+	} else {
+		combAVX2(x, z, d, &combTableIFMA()[0], (*[scratchWordsAVX2]uint64)(s[:]))
+	}
+}
+
+func (o *vecOps) invert(out, z *uint64, s *scratchVec) {
+	if o.wide {
+		invertAVX512(out, z, (*[scratchWordsAVX512]uint64)(s))
+	} else {
+		invertAVX2(out, z, (*[scratchWordsAVX2]uint64)(s[:]))
+	}
+}
+
+func (o *vecOps) mul(out, a, b *uint64, s *scratchVec) {
+	if o.wide {
+		feMulAVX512(out, a, b, (*[scratchWordsAVX512]uint64)(s))
+	} else {
+		feMulAVX2(out, a, b, (*[scratchWordsAVX2]uint64)(s[:]))
+	}
+}
 
 // opsWide returns the passes of the AVX-512F engine for n lanes: for up to
 // four, the AVX2 pass, which costs about 5% less than an eight-lane
