@@ -15,13 +15,12 @@ import (
 )
 
 // minBatch is the fewest key agreements of one suite that a seal, a
-// Precomputer refill or a Keyring warm-up gathers into passes of an IFMA
+// Precomputer refill or a Keyring warm-up ever gathers into passes of an
 // engine (internal/x25519x8 for X25519, internal/ecdhx8 for P-256 and
-// secp256k1) instead of computing them one at a time. A pass costs about
-// the same whether it fills one lane or eight, about one agreement of the
-// one-at-a-time path (X25519), half of one (secp256k1) or up to two
-// (P-256: see gathers), so from two agreements on a pass is cheaper than
-// the agreements it replaces.
+// secp256k1) instead of computing them one at a time: a pass costs the
+// same whether it fills one lane or all of them, and never less than one
+// agreement. gathers decides from there, with what a pass costs on this
+// CPU.
 const minBatch = 2
 
 // batchedAgreements counts the key agreements computed in batches (seals,
@@ -46,21 +45,22 @@ func (cs *cipherSuite) batches() bool {
 
 // gathers reports whether n key agreements of cs, due at once and
 // computed on at most workers goroutines, are gathered into passes: from
-// minBatch on, where the passes (each costing kem.PassCost() agreements;
-// for the hybrid, an X25519 pass costs one of its X25519 agreements) take
-// no longer on the workers than the agreements one at a time would.
-// Only P-256, whose pass costs more than one agreement, is ever left one
-// at a time: two P-256 agreements on two cores take one agreement's time,
-// less than one pass.
+// minBatch on, where the passes (hpke.BatchSize lanes each, each costing
+// PassCost agreements one at a time: 1.25 X25519 agreements with AVX-512
+// IFMA, about 2.1 with AVX2 alone, 1.6 for P-256) take no longer on the
+// workers than the agreements one at a time would. Two agreements on two
+// cores take one agreement's time, less than any pass; on AVX2 alone, so
+// do two on one core.
 func (cs *cipherSuite) gathers(n, workers int) bool {
 	if !cs.batches() || n < minBatch {
 		return false
 	}
-	cost := 1
+	cost := hpke.HybridPassCost()
 	if cs.kem != nil {
 		cost = cs.kem.PassCost()
 	}
-	return ceilDiv(ceilDiv(n, hpke.MaxBatch), workers)*cost <= ceilDiv(n, workers)
+	passes := ceilDiv(n, hpke.BatchSize(n))
+	return float64(ceilDiv(passes, workers))*cost <= float64(ceilDiv(n, workers))
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }

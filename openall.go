@@ -239,7 +239,7 @@ func (ag *agreements) locate(h *format.Header, ids []*Identity) {
 // computeLocated decapsulates what locate found, in batches per identity.
 func (ag *agreements) computeLocated() {
 	ag.found.halves = true
-	ag.found.compute(func(*Identity) int { return pqPassCost },
+	ag.found.compute(func(*Identity) int { return pqMinPass },
 		func(ident *Identity, ct []byte) foundKey { return foundKey{ident, [format.HybridCiphertext]byte(ct)} },
 		func(ident *Identity, batch [][]byte) ([][]byte, []error) {
 			ss, err := ident.pq.DecapsulatePQ(batch)
@@ -316,12 +316,12 @@ func (w *window[K]) add(ident *Identity, k K, enc []byte) {
 }
 
 // compute runs the pending agreements of each identity with at least
-// passCost(ident) of them in passes of batch (decapInPasses), and keeps
+// minPass(ident) of them in passes of batch (decapInPasses), and keeps
 // the shared secrets of those that succeeded; the others, and any a pass
 // refuses, are left to unwrap, whose own agreement says why.
-func (w *window[K]) compute(passCost func(*Identity) int, key func(*Identity, []byte) K, batch func(*Identity, [][]byte) ([][]byte, []error)) {
+func (w *window[K]) compute(minPass func(*Identity) int, key func(*Identity, []byte) K, batch func(*Identity, [][]byte) ([][]byte, []error)) {
 	for ident, encs := range w.pending {
-		if len(encs) < passCost(ident) {
+		if len(encs) < minPass(ident) {
 			for _, enc := range encs {
 				delete(w.ss, key(ident, enc))
 			}
@@ -375,10 +375,14 @@ func (ag *agreements) addPQ(ident *Identity, enc []byte) {
 	}
 }
 
-// pqPassCost is the fewest post-quantum agreements of one identity worth
-// a pass: one lane of internal/x25519x8 costs a whole pass, about
-// crypto/ecdh's X25519, so a single agreement is left to unwrap.
-const pqPassCost = 2
+// pqMinPass is the fewest ML-KEM-768 decapsulations of one identity
+// worth a batch (DecapsulatePQ): a batch of one gains nothing.
+const pqMinPass = 2
+
+// halfMinPass is the fewest X25519 halves of one identity worth a pass,
+// with or without their ML-KEM-768 halves (HybridDecapBatch,
+// X25519Halves): 2 with AVX-512 IFMA, 3 with AVX2 alone.
+func halfMinPass(*Identity) int { return hpke.MinPass(hpke.HybridPassCost()) }
 
 // takePQ is take for the post-quantum suite.
 func (ag *agreements) takePQ(ident *Identity, enc []byte) ([]byte, bool) {
@@ -416,21 +420,22 @@ func (ag *agreements) add(ident *Identity, enc []byte) {
 // compute runs the pending agreements, as few passes as possible per
 // identity, and keeps the shared secrets of those that succeeded; an
 // agreement a pass refuses is left to unwrap, whose own Decap says why.
-// An identity with fewer agreements than a pass costs (PassCost: a
-// single P-256 agreement; pqPassCost) has them computed by unwrap one at
-// a time. The post-quantum suite's run as the classical ones: the ML-KEM
-// halves one after another, the X25519 halves eight to a pass.
+// An identity with fewer agreements than are worth a pass (MinPass of
+// its PassCost: a single agreement, or two or three on AVX2 alone;
+// halfMinPass) has them computed by unwrap one at a time. The
+// post-quantum suite's run as the classical ones: the ML-KEM halves one
+// after another, the X25519 halves in passes.
 func (ag *agreements) compute() {
-	ag.pq.compute(func(*Identity) int { return pqPassCost }, pqKeyOf,
+	ag.pq.compute(halfMinPass, pqKeyOf,
 		func(ident *Identity, batch [][]byte) ([][]byte, []error) {
 			return hpke.HybridDecapBatch(ident.pq, batch)
 		})
-	ag.half.compute(func(*Identity) int { return pqPassCost },
+	ag.half.compute(halfMinPass,
 		func(ident *Identity, ctT []byte) halfKey { return halfKey{ident, [32]byte(ctT)} },
 		func(ident *Identity, batch [][]byte) ([][]byte, []error) {
 			return ident.pq.X25519Halves(batch)
 		})
-	ag.dh.compute(func(ident *Identity) int { return ident.dh.KEM().PassCost() },
+	ag.dh.compute(func(ident *Identity) int { return hpke.MinPass(ident.dh.KEM().PassCost()) },
 		func(ident *Identity, enc []byte) agreementKey { k, _ := keyOf(ident, enc); return k },
 		func(ident *Identity, batch [][]byte) ([][]byte, []error) {
 			return ident.dh.KEM().DecapBatch(ident.dh, batch)

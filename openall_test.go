@@ -288,8 +288,10 @@ func TestOpenAllAnonymousWindow(t *testing.T) {
 	if errs[0] != nil || errs[1] != nil || string(got[0]) != "anon" || string(got[1]) != "next" {
 		t.Fatalf("%q, %v", got, errs)
 	}
-	if n, p := keyAgreements.Load()-agreed, passAgreements.Load()-passed; n != 101 || p != 101 {
-		t.Fatalf("%d key agreements, %d ahead, want 101: one per anonymous stanza and one", n, p)
+	// The second envelope's one agreement is unwrap's own: a pass for
+	// one costs more than one agreement one at a time.
+	if n, p := keyAgreements.Load()-agreed, passAgreements.Load()-passed; n != 101 || p != 100 {
+		t.Fatalf("%d key agreements, %d ahead, want 101, 100 ahead: one per anonymous stanza, and one", n, p)
 	}
 }
 

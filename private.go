@@ -116,12 +116,15 @@ func (s *Sealer) hybridItems(ps []plan, preamble []byte, parallel bool) (n int, 
 			lanes = append(lanes, i)
 		}
 	}
-	if !hpke.HybridBatches() || len(lanes) < minBatch {
+	if len(lanes) == 0 {
 		return 0, nil
 	}
 	workers := 1
 	if parallel {
 		workers = s.parallelism()
+	}
+	if !ps[lanes[0]].cs.gathers(len(lanes), workers) {
+		return 0, nil
 	}
 	var g errgroup.Group
 	g.SetLimit(workers)
@@ -133,8 +136,9 @@ func (s *Sealer) hybridItems(ps []plan, preamble []byte, parallel bool) (n int, 
 	// batchAgreements orders its own).
 	eph := ps[lanes[0]].heph
 	g.Go(func() error { eph.PublicKey(); return nil })
-	for start := 0; start < len(lanes); start += hpke.MaxBatch {
-		batch := lanes[start:min(start+hpke.MaxBatch, len(lanes))]
+	size := hpke.BatchSize(len(lanes))
+	for start := 0; start < len(lanes); start += size {
+		batch := lanes[start:min(start+size, len(lanes))]
 		h := &halfPass{done: make(chan struct{})}
 		pks := make([]*hpke.HybridPublicKey, len(batch))
 		for j, i := range batch {

@@ -13,6 +13,7 @@ import (
 	"crypto/sha3"
 	"encoding/binary"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -615,7 +616,7 @@ func TestPrivateHybridLowOrder(t *testing.T) {
 			if !errors.Is(err, ErrInvalidKey) || !strings.Contains(err.Error(), "sealing stanza ") {
 				t.Fatalf("%s on %d goroutines: %v, want an invalid key", st, parallelism, err)
 			}
-			if batched := batchedAgreements.Load() - before; st != Sequential && batches(MLKEM768X25519) && batched == 0 {
+			if batched := batchedAgreements.Load() - before; st != Sequential && gathered(MLKEM768X25519, st, parallelism, len(rs)) && batched == 0 {
 				t.Fatalf("%s: the X25519 halves did not run in a batch", st)
 			}
 		}
@@ -624,8 +625,9 @@ func TestPrivateHybridLowOrder(t *testing.T) {
 	// reference opens (TestPrivateHybrid) and one pass per eight.
 	before, passes := batchedAgreements.Load(), batchPasses.Load()
 	env := mustSeal(t, &Sealer{}, []byte("pq"), good...)
-	if batches(MLKEM768X25519) && (batchedAgreements.Load()-before != 19 || batchPasses.Load()-passes != 3) {
-		t.Fatalf("19 halves in %d agreements and %d passes, want 19 in 3", batchedAgreements.Load()-before, batchPasses.Load()-passes)
+	if want := uint64(ceilDiv(19, hpke.BatchSize(19))); gathered(MLKEM768X25519, Parallel, runtime.GOMAXPROCS(0), 19) &&
+		(batchedAgreements.Load()-before != 19 || batchPasses.Load()-passes != want) {
+		t.Fatalf("19 halves in %d agreements and %d passes, want 19 in %d", batchedAgreements.Load()-before, batchPasses.Load()-passes, want)
 	}
 	ids, _ := identities(t, MLKEM768X25519, 19)
 	for _, id := range ids {

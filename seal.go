@@ -503,7 +503,7 @@ func (s *Sealer) header(recipients []*Recipient, tries int) ([]byte, cipher.AEAD
 	}
 
 	if s.Strategy != Sequential {
-		// Gather the key agreements into passes of eight.
+		// Gather the key agreements into passes, where they pay.
 		n, err := s.batchAgreements(ps, s.Strategy != Shared && s.parallelism() > 1)
 		if err != nil {
 			return nil, nil, err
@@ -512,7 +512,7 @@ func (s *Sealer) header(recipients []*Recipient, tries int) ([]byte, cipher.AEAD
 	}
 	rand.Read(p.Nonce[:])
 	if s.Strategy != Sequential {
-		// The private hybrid stanzas' X25519 halves, eight to a pass,
+		// The private hybrid stanzas' X25519 halves in passes,
 		// their encapsulations meanwhile, and their tags, which bind the
 		// preamble.
 		n, err := s.hybridItems(ps, p.Append(nil), s.Strategy != Shared && s.parallelism() > 1)

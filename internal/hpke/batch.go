@@ -25,11 +25,12 @@ var _ [x25519x8.Lanes - ecdhx8.Lanes]struct{}
 var _ [ecdhx8.Lanes - x25519x8.Lanes]struct{}
 
 // Batches reports whether the batch methods of k (EncapShared, EncapFresh,
-// DHBatch) compute their key agreements together, in one pass of eight
-// lanes: on a CPU with AVX-512 IFMA, X25519 through internal/x25519x8 and
-// P-256 and secp256k1 through internal/ecdhx8. Otherwise they compute one
-// agreement after another, as a loop of Encap would, and a caller gains
-// nothing from gathering agreements.
+// DHBatch) compute their key agreements together, in passes: X25519
+// through internal/x25519x8 on a CPU with AVX2 (eight lanes a pass with
+// AVX-512 IFMA or AVX-512F, four with AVX2 alone), and P-256 and
+// secp256k1 through internal/ecdhx8 on a CPU with AVX-512 IFMA (eight a
+// pass). Otherwise they compute one agreement after another, as a loop of
+// Encap would, and a caller gains nothing from gathering agreements.
 func (k *KEM) Batches() bool {
 	switch k.id {
 	case KEMX25519:
@@ -40,20 +41,46 @@ func (k *KEM) Batches() bool {
 	return false
 }
 
-// PassCost is what one pass of the batch methods costs, in key agreements of
-// the one-at-a-time path rounded up: 1 for X25519 and secp256k1, whose pass
-// costs about one crypto/ecdh X25519 agreement and one secp256k1 agreement
-// of the one-at-a-time path (itself a one-lane pass), and 2 for P-256, whose
-// pass costs between one and two crypto/ecdh P-256 agreements on the CPUs of
-// docs/PERFORMANCE.md (1.4× to 1.8×). A caller that could run the agreements
-// one at a time on several cores instead compares the two with it. It is 1
-// where k does not batch.
-func (k *KEM) PassCost() int {
-	if k.id == KEMP256 && k.Batches() {
-		return 2
+// PassCost is what one pass of the batch methods costs, in key agreements
+// of the one-at-a-time path on one core (BatchSize says how many lanes a
+// pass takes). For X25519 it is the engine's pass (x25519x8.PassCost: 1,
+// 1.65 or 2 crypto/ecdh functions) over one agreement at a time, which is
+// circl's ladder where it runs, 0.8 of crypto/ecdh's (x25519one.go): 1.25
+// with AVX-512 IFMA, about 2.1 with AVX2 alone. For P-256 it is 1.6: a
+// pass costs between one and two crypto/ecdh P-256 agreements on the CPUs
+// of docs/PERFORMANCE.md (1.4× to 1.8×); for secp256k1 1, about one
+// agreement of the one-at-a-time path (itself a one-lane pass). A caller
+// that could run the agreements one at a time on several cores instead
+// compares the two with it (MinPass, for one core). It is 1 where k does
+// not batch.
+func (k *KEM) PassCost() float64 {
+	switch {
+	case !k.Batches():
+		return 1
+	case k.id == KEMX25519:
+		return x25519PassCost()
+	case k.id == KEMP256:
+		return 1.6
 	}
 	return 1
 }
+
+// x25519PassCost is an X25519 pass's cost in agreements one at a time.
+func x25519PassCost() float64 {
+	if fastX25519() {
+		return x25519x8.PassCost() / 0.8
+	}
+	return x25519x8.PassCost()
+}
+
+// HybridPassCost is PassCost for the X25519 halves of the hybrid suite's
+// batches (HybridEncapFresh, HybridEphemeral.Halves, X25519Halves), in
+// X25519 agreements one at a time.
+func HybridPassCost() float64 { return x25519PassCost() }
+
+// MinPass returns the fewest agreements that are worth a pass of cost on
+// one core: the fewest that cost more one at a time.
+func MinPass(cost float64) int { return int(cost) + 1 }
 
 // EncapShared runs Encap(eph, pks[i]) for each of at most MaxBatch public
 // keys: the shared secrets of one ephemeral key with many recipients.
@@ -360,7 +387,10 @@ func inRange(s, n *[32]byte) bool {
 	return borrow&((or|-or)>>63) == 1
 }
 
-// BatchSize returns how many lanes to fill per pass when n agreements are
-// cut into consecutive passes of the batch methods: as few passes as
-// possible, spread evenly (the engines' BatchSize).
+// BatchSize returns how many lanes to fill per call when n agreements are
+// cut into consecutive calls of the batch methods: as few passes as
+// possible, spread evenly (x25519x8.BatchSize), none of more than one
+// pass. It serves every suite: internal/ecdhx8 batches only where the CPU
+// has AVX-512 IFMA, whose X25519 engine takes eight lanes a pass as
+// ecdhx8 does.
 func BatchSize(n int) int { return x25519x8.BatchSize(n) }

@@ -69,8 +69,8 @@ func (pk *HybridPublicKey) Bytes() []byte { return pk.raw }
 func NewHybridSuite(aeadID uint16) (*Suite, error) { return newSuite(KEMMLKEM768X25519, nil, aeadID) }
 
 // HybridBatches reports whether HybridEncapFresh computes the X25519
-// halves eight to a pass (internal/x25519x8, on a CPU with AVX-512 IFMA)
-// rather than one after another.
+// halves in passes (internal/x25519x8, on a CPU with AVX2) rather than
+// one after another.
 func HybridBatches() bool { return x25519x8.Accelerated() }
 
 // The randomness of an encapsulation, which the tests replace to check

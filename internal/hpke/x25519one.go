@@ -24,6 +24,13 @@ import (
 // whose output is all zeros (RFC 7748, section 6.1).
 var errX25519LowOrder = errors.New("X25519: low-order point, the shared secret is all zeros")
 
+// X25519One returns one X25519 agreement, X25519(scalar, u), as an open
+// computes it (circl's ladder where it runs, crypto/ecdh's elsewhere),
+// refusing a u that is not 32 bytes and an all-zero result (a low-order
+// u) with ErrInvalidKey. It is cheaper than a pass of internal/x25519x8
+// for a single agreement on every engine.
+func X25519One(scalar *[32]byte, u []byte) ([]byte, error) { return x25519One(scalar, u) }
+
 // x25519One returns X25519(scalar, u), refusing an all-zero result.
 func x25519One(scalar *[32]byte, u []byte) ([]byte, error) {
 	if len(u) != 32 {

@@ -105,8 +105,8 @@ func TestHelpPerCommand(t *testing.T) {
 }
 
 // TestVersion: fanseal --version and fanseal version print the module
-// version, the revision (or why there is none), the Go version and
-// whether the IFMA path is active.
+// version, the revision (or why there is none), the Go version and the
+// engines this CPU runs.
 func TestVersion(t *testing.T) {
 	out, _ := execOK(t, "", "--version")
 	if again, _ := execOK(t, "", "version"); again != out {
@@ -114,19 +114,20 @@ func TestVersion(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 4 || !strings.HasPrefix(lines[0], "fanseal ") || !strings.HasPrefix(lines[1], "revision ") ||
-		!strings.HasPrefix(lines[2], "go1.") || !strings.HasPrefix(lines[3], "IFMA path: ") {
+		!strings.HasPrefix(lines[2], "go1.") || !strings.HasPrefix(lines[3], "engines: ") {
 		t.Fatalf("fanseal --version:\n%s", out)
 	}
 	bi := &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}, Settings: []debug.BuildSetting{
 		{Key: "vcs.revision", Value: "0123abcd"}, {Key: "vcs.time", Value: "2026-12-01T09:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}
-	text := versionText(bi, true)
-	for _, want := range []string{"fanseal v1.2.3\n", "revision 0123abcd (2026-12-01T09:00:00Z), with uncommitted changes\n", ": active"} {
+	text := versionText(bi, engines{"avx2", 4, false, "circl"})
+	for _, want := range []string{"fanseal v1.2.3\n", "revision 0123abcd (2026-12-01T09:00:00Z), with uncommitted changes\n",
+		"engines: X25519 avx2, 4 a pass; P-256 and secp256k1 one at a time (this CPU lacks AVX-512 IFMA); ML-KEM-768 circl\n"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("versionText lacks %q:\n%s", want, text)
 		}
 	}
 	bi.Settings = []debug.BuildSetting{{Key: "-tags", Value: "purego"}}
-	if text := versionText(bi, false); !strings.Contains(text, "revision unknown") || !strings.Contains(text, "inactive (built with -tags purego)") {
+	if text := versionText(bi, engines{}); !strings.Contains(text, "revision unknown") || !strings.Contains(text, "engines: none (built with -tags purego)") {
 		t.Errorf("versionText, purego:\n%s", text)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fanseal/fanseal/internal/ecdhx8"
+	"github.com/fanseal/fanseal/internal/mlkem768"
 	"github.com/fanseal/fanseal/internal/x25519x8"
 )
 
@@ -17,7 +18,7 @@ func version(args []string, _ io.Reader, stdout, _ io.Writer) error {
 		return err
 	}
 	bi, _ := debug.ReadBuildInfo()
-	fmt.Fprint(stdout, versionText(bi, x25519x8.Accelerated() && ecdhx8.Accelerated()))
+	fmt.Fprint(stdout, versionText(bi, engines{x25519x8.Engine(), x25519x8.PassLanes(), ecdhx8.Accelerated(), mlkem768.Implementation()}))
 	return nil
 }
 
@@ -25,13 +26,23 @@ func version(args []string, _ io.Reader, stdout, _ io.Writer) error {
 // what age's grammar prints for --version.
 func versionString() string {
 	bi, _ := debug.ReadBuildInfo()
-	first, _, _ := strings.Cut(versionText(bi, false), "\n")
+	first, _, _ := strings.Cut(versionText(bi, engines{}), "\n")
 	return first
 }
 
+// engines names the engines this build runs on this CPU: X25519's
+// (x25519x8.Engine, with the lanes of a pass), whether P-256 and
+// secp256k1 run eight to an AVX-512 IFMA pass, and ML-KEM-768's.
+type engines struct {
+	x25519 string
+	lanes  int
+	ecdh   bool
+	mlkem  string
+}
+
 // versionText describes the build bi (nil where the binary holds none) and
-// whether the IFMA path is active.
-func versionText(bi *debug.BuildInfo, ifma bool) string {
+// the engines e.
+func versionText(bi *debug.BuildInfo, e engines) string {
 	var b strings.Builder
 	mod, settings := "(unknown)", map[string]string{}
 	if bi != nil {
@@ -55,14 +66,20 @@ func versionText(bi *debug.BuildInfo, ifma bool) string {
 	}
 	fmt.Fprintf(&b, "%s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	switch {
-	case ifma:
-		b.WriteString("IFMA path: active (AVX-512 IFMA: eight X25519, P-256 or secp256k1 multiplications per pass)\n")
 	case strings.Contains(","+settings["-tags"]+",", ",purego,"):
-		b.WriteString("IFMA path: inactive (built with -tags purego)\n")
+		b.WriteString("engines: none (built with -tags purego): one key agreement at a time, the standard library's\n")
 	case runtime.GOARCH != "amd64":
-		b.WriteString("IFMA path: inactive (not amd64)\n")
+		b.WriteString("engines: none (not amd64): one key agreement at a time, the standard library's\n")
 	default:
-		b.WriteString("IFMA path: inactive (this CPU lacks AVX-512 IFMA)\n")
+		x := "one at a time (this CPU lacks AVX2)"
+		if e.x25519 != "generic" && e.x25519 != "" {
+			x = fmt.Sprintf("%s, %d a pass", e.x25519, e.lanes)
+		}
+		p := "one at a time (this CPU lacks AVX-512 IFMA)"
+		if e.ecdh {
+			p = "avx512ifma, 8 a pass"
+		}
+		fmt.Fprintf(&b, "engines: X25519 %s; P-256 and secp256k1 %s; ML-KEM-768 %s\n", x, p, e.mlkem)
 	}
 	return b.String()
 }
