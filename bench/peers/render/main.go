@@ -29,19 +29,89 @@ type key struct {
 	n               int
 }
 
+// A cpuKind is one of the CPUs a run measures, as GODEBUG makes this
+// machine look: with AVX-512 IFMA (the default here), without IFMA
+// (cpu.avx512ifma=off: AVX-512F, as Skylake-SP and Cascade Lake servers),
+// and with AVX2 alone (cpu.avx512f=off: Zen 2 and 3, every consumer Intel
+// CPU since 2021).
+type cpuKind struct {
+	name, title, godebug string
+	goals                goals
+}
+
+// goals are the ratios fanseal targets on a CPU kind: cold seals of 20
+// against a peer's best configuration (higher is better), and opens as
+// the last recipient against one bare crypto/hpke open (fanseal's time
+// over the peer's: lower is better). 0 is a comparison without a goal.
+type goals struct {
+	sealP256, sealX25519, sealPQ float64
+	openX25519, openPQ           float64 // last of 20
+	openLast100                  float64 // P-256 and X25519
+}
+
+var kinds = []cpuKind{
+	{"ifma", "AVX-512 IFMA", "", goals{sealP256: 4, sealX25519: 5, sealPQ: 5, openX25519: 0.9, openPQ: 0.6, openLast100: 1.2}},
+	{"ifmaoff", "AVX-512F without IFMA", "cpu.avx512ifma=off", goals{sealP256: 2, sealX25519: 3, sealPQ: 2, openX25519: 0.9, openPQ: 0.6}},
+	{"avx2", "AVX2 only", "cpu.avx512f=off", goals{sealP256: 2, sealX25519: 3, sealPQ: 2, openX25519: 0.9, openPQ: 0.6}},
+}
+
 func main() {
-	in := flag.String("in", "", "benchmark output")
+	var ins []string
+	flag.Func("in", "KIND=FILE: the benchmark output of a CPU kind (ifma, ifmaoff, avx2); repeat for each", func(v string) error {
+		ins = append(ins, v)
+		return nil
+	})
 	out := flag.String("out", "", "Markdown file to write")
-	cmdline := flag.String("cmd", "", "the command that produced -in")
+	cmdline := flag.String("cmd", "", "the command that produced the outputs, GODEBUG aside")
 	flag.Parse()
-	f, err := os.Open(*in)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Performance\n\nfanseal beside the libraries a user would pick instead, measured in one run on one machine. Regenerate with `bash bench/peers/run.sh` whenever a hot path changes.\n\n")
+	var first map[string]string
+	var sections strings.Builder
+	for _, k := range kinds {
+		path := ""
+		for _, in := range ins {
+			if name, file, ok := strings.Cut(in, "="); ok && name == k.name {
+				path = file
+			}
+		}
+		if path == "" {
+			continue
+		}
+		med, config := read(path)
+		if first == nil {
+			first = config
+			fmt.Fprintf(&b, "- machine: %s, %s/%s\n- date: %s\n- command: `%s`, once for each CPU kind below, with GODEBUG set as it says (the kinds after the first run the n=20 seals and the opens only)\n- figures: median time per operation (benchstat's center), sealing a 32-byte key for n recipients, opening as the last one\n\n",
+				config["cpu"], config["goos"], config["goarch"], time.Now().UTC().Format("2006-01-02"), *cmdline)
+		}
+		godebug := "default"
+		if k.godebug != "" {
+			godebug = "`GODEBUG=" + k.godebug + "`"
+		}
+		fmt.Fprintf(&sections, "\n## %s (%s)\n\n", k.title, godebug)
+		sections.WriteString(targets(med, k.goals))
+		sections.WriteString(table("Seal", "seal", med))
+		sections.WriteString(table("Open as the last recipient", "open", med))
+	}
+	b.WriteString(strings.TrimPrefix(sections.String(), "\n"))
+	b.WriteString(notes)
+	b.WriteString(handWritten(*out))
+	if err := os.WriteFile(*out, []byte(b.String()), 0o644); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// read returns the median time of each benchmark of the file at path, and
+// the configuration it recorded (cpu, goos, goarch).
+func read(path string) (map[key]float64, map[string]string) {
+	f, err := os.Open(path)
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer f.Close()
 	values := map[key][]float64{}
 	config := map[string]string{}
-	r := benchfmt.NewReader(f, *in)
+	r := benchfmt.NewReader(f, path)
 	for r.Scan() {
 		res, ok := r.Result().(*benchfmt.Result)
 		if !ok {
@@ -73,18 +143,7 @@ func main() {
 	for k, v := range values {
 		med[k] = benchmath.AssumeNothing.Summary(benchmath.NewSample(v, &benchmath.DefaultThresholds), 0.95).Center
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Performance\n\nfanseal beside the libraries a user would pick instead, measured in one run on one machine. Regenerate with `bash bench/peers/run.sh` whenever a hot path changes.\n\n")
-	fmt.Fprintf(&b, "- machine: %s, %s/%s\n- date: %s\n- command: `%s`\n- figures: median time per operation (benchstat's center), sealing a 32-byte key for n recipients, opening as the last one\n\n",
-		config["cpu"], config["goos"], config["goarch"], time.Now().UTC().Format("2006-01-02"), *cmdline)
-	b.WriteString(targets(med))
-	b.WriteString(table("Seal", "seal", med))
-	b.WriteString(table("Open as the last recipient", "open", med))
-	b.WriteString(notes)
-	b.WriteString(handWritten(*out))
-	if err := os.WriteFile(*out, []byte(b.String()), 0o644); err != nil {
-		log.Fatal(err)
-	}
+	return med, config
 }
 
 const notes = `
@@ -112,15 +171,18 @@ const notes = `
   same run. The machine is shared: compare ratios, not absolute times. A
   ratio close to its goal moves with the machine's load from run to run:
   rerun before concluding from a ratio within about 10 % of its goal.
-- fanseal's seals batch their key agreements eight to an AVX-512 IFMA
-  pass where the CPU has it: X25519 in internal/x25519x8, P-256 and
-  secp256k1 in internal/ecdhx8, and the X25519 halves of the post-quantum
-  suite's stanzas in internal/x25519x8; their ML-KEM-768 halves are
-  internal/mlkem768's (internal/mlkemavx with AVX-512BW, circl's AVX2
-  code on other x86-64 with AVX2, crypto/mlkem elsewhere and in FIPS
-  140-3 mode; docs/SECURITY.md). A pass costs about the same for one lane as for
-  eight, so 20 recipients are three passes, which two cores run in the
-  time of two.
+- fanseal's seals batch their key agreements in passes of a vector
+  engine where the CPU has one: X25519 (and the X25519 halves of the
+  post-quantum suite's stanzas) in internal/x25519x8, eight to an
+  AVX-512 IFMA or AVX-512F pass and four to an AVX2 pass; P-256 and
+  secp256k1 in internal/ecdhx8, eight to an AVX-512 IFMA pass. Their
+  ML-KEM-768 halves are internal/mlkem768's (internal/mlkemavx with
+  AVX-512BW, circl's AVX2 code on other x86-64 with AVX2, crypto/mlkem
+  elsewhere and in FIPS 140-3 mode; docs/SECURITY.md). A pass costs the
+  same for one lane as for all of them, so 20 recipients are three passes
+  with AVX-512 (which two cores run in the time of two) and five with AVX2
+  alone; a seal gathers agreements into passes only where they cost no
+  more than the agreements one at a time would on the cores it has.
 `
 
 // notesHeading starts the last section render writes. Every section after
@@ -175,7 +237,7 @@ func table(title, op string, med map[key]float64) string {
 		return strings.Compare(a.peer+a.suite, b.peer+b.suite)
 	})
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n## %s\n\n| peer | suite |", title)
+	fmt.Fprintf(&b, "\n### %s\n\n| peer | suite |", title)
 	for _, n := range ns {
 		fmt.Fprintf(&b, " n=%d |", n)
 	}
@@ -198,10 +260,12 @@ func table(title, op string, med map[key]float64) string {
 	return b.String()
 }
 
-// targets computes the ratios fanseal promises, each against the best
-// configuration of each peer: its loop, or the loop spread over all cores
-// with errgroup, whichever is faster.
-func targets(med map[key]float64) string {
+// targets computes the ratios fanseal promises on a CPU kind, each
+// against the best configuration of each peer (its loop, or the loop
+// spread over all cores with errgroup, whichever is faster), fanseal in
+// its default, private envelope (fanseal-private) unless a strategy of its
+// own is the point (channel, precomputed).
+func targets(med map[key]float64, g goals) string {
 	best := func(op string, n int, suite string, peers ...string) (float64, string) {
 		v, name := math.Inf(1), ""
 		for _, p := range peers {
@@ -212,18 +276,23 @@ func targets(med map[key]float64) string {
 		return v, name
 	}
 	var b strings.Builder
-	b.WriteString("## Targets\n\nEach peer is taken in its best configuration, its loop or the same loop spread over all cores with errgroup, whichever was faster in this run.\n\n")
+	b.WriteString("### Targets\n\nA seal's ratio is the peer's time over fanseal's (higher is better); an open's is fanseal's time over one bare open's (lower is better).\n\n")
 	b.WriteString("| target | fanseal | peer (best configuration) | ratio | goal | met |\n|---|---|---|---:|---:|:---:|\n")
-	line := func(what, fname string, f float64, pname string, p, goal float64) {
-		if math.IsInf(p, 0) || math.IsInf(f, 0) {
+	// line writes one target: ratio is p/f for a seal, f/p for an open
+	// (lower).
+	line := func(what, fname string, f float64, pname string, p, goal float64, lower bool) {
+		if math.IsInf(p, 0) || math.IsInf(f, 0) || p == 0 || f == 0 {
 			return
 		}
-		ratio := p / f
-		met, goalText := "yes", strconv.FormatFloat(goal, 'f', -1, 64)+"×"
+		ratio, cmp := p/f, "≥ "
+		if lower {
+			ratio, cmp = f/p, "≤ "
+		}
+		met, goalText := "yes", cmp+strconv.FormatFloat(goal, 'f', -1, 64)+"×"
 		switch {
 		case goal == 0: // a comparison without a goal
 			met, goalText = "–", "–"
-		case ratio < goal || math.IsNaN(ratio):
+		case !lower && ratio < goal, lower && ratio > goal, math.IsNaN(ratio):
 			met = "**no**"
 		}
 		fmt.Fprintf(&b, "| %s | %s %s | %s %s | %.2f× | %s | %s |\n", what, fname, dur(f), pname, dur(p), ratio, goalText, met)
@@ -231,32 +300,42 @@ func targets(med map[key]float64) string {
 	perPeer := func(what, op, suite string, n int, fname string, f, goal float64, peers ...string) {
 		for _, p := range peers {
 			v, name := best(op, n, suite, p, p+"-errgroup")
-			line(what+", against "+p, fname, f, name+" "+suite, v, goal)
+			line(what+", against "+p, fname, f, name+" "+suite, v, goal, false)
 		}
 	}
-	cold, coldName := best("seal", 20, "p256", "fanseal-sequential", "fanseal-shared-parallel")
-	perPeer("cold seal, P-256, n=20", "seal", "p256", 20, coldName, cold, 4, "hpke", "circl", "tink")
-	coldX, coldXName := best("seal", 20, "x25519", "fanseal-sequential", "fanseal-shared-parallel")
-	perPeer("cold seal, X25519, n=20", "seal", "x25519", 20, coldXName, coldX, 5, "hpke")
-	perPeer("cold seal, X25519, n=20", "seal", "x25519", 20, coldXName, coldX, 0, "age")
-	coldPQ, coldPQName := best("seal", 20, "mlkem768x25519", "fanseal-parallel")
-	perPeer("cold seal, ML-KEM-768+X25519, n=20", "seal", "mlkem768x25519", 20, coldPQName, coldPQ, 1.5, "hpke")
-	perPeer("cold seal, ML-KEM-768+X25519, n=20", "seal", "mlkem768x25519", 20, coldPQName, coldPQ, 0, "age")
+	for _, c := range []struct {
+		suite, title string
+		goal         float64
+		peers        []string
+	}{
+		{"p256", "P-256", g.sealP256, []string{"hpke", "circl", "tink"}},
+		{"x25519", "X25519", g.sealX25519, []string{"hpke"}},
+		{"mlkem768x25519", "ML-KEM-768+X25519", g.sealPQ, []string{"hpke"}},
+	} {
+		f, fname := best("seal", 20, c.suite, "fanseal-private")
+		perPeer("cold seal, "+c.title+", n=20", "seal", c.suite, 20, fname, f, c.goal, c.peers...)
+		if c.suite != "p256" {
+			perPeer("cold seal, "+c.title+", n=20", "seal", c.suite, 20, fname, f, 0, "age")
+		}
+	}
 	warm, warmName := best("seal", 20, "p256", "fanseal-channel", "fanseal-precomputed")
 	perPeer("warm seal, P-256, n=20", "seal", "p256", 20, warmName, warm, 100, "hpke", "circl", "tink")
 	ageOpen := med[key{"open", "age", "x25519", 100}]
-	coldOpen, coldOpenName := best("open", 100, "p256", "fanseal-sequential")
+	coldOpen, coldOpenName := best("open", 100, "x25519", "fanseal-private")
 	warmOpen, warmOpenName := best("open", 100, "p256", "fanseal-channel")
-	line("open as the last of 100 (one key agreement), against age", coldOpenName, coldOpen, "age x25519", ageOpen, 50)
-	line("open as the last of 100 (channel key cached), against age", warmOpenName, warmOpen, "age x25519", ageOpen, 50)
-	for _, suite := range []string{"p256", "x25519"} {
-		for _, n := range []int{2, 100} {
-			f, fname := best("open", n, suite, "fanseal-sequential")
-			p, pname := best("open", n, suite, "hpke")
-			// The goal at 100: at most 1.2× the time of the bare open.
-			goal := map[int]float64{2: 0, 100: 0.83}[n]
-			line(fmt.Sprintf("open as the last of %d (one key agreement), against one bare HPKE open, %s", n, suite), fname, f, pname+" "+suite, p, goal)
-		}
+	line("open as the last of 100 (one key agreement), against age", coldOpenName, coldOpen, "age x25519", ageOpen, 0, true)
+	line("open as the last of 100 (channel key cached), against age", warmOpenName, warmOpen, "age x25519", ageOpen, 0, true)
+	for _, c := range []struct {
+		suite string
+		n     int
+		goal  float64
+	}{
+		{"x25519", 20, g.openX25519}, {"mlkem768x25519", 20, g.openPQ},
+		{"p256", 100, g.openLast100}, {"x25519", 100, g.openLast100},
+	} {
+		f, fname := best("open", c.n, c.suite, "fanseal-private")
+		p, pname := best("open", c.n, c.suite, "hpke")
+		line(fmt.Sprintf("open as the last of %d, against one bare HPKE open, %s", c.n, c.suite), fname, f, pname+" "+c.suite, p, c.goal, true)
 	}
 	return b.String()
 }
