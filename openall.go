@@ -464,12 +464,14 @@ func (ag *agreements) clear() {
 	ag.found.clear()
 }
 
-// decapInPasses runs decap over encs, hpke.BatchSize of them a pass,
-// counting the agreements, and stores each shared secret in into under
-// key(enc); a lane that failed is left out, so that unwrap's own
-// agreement gives its error.
+// decapInPasses runs decap over encs in calls of up to hpke.MaxBatch,
+// as few as possible and spread evenly, counting the agreements, and
+// stores each shared secret in into under key(enc); a lane that failed is
+// left out, so that unwrap's own agreement gives its error. OpenAll runs
+// on one goroutine, so it gains nothing from calls of one pass each (four
+// lanes on AVX2), and two AVX2 passes in one call share an inversion.
 func decapInPasses[K comparable](encs [][]byte, decap func([][]byte) ([][]byte, []error), key func([]byte) K, into map[K][]byte, count bool) {
-	size := hpke.BatchSize(len(encs))
+	size := ceilDiv(len(encs), ceilDiv(len(encs), hpke.MaxBatch))
 	for len(encs) > 0 {
 		batch := encs[:min(size, len(encs))]
 		encs = encs[len(batch):]

@@ -91,7 +91,8 @@ var basepoint = [32]byte{9}
 // Every lane of a pass costs the same, whatever n is. On the IFMA engine a
 // call is one pass of eight lanes: one lane costs about as much as eight.
 // On the AVX2 engine a pass is four lanes, and a call's cost grows with
-// ceil(n/4): n = 5 costs as much as n = 8, twice n = 4. On the AVX-512F
+// ceil(n/4): n = 5 costs as much as n = 8, twice n = 4 less one
+// inversion (the two passes share one). On the AVX-512F
 // engine a call of up to four lanes is one AVX2 pass, and one of five to
 // eight a pass of eight lanes, which costs about 1.2 AVX2 passes.
 // On the generic engine the cost grows with n.
