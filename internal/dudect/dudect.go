@@ -16,9 +16,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -65,6 +67,20 @@ func Measure[In any](n int, r *rand.Rand, prepare func(in *In, class int), run f
 		}
 	}
 	return Analyze(times, classes)
+}
+
+// Count returns how many measurements per class a timing test takes: def,
+// or the count that the environment variable env gives where it is set.
+func Count(env string, def int) (int, error) {
+	s := os.Getenv(env)
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 2 {
+		return 0, fmt.Errorf("%s=%q: want a count of at least 2", env, s)
+	}
+	return n, nil
 }
 
 // A Result is Welch's t of two classes' times, on every measurement and

@@ -105,3 +105,23 @@ func TestMeasureFindsALeak(t *testing.T) {
 	}
 	_ = sink
 }
+
+// TestCount: the default where the variable is unset, its count where it
+// is set, and an error for what is not a count of at least 2.
+func TestCount(t *testing.T) {
+	const env = "DUDECT_TEST_COUNT"
+	t.Setenv(env, "")
+	if n, err := Count(env, 7); n != 7 || err != nil {
+		t.Errorf("unset: %d, %v", n, err)
+	}
+	t.Setenv(env, "1000")
+	if n, err := Count(env, 7); n != 1000 || err != nil {
+		t.Errorf("1000: %d, %v", n, err)
+	}
+	for _, bad := range []string{"x", "1", "-5", "1e6"} {
+		t.Setenv(env, bad)
+		if _, err := Count(env, 7); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

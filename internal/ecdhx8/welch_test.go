@@ -2,8 +2,6 @@ package ecdhx8
 
 import (
 	mrand "math/rand/v2"
-	"os"
-	"strconv"
 	"testing"
 
 	"github.com/fanseal/fanseal/internal/dudect"
@@ -12,13 +10,9 @@ import (
 // timingCount is how many measurements per class the timing tests take:
 // 10^5, or ECDHX8_TIMING_N.
 func timingCount(t *testing.T) int {
-	s := os.Getenv("ECDHX8_TIMING_N")
-	if s == "" {
-		return 100_000
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 2 {
-		t.Fatalf("ECDHX8_TIMING_N=%q: want a count of at least 2", s)
+	n, err := dudect.Count("ECDHX8_TIMING_N", 100_000)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return n
 }

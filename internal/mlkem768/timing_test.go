@@ -5,7 +5,6 @@ import (
 	mrand "math/rand/v2"
 	"os"
 	"slices"
-	"strconv"
 	"testing"
 
 	"github.com/fanseal/fanseal/internal/dudect"
@@ -52,12 +51,9 @@ func TestTiming(t *testing.T) {
 	if os.Getenv("MLKEM768_TIMING") == "" {
 		t.Skip("set MLKEM768_TIMING=1 to run the timing test")
 	}
-	n := 100_000
-	if s := os.Getenv("MLKEM768_TIMING_N"); s != "" {
-		var err error
-		if n, err = strconv.Atoi(s); err != nil {
-			t.Fatal(err)
-		}
+	n, err := dudect.Count("MLKEM768_TIMING_N", 100_000)
+	if err != nil {
+		t.Fatal(err)
 	}
 	r := mrand.New(mrand.NewPCG(27, 203))
 	const pool = 64

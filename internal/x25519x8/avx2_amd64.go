@@ -184,16 +184,9 @@ func at(v *fe10, l int) *uint64 { return &v[0][l] }
 // (clamped to 2^254 here) and the point 0, dummies whose results are
 // dropped.
 func (st *vecState) prepareLadder(scalars, points *[Lanes][32]byte, n int) {
+	loadScalars(&st.k, scalars, n)
 	for l := range n {
-		k := clamp(&scalars[l])
-		for w := range 4 {
-			st.k[w][l] = binary.LittleEndian.Uint64(k[8*w:])
-		}
-		clear(k[:])
 		unpack10(&st.u, l, &points[l])
-	}
-	for l := n; l < Lanes; l++ {
-		st.k[3][l] = 1 << 62
 	}
 }
 

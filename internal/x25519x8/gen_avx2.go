@@ -369,6 +369,24 @@ func storeGo(base string) {
 // ---------------------------------------------------------------------------
 // The ladder.
 
+// cswap loads limb j of x2, x3, z2 and z3 into r(0) to r(3) and swaps x2
+// with x3 and z2 with z3 in the lanes where the mask r(15) is all ones:
+// t = (a ^ b) & mask, a ^= t, b ^= t, with no branch.
+func cswap(j int, x2, x3, z2, z3 val) {
+	ins("%s %s, %s", cur.mov, x2.limb(j), r(0))
+	ins("%s %s, %s", cur.mov, x3.limb(j), r(1))
+	ins("%s %s, %s", cur.mov, z2.limb(j), r(2))
+	ins("%s %s, %s", cur.mov, z3.limb(j), r(3))
+	ins("%s %s, %s, %s", cur.xor, r(1), r(0), r(4))
+	ins("%s %s, %s, %s", cur.xor, r(3), r(2), r(5))
+	ins("%s %s, %s, %s", cur.and, r(15), r(4), r(4))
+	ins("%s %s, %s, %s", cur.and, r(15), r(5), r(5))
+	ins("%s %s, %s, %s", cur.xor, r(4), r(0), r(0))
+	ins("%s %s, %s, %s", cur.xor, r(4), r(1), r(1))
+	ins("%s %s, %s, %s", cur.xor, r(5), r(2), r(2))
+	ins("%s %s, %s, %s", cur.xor, r(5), r(3), r(3))
+}
+
 func ladder() {
 	s := cur.suffix
 	fmt.Fprintf(&codegen.Out, `
@@ -433,18 +451,7 @@ TEXT ·ladder%[1]s(SB), NOSPLIT, $0-40
 	ins("VPSUBQ %s, %s, %s", r(1), r(15), r(15))
 	note("Limb by limb: cswap(swap, x2, x3) and cswap(swap, z2, z3) as t = (a ^ b)\n& mask, a ^= t, b ^= t; then A = x2 + z2, B = x2 + 2p - z2, C = x3 + z3,\nD = x3 + 2p - z3; A and B with their multiples by 19.")
 	for j := range 10 {
-		ins("%s %s, %s", cur.mov, x2.limb(j), r(0))
-		ins("%s %s, %s", cur.mov, x3.limb(j), r(1))
-		ins("%s %s, %s", cur.mov, z2.limb(j), r(2))
-		ins("%s %s, %s", cur.mov, z3.limb(j), r(3))
-		ins("%s %s, %s, %s", cur.xor, r(1), r(0), r(4))
-		ins("%s %s, %s, %s", cur.xor, r(3), r(2), r(5))
-		ins("%s %s, %s, %s", cur.and, r(15), r(4), r(4))
-		ins("%s %s, %s, %s", cur.and, r(15), r(5), r(5))
-		ins("%s %s, %s, %s", cur.xor, r(4), r(0), r(0))
-		ins("%s %s, %s, %s", cur.xor, r(4), r(1), r(1))
-		ins("%s %s, %s, %s", cur.xor, r(5), r(2), r(2))
-		ins("%s %s, %s, %s", cur.xor, r(5), r(3), r(3))
+		cswap(j, x2, x3, z2, z3)
 		ins("VPADDQ %s, %s, %s", r(2), r(0), r(6))
 		ins("VPADDQ %s, %s, %s", biasRef(j, 2), r(0), r(7))
 		ins("VPSUBQ %s, %s, %s", r(2), r(7), r(7))
@@ -508,16 +515,7 @@ TEXT ·ladder%[1]s(SB), NOSPLIT, $0-40
 	ins("MOVQ x2+0(FP), SI")
 	ins("MOVQ z2+8(FP), DX")
 	for j := range 10 {
-		ins("%s %s, %s", cur.mov, x2.limb(j), r(0))
-		ins("%s %s, %s", cur.mov, x3.limb(j), r(1))
-		ins("%s %s, %s", cur.mov, z2.limb(j), r(2))
-		ins("%s %s, %s", cur.mov, z3.limb(j), r(3))
-		ins("%s %s, %s, %s", cur.xor, r(1), r(0), r(4))
-		ins("%s %s, %s, %s", cur.xor, r(3), r(2), r(5))
-		ins("%s %s, %s, %s", cur.and, r(15), r(4), r(4))
-		ins("%s %s, %s, %s", cur.and, r(15), r(5), r(5))
-		ins("%s %s, %s, %s", cur.xor, r(4), r(0), r(0))
-		ins("%s %s, %s, %s", cur.xor, r(5), r(2), r(2))
+		cswap(j, x2, x3, z2, z3)
 		ins("%s %s, %s", cur.mov, r(0), goLimb("SI", j))
 		ins("%s %s, %s", cur.mov, r(2), goLimb("DX", j))
 	}

@@ -90,16 +90,25 @@ func scalarMultIFMA(dst, scalars, points *[Lanes][32]byte, n int) {
 // lanes below n. Lanes n and above keep the zero scalar (clamped to
 // 2^254) and the point 0: dummies whose results are dropped.
 func (st *ladderState) prepare(scalars, points *[Lanes][32]byte, n int) {
+	loadScalars(&st.k, scalars, n)
 	for l := range n {
-		k := clamp(&scalars[l])
-		for w := range 4 {
-			st.k[w][l] = binary.LittleEndian.Uint64(k[8*w:])
-		}
-		clear(k[:])
 		unpack(&st.u, l, &points[l])
 	}
+}
+
+// loadScalars sets k to the clamped scalars of lanes below n, as
+// little-endian 64-bit words (k[w][l] is word w of lane l), and lanes n
+// and above to 2^254, the clamped zero: dummies whose results are dropped.
+func loadScalars(k *[4][Lanes]uint64, scalars *[Lanes][32]byte, n int) {
+	for l := range n {
+		c := clamp(&scalars[l])
+		for w := range 4 {
+			k[w][l] = binary.LittleEndian.Uint64(c[8*w:])
+		}
+		clear(c[:])
+	}
 	for l := n; l < Lanes; l++ {
-		st.k[3][l] = 1 << 62
+		k[3][l] = 1 << 62
 	}
 }
 
