@@ -9,7 +9,10 @@ import (
 	"math/big"
 	mrand "math/rand/v2"
 	"os"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 )
@@ -126,11 +129,40 @@ type implT struct {
 }
 
 func paths() []implT {
-	return []implT{
-		{fmt.Sprintf("impl=default/accelerated=%v", Accelerated()), ECDH, PublicKeys, ParsePoints},
-		{"impl=generic", ecdhGeneric, publicKeysGeneric, parsePointsGeneric},
-		{fmt.Sprintf("impl=one/accelerated=%v", Accelerated()), ecdhByOne, publicKeysByOne, ParsePoints},
+	ps := []implT{
+		{fmt.Sprintf("impl=default/engine=%s", Engine()), ECDH, PublicKeys, ParsePoints},
+		{fmt.Sprintf("impl=one/engine=%s", Engine()), ecdhByOne, publicKeysByOne, ParsePoints},
 	}
+	// Every engine this CPU has, the portable path (generic) last.
+	for _, e := range availableEngines() {
+		ps = append(ps, implT{"impl=engine/engine=" + e.String(),
+			func(c Curve, dst *[Lanes][32]byte, scalars *[Lanes][32]byte, points *[Lanes][]byte, n int) [Lanes]error {
+				return ecdhOn(e, c, dst, scalars, points, n)
+			},
+			func(c Curve, dst *[Lanes][65]byte, scalars *[Lanes][32]byte, n int) [Lanes]error {
+				return publicKeysOn(e, c, dst, scalars, n)
+			},
+			func(c Curve, dst *[Lanes][65]byte, points *[Lanes][]byte, n int) [Lanes]error {
+				return parsePointsOn(e, c, dst, points, n)
+			}})
+	}
+	return ps
+}
+
+// vecPaths are the vector engines this CPU has (IFMA, AVX2), each alone,
+// or the default path where it has none: the tests that run many inputs
+// run them on each.
+func vecPaths() []implT {
+	var ps []implT
+	for _, p := range paths() {
+		if strings.HasPrefix(p.name, "impl=engine/") && p.name != "impl=engine/engine=generic" {
+			ps = append(ps, p)
+		}
+	}
+	if len(ps) == 0 {
+		ps = paths()[:1]
+	}
+	return ps
 }
 
 // checkECDH runs one batch and compares every lane with the reference;
@@ -221,30 +253,48 @@ func randomScalars() (k [Lanes][32]byte) {
 	return k
 }
 
-// differentialCount is how many random multiplications per curve the
-// differential test compares with the references: 100,000 with
-// ECDHX8_LONG=1 (a few minutes, most of it in the references), else 2,000.
-func differentialCount() int {
-	if !testing.Short() && os.Getenv("ECDHX8_LONG") != "" {
+// differentialCount is how many random multiplications per curve and
+// engine the differential test compares with the references:
+// ECDHX8_CASES of them (ECDHX8_CASES=1000000: 10^6 lanes, most of the time
+// in the references), 100,000 with ECDHX8_LONG=1, else 2,000.
+func differentialCount(t *testing.T) int {
+	if testing.Short() {
+		return 2_000
+	}
+	if s := os.Getenv("ECDHX8_CASES"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			t.Fatalf("ECDHX8_CASES=%q", s)
+		}
+		return n
+	}
+	if os.Getenv("ECDHX8_LONG") != "" {
 		return 100_000
 	}
 	return 2_000
 }
 
+// TestECDHRandom compares random agreements of every vector engine with
+// the references, in batches of every count 1..8 in turn, half of the
+// secp256k1 points compressed.
 func TestECDHRandom(t *testing.T) {
-	r := mrand.New(mrand.NewPCG(11, 12))
-	for _, c := range curves {
-		total := differentialCount()
-		for done, n := 0, 1; done < total; n = n%Lanes + 1 {
-			scalars := randomScalars()
-			var points [Lanes][]byte
-			for i := range n {
-				points[i] = randomEncoding(c, r)
+	total := differentialCount(t)
+	start := time.Now()
+	for _, im := range vecPaths() {
+		r := mrand.New(mrand.NewPCG(11, 12))
+		for _, c := range curves {
+			for done, n := 0, 1; done < total; n = n%Lanes + 1 {
+				scalars := randomScalars()
+				var points [Lanes][]byte
+				for i := range n {
+					points[i] = randomEncoding(c, r)
+				}
+				checkECDH(t, im, c, &scalars, &points, n)
+				done += n
 			}
-			checkECDH(t, paths()[0], c, &scalars, &points, n)
-			done += n
 		}
 	}
+	t.Logf("%d lanes per curve and engine (%d engines) in %v", total, len(vecPaths()), time.Since(start))
 }
 
 // TestECDHOneScalar is the shared-ephemeral shape: one scalar, eight
@@ -259,7 +309,9 @@ func TestECDHOneScalar(t *testing.T) {
 				scalars[i] = scalars[0]
 				points[i] = randomEncoding(c, r)
 			}
-			checkECDH(t, paths()[0], c, &scalars, &points, Lanes)
+			for _, im := range vecPaths() {
+				checkECDH(t, im, c, &scalars, &points, Lanes)
+			}
 		}
 	}
 }
@@ -513,7 +565,9 @@ func TestEveryLane(t *testing.T) {
 					case 2:
 						points[lane] = bad[r.IntN(len(bad))]
 					}
-					checkECDH(t, paths()[0], c, &scalars, &points, n)
+					for _, im := range vecPaths() {
+						checkECDH(t, im, c, &scalars, &points, n)
+					}
 				}
 			}
 		}
@@ -559,7 +613,9 @@ func TestPublicKeysComb(t *testing.T) {
 				k[31-w/2] = byte(d << (4 * (w % 2)))
 				batch[n] = k
 				if n++; n == Lanes {
-					checkPublicKeys(t, paths()[0], c, &batch, Lanes)
+					for _, im := range vecPaths() {
+						checkPublicKeys(t, im, c, &batch, Lanes)
+					}
 					n = 0
 				}
 			}

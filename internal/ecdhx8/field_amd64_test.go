@@ -36,7 +36,7 @@ var (
 )
 
 func requireIFMA(t testing.TB) {
-	if !accelerated {
+	if !hasIFMA {
 		t.Skip("no AVX-512 IFMA on this CPU")
 	}
 }

@@ -13,17 +13,17 @@ import (
 )
 
 // TestFIPSModeP256 proves that in FIPS 140-3 mode no P-256 operation runs
-// on the IFMA code: run in FIPS mode, it checks the dispatch and compares
-// a batch with crypto/ecdh; run otherwise, it runs itself again with
-// GODEBUG=fips140=on and with fips140=only, and checks that outside FIPS
-// mode P-256 does take the IFMA code where the CPU has it.
+// on vector code (IFMA or AVX2): run in FIPS mode, it checks the dispatch
+// and compares a batch with crypto/ecdh; run otherwise, it runs itself
+// again with GODEBUG=fips140=on and with fips140=only, and checks that
+// outside FIPS mode P-256 does take the vector code where the CPU has it.
 func TestFIPSModeP256(t *testing.T) {
 	if !fips140.Enabled() {
 		if os.Getenv("ECDHX8_FIPS_CHILD") != "" {
 			t.Fatal("the child process runs with GODEBUG=fips140=on, but FIPS 140-3 mode is off")
 		}
-		if P256.ifma() != accelerated || Secp256k1.ifma() != accelerated {
-			t.Errorf("outside FIPS mode: P-256 on IFMA %v, secp256k1 %v, the CPU %v", P256.ifma(), Secp256k1.ifma(), accelerated)
+		if P256.vector() != Accelerated() || Secp256k1.vector() != Accelerated() {
+			t.Errorf("outside FIPS mode: P-256 on vector code %v, secp256k1 %v, the engine %s", P256.vector(), Secp256k1.vector(), Engine())
 		}
 		if puregoBuild {
 			t.Skip("FIPS 140-3 mode is incompatible with the purego build tag")
@@ -45,8 +45,8 @@ func TestFIPSModeP256(t *testing.T) {
 		}
 		return
 	}
-	if P256.ifma() {
-		t.Fatal("FIPS 140-3 mode, but P-256 runs on the IFMA code")
+	if P256.vector() || P256.oneVector() || PassCost(P256) != 1 {
+		t.Fatal("FIPS 140-3 mode, but P-256 runs on vector code")
 	}
 	var scalars [Lanes][32]byte
 	var points [Lanes][]byte

@@ -74,7 +74,9 @@ func FuzzECDH(f *testing.F) {
 	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, n, scalars, points := fuzzBatch(data)
-		checkECDH(t, paths()[0], c, &scalars, &points, n)
+		for _, im := range vecPaths() {
+			checkECDH(t, im, c, &scalars, &points, n)
+		}
 	})
 }
 
@@ -84,6 +86,8 @@ func FuzzParsePoints(f *testing.F) {
 	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, n, _, points := fuzzBatch(data)
-		checkParse(t, paths()[0], c, &points, n)
+		for _, im := range vecPaths() {
+			checkParse(t, im, c, &points, n)
+		}
 	})
 }

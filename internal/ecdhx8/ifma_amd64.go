@@ -11,10 +11,10 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// accelerated: the vector code uses AVX-512F instructions on 512-bit
+// hasIFMA: the IFMA engine uses AVX-512F instructions on 512-bit
 // registers and the IFMA multiply-adds; x/sys/cpu also checks that the
 // operating system saves the AVX-512 state.
-var accelerated = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512IFMA
+var hasIFMA = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512IFMA
 
 // fe8 is eight field elements in radix 2^52, limb-major: fe8[j][l] is limb
 // j of lane l (see ifma_amd64.s for the forms of the values).
@@ -288,8 +288,8 @@ func (cp *params) affineAdd(x1, y1, x2, y2 *big.Int) (*big.Int, *big.Int) {
 	return x3, y3
 }
 
-// state is everything one pass writes that depends on a secret, so that
-// it can be cleared in one statement.
+// state is everything one call writes that depends on a secret, so that
+// it can be cleared in one statement. The scratch serves either engine.
 type state struct {
 	d       digits
 	sd      sdigits
@@ -297,7 +297,66 @@ type state struct {
 	res     [2]fe8
 	pt      point8
 	aff     aff8
-	scratch [scratchWords]uint64
+	scratch [max(scratchWords, scratchWordsAVX2)]uint64
+}
+
+func (st *state) scratchIFMA() *[scratchWords]uint64 {
+	return (*[scratchWords]uint64)(st.scratch[:])
+}
+
+func (st *state) scratchAVX2() *[scratchWordsAVX2]uint64 {
+	return (*[scratchWordsAVX2]uint64)(st.scratch[:])
+}
+
+// checkOn, ecdhPass and basePass run the vector code of engine e on the
+// lanes below n of st: the IFMA engine's one pass of eight lanes, or the
+// AVX2 engine's passes of four (lanes 0-3, then 4-7 where n > 4), each on
+// a pointer to its first lane of the same eight-lane arrays.
+func (im *impl) checkOn(e engineID, st *state, n int) {
+	if e == engineIFMA {
+		im.check(&st.pin, &st.res, &st.in, st.scratchIFMA())
+		return
+	}
+	for l := 0; l < n; l += 4 {
+		if im.curve == P256 {
+			checkP256AVX2(&st.pin[0][0][l], &st.res[0][0][l], &st.in[0][0][l], st.scratchAVX2())
+		} else {
+			checkK256AVX2(&st.pin[0][0][l], &st.res[0][0][l], &st.in[0][0][l], st.scratchAVX2())
+		}
+	}
+}
+
+// ecdhPass leaves in st.aff the affine k*P of st.sd and st.pin.
+func (im *impl) ecdhPass(e engineID, st *state, n int) {
+	if e == engineIFMA {
+		im.scalarMult(&st.pt, &st.sd, &st.pin, st.scratchIFMA())
+		im.affine(&st.aff, &st.pt, st.scratchIFMA())
+		return
+	}
+	for l := 0; l < n; l += 4 {
+		if im.curve == P256 {
+			ecdhP256AVX2(&st.aff[0][0][l], &st.sd[0][0][l], &st.pin[0][0][l], st.scratchAVX2())
+		} else {
+			ecdhK256AVX2(&st.aff[0][0][l], &st.sd[0][0][l], &st.pin[0][0][l], st.scratchAVX2())
+		}
+	}
+}
+
+// basePass leaves in st.aff the affine k*G of st.d.
+func (im *impl) basePass(e engineID, st *state, n int) {
+	table := im.baseTable()
+	if e == engineIFMA {
+		im.baseMult(&st.pt, &st.d, table, st.scratchIFMA())
+		im.affine(&st.aff, &st.pt, st.scratchIFMA())
+		return
+	}
+	for l := 0; l < n; l += 4 {
+		if im.curve == P256 {
+			pubP256AVX2(&st.aff[0][0][l], &st.d[0][l], table, st.scratchAVX2())
+		} else {
+			pubK256AVX2(&st.aff[0][0][l], &st.d[0][l], table, st.scratchAVX2())
+		}
+	}
 }
 
 const mask52 = 1<<52 - 1
@@ -400,7 +459,7 @@ func setSignedDigits(d *sdigits, l int, k *[32]byte) {
 // points to multiply, in the representation: the generator where a lane
 // failed or is unused, so that a bad lane cannot disturb the others; and
 // in enc the canonical coordinates of the valid lanes.
-func (im *impl) parse(st *state, points *[Lanes][]byte, n int, enc *[Lanes]encoding) (errs [Lanes]error) {
+func (im *impl) parse(e engineID, st *state, points *[Lanes][]byte, n int, enc *[Lanes]encoding) (errs [Lanes]error) {
 	for l := range Lanes {
 		e := im.gEnc
 		if l < n {
@@ -413,7 +472,7 @@ func (im *impl) parse(st *state, points *[Lanes][]byte, n int, enc *[Lanes]encod
 		unpack(&st.in[0], l, &e.x)
 		unpack(&st.in[1], l, &e.y)
 	}
-	im.check(&st.pin, &st.res, &st.in, &st.scratch)
+	im.checkOn(e, st, n)
 	for l := range Lanes {
 		ok := l < n && errs[l] == nil
 		if ok {
@@ -455,16 +514,16 @@ func (im *impl) parse(st *state, points *[Lanes][]byte, n int, enc *[Lanes]encod
 	return errs
 }
 
-func ecdhIFMA(c Curve, dst *[Lanes][32]byte, scalars *[Lanes][32]byte, points *[Lanes][]byte, n int) (errs [Lanes]error) {
+// ecdhVec is ECDH on the vector engine e.
+func ecdhVec(e engineID, c Curve, dst *[Lanes][32]byte, scalars *[Lanes][32]byte, points *[Lanes][]byte, n int) (errs [Lanes]error) {
 	im := impls()[c]
 	var st state
 	var enc [Lanes]encoding
-	errs = im.parse(&st, points, n, &enc)
+	errs = im.parse(e, &st, points, n, &enc)
 	for l := range n {
 		setSignedDigits(&st.sd, l, &scalars[l])
 	}
-	im.scalarMult(&st.pt, &st.sd, &st.pin, &st.scratch)
-	im.affine(&st.aff, &st.pt, &st.scratch)
+	im.ecdhPass(e, &st, n)
 	for l := range n {
 		x := im.canon(&st.aff[0], l)
 		y := im.canon(&st.aff[1], l)
@@ -483,15 +542,14 @@ func ecdhIFMA(c Curve, dst *[Lanes][32]byte, scalars *[Lanes][32]byte, points *[
 	return errs
 }
 
-func publicKeysIFMA(c Curve, dst *[Lanes][65]byte, scalars *[Lanes][32]byte, n int) (errs [Lanes]error) {
+// publicKeysVec is PublicKeys on the vector engine e.
+func publicKeysVec(e engineID, c Curve, dst *[Lanes][65]byte, scalars *[Lanes][32]byte, n int) (errs [Lanes]error) {
 	im := impls()[c]
-	table := im.baseTable()
 	var st state
 	for l := range n {
 		setDigits(&st.d, l, &scalars[l])
 	}
-	im.baseMult(&st.pt, &st.d, table, &st.scratch)
-	im.affine(&st.aff, &st.pt, &st.scratch)
+	im.basePass(e, &st, n)
 	for l := range n {
 		x := im.canon(&st.aff[0], l)
 		y := im.canon(&st.aff[1], l)
@@ -509,11 +567,12 @@ func publicKeysIFMA(c Curve, dst *[Lanes][65]byte, scalars *[Lanes][32]byte, n i
 	return errs
 }
 
-func parsePointsIFMA(c Curve, dst *[Lanes][65]byte, points *[Lanes][]byte, n int) (errs [Lanes]error) {
+// parsePointsVec is ParsePoints on the vector engine e.
+func parsePointsVec(e engineID, c Curve, dst *[Lanes][65]byte, points *[Lanes][]byte, n int) (errs [Lanes]error) {
 	im := impls()[c]
 	var st state
 	var enc [Lanes]encoding
-	errs = im.parse(&st, points, n, &enc)
+	errs = im.parse(e, &st, points, n, &enc)
 	for l := range n {
 		var out [65]byte
 		if errs[l] == nil {

@@ -2,16 +2,17 @@
 
 package ecdhx8
 
-const accelerated = false
+// availableEngines: without the vector code, the portable path only.
+func availableEngines() []engineID { return []engineID{engineGeneric} }
 
-func ecdhIFMA(c Curve, dst *[Lanes][32]byte, scalars *[Lanes][32]byte, points *[Lanes][]byte, n int) [Lanes]error {
-	panic("ecdhx8: no IFMA code in this build")
+func ecdhVec(e engineID, c Curve, dst *[Lanes][32]byte, scalars *[Lanes][32]byte, points *[Lanes][]byte, n int) [Lanes]error {
+	panic("ecdhx8: no vector code in this build")
 }
 
-func publicKeysIFMA(c Curve, dst *[Lanes][65]byte, scalars *[Lanes][32]byte, n int) [Lanes]error {
-	panic("ecdhx8: no IFMA code in this build")
+func publicKeysVec(e engineID, c Curve, dst *[Lanes][65]byte, scalars *[Lanes][32]byte, n int) [Lanes]error {
+	panic("ecdhx8: no vector code in this build")
 }
 
-func parsePointsIFMA(c Curve, dst *[Lanes][65]byte, points *[Lanes][]byte, n int) [Lanes]error {
-	panic("ecdhx8: no IFMA code in this build")
+func parsePointsVec(e engineID, c Curve, dst *[Lanes][65]byte, points *[Lanes][]byte, n int) [Lanes]error {
+	panic("ecdhx8: no vector code in this build")
 }
