@@ -285,9 +285,19 @@ func (k *Keyring) channel(id channelID, remember bool, dh []byte) (a cipher.AEAD
 	key = append(append(key, sender.raw...), recipient.raw...)
 	key = binary.BigEndian.AppendUint32(key, id.epoch)
 	key = append(append(key, id.salt[:]...), byte(id.aead>>8), byte(id.aead))
+	if channelHook != nil {
+		channelHook("flight")
+	}
 	v, err, _ := k.flight.Do(string(key), func() (any, error) {
+		// A flight that ended since the checks above left its key in
+		// channels, or in pending for a key an open derived.
 		if a, ok := k.channels.Get(id); ok {
 			return a, nil
+		}
+		if !remember {
+			if a, ok := k.pending.Get(id); ok {
+				return a, nil
+			}
 		}
 		a, err := k.derive(id, sender, recipient, dh)
 		switch {
@@ -300,11 +310,19 @@ func (k *Keyring) channel(id channelID, remember bool, dh []byte) (a cipher.AEAD
 		}
 		return a, err
 	})
+	if channelHook != nil {
+		channelHook("flown")
+	}
 	if err != nil {
 		return nil, false, err
 	}
 	return v.(cipher.AEAD), false, nil
 }
+
+// channelHook, when set (by a test), runs in channel between the cache
+// checks and the flight that derives a channel key ("flight"), and after
+// the flight ("flown").
+var channelHook func(stage string)
 
 // noteSending indexes a, the channel key id that channels holds, in
 // k.sending if it is a sending key of the current epoch and salt for a

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -717,5 +718,52 @@ func TestPrecomputerAddPartly(t *testing.T) {
 	}
 	if err := p.WaitFull(ctx); err != nil || p.Ready() != 4 {
 		t.Fatalf("the recipient added before the failure: %d ready, %v", p.Ready(), err)
+	}
+}
+
+// TestChannelFirstUseAfterFlight: an open that found no channel key in
+// the caches, and reaches the derivation only after another open's
+// flight derived the key (which waits in pending until that open
+// authenticates), takes that key instead of deriving it again. The first
+// open is held between its cache checks and its flight, the second one
+// after its flight (channelHook), and the first one goes on then.
+func TestChannelFirstUseAfterFlight(t *testing.T) {
+	sender, recipient, ids := newKeyrings(t, X25519)
+	env := mustSeal(t, &Sealer{Identified: true, Strategy: Channel, Keyring: sender}, []byte("x"), ids[0].Recipient())
+	held, flown := make(chan struct{}), make(chan struct{})
+	release, finish := make(chan struct{}), make(chan struct{})
+	var calls atomic.Int32
+	channelHook = func(stage string) {
+		switch n := calls.Add(1); {
+		case n == 1 && stage == "flight": // the first open, before its flight
+			close(held)
+			<-release
+		case stage == "flown" && n == 3: // the second open, after its flight
+			close(flown)
+			<-finish
+		}
+	}
+	defer func() { channelHook = nil }()
+	first, second := make(chan error), make(chan error)
+	go func() {
+		_, err := (&Opener{Keyring: recipient}).OpenBytes(env)
+		first <- err
+	}()
+	<-held
+	go func() {
+		_, err := (&Opener{Keyring: recipient}).OpenBytes(env)
+		second <- err
+	}()
+	<-flown
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	close(finish)
+	if err := <-second; err != nil {
+		t.Fatal(err)
+	}
+	if n := recipient.agreements.Load(); n != 1 {
+		t.Fatalf("%d key agreements for one channel key, want 1", n)
 	}
 }
