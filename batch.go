@@ -45,9 +45,9 @@ func (cs *cipherSuite) batches() bool {
 
 // gathers reports whether n key agreements of cs, due at once and
 // computed on at most workers goroutines, are gathered into passes: from
-// minBatch on, where the passes (hpke.BatchSize lanes each, each costing
+// minBatch on, where the passes (batchSize lanes each, each costing
 // PassCost agreements one at a time: 1.25 X25519 agreements with AVX-512
-// IFMA, about 2.1 with AVX2 alone, 1.6 for P-256) take no longer on the
+// IFMA, about 2.1 with AVX2 alone, 1.8 and 3.4 for P-256) take no longer on the
 // workers than the agreements one at a time would. Two agreements on two
 // cores take one agreement's time, less than any pass; on AVX2 alone, so
 // do two on one core.
@@ -59,8 +59,17 @@ func (cs *cipherSuite) gathers(n, workers int) bool {
 	if cs.kem != nil {
 		cost = cs.kem.PassCost()
 	}
-	passes := ceilDiv(n, hpke.BatchSize(n))
+	passes := ceilDiv(n, cs.batchSize(n))
 	return float64(ceilDiv(passes, workers))*cost <= float64(ceilDiv(n, workers))
+}
+
+// batchSize is how many of n agreements of cs go in one call of its batch
+// methods (hpke's BatchSize: one pass of its engine each).
+func (cs *cipherSuite) batchSize(n int) int {
+	if cs.kem != nil {
+		return cs.kem.BatchSize(n)
+	}
+	return hpke.HybridBatchSize(n)
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
@@ -129,7 +138,7 @@ func (s *Sealer) batchAgreements(ps []plan, parallel bool) (n int, err error) {
 	// The tasks start in the order they are given, at most workers at a
 	// time: a shared ephemeral key's public key, which only the key
 	// schedules need, beside the first passes; every pass, as few as
-	// possible (hpke.BatchSize); then the key schedules, each after its
+	// possible (batchSize); then the key schedules, each after its
 	// own pass, so that a worker without a pass left schedules those done
 	// while another runs the last pass. A schedule only ever waits for a
 	// pass that has started. A post-quantum stanza's schedule is a task
@@ -151,7 +160,7 @@ func (s *Sealer) batchAgreements(ps []plan, parallel bool) (n int, err error) {
 			eph := ps[gr.idx[0]].eph
 			g.Go(func() error { eph.PublicKey(); return nil })
 		}
-		size := hpke.BatchSize(len(gr.idx))
+		size := gr.cs.batchSize(len(gr.idx))
 		for start := 0; start < len(gr.idx); start += size {
 			batch := gr.idx[start:min(start+size, len(gr.idx))]
 			if gr.cs.kem == nil {
@@ -415,7 +424,7 @@ func (k *Keyring) warm(peers []*Recipient, epoch uint32, salt [format.SaltSize]b
 	cs, _ := lookupSuite(k.self.suite, aead) // aead is one of the suites'
 	size := 1
 	if cs.gathers(len(cold), workers) {
-		size = hpke.BatchSize(len(cold))
+		size = cs.batchSize(len(cold))
 	}
 	errs := make([]error, len(cold))
 	var g errgroup.Group

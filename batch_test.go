@@ -168,6 +168,9 @@ func TestBatchedStanzas(t *testing.T) {
 					// The pools refill in the background meanwhile.
 					batched = min(batched, want)
 				}
+				if st != Channel && st != Precomputed && !gathered(suite, st, 2, 19) {
+					want = 0 // passes of this suite cost more than its agreements on two cores here
+				}
 				if batches(suite) && batched != want {
 					t.Fatalf("%d agreements in batches, want %d", batched, want)
 				}
@@ -206,7 +209,7 @@ func TestHybridPasses(t *testing.T) {
 		}
 		want, wantN := uint64(0), 0
 		if gathered(MLKEM768X25519, Parallel, parallelism, 20) {
-			want, wantN = uint64(ceilDiv(20, hpke.BatchSize(20))), 20
+			want, wantN = uint64(ceilDiv(20, hpke.HybridBatchSize(20))), 20
 		}
 		before := batchPasses.Load()
 		n, err := s.batchAgreements(ps, parallelism > 1)
@@ -227,7 +230,7 @@ func TestHybridPasses(t *testing.T) {
 
 // TestBatchedMixedSuites seals for recipients of the three classical
 // suites interleaved: each suite's agreements are gathered into passes of
-// their own, and every recipient opens.
+// their own where the passes pay on this CPU, and every recipient opens.
 func TestBatchedMixedSuites(t *testing.T) {
 	var ids []*Identity
 	var rs []*Recipient
@@ -243,7 +246,7 @@ func TestBatchedMixedSuites(t *testing.T) {
 			env := mustSeal(t, &Sealer{Identified: true, Strategy: st, Parallelism: 2}, []byte("mixed"), rs...)
 			want := uint64(0)
 			for _, s := range batchingSuites {
-				if batches(s) {
+				if gathered(s, st, 2, 9) {
 					want += 9
 				}
 			}

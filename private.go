@@ -136,7 +136,7 @@ func (s *Sealer) hybridItems(ps []plan, preamble []byte, parallel bool) (n int, 
 	// batchAgreements orders its own).
 	eph := ps[lanes[0]].heph
 	g.Go(func() error { eph.PublicKey(); return nil })
-	size := hpke.BatchSize(len(lanes))
+	size := hpke.HybridBatchSize(len(lanes))
 	for start := 0; start < len(lanes); start += size {
 		batch := lanes[start:min(start+size, len(lanes))]
 		h := &halfPass{done: make(chan struct{})}

@@ -625,7 +625,7 @@ func TestPrivateHybridLowOrder(t *testing.T) {
 	// reference opens (TestPrivateHybrid) and one pass per eight.
 	before, passes := batchedAgreements.Load(), batchPasses.Load()
 	env := mustSeal(t, &Sealer{}, []byte("pq"), good...)
-	if want := uint64(ceilDiv(19, hpke.BatchSize(19))); gathered(MLKEM768X25519, Parallel, runtime.GOMAXPROCS(0), 19) &&
+	if want := uint64(ceilDiv(19, hpke.HybridBatchSize(19))); gathered(MLKEM768X25519, Parallel, runtime.GOMAXPROCS(0), 19) &&
 		(batchedAgreements.Load()-before != 19 || batchPasses.Load()-passes != want) {
 		t.Fatalf("19 halves in %d agreements and %d passes, want 19 in %d", batchedAgreements.Load()-before, batchPasses.Load()-passes, want)
 	}

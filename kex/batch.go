@@ -16,12 +16,12 @@ import (
 )
 
 // batchX25519 and batchSecp256k1 say whether rounds of the suite gather
-// their key generations into passes (internal/x25519x8 on CPUs with AVX2,
-// internal/ecdhx8 with AVX-512 IFMA), where a pass of eight X25519 public
-// keys costs less than one crypto/ecdh key generation (a quarter of one
-// on AVX2 alone) and a secp256k1 pass about one agreement of the
-// one-at-a-time path (which is a one-lane pass). Tests and benchmarks turn
-// them off to run the one-at-a-time path.
+// their key generations and agreements into passes (internal/x25519x8 and
+// internal/ecdhx8, on CPUs with AVX2), where a pass of X25519 public keys
+// costs less than one crypto/ecdh key generation and a secp256k1 pass
+// about one agreement of the one-at-a-time path with AVX-512 IFMA, 1.75
+// with AVX2 alone (for four). Tests and benchmarks turn them off to run
+// the one-at-a-time path.
 var (
 	batchX25519    = x25519x8.Accelerated()
 	batchSecp256k1 = ecdhx8.Accelerated()
@@ -76,7 +76,7 @@ func checked(s *[32]byte) ([]byte, error) {
 // generateSecp256k1 sets keys[i] to a new key pair for each i in peers:
 // random private keys, their public keys in passes of ecdhx8, compressed.
 func generateSecp256k1(keys []privateKey, peers []int) {
-	inBatches(len(peers), func(start, end int) {
+	inBatches(len(peers), ecdhx8.PassLanes(), func(start, end int) {
 		var scalars [ecdhx8.Lanes][32]byte
 		var pubs [ecdhx8.Lanes][65]byte
 		for j := range end - start {
@@ -91,12 +91,14 @@ func generateSecp256k1(keys []privateKey, peers []int) {
 	})
 }
 
-// inBatches runs f on consecutive parts of [0, n) of at most
-// x25519x8.Lanes, the parts spread evenly, on GOMAXPROCS goroutines.
-func inBatches(n int, f func(start, end int)) {
+// inBatches runs f on consecutive parts of [0, n) of at most lanes (one
+// pass of the suite's engine: x25519x8.PassLanes or ecdhx8.PassLanes),
+// as few as possible and spread evenly, on GOMAXPROCS goroutines.
+func inBatches(n, lanes int, f func(start, end int)) {
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
-	size := x25519x8.BatchSize(n)
+	passes := (n + lanes - 1) / lanes
+	size := max(1, (n+passes-1)/max(passes, 1))
 	for start := 0; start < n; start += size {
 		g.Go(func() error {
 			f(start, min(start+size, n))
@@ -109,7 +111,7 @@ func inBatches(n int, f func(start, end int)) {
 // generateX25519 sets keys[i] to a new key pair for each i in peers, in
 // passes of x25519x8.
 func generateX25519(keys []privateKey, peers []int) {
-	inBatches(len(peers), func(start, end int) {
+	inBatches(len(peers), x25519x8.PassLanes(), func(start, end int) {
 		var scalars, pubs [x25519x8.Lanes][32]byte
 		for j := range end - start {
 			rand.Read(scalars[j][:])
@@ -160,7 +162,11 @@ func (r *Round) Channels(msgs []*Message) (channels []*Channel, err error) {
 		}
 		jobs = append(jobs, job{i: i, peer: m.SenderID, k: [32]byte(r.keys[m.SenderID].bytes()), pub: pub})
 	}
-	inBatches(len(jobs), func(start, end int) {
+	lanes := x25519x8.PassLanes()
+	if suite == Secp256k1 {
+		lanes = ecdhx8.PassLanes()
+	}
+	inBatches(len(jobs), lanes, func(start, end int) {
 		var scalars, out [ecdhx8.Lanes][32]byte
 		var failed [ecdhx8.Lanes]error
 		part := jobs[start:end]

@@ -25,11 +25,11 @@ var _ [x25519x8.Lanes - ecdhx8.Lanes]struct{}
 var _ [ecdhx8.Lanes - x25519x8.Lanes]struct{}
 
 // Batches reports whether the batch methods of k (EncapShared, EncapFresh,
-// DHBatch) compute their key agreements together, in passes: X25519
-// through internal/x25519x8 on a CPU with AVX2 (eight lanes a pass with
+// DHBatch) compute their key agreements together, in passes on a CPU
+// with AVX2: X25519 through internal/x25519x8 (eight lanes a pass with
 // AVX-512 IFMA or AVX-512F, four with AVX2 alone), and P-256 and
-// secp256k1 through internal/ecdhx8 on a CPU with AVX-512 IFMA (eight a
-// pass). Otherwise they compute one agreement after another, as a loop of
+// secp256k1 through internal/ecdhx8 (eight with AVX-512 IFMA, four with
+// AVX2). Otherwise they compute one agreement after another, as a loop of
 // Encap would, and a caller gains nothing from gathering agreements.
 func (k *KEM) Batches() bool {
 	switch k.id {
@@ -46,13 +46,12 @@ func (k *KEM) Batches() bool {
 // pass takes). For X25519 it is the engine's pass (x25519x8.PassCost: 1,
 // 1.65 or 2 crypto/ecdh functions) over one agreement at a time, which is
 // circl's ladder where it runs, 0.8 of crypto/ecdh's (x25519one.go): 1.25
-// with AVX-512 IFMA, about 2.1 with AVX2 alone. For P-256 it is 1.6: a
-// pass costs between one and two crypto/ecdh P-256 agreements on the CPUs
-// of docs/PERFORMANCE.md (1.4× to 1.8×); for secp256k1 1, about one
-// agreement of the one-at-a-time path (itself a one-lane pass). A caller
-// that could run the agreements one at a time on several cores instead
-// compares the two with it (MinPass, for one core). It is 1 where k does
-// not batch.
+// with AVX-512 IFMA, about 2.1 with AVX2 alone. For P-256 and secp256k1 it
+// is internal/ecdhx8's (ecdhx8.PassCost, against crypto/ecdh's and
+// internal/k256's agreement: 1.8 and 0.8 for eight lanes with AVX-512
+// IFMA, 3.4 and 1.75 for four with AVX2). A caller that could run the
+// agreements one at a time on several cores instead compares the two with
+// it (MinPass, for one core). It is 1 where k does not batch.
 func (k *KEM) PassCost() float64 {
 	switch {
 	case !k.Batches():
@@ -60,9 +59,37 @@ func (k *KEM) PassCost() float64 {
 	case k.id == KEMX25519:
 		return x25519PassCost()
 	case k.id == KEMP256:
-		return 1.6
+		return ecdhx8.PassCost(ecdhx8.P256)
+	case k.id == KEMSecp256k1:
+		return ecdhx8.PassCost(ecdhx8.Secp256k1)
 	}
 	return 1
+}
+
+// BatchSize returns how many lanes to fill per call when n agreements of
+// k are cut into consecutive calls of the batch methods: as few passes of
+// k's engine as possible, spread evenly, none of more than one pass
+// (x25519x8.PassLanes for X25519, ecdhx8.PassLanes for P-256 and
+// secp256k1).
+func (k *KEM) BatchSize(n int) int {
+	if k.id == KEMX25519 {
+		return x25519x8.BatchSize(n)
+	}
+	return batchSize(n, ecdhx8.PassLanes())
+}
+
+// HybridBatchSize is BatchSize for the X25519 halves of the hybrid
+// suite's batches.
+func HybridBatchSize(n int) int { return x25519x8.BatchSize(n) }
+
+// batchSize cuts n into as few calls of at most lanes as possible, as
+// evenly as that allows.
+func batchSize(n, lanes int) int {
+	if n <= 0 {
+		return 0
+	}
+	passes := (n + lanes - 1) / lanes
+	return (n + passes - 1) / passes
 }
 
 // x25519PassCost is an X25519 pass's cost in agreements one at a time.
@@ -386,11 +413,3 @@ func inRange(s, n *[32]byte) bool {
 	// exactly where s is not 0.
 	return borrow&((or|-or)>>63) == 1
 }
-
-// BatchSize returns how many lanes to fill per call when n agreements are
-// cut into consecutive calls of the batch methods: as few passes as
-// possible, spread evenly (x25519x8.BatchSize), none of more than one
-// pass. It serves every suite: internal/ecdhx8 batches only where the CPU
-// has AVX-512 IFMA, whose X25519 engine takes eight lanes a pass as
-// ecdhx8 does.
-func BatchSize(n int) int { return x25519x8.BatchSize(n) }

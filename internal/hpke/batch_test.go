@@ -130,16 +130,32 @@ func TestEncapFresh(t *testing.T) {
 }
 
 // TestBatches: the batch methods run in passes for every KEM on a CPU
-// with AVX-512 IFMA, and one at a time elsewhere.
+// with a vector engine for it, and one at a time elsewhere; a pass's cost
+// is its engine's, in agreements one at a time (X25519's against circl's
+// ladder where that runs: at least one), 1 where k does not batch; a batch
+// is one pass of the engine.
 func TestBatches(t *testing.T) {
 	for kem, want := range map[*KEM]bool{X25519(): x25519x8.Accelerated(), P256(): ecdhx8.Accelerated(), Secp256k1(): ecdhx8.Accelerated()} {
 		if kem.Batches() != want {
 			t.Errorf("KEM %04x: Batches() = %v, want %v", kem.ID(), kem.Batches(), want)
 		}
+		if !want && kem.PassCost() != 1 {
+			t.Errorf("KEM %04x: PassCost() = %v without batches", kem.ID(), kem.PassCost())
+		}
 	}
-	if P256().PassCost() != map[bool]float64{true: 1.6, false: 1}[P256().Batches()] || Secp256k1().PassCost() != 1 ||
-		X25519().Batches() && X25519().PassCost() < 1 || !X25519().Batches() && X25519().PassCost() != 1 {
-		t.Errorf("pass costs %v, %v, %v", P256().PassCost(), X25519().PassCost(), Secp256k1().PassCost())
+	if P256().Batches() && (P256().PassCost() != ecdhx8.PassCost(ecdhx8.P256) || Secp256k1().PassCost() != ecdhx8.PassCost(ecdhx8.Secp256k1)) {
+		t.Errorf("pass costs %v and %v, ecdhx8's %v and %v", P256().PassCost(), Secp256k1().PassCost(), ecdhx8.PassCost(ecdhx8.P256), ecdhx8.PassCost(ecdhx8.Secp256k1))
+	}
+	if X25519().Batches() && X25519().PassCost() < x25519x8.PassCost() {
+		t.Errorf("X25519 pass cost %v, below the engine's %v crypto/ecdh agreements", X25519().PassCost(), x25519x8.PassCost())
+	}
+	for n := 1; n <= MaxBatch; n++ {
+		if got, want := P256().BatchSize(n), min(n, ecdhx8.PassLanes()); got > want || got < 1 {
+			t.Errorf("P-256 BatchSize(%d) = %d, want at most %d", n, got, want)
+		}
+		if got := X25519().BatchSize(n); got != x25519x8.BatchSize(n) || got != HybridBatchSize(n) {
+			t.Errorf("X25519 BatchSize(%d) = %d, x25519x8's %d", n, got, x25519x8.BatchSize(n))
+		}
 	}
 }
 

@@ -268,8 +268,8 @@ Print fanseal's module version and the VCS revision it was built from (as
 the Go toolchain recorded them in the binary), the Go version that built
 it, and the engines it runs on this CPU: X25519 multiplications eight
 to a pass with AVX-512 (IFMA, or AVX-512F), four with AVX2; P-256 and
-secp256k1 eight to a pass with AVX-512 IFMA; ML-KEM-768 in AVX-512
-(avx512), circl's AVX2 code, or the standard library's.
+secp256k1 eight to a pass with AVX-512 IFMA, four with AVX2; ML-KEM-768
+in AVX-512 (avx512), circl's AVX2 code, or the standard library's.
 
 Options:
     -h, --help    Print this help.

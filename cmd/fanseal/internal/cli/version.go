@@ -18,7 +18,7 @@ func version(args []string, _ io.Reader, stdout, _ io.Writer) error {
 		return err
 	}
 	bi, _ := debug.ReadBuildInfo()
-	fmt.Fprint(stdout, versionText(bi, engines{x25519x8.Engine(), x25519x8.PassLanes(), ecdhx8.Accelerated(), mlkem768.Implementation()}))
+	fmt.Fprint(stdout, versionText(bi, engines{x25519x8.Engine(), x25519x8.PassLanes(), ecdhx8.Engine(), ecdhx8.PassLanes(), mlkem768.Implementation()}))
 	return nil
 }
 
@@ -31,13 +31,14 @@ func versionString() string {
 }
 
 // engines names the engines this build runs on this CPU: X25519's
-// (x25519x8.Engine, with the lanes of a pass), whether P-256 and
-// secp256k1 run eight to an AVX-512 IFMA pass, and ML-KEM-768's.
+// (x25519x8.Engine, with the lanes of a pass), P-256's and secp256k1's
+// (ecdhx8.Engine, likewise), and ML-KEM-768's.
 type engines struct {
-	x25519 string
-	lanes  int
-	ecdh   bool
-	mlkem  string
+	x25519    string
+	lanes     int
+	ecdh      string
+	ecdhLanes int
+	mlkem     string
 }
 
 // versionText describes the build bi (nil where the binary holds none) and
@@ -71,15 +72,16 @@ func versionText(bi *debug.BuildInfo, e engines) string {
 	case runtime.GOARCH != "amd64":
 		b.WriteString("engines: none (not amd64): one key agreement at a time, the standard library's\n")
 	default:
-		x := "one at a time (this CPU lacks AVX2)"
-		if e.x25519 != "generic" && e.x25519 != "" {
-			x = fmt.Sprintf("%s, %d a pass", e.x25519, e.lanes)
-		}
-		p := "one at a time (this CPU lacks AVX-512 IFMA)"
-		if e.ecdh {
-			p = "avx512ifma, 8 a pass"
-		}
-		fmt.Fprintf(&b, "engines: X25519 %s; P-256 and secp256k1 %s; ML-KEM-768 %s\n", x, p, e.mlkem)
+		fmt.Fprintf(&b, "engines: X25519 %s; P-256 and secp256k1 %s; ML-KEM-768 %s\n", passes(e.x25519, e.lanes), passes(e.ecdh, e.ecdhLanes), e.mlkem)
 	}
 	return b.String()
+}
+
+// passes says how an engine of x25519x8 or ecdhx8 computes: its name and
+// the lanes of a pass, or one at a time.
+func passes(engine string, lanes int) string {
+	if engine == "generic" || engine == "" {
+		return "one at a time (this CPU lacks AVX2)"
+	}
+	return fmt.Sprintf("%s, %d a pass", engine, lanes)
 }
