@@ -1217,8 +1217,9 @@ TEXT sqP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VMOVDQU 192(SI), Y6
 	VMOVDQU 224(SI), Y7
 	VMOVDQU 256(SI), Y8
-	// 2 f_i in Y0..Y8; the products f_i f_j (i < j) once, doubled by the
-	// register, the squares f_i f_i from memory.
+	// 2 f_i in Y0..Y7 (f_8 is never the smaller index of a product); the
+	// products f_i f_j (i < j) once, doubled by the register, the squares
+	// f_i f_i from memory.
 	VPADDQ Y0, Y0, Y0
 	VPADDQ Y1, Y1, Y1
 	VPADDQ Y2, Y2, Y2
@@ -1227,7 +1228,6 @@ TEXT sqP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VPADDQ Y5, Y5, Y5
 	VPADDQ Y6, Y6, Y6
 	VPADDQ Y7, Y7, Y7
-	VPADDQ Y8, Y8, Y8
 	// Pass 1: the columns, to the scratch.
 	VMOVDQU 0(SI), Y9
 	VPMULUDQ 0(SI), Y9, Y9
@@ -9468,8 +9468,9 @@ TEXT sqK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VMOVDQU 192(SI), Y6
 	VMOVDQU 224(SI), Y7
 	VMOVDQU 256(SI), Y8
-	// 2 f_i in Y0..Y8; the products f_i f_j (i < j) once, doubled by the
-	// register, the squares f_i f_i from memory.
+	// 2 f_i in Y0..Y7 (f_8 is never the smaller index of a product); the
+	// products f_i f_j (i < j) once, doubled by the register, the squares
+	// f_i f_i from memory.
 	VPADDQ Y0, Y0, Y0
 	VPADDQ Y1, Y1, Y1
 	VPADDQ Y2, Y2, Y2
@@ -9478,7 +9479,6 @@ TEXT sqK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VPADDQ Y5, Y5, Y5
 	VPADDQ Y6, Y6, Y6
 	VPADDQ Y7, Y7, Y7
-	VPADDQ Y8, Y8, Y8
 	VMOVDQU avx2c<>+3648(SB), Y12
 	VMOVDQU avx2c<>+3680(SB), Y13
 	VMOVDQU avx2c<>+64(SB), Y14

@@ -349,7 +349,7 @@ func cA(j int) string { return fmt.Sprintf("%d(BX)", vb*j) }
 
 // column sums the products of column k into Y9, with a second
 // accumulator Y15 for half the chain of additions; Y10 takes each
-// product. For sq, Y0..Y8 hold 2 f_i, and f_j is read from memory.
+// product. For sq, Y0..Y7 hold 2 f_i, and f_j is read from memory.
 func column(k int, sq bool) {
 	n := 0
 	put := func(emit func(d string)) {
@@ -392,8 +392,8 @@ func prologue(sq bool) {
 		ins("VMOVDQU %s, %s", fA(j), y(j))
 	}
 	if sq {
-		note("2 f_i in Y0..Y8; the products f_i f_j (i < j) once, doubled by the\nregister, the squares f_i f_i from memory.")
-		for j := range nl {
+		note("2 f_i in Y0..Y7 (f_8 is never the smaller index of a product); the\nproducts f_i f_j (i < j) once, doubled by the register, the squares\nf_i f_i from memory.")
+		for j := range nl - 1 {
 			ins("VPADDQ %s, %s, %s", y(j), y(j), y(j))
 		}
 	}

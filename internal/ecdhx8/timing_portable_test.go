@@ -10,7 +10,8 @@ import (
 // TestTimingPortable is the dudect-style test of the portable secp256k1
 // path (internal/k256's ECDH and PublicKey, or under purego
 // secp256k1-voi's ScalarMult and ScalarBaseMult, behind ECDHOne and
-// PublicKeyOne where the IFMA code is not in use): Welch's t-test on the
+// PublicKeyOne where the IFMA code is not in use, the AVX2 engine's CPUs
+// included): Welch's t-test on the
 // running times of single agreements and public keys with a fixed scalar
 // (1: every window digit 0 but the last, and for secp256k1-voi after its
 // GLV split k1 = 1 and k2 = 0; the cheapest input of any variable-time
@@ -21,15 +22,15 @@ import (
 // ScalarMultNonConst, measured this way, gives |t| in the hundreds.
 //
 // CI runs it with GODEBUG=cpu.avx512ifma=off and under purego (about 20 s
-// each); elsewhere it needs ECDHX8_TIMING=1. Where the IFMA code is in
-// use it measures the portable functions directly.
+// each); elsewhere it needs ECDHX8_TIMING=1. Where ECDHOne runs on the
+// IFMA code it measures the portable functions directly.
 func TestTimingPortable(t *testing.T) {
 	if os.Getenv("ECDHX8_TIMING") == "" {
 		t.Skip("set ECDHX8_TIMING=1 to run the timing test")
 	}
 	n := timingCount(t)
 	agree, public := ECDHOne, PublicKeyOne
-	if Accelerated() {
+	if Secp256k1.oneVector() {
 		agree, public = ecdhPortable, publicKeyPortable
 	}
 	r := mrand.New(mrand.NewPCG(33, 34))
