@@ -63,9 +63,10 @@
 // below 2^29 and limb 8 below 2^24 plus the chain's carry, so the value
 // is below 2^256 + 2^245 < 2p.
 // Linear combinations (sums of c_i v_i, then times m in {1, 2, 3, 4, 8}):
-// limb by limb, without carries; the negative terms are subtracted after a
-// bias, a multiple of p whose limbs are at least the sum of their bounds
-// (q times tight's), so no lane goes below 0.
+// limb by limb; the negative terms are subtracted after a bias, a multiple
+// of p whose limbs are at least the sum of their bounds (q times tight's),
+// so no lane goes below 0; a result whose form would exceed fin is
+// carried (as carry does, in the registers) before it is stored.
 //
 // # Bounds
 //
@@ -84,8 +85,6 @@
 //	  1 tight: 0x3ffffffd 0x3ffffffe 0x3ffffffe 0x200005fe 0x1fffffff 0x1fffffff 0x200bffff 0x3f9fffff 0x2fffffe
 //	  2 tight: 0x5ffffffb 0x5ffffffd 0x5ffffffd 0x400009fd 0x3ffffffe 0x3ffffffe 0x4013fffe 0x5f5ffffe 0x4fffffd
 //	  4 tight: 0x9ffffff7 0x9ffffffb 0x9ffffffb 0x800011fb 0x7ffffffc 0x7ffffffc 0x8023fffc 0x9edffffc 0x8fffffb
-//	  12 tight: 0x19fffffe7 0x19ffffff3 0x19ffffff3 0x1800031f3 0x17ffffff4 0x17ffffff4 0x18063fff4 0x19cdffff4 0x18fffff3
-//	  18 tight: 0x25fffffdb 0x25fffffed 0x25fffffed 0x2400049ed 0x23fffffee 0x23fffffee 0x24093ffee 0x25b5fffee 0x24ffffed
 //
 // secp256k1, p = 0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2f:
 //	tight: 0x1fffffff 0x1fffffff 0x20003fff 0x1fffffff 0x1fffffff 0x1fffffff 0x1fffffff 0x1fffffff 0x1fffffff
@@ -99,13 +98,12 @@
 //	  1 tight: 0x3fff820f 0x3ffffef6 0x3ffffffe 0x3ffffffe 0x3ffffffe 0x3ffffffe 0x3ffffffe 0x3ffffffe 0x20fffffe
 //	  2 tight: 0x5fff07ef 0x5ffffdf5 0x5ffffffd 0x5ffffffd 0x5ffffffd 0x5ffffffd 0x5ffffffd 0x5ffffffd 0x40fffffd
 //	  3 tight: 0x7ffe8dcf 0x7ffffcf4 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x60fffffc
-//	  21 tight: 0x2bff5f78f 0x2bfffeae2 0x2bfffffea 0x2bfffffea 0x2bfffffea 0x2bfffffea 0x2bfffffea 0x2bfffffea 0x2a0ffffea
 //
 // Where each form occurs. Every coordinate of every point the formulas
 // take and give is tight: the outputs of mul, sq and carry; a linear
-// combination's result is carried before it is an operand that would
-// exceed fin (an f) or gin (a g, or a square's input), and a point's
-// coordinate before the formula returns it. The generator tracks the form
+// combination's result is carried where it would exceed fin, and before
+// it is an operand that would exceed gin (a g, or a square's input), and
+// a point's coordinate before the formula returns it. The generator tracks the form
 // of every value to decide this. The converted inputs are tight (radix
 // 2^52 inputs below 2^257: limb 8 below 2^25), the comb's converted entries
 // too (canonical); a negated y-coordinate is carried. Values handed to Go
@@ -316,563 +314,455 @@ DATA avx2c<>+1024(SB)/8, $0x2fffffe // [P256 1 tight bias limb 8]
 DATA avx2c<>+1032(SB)/8, $0x2fffffe
 DATA avx2c<>+1040(SB)/8, $0x2fffffe
 DATA avx2c<>+1048(SB)/8, $0x2fffffe
-DATA avx2c<>+1056(SB)/8, $0x25fffffdb // [P256 18 tight bias limb 0]
-DATA avx2c<>+1064(SB)/8, $0x25fffffdb
-DATA avx2c<>+1072(SB)/8, $0x25fffffdb
-DATA avx2c<>+1080(SB)/8, $0x25fffffdb
-DATA avx2c<>+1088(SB)/8, $0x25fffffed // [P256 18 tight bias limb 1]
-DATA avx2c<>+1096(SB)/8, $0x25fffffed
-DATA avx2c<>+1104(SB)/8, $0x25fffffed
-DATA avx2c<>+1112(SB)/8, $0x25fffffed
-DATA avx2c<>+1120(SB)/8, $0x25fffffed // [P256 18 tight bias limb 2]
-DATA avx2c<>+1128(SB)/8, $0x25fffffed
-DATA avx2c<>+1136(SB)/8, $0x25fffffed
-DATA avx2c<>+1144(SB)/8, $0x25fffffed
-DATA avx2c<>+1152(SB)/8, $0x2400049ed // [P256 18 tight bias limb 3]
-DATA avx2c<>+1160(SB)/8, $0x2400049ed
-DATA avx2c<>+1168(SB)/8, $0x2400049ed
-DATA avx2c<>+1176(SB)/8, $0x2400049ed
-DATA avx2c<>+1184(SB)/8, $0x23fffffee // [P256 18 tight bias limb 4]
-DATA avx2c<>+1192(SB)/8, $0x23fffffee
-DATA avx2c<>+1200(SB)/8, $0x23fffffee
-DATA avx2c<>+1208(SB)/8, $0x23fffffee
-DATA avx2c<>+1216(SB)/8, $0x23fffffee // [P256 18 tight bias limb 5]
-DATA avx2c<>+1224(SB)/8, $0x23fffffee
-DATA avx2c<>+1232(SB)/8, $0x23fffffee
-DATA avx2c<>+1240(SB)/8, $0x23fffffee
-DATA avx2c<>+1248(SB)/8, $0x24093ffee // [P256 18 tight bias limb 6]
-DATA avx2c<>+1256(SB)/8, $0x24093ffee
-DATA avx2c<>+1264(SB)/8, $0x24093ffee
-DATA avx2c<>+1272(SB)/8, $0x24093ffee
-DATA avx2c<>+1280(SB)/8, $0x25b5fffee // [P256 18 tight bias limb 7]
-DATA avx2c<>+1288(SB)/8, $0x25b5fffee
-DATA avx2c<>+1296(SB)/8, $0x25b5fffee
-DATA avx2c<>+1304(SB)/8, $0x25b5fffee
-DATA avx2c<>+1312(SB)/8, $0x24ffffed // [P256 18 tight bias limb 8]
-DATA avx2c<>+1320(SB)/8, $0x24ffffed
-DATA avx2c<>+1328(SB)/8, $0x24ffffed
-DATA avx2c<>+1336(SB)/8, $0x24ffffed
-DATA avx2c<>+1344(SB)/8, $0x9ffffff7 // [P256 4 tight bias limb 0]
-DATA avx2c<>+1352(SB)/8, $0x9ffffff7
-DATA avx2c<>+1360(SB)/8, $0x9ffffff7
-DATA avx2c<>+1368(SB)/8, $0x9ffffff7
-DATA avx2c<>+1376(SB)/8, $0x9ffffffb // [P256 4 tight bias limb 1]
-DATA avx2c<>+1384(SB)/8, $0x9ffffffb
-DATA avx2c<>+1392(SB)/8, $0x9ffffffb
-DATA avx2c<>+1400(SB)/8, $0x9ffffffb
-DATA avx2c<>+1408(SB)/8, $0x9ffffffb // [P256 4 tight bias limb 2]
-DATA avx2c<>+1416(SB)/8, $0x9ffffffb
-DATA avx2c<>+1424(SB)/8, $0x9ffffffb
-DATA avx2c<>+1432(SB)/8, $0x9ffffffb
-DATA avx2c<>+1440(SB)/8, $0x800011fb // [P256 4 tight bias limb 3]
-DATA avx2c<>+1448(SB)/8, $0x800011fb
-DATA avx2c<>+1456(SB)/8, $0x800011fb
-DATA avx2c<>+1464(SB)/8, $0x800011fb
-DATA avx2c<>+1472(SB)/8, $0x7ffffffc // [P256 4 tight bias limb 4]
-DATA avx2c<>+1480(SB)/8, $0x7ffffffc
-DATA avx2c<>+1488(SB)/8, $0x7ffffffc
-DATA avx2c<>+1496(SB)/8, $0x7ffffffc
-DATA avx2c<>+1504(SB)/8, $0x7ffffffc // [P256 4 tight bias limb 5]
-DATA avx2c<>+1512(SB)/8, $0x7ffffffc
-DATA avx2c<>+1520(SB)/8, $0x7ffffffc
-DATA avx2c<>+1528(SB)/8, $0x7ffffffc
-DATA avx2c<>+1536(SB)/8, $0x8023fffc // [P256 4 tight bias limb 6]
-DATA avx2c<>+1544(SB)/8, $0x8023fffc
-DATA avx2c<>+1552(SB)/8, $0x8023fffc
-DATA avx2c<>+1560(SB)/8, $0x8023fffc
-DATA avx2c<>+1568(SB)/8, $0x9edffffc // [P256 4 tight bias limb 7]
-DATA avx2c<>+1576(SB)/8, $0x9edffffc
-DATA avx2c<>+1584(SB)/8, $0x9edffffc
-DATA avx2c<>+1592(SB)/8, $0x9edffffc
-DATA avx2c<>+1600(SB)/8, $0x8fffffb // [P256 4 tight bias limb 8]
-DATA avx2c<>+1608(SB)/8, $0x8fffffb
-DATA avx2c<>+1616(SB)/8, $0x8fffffb
-DATA avx2c<>+1624(SB)/8, $0x8fffffb
-DATA avx2c<>+1632(SB)/8, $0x3 // 3
-DATA avx2c<>+1640(SB)/8, $0x3
-DATA avx2c<>+1648(SB)/8, $0x3
-DATA avx2c<>+1656(SB)/8, $0x3
-DATA avx2c<>+1664(SB)/8, $0x19fffffe7 // [P256 12 tight bias limb 0]
-DATA avx2c<>+1672(SB)/8, $0x19fffffe7
-DATA avx2c<>+1680(SB)/8, $0x19fffffe7
-DATA avx2c<>+1688(SB)/8, $0x19fffffe7
-DATA avx2c<>+1696(SB)/8, $0x19ffffff3 // [P256 12 tight bias limb 1]
-DATA avx2c<>+1704(SB)/8, $0x19ffffff3
-DATA avx2c<>+1712(SB)/8, $0x19ffffff3
-DATA avx2c<>+1720(SB)/8, $0x19ffffff3
-DATA avx2c<>+1728(SB)/8, $0x19ffffff3 // [P256 12 tight bias limb 2]
-DATA avx2c<>+1736(SB)/8, $0x19ffffff3
-DATA avx2c<>+1744(SB)/8, $0x19ffffff3
-DATA avx2c<>+1752(SB)/8, $0x19ffffff3
-DATA avx2c<>+1760(SB)/8, $0x1800031f3 // [P256 12 tight bias limb 3]
-DATA avx2c<>+1768(SB)/8, $0x1800031f3
-DATA avx2c<>+1776(SB)/8, $0x1800031f3
-DATA avx2c<>+1784(SB)/8, $0x1800031f3
-DATA avx2c<>+1792(SB)/8, $0x17ffffff4 // [P256 12 tight bias limb 4]
-DATA avx2c<>+1800(SB)/8, $0x17ffffff4
-DATA avx2c<>+1808(SB)/8, $0x17ffffff4
-DATA avx2c<>+1816(SB)/8, $0x17ffffff4
-DATA avx2c<>+1824(SB)/8, $0x17ffffff4 // [P256 12 tight bias limb 5]
-DATA avx2c<>+1832(SB)/8, $0x17ffffff4
-DATA avx2c<>+1840(SB)/8, $0x17ffffff4
-DATA avx2c<>+1848(SB)/8, $0x17ffffff4
-DATA avx2c<>+1856(SB)/8, $0x18063fff4 // [P256 12 tight bias limb 6]
-DATA avx2c<>+1864(SB)/8, $0x18063fff4
-DATA avx2c<>+1872(SB)/8, $0x18063fff4
-DATA avx2c<>+1880(SB)/8, $0x18063fff4
-DATA avx2c<>+1888(SB)/8, $0x19cdffff4 // [P256 12 tight bias limb 7]
-DATA avx2c<>+1896(SB)/8, $0x19cdffff4
-DATA avx2c<>+1904(SB)/8, $0x19cdffff4
-DATA avx2c<>+1912(SB)/8, $0x19cdffff4
-DATA avx2c<>+1920(SB)/8, $0x18fffff3 // [P256 12 tight bias limb 8]
-DATA avx2c<>+1928(SB)/8, $0x18fffff3
-DATA avx2c<>+1936(SB)/8, $0x18fffff3
-DATA avx2c<>+1944(SB)/8, $0x18fffff3
-DATA avx2c<>+1952(SB)/8, $0x10 // [P256 2^260 limb 0]
-DATA avx2c<>+1960(SB)/8, $0x10
-DATA avx2c<>+1968(SB)/8, $0x10
-DATA avx2c<>+1976(SB)/8, $0x10
-DATA avx2c<>+1984(SB)/8, $0x0 // [P256 2^260 limb 1]
-DATA avx2c<>+1992(SB)/8, $0x0
-DATA avx2c<>+2000(SB)/8, $0x0
-DATA avx2c<>+2008(SB)/8, $0x0
-DATA avx2c<>+2016(SB)/8, $0x0 // [P256 2^260 limb 2]
-DATA avx2c<>+2024(SB)/8, $0x0
-DATA avx2c<>+2032(SB)/8, $0x0
-DATA avx2c<>+2040(SB)/8, $0x0
-DATA avx2c<>+2048(SB)/8, $0x1fffe000 // [P256 2^260 limb 3]
-DATA avx2c<>+2056(SB)/8, $0x1fffe000
-DATA avx2c<>+2064(SB)/8, $0x1fffe000
-DATA avx2c<>+2072(SB)/8, $0x1fffe000
-DATA avx2c<>+2080(SB)/8, $0x1fffffff // [P256 2^260 limb 4]
-DATA avx2c<>+2088(SB)/8, $0x1fffffff
-DATA avx2c<>+2096(SB)/8, $0x1fffffff
-DATA avx2c<>+2104(SB)/8, $0x1fffffff
-DATA avx2c<>+2112(SB)/8, $0x1fffffff // [P256 2^260 limb 5]
-DATA avx2c<>+2120(SB)/8, $0x1fffffff
-DATA avx2c<>+2128(SB)/8, $0x1fffffff
-DATA avx2c<>+2136(SB)/8, $0x1fffffff
-DATA avx2c<>+2144(SB)/8, $0x1fbfffff // [P256 2^260 limb 6]
-DATA avx2c<>+2152(SB)/8, $0x1fbfffff
-DATA avx2c<>+2160(SB)/8, $0x1fbfffff
-DATA avx2c<>+2168(SB)/8, $0x1fbfffff
-DATA avx2c<>+2176(SB)/8, $0x1ffffff // [P256 2^260 limb 7]
-DATA avx2c<>+2184(SB)/8, $0x1ffffff
-DATA avx2c<>+2192(SB)/8, $0x1ffffff
-DATA avx2c<>+2200(SB)/8, $0x1ffffff
-DATA avx2c<>+2208(SB)/8, $0x0 // [P256 2^260 limb 8]
+DATA avx2c<>+1056(SB)/8, $0x9ffffff7 // [P256 4 tight bias limb 0]
+DATA avx2c<>+1064(SB)/8, $0x9ffffff7
+DATA avx2c<>+1072(SB)/8, $0x9ffffff7
+DATA avx2c<>+1080(SB)/8, $0x9ffffff7
+DATA avx2c<>+1088(SB)/8, $0x9ffffffb // [P256 4 tight bias limb 1]
+DATA avx2c<>+1096(SB)/8, $0x9ffffffb
+DATA avx2c<>+1104(SB)/8, $0x9ffffffb
+DATA avx2c<>+1112(SB)/8, $0x9ffffffb
+DATA avx2c<>+1120(SB)/8, $0x9ffffffb // [P256 4 tight bias limb 2]
+DATA avx2c<>+1128(SB)/8, $0x9ffffffb
+DATA avx2c<>+1136(SB)/8, $0x9ffffffb
+DATA avx2c<>+1144(SB)/8, $0x9ffffffb
+DATA avx2c<>+1152(SB)/8, $0x800011fb // [P256 4 tight bias limb 3]
+DATA avx2c<>+1160(SB)/8, $0x800011fb
+DATA avx2c<>+1168(SB)/8, $0x800011fb
+DATA avx2c<>+1176(SB)/8, $0x800011fb
+DATA avx2c<>+1184(SB)/8, $0x7ffffffc // [P256 4 tight bias limb 4]
+DATA avx2c<>+1192(SB)/8, $0x7ffffffc
+DATA avx2c<>+1200(SB)/8, $0x7ffffffc
+DATA avx2c<>+1208(SB)/8, $0x7ffffffc
+DATA avx2c<>+1216(SB)/8, $0x7ffffffc // [P256 4 tight bias limb 5]
+DATA avx2c<>+1224(SB)/8, $0x7ffffffc
+DATA avx2c<>+1232(SB)/8, $0x7ffffffc
+DATA avx2c<>+1240(SB)/8, $0x7ffffffc
+DATA avx2c<>+1248(SB)/8, $0x8023fffc // [P256 4 tight bias limb 6]
+DATA avx2c<>+1256(SB)/8, $0x8023fffc
+DATA avx2c<>+1264(SB)/8, $0x8023fffc
+DATA avx2c<>+1272(SB)/8, $0x8023fffc
+DATA avx2c<>+1280(SB)/8, $0x9edffffc // [P256 4 tight bias limb 7]
+DATA avx2c<>+1288(SB)/8, $0x9edffffc
+DATA avx2c<>+1296(SB)/8, $0x9edffffc
+DATA avx2c<>+1304(SB)/8, $0x9edffffc
+DATA avx2c<>+1312(SB)/8, $0x8fffffb // [P256 4 tight bias limb 8]
+DATA avx2c<>+1320(SB)/8, $0x8fffffb
+DATA avx2c<>+1328(SB)/8, $0x8fffffb
+DATA avx2c<>+1336(SB)/8, $0x8fffffb
+DATA avx2c<>+1344(SB)/8, $0x3 // 3
+DATA avx2c<>+1352(SB)/8, $0x3
+DATA avx2c<>+1360(SB)/8, $0x3
+DATA avx2c<>+1368(SB)/8, $0x3
+DATA avx2c<>+1376(SB)/8, $0x10 // [P256 2^260 limb 0]
+DATA avx2c<>+1384(SB)/8, $0x10
+DATA avx2c<>+1392(SB)/8, $0x10
+DATA avx2c<>+1400(SB)/8, $0x10
+DATA avx2c<>+1408(SB)/8, $0x0 // [P256 2^260 limb 1]
+DATA avx2c<>+1416(SB)/8, $0x0
+DATA avx2c<>+1424(SB)/8, $0x0
+DATA avx2c<>+1432(SB)/8, $0x0
+DATA avx2c<>+1440(SB)/8, $0x0 // [P256 2^260 limb 2]
+DATA avx2c<>+1448(SB)/8, $0x0
+DATA avx2c<>+1456(SB)/8, $0x0
+DATA avx2c<>+1464(SB)/8, $0x0
+DATA avx2c<>+1472(SB)/8, $0x1fffe000 // [P256 2^260 limb 3]
+DATA avx2c<>+1480(SB)/8, $0x1fffe000
+DATA avx2c<>+1488(SB)/8, $0x1fffe000
+DATA avx2c<>+1496(SB)/8, $0x1fffe000
+DATA avx2c<>+1504(SB)/8, $0x1fffffff // [P256 2^260 limb 4]
+DATA avx2c<>+1512(SB)/8, $0x1fffffff
+DATA avx2c<>+1520(SB)/8, $0x1fffffff
+DATA avx2c<>+1528(SB)/8, $0x1fffffff
+DATA avx2c<>+1536(SB)/8, $0x1fffffff // [P256 2^260 limb 5]
+DATA avx2c<>+1544(SB)/8, $0x1fffffff
+DATA avx2c<>+1552(SB)/8, $0x1fffffff
+DATA avx2c<>+1560(SB)/8, $0x1fffffff
+DATA avx2c<>+1568(SB)/8, $0x1fbfffff // [P256 2^260 limb 6]
+DATA avx2c<>+1576(SB)/8, $0x1fbfffff
+DATA avx2c<>+1584(SB)/8, $0x1fbfffff
+DATA avx2c<>+1592(SB)/8, $0x1fbfffff
+DATA avx2c<>+1600(SB)/8, $0x1ffffff // [P256 2^260 limb 7]
+DATA avx2c<>+1608(SB)/8, $0x1ffffff
+DATA avx2c<>+1616(SB)/8, $0x1ffffff
+DATA avx2c<>+1624(SB)/8, $0x1ffffff
+DATA avx2c<>+1632(SB)/8, $0x0 // [P256 2^260 limb 8]
+DATA avx2c<>+1640(SB)/8, $0x0
+DATA avx2c<>+1648(SB)/8, $0x0
+DATA avx2c<>+1656(SB)/8, $0x0
+DATA avx2c<>+1664(SB)/8, $0x0 // [0 limb 0]
+DATA avx2c<>+1672(SB)/8, $0x0
+DATA avx2c<>+1680(SB)/8, $0x0
+DATA avx2c<>+1688(SB)/8, $0x0
+DATA avx2c<>+1696(SB)/8, $0x0 // [0 limb 1]
+DATA avx2c<>+1704(SB)/8, $0x0
+DATA avx2c<>+1712(SB)/8, $0x0
+DATA avx2c<>+1720(SB)/8, $0x0
+DATA avx2c<>+1728(SB)/8, $0x0 // [0 limb 2]
+DATA avx2c<>+1736(SB)/8, $0x0
+DATA avx2c<>+1744(SB)/8, $0x0
+DATA avx2c<>+1752(SB)/8, $0x0
+DATA avx2c<>+1760(SB)/8, $0x0 // [0 limb 3]
+DATA avx2c<>+1768(SB)/8, $0x0
+DATA avx2c<>+1776(SB)/8, $0x0
+DATA avx2c<>+1784(SB)/8, $0x0
+DATA avx2c<>+1792(SB)/8, $0x0 // [0 limb 4]
+DATA avx2c<>+1800(SB)/8, $0x0
+DATA avx2c<>+1808(SB)/8, $0x0
+DATA avx2c<>+1816(SB)/8, $0x0
+DATA avx2c<>+1824(SB)/8, $0x0 // [0 limb 5]
+DATA avx2c<>+1832(SB)/8, $0x0
+DATA avx2c<>+1840(SB)/8, $0x0
+DATA avx2c<>+1848(SB)/8, $0x0
+DATA avx2c<>+1856(SB)/8, $0x0 // [0 limb 6]
+DATA avx2c<>+1864(SB)/8, $0x0
+DATA avx2c<>+1872(SB)/8, $0x0
+DATA avx2c<>+1880(SB)/8, $0x0
+DATA avx2c<>+1888(SB)/8, $0x0 // [0 limb 7]
+DATA avx2c<>+1896(SB)/8, $0x0
+DATA avx2c<>+1904(SB)/8, $0x0
+DATA avx2c<>+1912(SB)/8, $0x0
+DATA avx2c<>+1920(SB)/8, $0x0 // [0 limb 8]
+DATA avx2c<>+1928(SB)/8, $0x0
+DATA avx2c<>+1936(SB)/8, $0x0
+DATA avx2c<>+1944(SB)/8, $0x0
+DATA avx2c<>+1952(SB)/8, $0x3f // 2^6 - 1
+DATA avx2c<>+1960(SB)/8, $0x3f
+DATA avx2c<>+1968(SB)/8, $0x3f
+DATA avx2c<>+1976(SB)/8, $0x3f
+DATA avx2c<>+1984(SB)/8, $0xfff // 2^12 - 1
+DATA avx2c<>+1992(SB)/8, $0xfff
+DATA avx2c<>+2000(SB)/8, $0xfff
+DATA avx2c<>+2008(SB)/8, $0xfff
+DATA avx2c<>+2016(SB)/8, $0x3ffff // 2^18 - 1
+DATA avx2c<>+2024(SB)/8, $0x3ffff
+DATA avx2c<>+2032(SB)/8, $0x3ffff
+DATA avx2c<>+2040(SB)/8, $0x3ffff
+DATA avx2c<>+2048(SB)/8, $0x1 // 1
+DATA avx2c<>+2056(SB)/8, $0x1
+DATA avx2c<>+2064(SB)/8, $0x1
+DATA avx2c<>+2072(SB)/8, $0x1
+DATA avx2c<>+2080(SB)/8, $0x1 // [1 limb 0]
+DATA avx2c<>+2088(SB)/8, $0x1
+DATA avx2c<>+2096(SB)/8, $0x1
+DATA avx2c<>+2104(SB)/8, $0x1
+DATA avx2c<>+2112(SB)/8, $0x0 // [1 limb 1]
+DATA avx2c<>+2120(SB)/8, $0x0
+DATA avx2c<>+2128(SB)/8, $0x0
+DATA avx2c<>+2136(SB)/8, $0x0
+DATA avx2c<>+2144(SB)/8, $0x0 // [1 limb 2]
+DATA avx2c<>+2152(SB)/8, $0x0
+DATA avx2c<>+2160(SB)/8, $0x0
+DATA avx2c<>+2168(SB)/8, $0x0
+DATA avx2c<>+2176(SB)/8, $0x0 // [1 limb 3]
+DATA avx2c<>+2184(SB)/8, $0x0
+DATA avx2c<>+2192(SB)/8, $0x0
+DATA avx2c<>+2200(SB)/8, $0x0
+DATA avx2c<>+2208(SB)/8, $0x0 // [1 limb 4]
 DATA avx2c<>+2216(SB)/8, $0x0
 DATA avx2c<>+2224(SB)/8, $0x0
 DATA avx2c<>+2232(SB)/8, $0x0
-DATA avx2c<>+2240(SB)/8, $0x0 // [0 limb 0]
+DATA avx2c<>+2240(SB)/8, $0x0 // [1 limb 5]
 DATA avx2c<>+2248(SB)/8, $0x0
 DATA avx2c<>+2256(SB)/8, $0x0
 DATA avx2c<>+2264(SB)/8, $0x0
-DATA avx2c<>+2272(SB)/8, $0x0 // [0 limb 1]
+DATA avx2c<>+2272(SB)/8, $0x0 // [1 limb 6]
 DATA avx2c<>+2280(SB)/8, $0x0
 DATA avx2c<>+2288(SB)/8, $0x0
 DATA avx2c<>+2296(SB)/8, $0x0
-DATA avx2c<>+2304(SB)/8, $0x0 // [0 limb 2]
+DATA avx2c<>+2304(SB)/8, $0x0 // [1 limb 7]
 DATA avx2c<>+2312(SB)/8, $0x0
 DATA avx2c<>+2320(SB)/8, $0x0
 DATA avx2c<>+2328(SB)/8, $0x0
-DATA avx2c<>+2336(SB)/8, $0x0 // [0 limb 3]
+DATA avx2c<>+2336(SB)/8, $0x0 // [1 limb 8]
 DATA avx2c<>+2344(SB)/8, $0x0
 DATA avx2c<>+2352(SB)/8, $0x0
 DATA avx2c<>+2360(SB)/8, $0x0
-DATA avx2c<>+2368(SB)/8, $0x0 // [0 limb 4]
-DATA avx2c<>+2376(SB)/8, $0x0
-DATA avx2c<>+2384(SB)/8, $0x0
-DATA avx2c<>+2392(SB)/8, $0x0
-DATA avx2c<>+2400(SB)/8, $0x0 // [0 limb 5]
-DATA avx2c<>+2408(SB)/8, $0x0
-DATA avx2c<>+2416(SB)/8, $0x0
-DATA avx2c<>+2424(SB)/8, $0x0
-DATA avx2c<>+2432(SB)/8, $0x0 // [0 limb 6]
-DATA avx2c<>+2440(SB)/8, $0x0
-DATA avx2c<>+2448(SB)/8, $0x0
-DATA avx2c<>+2456(SB)/8, $0x0
-DATA avx2c<>+2464(SB)/8, $0x0 // [0 limb 7]
-DATA avx2c<>+2472(SB)/8, $0x0
-DATA avx2c<>+2480(SB)/8, $0x0
-DATA avx2c<>+2488(SB)/8, $0x0
-DATA avx2c<>+2496(SB)/8, $0x0 // [0 limb 8]
-DATA avx2c<>+2504(SB)/8, $0x0
-DATA avx2c<>+2512(SB)/8, $0x0
-DATA avx2c<>+2520(SB)/8, $0x0
-DATA avx2c<>+2528(SB)/8, $0x3f // 2^6 - 1
-DATA avx2c<>+2536(SB)/8, $0x3f
-DATA avx2c<>+2544(SB)/8, $0x3f
-DATA avx2c<>+2552(SB)/8, $0x3f
-DATA avx2c<>+2560(SB)/8, $0xfff // 2^12 - 1
-DATA avx2c<>+2568(SB)/8, $0xfff
-DATA avx2c<>+2576(SB)/8, $0xfff
-DATA avx2c<>+2584(SB)/8, $0xfff
-DATA avx2c<>+2592(SB)/8, $0x3ffff // 2^18 - 1
-DATA avx2c<>+2600(SB)/8, $0x3ffff
-DATA avx2c<>+2608(SB)/8, $0x3ffff
-DATA avx2c<>+2616(SB)/8, $0x3ffff
-DATA avx2c<>+2624(SB)/8, $0x1 // 1
-DATA avx2c<>+2632(SB)/8, $0x1
-DATA avx2c<>+2640(SB)/8, $0x1
-DATA avx2c<>+2648(SB)/8, $0x1
-DATA avx2c<>+2656(SB)/8, $0x1 // [1 limb 0]
-DATA avx2c<>+2664(SB)/8, $0x1
-DATA avx2c<>+2672(SB)/8, $0x1
-DATA avx2c<>+2680(SB)/8, $0x1
-DATA avx2c<>+2688(SB)/8, $0x0 // [1 limb 1]
-DATA avx2c<>+2696(SB)/8, $0x0
-DATA avx2c<>+2704(SB)/8, $0x0
-DATA avx2c<>+2712(SB)/8, $0x0
-DATA avx2c<>+2720(SB)/8, $0x0 // [1 limb 2]
-DATA avx2c<>+2728(SB)/8, $0x0
-DATA avx2c<>+2736(SB)/8, $0x0
-DATA avx2c<>+2744(SB)/8, $0x0
-DATA avx2c<>+2752(SB)/8, $0x0 // [1 limb 3]
-DATA avx2c<>+2760(SB)/8, $0x0
-DATA avx2c<>+2768(SB)/8, $0x0
-DATA avx2c<>+2776(SB)/8, $0x0
-DATA avx2c<>+2784(SB)/8, $0x0 // [1 limb 4]
-DATA avx2c<>+2792(SB)/8, $0x0
-DATA avx2c<>+2800(SB)/8, $0x0
-DATA avx2c<>+2808(SB)/8, $0x0
-DATA avx2c<>+2816(SB)/8, $0x0 // [1 limb 5]
+DATA avx2c<>+2368(SB)/8, $0x7fffff // 2^23 - 1
+DATA avx2c<>+2376(SB)/8, $0x7fffff
+DATA avx2c<>+2384(SB)/8, $0x7fffff
+DATA avx2c<>+2392(SB)/8, $0x7fffff
+DATA avx2c<>+2400(SB)/8, $0x1ffff // 2^17 - 1
+DATA avx2c<>+2408(SB)/8, $0x1ffff
+DATA avx2c<>+2416(SB)/8, $0x1ffff
+DATA avx2c<>+2424(SB)/8, $0x1ffff
+DATA avx2c<>+2432(SB)/8, $0x7ff // 2^11 - 1
+DATA avx2c<>+2440(SB)/8, $0x7ff
+DATA avx2c<>+2448(SB)/8, $0x7ff
+DATA avx2c<>+2456(SB)/8, $0x7ff
+DATA avx2c<>+2464(SB)/8, $0x1f // 2^5 - 1
+DATA avx2c<>+2472(SB)/8, $0x1f
+DATA avx2c<>+2480(SB)/8, $0x1f
+DATA avx2c<>+2488(SB)/8, $0x1f
+DATA avx2c<>+2496(SB)/8, $0xc00 // [P256 2^522 limb 0]
+DATA avx2c<>+2504(SB)/8, $0xc00
+DATA avx2c<>+2512(SB)/8, $0xc00
+DATA avx2c<>+2520(SB)/8, $0xc00
+DATA avx2c<>+2528(SB)/8, $0x0 // [P256 2^522 limb 1]
+DATA avx2c<>+2536(SB)/8, $0x0
+DATA avx2c<>+2544(SB)/8, $0x0
+DATA avx2c<>+2552(SB)/8, $0x0
+DATA avx2c<>+2560(SB)/8, $0x1fff0000 // [P256 2^522 limb 2]
+DATA avx2c<>+2568(SB)/8, $0x1fff0000
+DATA avx2c<>+2576(SB)/8, $0x1fff0000
+DATA avx2c<>+2584(SB)/8, $0x1fff0000
+DATA avx2c<>+2592(SB)/8, $0x1fdfffff // [P256 2^522 limb 3]
+DATA avx2c<>+2600(SB)/8, $0x1fdfffff
+DATA avx2c<>+2608(SB)/8, $0x1fdfffff
+DATA avx2c<>+2616(SB)/8, $0x1fdfffff
+DATA avx2c<>+2624(SB)/8, $0x1fbfffff // [P256 2^522 limb 4]
+DATA avx2c<>+2632(SB)/8, $0x1fbfffff
+DATA avx2c<>+2640(SB)/8, $0x1fbfffff
+DATA avx2c<>+2648(SB)/8, $0x1fbfffff
+DATA avx2c<>+2656(SB)/8, $0x1fffffff // [P256 2^522 limb 5]
+DATA avx2c<>+2664(SB)/8, $0x1fffffff
+DATA avx2c<>+2672(SB)/8, $0x1fffffff
+DATA avx2c<>+2680(SB)/8, $0x1fffffff
+DATA avx2c<>+2688(SB)/8, $0x1fffffff // [P256 2^522 limb 6]
+DATA avx2c<>+2696(SB)/8, $0x1fffffff
+DATA avx2c<>+2704(SB)/8, $0x1fffffff
+DATA avx2c<>+2712(SB)/8, $0x1fffffff
+DATA avx2c<>+2720(SB)/8, $0x1ffffffe // [P256 2^522 limb 7]
+DATA avx2c<>+2728(SB)/8, $0x1ffffffe
+DATA avx2c<>+2736(SB)/8, $0x1ffffffe
+DATA avx2c<>+2744(SB)/8, $0x1ffffffe
+DATA avx2c<>+2752(SB)/8, $0x13 // [P256 2^522 limb 8]
+DATA avx2c<>+2760(SB)/8, $0x13
+DATA avx2c<>+2768(SB)/8, $0x13
+DATA avx2c<>+2776(SB)/8, $0x13
+DATA avx2c<>+2784(SB)/8, $0x600 // [P256 2^521 limb 0]
+DATA avx2c<>+2792(SB)/8, $0x600
+DATA avx2c<>+2800(SB)/8, $0x600
+DATA avx2c<>+2808(SB)/8, $0x600
+DATA avx2c<>+2816(SB)/8, $0x0 // [P256 2^521 limb 1]
 DATA avx2c<>+2824(SB)/8, $0x0
 DATA avx2c<>+2832(SB)/8, $0x0
 DATA avx2c<>+2840(SB)/8, $0x0
-DATA avx2c<>+2848(SB)/8, $0x0 // [1 limb 6]
-DATA avx2c<>+2856(SB)/8, $0x0
-DATA avx2c<>+2864(SB)/8, $0x0
-DATA avx2c<>+2872(SB)/8, $0x0
-DATA avx2c<>+2880(SB)/8, $0x0 // [1 limb 7]
-DATA avx2c<>+2888(SB)/8, $0x0
-DATA avx2c<>+2896(SB)/8, $0x0
-DATA avx2c<>+2904(SB)/8, $0x0
-DATA avx2c<>+2912(SB)/8, $0x0 // [1 limb 8]
-DATA avx2c<>+2920(SB)/8, $0x0
-DATA avx2c<>+2928(SB)/8, $0x0
-DATA avx2c<>+2936(SB)/8, $0x0
-DATA avx2c<>+2944(SB)/8, $0x7fffff // 2^23 - 1
-DATA avx2c<>+2952(SB)/8, $0x7fffff
-DATA avx2c<>+2960(SB)/8, $0x7fffff
-DATA avx2c<>+2968(SB)/8, $0x7fffff
-DATA avx2c<>+2976(SB)/8, $0x1ffff // 2^17 - 1
-DATA avx2c<>+2984(SB)/8, $0x1ffff
-DATA avx2c<>+2992(SB)/8, $0x1ffff
-DATA avx2c<>+3000(SB)/8, $0x1ffff
-DATA avx2c<>+3008(SB)/8, $0x7ff // 2^11 - 1
-DATA avx2c<>+3016(SB)/8, $0x7ff
-DATA avx2c<>+3024(SB)/8, $0x7ff
-DATA avx2c<>+3032(SB)/8, $0x7ff
-DATA avx2c<>+3040(SB)/8, $0x1f // 2^5 - 1
-DATA avx2c<>+3048(SB)/8, $0x1f
-DATA avx2c<>+3056(SB)/8, $0x1f
-DATA avx2c<>+3064(SB)/8, $0x1f
-DATA avx2c<>+3072(SB)/8, $0xc00 // [P256 2^522 limb 0]
-DATA avx2c<>+3080(SB)/8, $0xc00
-DATA avx2c<>+3088(SB)/8, $0xc00
-DATA avx2c<>+3096(SB)/8, $0xc00
-DATA avx2c<>+3104(SB)/8, $0x0 // [P256 2^522 limb 1]
-DATA avx2c<>+3112(SB)/8, $0x0
-DATA avx2c<>+3120(SB)/8, $0x0
-DATA avx2c<>+3128(SB)/8, $0x0
-DATA avx2c<>+3136(SB)/8, $0x1fff0000 // [P256 2^522 limb 2]
-DATA avx2c<>+3144(SB)/8, $0x1fff0000
-DATA avx2c<>+3152(SB)/8, $0x1fff0000
-DATA avx2c<>+3160(SB)/8, $0x1fff0000
-DATA avx2c<>+3168(SB)/8, $0x1fdfffff // [P256 2^522 limb 3]
-DATA avx2c<>+3176(SB)/8, $0x1fdfffff
-DATA avx2c<>+3184(SB)/8, $0x1fdfffff
-DATA avx2c<>+3192(SB)/8, $0x1fdfffff
-DATA avx2c<>+3200(SB)/8, $0x1fbfffff // [P256 2^522 limb 4]
-DATA avx2c<>+3208(SB)/8, $0x1fbfffff
-DATA avx2c<>+3216(SB)/8, $0x1fbfffff
-DATA avx2c<>+3224(SB)/8, $0x1fbfffff
-DATA avx2c<>+3232(SB)/8, $0x1fffffff // [P256 2^522 limb 5]
-DATA avx2c<>+3240(SB)/8, $0x1fffffff
-DATA avx2c<>+3248(SB)/8, $0x1fffffff
-DATA avx2c<>+3256(SB)/8, $0x1fffffff
-DATA avx2c<>+3264(SB)/8, $0x1fffffff // [P256 2^522 limb 6]
-DATA avx2c<>+3272(SB)/8, $0x1fffffff
-DATA avx2c<>+3280(SB)/8, $0x1fffffff
-DATA avx2c<>+3288(SB)/8, $0x1fffffff
-DATA avx2c<>+3296(SB)/8, $0x1ffffffe // [P256 2^522 limb 7]
-DATA avx2c<>+3304(SB)/8, $0x1ffffffe
-DATA avx2c<>+3312(SB)/8, $0x1ffffffe
-DATA avx2c<>+3320(SB)/8, $0x1ffffffe
-DATA avx2c<>+3328(SB)/8, $0x13 // [P256 2^522 limb 8]
-DATA avx2c<>+3336(SB)/8, $0x13
-DATA avx2c<>+3344(SB)/8, $0x13
-DATA avx2c<>+3352(SB)/8, $0x13
-DATA avx2c<>+3360(SB)/8, $0x600 // [P256 2^521 limb 0]
-DATA avx2c<>+3368(SB)/8, $0x600
-DATA avx2c<>+3376(SB)/8, $0x600
-DATA avx2c<>+3384(SB)/8, $0x600
-DATA avx2c<>+3392(SB)/8, $0x0 // [P256 2^521 limb 1]
-DATA avx2c<>+3400(SB)/8, $0x0
-DATA avx2c<>+3408(SB)/8, $0x0
-DATA avx2c<>+3416(SB)/8, $0x0
-DATA avx2c<>+3424(SB)/8, $0x1fff8000 // [P256 2^521 limb 2]
-DATA avx2c<>+3432(SB)/8, $0x1fff8000
-DATA avx2c<>+3440(SB)/8, $0x1fff8000
-DATA avx2c<>+3448(SB)/8, $0x1fff8000
-DATA avx2c<>+3456(SB)/8, $0x1fefffff // [P256 2^521 limb 3]
-DATA avx2c<>+3464(SB)/8, $0x1fefffff
-DATA avx2c<>+3472(SB)/8, $0x1fefffff
-DATA avx2c<>+3480(SB)/8, $0x1fefffff
-DATA avx2c<>+3488(SB)/8, $0x1fdfffff // [P256 2^521 limb 4]
-DATA avx2c<>+3496(SB)/8, $0x1fdfffff
-DATA avx2c<>+3504(SB)/8, $0x1fdfffff
-DATA avx2c<>+3512(SB)/8, $0x1fdfffff
-DATA avx2c<>+3520(SB)/8, $0x1fffffff // [P256 2^521 limb 5]
-DATA avx2c<>+3528(SB)/8, $0x1fffffff
-DATA avx2c<>+3536(SB)/8, $0x1fffffff
-DATA avx2c<>+3544(SB)/8, $0x1fffffff
-DATA avx2c<>+3552(SB)/8, $0xfffffff // [P256 2^521 limb 6]
-DATA avx2c<>+3560(SB)/8, $0xfffffff
-DATA avx2c<>+3568(SB)/8, $0xfffffff
-DATA avx2c<>+3576(SB)/8, $0xfffffff
-DATA avx2c<>+3584(SB)/8, $0x1fffffff // [P256 2^521 limb 7]
-DATA avx2c<>+3592(SB)/8, $0x1fffffff
-DATA avx2c<>+3600(SB)/8, $0x1fffffff
-DATA avx2c<>+3608(SB)/8, $0x1fffffff
-DATA avx2c<>+3616(SB)/8, $0x9 // [P256 2^521 limb 8]
-DATA avx2c<>+3624(SB)/8, $0x9
-DATA avx2c<>+3632(SB)/8, $0x9
-DATA avx2c<>+3640(SB)/8, $0x9
-DATA avx2c<>+3648(SB)/8, $0x7a20 // 0x7A20
-DATA avx2c<>+3656(SB)/8, $0x7a20
-DATA avx2c<>+3664(SB)/8, $0x7a20
-DATA avx2c<>+3672(SB)/8, $0x7a20
-DATA avx2c<>+3680(SB)/8, $0x7a2000 // 0x7A2000
-DATA avx2c<>+3688(SB)/8, $0x7a2000
-DATA avx2c<>+3696(SB)/8, $0x7a2000
-DATA avx2c<>+3704(SB)/8, $0x7a2000
-DATA avx2c<>+3712(SB)/8, $0x3d1 // 0x3d1
-DATA avx2c<>+3720(SB)/8, $0x3d1
-DATA avx2c<>+3728(SB)/8, $0x3d1
-DATA avx2c<>+3736(SB)/8, $0x3d1
-DATA avx2c<>+3744(SB)/8, $0x5fff07ef // [K256 2 tight bias limb 0]
-DATA avx2c<>+3752(SB)/8, $0x5fff07ef
-DATA avx2c<>+3760(SB)/8, $0x5fff07ef
-DATA avx2c<>+3768(SB)/8, $0x5fff07ef
-DATA avx2c<>+3776(SB)/8, $0x5ffffdf5 // [K256 2 tight bias limb 1]
-DATA avx2c<>+3784(SB)/8, $0x5ffffdf5
-DATA avx2c<>+3792(SB)/8, $0x5ffffdf5
-DATA avx2c<>+3800(SB)/8, $0x5ffffdf5
-DATA avx2c<>+3808(SB)/8, $0x5ffffffd // [K256 2 tight bias limb 2]
-DATA avx2c<>+3816(SB)/8, $0x5ffffffd
-DATA avx2c<>+3824(SB)/8, $0x5ffffffd
-DATA avx2c<>+3832(SB)/8, $0x5ffffffd
-DATA avx2c<>+3840(SB)/8, $0x5ffffffd // [K256 2 tight bias limb 3]
-DATA avx2c<>+3848(SB)/8, $0x5ffffffd
-DATA avx2c<>+3856(SB)/8, $0x5ffffffd
-DATA avx2c<>+3864(SB)/8, $0x5ffffffd
-DATA avx2c<>+3872(SB)/8, $0x5ffffffd // [K256 2 tight bias limb 4]
-DATA avx2c<>+3880(SB)/8, $0x5ffffffd
-DATA avx2c<>+3888(SB)/8, $0x5ffffffd
-DATA avx2c<>+3896(SB)/8, $0x5ffffffd
-DATA avx2c<>+3904(SB)/8, $0x5ffffffd // [K256 2 tight bias limb 5]
-DATA avx2c<>+3912(SB)/8, $0x5ffffffd
-DATA avx2c<>+3920(SB)/8, $0x5ffffffd
-DATA avx2c<>+3928(SB)/8, $0x5ffffffd
-DATA avx2c<>+3936(SB)/8, $0x5ffffffd // [K256 2 tight bias limb 6]
-DATA avx2c<>+3944(SB)/8, $0x5ffffffd
-DATA avx2c<>+3952(SB)/8, $0x5ffffffd
-DATA avx2c<>+3960(SB)/8, $0x5ffffffd
-DATA avx2c<>+3968(SB)/8, $0x5ffffffd // [K256 2 tight bias limb 7]
-DATA avx2c<>+3976(SB)/8, $0x5ffffffd
-DATA avx2c<>+3984(SB)/8, $0x5ffffffd
-DATA avx2c<>+3992(SB)/8, $0x5ffffffd
-DATA avx2c<>+4000(SB)/8, $0x40fffffd // [K256 2 tight bias limb 8]
-DATA avx2c<>+4008(SB)/8, $0x40fffffd
-DATA avx2c<>+4016(SB)/8, $0x40fffffd
-DATA avx2c<>+4024(SB)/8, $0x40fffffd
-DATA avx2c<>+4032(SB)/8, $0x15 // 21
-DATA avx2c<>+4040(SB)/8, $0x15
-DATA avx2c<>+4048(SB)/8, $0x15
-DATA avx2c<>+4056(SB)/8, $0x15
-DATA avx2c<>+4064(SB)/8, $0x2bff5f78f // [K256 21 tight bias limb 0]
-DATA avx2c<>+4072(SB)/8, $0x2bff5f78f
-DATA avx2c<>+4080(SB)/8, $0x2bff5f78f
-DATA avx2c<>+4088(SB)/8, $0x2bff5f78f
-DATA avx2c<>+4096(SB)/8, $0x2bfffeae2 // [K256 21 tight bias limb 1]
-DATA avx2c<>+4104(SB)/8, $0x2bfffeae2
-DATA avx2c<>+4112(SB)/8, $0x2bfffeae2
-DATA avx2c<>+4120(SB)/8, $0x2bfffeae2
-DATA avx2c<>+4128(SB)/8, $0x2bfffffea // [K256 21 tight bias limb 2]
-DATA avx2c<>+4136(SB)/8, $0x2bfffffea
-DATA avx2c<>+4144(SB)/8, $0x2bfffffea
-DATA avx2c<>+4152(SB)/8, $0x2bfffffea
-DATA avx2c<>+4160(SB)/8, $0x2bfffffea // [K256 21 tight bias limb 3]
-DATA avx2c<>+4168(SB)/8, $0x2bfffffea
-DATA avx2c<>+4176(SB)/8, $0x2bfffffea
-DATA avx2c<>+4184(SB)/8, $0x2bfffffea
-DATA avx2c<>+4192(SB)/8, $0x2bfffffea // [K256 21 tight bias limb 4]
-DATA avx2c<>+4200(SB)/8, $0x2bfffffea
-DATA avx2c<>+4208(SB)/8, $0x2bfffffea
-DATA avx2c<>+4216(SB)/8, $0x2bfffffea
-DATA avx2c<>+4224(SB)/8, $0x2bfffffea // [K256 21 tight bias limb 5]
-DATA avx2c<>+4232(SB)/8, $0x2bfffffea
-DATA avx2c<>+4240(SB)/8, $0x2bfffffea
-DATA avx2c<>+4248(SB)/8, $0x2bfffffea
-DATA avx2c<>+4256(SB)/8, $0x2bfffffea // [K256 21 tight bias limb 6]
-DATA avx2c<>+4264(SB)/8, $0x2bfffffea
-DATA avx2c<>+4272(SB)/8, $0x2bfffffea
-DATA avx2c<>+4280(SB)/8, $0x2bfffffea
-DATA avx2c<>+4288(SB)/8, $0x2bfffffea // [K256 21 tight bias limb 7]
-DATA avx2c<>+4296(SB)/8, $0x2bfffffea
-DATA avx2c<>+4304(SB)/8, $0x2bfffffea
-DATA avx2c<>+4312(SB)/8, $0x2bfffffea
-DATA avx2c<>+4320(SB)/8, $0x2a0ffffea // [K256 21 tight bias limb 8]
-DATA avx2c<>+4328(SB)/8, $0x2a0ffffea
-DATA avx2c<>+4336(SB)/8, $0x2a0ffffea
-DATA avx2c<>+4344(SB)/8, $0x2a0ffffea
-DATA avx2c<>+4352(SB)/8, $0x3fff820f // [K256 1 tight bias limb 0]
-DATA avx2c<>+4360(SB)/8, $0x3fff820f
-DATA avx2c<>+4368(SB)/8, $0x3fff820f
-DATA avx2c<>+4376(SB)/8, $0x3fff820f
-DATA avx2c<>+4384(SB)/8, $0x3ffffef6 // [K256 1 tight bias limb 1]
-DATA avx2c<>+4392(SB)/8, $0x3ffffef6
-DATA avx2c<>+4400(SB)/8, $0x3ffffef6
-DATA avx2c<>+4408(SB)/8, $0x3ffffef6
-DATA avx2c<>+4416(SB)/8, $0x3ffffffe // [K256 1 tight bias limb 2]
-DATA avx2c<>+4424(SB)/8, $0x3ffffffe
-DATA avx2c<>+4432(SB)/8, $0x3ffffffe
-DATA avx2c<>+4440(SB)/8, $0x3ffffffe
-DATA avx2c<>+4448(SB)/8, $0x3ffffffe // [K256 1 tight bias limb 3]
-DATA avx2c<>+4456(SB)/8, $0x3ffffffe
-DATA avx2c<>+4464(SB)/8, $0x3ffffffe
-DATA avx2c<>+4472(SB)/8, $0x3ffffffe
-DATA avx2c<>+4480(SB)/8, $0x3ffffffe // [K256 1 tight bias limb 4]
-DATA avx2c<>+4488(SB)/8, $0x3ffffffe
-DATA avx2c<>+4496(SB)/8, $0x3ffffffe
-DATA avx2c<>+4504(SB)/8, $0x3ffffffe
-DATA avx2c<>+4512(SB)/8, $0x3ffffffe // [K256 1 tight bias limb 5]
-DATA avx2c<>+4520(SB)/8, $0x3ffffffe
-DATA avx2c<>+4528(SB)/8, $0x3ffffffe
-DATA avx2c<>+4536(SB)/8, $0x3ffffffe
-DATA avx2c<>+4544(SB)/8, $0x3ffffffe // [K256 1 tight bias limb 6]
-DATA avx2c<>+4552(SB)/8, $0x3ffffffe
-DATA avx2c<>+4560(SB)/8, $0x3ffffffe
-DATA avx2c<>+4568(SB)/8, $0x3ffffffe
-DATA avx2c<>+4576(SB)/8, $0x3ffffffe // [K256 1 tight bias limb 7]
-DATA avx2c<>+4584(SB)/8, $0x3ffffffe
-DATA avx2c<>+4592(SB)/8, $0x3ffffffe
-DATA avx2c<>+4600(SB)/8, $0x3ffffffe
-DATA avx2c<>+4608(SB)/8, $0x20fffffe // [K256 1 tight bias limb 8]
-DATA avx2c<>+4616(SB)/8, $0x20fffffe
-DATA avx2c<>+4624(SB)/8, $0x20fffffe
-DATA avx2c<>+4632(SB)/8, $0x20fffffe
-DATA avx2c<>+4640(SB)/8, $0x7ffe8dcf // [K256 3 tight bias limb 0]
-DATA avx2c<>+4648(SB)/8, $0x7ffe8dcf
-DATA avx2c<>+4656(SB)/8, $0x7ffe8dcf
-DATA avx2c<>+4664(SB)/8, $0x7ffe8dcf
-DATA avx2c<>+4672(SB)/8, $0x7ffffcf4 // [K256 3 tight bias limb 1]
-DATA avx2c<>+4680(SB)/8, $0x7ffffcf4
-DATA avx2c<>+4688(SB)/8, $0x7ffffcf4
-DATA avx2c<>+4696(SB)/8, $0x7ffffcf4
-DATA avx2c<>+4704(SB)/8, $0x7ffffffc // [K256 3 tight bias limb 2]
-DATA avx2c<>+4712(SB)/8, $0x7ffffffc
-DATA avx2c<>+4720(SB)/8, $0x7ffffffc
-DATA avx2c<>+4728(SB)/8, $0x7ffffffc
-DATA avx2c<>+4736(SB)/8, $0x7ffffffc // [K256 3 tight bias limb 3]
-DATA avx2c<>+4744(SB)/8, $0x7ffffffc
-DATA avx2c<>+4752(SB)/8, $0x7ffffffc
-DATA avx2c<>+4760(SB)/8, $0x7ffffffc
-DATA avx2c<>+4768(SB)/8, $0x7ffffffc // [K256 3 tight bias limb 4]
-DATA avx2c<>+4776(SB)/8, $0x7ffffffc
-DATA avx2c<>+4784(SB)/8, $0x7ffffffc
-DATA avx2c<>+4792(SB)/8, $0x7ffffffc
-DATA avx2c<>+4800(SB)/8, $0x7ffffffc // [K256 3 tight bias limb 5]
-DATA avx2c<>+4808(SB)/8, $0x7ffffffc
-DATA avx2c<>+4816(SB)/8, $0x7ffffffc
-DATA avx2c<>+4824(SB)/8, $0x7ffffffc
-DATA avx2c<>+4832(SB)/8, $0x7ffffffc // [K256 3 tight bias limb 6]
-DATA avx2c<>+4840(SB)/8, $0x7ffffffc
-DATA avx2c<>+4848(SB)/8, $0x7ffffffc
-DATA avx2c<>+4856(SB)/8, $0x7ffffffc
-DATA avx2c<>+4864(SB)/8, $0x7ffffffc // [K256 3 tight bias limb 7]
-DATA avx2c<>+4872(SB)/8, $0x7ffffffc
-DATA avx2c<>+4880(SB)/8, $0x7ffffffc
-DATA avx2c<>+4888(SB)/8, $0x7ffffffc
-DATA avx2c<>+4896(SB)/8, $0x60fffffc // [K256 3 tight bias limb 8]
-DATA avx2c<>+4904(SB)/8, $0x60fffffc
-DATA avx2c<>+4912(SB)/8, $0x60fffffc
-DATA avx2c<>+4920(SB)/8, $0x60fffffc
-DATA avx2c<>+4928(SB)/8, $0x1 // [K256 1 limb 0]
-DATA avx2c<>+4936(SB)/8, $0x1
-DATA avx2c<>+4944(SB)/8, $0x1
-DATA avx2c<>+4952(SB)/8, $0x1
-DATA avx2c<>+4960(SB)/8, $0x0 // [K256 1 limb 1]
-DATA avx2c<>+4968(SB)/8, $0x0
-DATA avx2c<>+4976(SB)/8, $0x0
-DATA avx2c<>+4984(SB)/8, $0x0
-DATA avx2c<>+4992(SB)/8, $0x0 // [K256 1 limb 2]
-DATA avx2c<>+5000(SB)/8, $0x0
-DATA avx2c<>+5008(SB)/8, $0x0
-DATA avx2c<>+5016(SB)/8, $0x0
-DATA avx2c<>+5024(SB)/8, $0x0 // [K256 1 limb 3]
-DATA avx2c<>+5032(SB)/8, $0x0
-DATA avx2c<>+5040(SB)/8, $0x0
-DATA avx2c<>+5048(SB)/8, $0x0
-DATA avx2c<>+5056(SB)/8, $0x0 // [K256 1 limb 4]
-DATA avx2c<>+5064(SB)/8, $0x0
-DATA avx2c<>+5072(SB)/8, $0x0
-DATA avx2c<>+5080(SB)/8, $0x0
-DATA avx2c<>+5088(SB)/8, $0x0 // [K256 1 limb 5]
-DATA avx2c<>+5096(SB)/8, $0x0
-DATA avx2c<>+5104(SB)/8, $0x0
-DATA avx2c<>+5112(SB)/8, $0x0
-DATA avx2c<>+5120(SB)/8, $0x0 // [K256 1 limb 6]
-DATA avx2c<>+5128(SB)/8, $0x0
-DATA avx2c<>+5136(SB)/8, $0x0
-DATA avx2c<>+5144(SB)/8, $0x0
-DATA avx2c<>+5152(SB)/8, $0x0 // [K256 1 limb 7]
-DATA avx2c<>+5160(SB)/8, $0x0
-DATA avx2c<>+5168(SB)/8, $0x0
-DATA avx2c<>+5176(SB)/8, $0x0
-DATA avx2c<>+5184(SB)/8, $0x0 // [K256 1 limb 8]
-DATA avx2c<>+5192(SB)/8, $0x0
-DATA avx2c<>+5200(SB)/8, $0x0
-DATA avx2c<>+5208(SB)/8, $0x0
-DATA avx2c<>+5216(SB)/8, $0x7 // [7 limb 0]
-DATA avx2c<>+5224(SB)/8, $0x7
-DATA avx2c<>+5232(SB)/8, $0x7
-DATA avx2c<>+5240(SB)/8, $0x7
-DATA avx2c<>+5248(SB)/8, $0x0 // [7 limb 1]
-DATA avx2c<>+5256(SB)/8, $0x0
-DATA avx2c<>+5264(SB)/8, $0x0
-DATA avx2c<>+5272(SB)/8, $0x0
-DATA avx2c<>+5280(SB)/8, $0x0 // [7 limb 2]
-DATA avx2c<>+5288(SB)/8, $0x0
-DATA avx2c<>+5296(SB)/8, $0x0
-DATA avx2c<>+5304(SB)/8, $0x0
-DATA avx2c<>+5312(SB)/8, $0x0 // [7 limb 3]
-DATA avx2c<>+5320(SB)/8, $0x0
-DATA avx2c<>+5328(SB)/8, $0x0
-DATA avx2c<>+5336(SB)/8, $0x0
-DATA avx2c<>+5344(SB)/8, $0x0 // [7 limb 4]
-DATA avx2c<>+5352(SB)/8, $0x0
-DATA avx2c<>+5360(SB)/8, $0x0
-DATA avx2c<>+5368(SB)/8, $0x0
-DATA avx2c<>+5376(SB)/8, $0x0 // [7 limb 5]
-DATA avx2c<>+5384(SB)/8, $0x0
-DATA avx2c<>+5392(SB)/8, $0x0
-DATA avx2c<>+5400(SB)/8, $0x0
-DATA avx2c<>+5408(SB)/8, $0x0 // [7 limb 6]
-DATA avx2c<>+5416(SB)/8, $0x0
-DATA avx2c<>+5424(SB)/8, $0x0
-DATA avx2c<>+5432(SB)/8, $0x0
-DATA avx2c<>+5440(SB)/8, $0x0 // [7 limb 7]
-DATA avx2c<>+5448(SB)/8, $0x0
-DATA avx2c<>+5456(SB)/8, $0x0
-DATA avx2c<>+5464(SB)/8, $0x0
-DATA avx2c<>+5472(SB)/8, $0x0 // [7 limb 8]
-DATA avx2c<>+5480(SB)/8, $0x0
-DATA avx2c<>+5488(SB)/8, $0x0
-DATA avx2c<>+5496(SB)/8, $0x0
-GLOBL avx2c<>(SB), RODATA|NOPTR, $5504
+DATA avx2c<>+2848(SB)/8, $0x1fff8000 // [P256 2^521 limb 2]
+DATA avx2c<>+2856(SB)/8, $0x1fff8000
+DATA avx2c<>+2864(SB)/8, $0x1fff8000
+DATA avx2c<>+2872(SB)/8, $0x1fff8000
+DATA avx2c<>+2880(SB)/8, $0x1fefffff // [P256 2^521 limb 3]
+DATA avx2c<>+2888(SB)/8, $0x1fefffff
+DATA avx2c<>+2896(SB)/8, $0x1fefffff
+DATA avx2c<>+2904(SB)/8, $0x1fefffff
+DATA avx2c<>+2912(SB)/8, $0x1fdfffff // [P256 2^521 limb 4]
+DATA avx2c<>+2920(SB)/8, $0x1fdfffff
+DATA avx2c<>+2928(SB)/8, $0x1fdfffff
+DATA avx2c<>+2936(SB)/8, $0x1fdfffff
+DATA avx2c<>+2944(SB)/8, $0x1fffffff // [P256 2^521 limb 5]
+DATA avx2c<>+2952(SB)/8, $0x1fffffff
+DATA avx2c<>+2960(SB)/8, $0x1fffffff
+DATA avx2c<>+2968(SB)/8, $0x1fffffff
+DATA avx2c<>+2976(SB)/8, $0xfffffff // [P256 2^521 limb 6]
+DATA avx2c<>+2984(SB)/8, $0xfffffff
+DATA avx2c<>+2992(SB)/8, $0xfffffff
+DATA avx2c<>+3000(SB)/8, $0xfffffff
+DATA avx2c<>+3008(SB)/8, $0x1fffffff // [P256 2^521 limb 7]
+DATA avx2c<>+3016(SB)/8, $0x1fffffff
+DATA avx2c<>+3024(SB)/8, $0x1fffffff
+DATA avx2c<>+3032(SB)/8, $0x1fffffff
+DATA avx2c<>+3040(SB)/8, $0x9 // [P256 2^521 limb 8]
+DATA avx2c<>+3048(SB)/8, $0x9
+DATA avx2c<>+3056(SB)/8, $0x9
+DATA avx2c<>+3064(SB)/8, $0x9
+DATA avx2c<>+3072(SB)/8, $0x7a20 // 0x7A20
+DATA avx2c<>+3080(SB)/8, $0x7a20
+DATA avx2c<>+3088(SB)/8, $0x7a20
+DATA avx2c<>+3096(SB)/8, $0x7a20
+DATA avx2c<>+3104(SB)/8, $0x7a2000 // 0x7A2000
+DATA avx2c<>+3112(SB)/8, $0x7a2000
+DATA avx2c<>+3120(SB)/8, $0x7a2000
+DATA avx2c<>+3128(SB)/8, $0x7a2000
+DATA avx2c<>+3136(SB)/8, $0x3d1 // 0x3d1
+DATA avx2c<>+3144(SB)/8, $0x3d1
+DATA avx2c<>+3152(SB)/8, $0x3d1
+DATA avx2c<>+3160(SB)/8, $0x3d1
+DATA avx2c<>+3168(SB)/8, $0x5fff07ef // [K256 2 tight bias limb 0]
+DATA avx2c<>+3176(SB)/8, $0x5fff07ef
+DATA avx2c<>+3184(SB)/8, $0x5fff07ef
+DATA avx2c<>+3192(SB)/8, $0x5fff07ef
+DATA avx2c<>+3200(SB)/8, $0x5ffffdf5 // [K256 2 tight bias limb 1]
+DATA avx2c<>+3208(SB)/8, $0x5ffffdf5
+DATA avx2c<>+3216(SB)/8, $0x5ffffdf5
+DATA avx2c<>+3224(SB)/8, $0x5ffffdf5
+DATA avx2c<>+3232(SB)/8, $0x5ffffffd // [K256 2 tight bias limb 2]
+DATA avx2c<>+3240(SB)/8, $0x5ffffffd
+DATA avx2c<>+3248(SB)/8, $0x5ffffffd
+DATA avx2c<>+3256(SB)/8, $0x5ffffffd
+DATA avx2c<>+3264(SB)/8, $0x5ffffffd // [K256 2 tight bias limb 3]
+DATA avx2c<>+3272(SB)/8, $0x5ffffffd
+DATA avx2c<>+3280(SB)/8, $0x5ffffffd
+DATA avx2c<>+3288(SB)/8, $0x5ffffffd
+DATA avx2c<>+3296(SB)/8, $0x5ffffffd // [K256 2 tight bias limb 4]
+DATA avx2c<>+3304(SB)/8, $0x5ffffffd
+DATA avx2c<>+3312(SB)/8, $0x5ffffffd
+DATA avx2c<>+3320(SB)/8, $0x5ffffffd
+DATA avx2c<>+3328(SB)/8, $0x5ffffffd // [K256 2 tight bias limb 5]
+DATA avx2c<>+3336(SB)/8, $0x5ffffffd
+DATA avx2c<>+3344(SB)/8, $0x5ffffffd
+DATA avx2c<>+3352(SB)/8, $0x5ffffffd
+DATA avx2c<>+3360(SB)/8, $0x5ffffffd // [K256 2 tight bias limb 6]
+DATA avx2c<>+3368(SB)/8, $0x5ffffffd
+DATA avx2c<>+3376(SB)/8, $0x5ffffffd
+DATA avx2c<>+3384(SB)/8, $0x5ffffffd
+DATA avx2c<>+3392(SB)/8, $0x5ffffffd // [K256 2 tight bias limb 7]
+DATA avx2c<>+3400(SB)/8, $0x5ffffffd
+DATA avx2c<>+3408(SB)/8, $0x5ffffffd
+DATA avx2c<>+3416(SB)/8, $0x5ffffffd
+DATA avx2c<>+3424(SB)/8, $0x40fffffd // [K256 2 tight bias limb 8]
+DATA avx2c<>+3432(SB)/8, $0x40fffffd
+DATA avx2c<>+3440(SB)/8, $0x40fffffd
+DATA avx2c<>+3448(SB)/8, $0x40fffffd
+DATA avx2c<>+3456(SB)/8, $0x15 // 21
+DATA avx2c<>+3464(SB)/8, $0x15
+DATA avx2c<>+3472(SB)/8, $0x15
+DATA avx2c<>+3480(SB)/8, $0x15
+DATA avx2c<>+3488(SB)/8, $0x3fff820f // [K256 1 tight bias limb 0]
+DATA avx2c<>+3496(SB)/8, $0x3fff820f
+DATA avx2c<>+3504(SB)/8, $0x3fff820f
+DATA avx2c<>+3512(SB)/8, $0x3fff820f
+DATA avx2c<>+3520(SB)/8, $0x3ffffef6 // [K256 1 tight bias limb 1]
+DATA avx2c<>+3528(SB)/8, $0x3ffffef6
+DATA avx2c<>+3536(SB)/8, $0x3ffffef6
+DATA avx2c<>+3544(SB)/8, $0x3ffffef6
+DATA avx2c<>+3552(SB)/8, $0x3ffffffe // [K256 1 tight bias limb 2]
+DATA avx2c<>+3560(SB)/8, $0x3ffffffe
+DATA avx2c<>+3568(SB)/8, $0x3ffffffe
+DATA avx2c<>+3576(SB)/8, $0x3ffffffe
+DATA avx2c<>+3584(SB)/8, $0x3ffffffe // [K256 1 tight bias limb 3]
+DATA avx2c<>+3592(SB)/8, $0x3ffffffe
+DATA avx2c<>+3600(SB)/8, $0x3ffffffe
+DATA avx2c<>+3608(SB)/8, $0x3ffffffe
+DATA avx2c<>+3616(SB)/8, $0x3ffffffe // [K256 1 tight bias limb 4]
+DATA avx2c<>+3624(SB)/8, $0x3ffffffe
+DATA avx2c<>+3632(SB)/8, $0x3ffffffe
+DATA avx2c<>+3640(SB)/8, $0x3ffffffe
+DATA avx2c<>+3648(SB)/8, $0x3ffffffe // [K256 1 tight bias limb 5]
+DATA avx2c<>+3656(SB)/8, $0x3ffffffe
+DATA avx2c<>+3664(SB)/8, $0x3ffffffe
+DATA avx2c<>+3672(SB)/8, $0x3ffffffe
+DATA avx2c<>+3680(SB)/8, $0x3ffffffe // [K256 1 tight bias limb 6]
+DATA avx2c<>+3688(SB)/8, $0x3ffffffe
+DATA avx2c<>+3696(SB)/8, $0x3ffffffe
+DATA avx2c<>+3704(SB)/8, $0x3ffffffe
+DATA avx2c<>+3712(SB)/8, $0x3ffffffe // [K256 1 tight bias limb 7]
+DATA avx2c<>+3720(SB)/8, $0x3ffffffe
+DATA avx2c<>+3728(SB)/8, $0x3ffffffe
+DATA avx2c<>+3736(SB)/8, $0x3ffffffe
+DATA avx2c<>+3744(SB)/8, $0x20fffffe // [K256 1 tight bias limb 8]
+DATA avx2c<>+3752(SB)/8, $0x20fffffe
+DATA avx2c<>+3760(SB)/8, $0x20fffffe
+DATA avx2c<>+3768(SB)/8, $0x20fffffe
+DATA avx2c<>+3776(SB)/8, $0x7ffe8dcf // [K256 3 tight bias limb 0]
+DATA avx2c<>+3784(SB)/8, $0x7ffe8dcf
+DATA avx2c<>+3792(SB)/8, $0x7ffe8dcf
+DATA avx2c<>+3800(SB)/8, $0x7ffe8dcf
+DATA avx2c<>+3808(SB)/8, $0x7ffffcf4 // [K256 3 tight bias limb 1]
+DATA avx2c<>+3816(SB)/8, $0x7ffffcf4
+DATA avx2c<>+3824(SB)/8, $0x7ffffcf4
+DATA avx2c<>+3832(SB)/8, $0x7ffffcf4
+DATA avx2c<>+3840(SB)/8, $0x7ffffffc // [K256 3 tight bias limb 2]
+DATA avx2c<>+3848(SB)/8, $0x7ffffffc
+DATA avx2c<>+3856(SB)/8, $0x7ffffffc
+DATA avx2c<>+3864(SB)/8, $0x7ffffffc
+DATA avx2c<>+3872(SB)/8, $0x7ffffffc // [K256 3 tight bias limb 3]
+DATA avx2c<>+3880(SB)/8, $0x7ffffffc
+DATA avx2c<>+3888(SB)/8, $0x7ffffffc
+DATA avx2c<>+3896(SB)/8, $0x7ffffffc
+DATA avx2c<>+3904(SB)/8, $0x7ffffffc // [K256 3 tight bias limb 4]
+DATA avx2c<>+3912(SB)/8, $0x7ffffffc
+DATA avx2c<>+3920(SB)/8, $0x7ffffffc
+DATA avx2c<>+3928(SB)/8, $0x7ffffffc
+DATA avx2c<>+3936(SB)/8, $0x7ffffffc // [K256 3 tight bias limb 5]
+DATA avx2c<>+3944(SB)/8, $0x7ffffffc
+DATA avx2c<>+3952(SB)/8, $0x7ffffffc
+DATA avx2c<>+3960(SB)/8, $0x7ffffffc
+DATA avx2c<>+3968(SB)/8, $0x7ffffffc // [K256 3 tight bias limb 6]
+DATA avx2c<>+3976(SB)/8, $0x7ffffffc
+DATA avx2c<>+3984(SB)/8, $0x7ffffffc
+DATA avx2c<>+3992(SB)/8, $0x7ffffffc
+DATA avx2c<>+4000(SB)/8, $0x7ffffffc // [K256 3 tight bias limb 7]
+DATA avx2c<>+4008(SB)/8, $0x7ffffffc
+DATA avx2c<>+4016(SB)/8, $0x7ffffffc
+DATA avx2c<>+4024(SB)/8, $0x7ffffffc
+DATA avx2c<>+4032(SB)/8, $0x60fffffc // [K256 3 tight bias limb 8]
+DATA avx2c<>+4040(SB)/8, $0x60fffffc
+DATA avx2c<>+4048(SB)/8, $0x60fffffc
+DATA avx2c<>+4056(SB)/8, $0x60fffffc
+DATA avx2c<>+4064(SB)/8, $0x1 // [K256 1 limb 0]
+DATA avx2c<>+4072(SB)/8, $0x1
+DATA avx2c<>+4080(SB)/8, $0x1
+DATA avx2c<>+4088(SB)/8, $0x1
+DATA avx2c<>+4096(SB)/8, $0x0 // [K256 1 limb 1]
+DATA avx2c<>+4104(SB)/8, $0x0
+DATA avx2c<>+4112(SB)/8, $0x0
+DATA avx2c<>+4120(SB)/8, $0x0
+DATA avx2c<>+4128(SB)/8, $0x0 // [K256 1 limb 2]
+DATA avx2c<>+4136(SB)/8, $0x0
+DATA avx2c<>+4144(SB)/8, $0x0
+DATA avx2c<>+4152(SB)/8, $0x0
+DATA avx2c<>+4160(SB)/8, $0x0 // [K256 1 limb 3]
+DATA avx2c<>+4168(SB)/8, $0x0
+DATA avx2c<>+4176(SB)/8, $0x0
+DATA avx2c<>+4184(SB)/8, $0x0
+DATA avx2c<>+4192(SB)/8, $0x0 // [K256 1 limb 4]
+DATA avx2c<>+4200(SB)/8, $0x0
+DATA avx2c<>+4208(SB)/8, $0x0
+DATA avx2c<>+4216(SB)/8, $0x0
+DATA avx2c<>+4224(SB)/8, $0x0 // [K256 1 limb 5]
+DATA avx2c<>+4232(SB)/8, $0x0
+DATA avx2c<>+4240(SB)/8, $0x0
+DATA avx2c<>+4248(SB)/8, $0x0
+DATA avx2c<>+4256(SB)/8, $0x0 // [K256 1 limb 6]
+DATA avx2c<>+4264(SB)/8, $0x0
+DATA avx2c<>+4272(SB)/8, $0x0
+DATA avx2c<>+4280(SB)/8, $0x0
+DATA avx2c<>+4288(SB)/8, $0x0 // [K256 1 limb 7]
+DATA avx2c<>+4296(SB)/8, $0x0
+DATA avx2c<>+4304(SB)/8, $0x0
+DATA avx2c<>+4312(SB)/8, $0x0
+DATA avx2c<>+4320(SB)/8, $0x0 // [K256 1 limb 8]
+DATA avx2c<>+4328(SB)/8, $0x0
+DATA avx2c<>+4336(SB)/8, $0x0
+DATA avx2c<>+4344(SB)/8, $0x0
+DATA avx2c<>+4352(SB)/8, $0x7 // [7 limb 0]
+DATA avx2c<>+4360(SB)/8, $0x7
+DATA avx2c<>+4368(SB)/8, $0x7
+DATA avx2c<>+4376(SB)/8, $0x7
+DATA avx2c<>+4384(SB)/8, $0x0 // [7 limb 1]
+DATA avx2c<>+4392(SB)/8, $0x0
+DATA avx2c<>+4400(SB)/8, $0x0
+DATA avx2c<>+4408(SB)/8, $0x0
+DATA avx2c<>+4416(SB)/8, $0x0 // [7 limb 2]
+DATA avx2c<>+4424(SB)/8, $0x0
+DATA avx2c<>+4432(SB)/8, $0x0
+DATA avx2c<>+4440(SB)/8, $0x0
+DATA avx2c<>+4448(SB)/8, $0x0 // [7 limb 3]
+DATA avx2c<>+4456(SB)/8, $0x0
+DATA avx2c<>+4464(SB)/8, $0x0
+DATA avx2c<>+4472(SB)/8, $0x0
+DATA avx2c<>+4480(SB)/8, $0x0 // [7 limb 4]
+DATA avx2c<>+4488(SB)/8, $0x0
+DATA avx2c<>+4496(SB)/8, $0x0
+DATA avx2c<>+4504(SB)/8, $0x0
+DATA avx2c<>+4512(SB)/8, $0x0 // [7 limb 5]
+DATA avx2c<>+4520(SB)/8, $0x0
+DATA avx2c<>+4528(SB)/8, $0x0
+DATA avx2c<>+4536(SB)/8, $0x0
+DATA avx2c<>+4544(SB)/8, $0x0 // [7 limb 6]
+DATA avx2c<>+4552(SB)/8, $0x0
+DATA avx2c<>+4560(SB)/8, $0x0
+DATA avx2c<>+4568(SB)/8, $0x0
+DATA avx2c<>+4576(SB)/8, $0x0 // [7 limb 7]
+DATA avx2c<>+4584(SB)/8, $0x0
+DATA avx2c<>+4592(SB)/8, $0x0
+DATA avx2c<>+4600(SB)/8, $0x0
+DATA avx2c<>+4608(SB)/8, $0x0 // [7 limb 8]
+DATA avx2c<>+4616(SB)/8, $0x0
+DATA avx2c<>+4624(SB)/8, $0x0
+DATA avx2c<>+4632(SB)/8, $0x0
+GLOBL avx2c<>(SB), RODATA|NOPTR, $4640
 
 // ===========================================================================
 // P-256
@@ -1563,78 +1453,78 @@ TEXT paddP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	CALL mulP256<>(SB)
 	// step 4: s1 = 1 * (+1 P.X +1 P.Y).
 	VMOVDQU 0(R11), Y0
-	VMOVDQU 288(R11), Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU 288(R11), Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 32(R11), Y1
+	VMOVDQU 320(R11), Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 64(R11), Y2
+	VMOVDQU 352(R11), Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 96(R11), Y3
+	VMOVDQU 384(R11), Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 128(R11), Y4
+	VMOVDQU 416(R11), Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 160(R11), Y5
+	VMOVDQU 448(R11), Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 192(R11), Y6
+	VMOVDQU 480(R11), Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 224(R11), Y7
+	VMOVDQU 512(R11), Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 256(R11), Y8
+	VMOVDQU 544(R11), Y9
+	VPADDQ Y9, Y8, Y8
 	VMOVDQU Y0, 2016(DI)
-	VMOVDQU 32(R11), Y0
-	VMOVDQU 320(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2048(DI)
-	VMOVDQU 64(R11), Y0
-	VMOVDQU 352(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2080(DI)
-	VMOVDQU 96(R11), Y0
-	VMOVDQU 384(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2112(DI)
-	VMOVDQU 128(R11), Y0
-	VMOVDQU 416(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2144(DI)
-	VMOVDQU 160(R11), Y0
-	VMOVDQU 448(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2176(DI)
-	VMOVDQU 192(R11), Y0
-	VMOVDQU 480(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2208(DI)
-	VMOVDQU 224(R11), Y0
-	VMOVDQU 512(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2240(DI)
-	VMOVDQU 256(R11), Y0
-	VMOVDQU 544(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2272(DI)
+	VMOVDQU Y1, 2048(DI)
+	VMOVDQU Y2, 2080(DI)
+	VMOVDQU Y3, 2112(DI)
+	VMOVDQU Y4, 2144(DI)
+	VMOVDQU Y5, 2176(DI)
+	VMOVDQU Y6, 2208(DI)
+	VMOVDQU Y7, 2240(DI)
+	VMOVDQU Y8, 2272(DI)
 	// step 5: s2 = 1 * (+1 Q.X +1 Q.Y).
 	VMOVDQU 0(R12), Y0
-	VMOVDQU 288(R12), Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU 288(R12), Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 32(R12), Y1
+	VMOVDQU 320(R12), Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 64(R12), Y2
+	VMOVDQU 352(R12), Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 96(R12), Y3
+	VMOVDQU 384(R12), Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 128(R12), Y4
+	VMOVDQU 416(R12), Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 160(R12), Y5
+	VMOVDQU 448(R12), Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 192(R12), Y6
+	VMOVDQU 480(R12), Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 224(R12), Y7
+	VMOVDQU 512(R12), Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 256(R12), Y8
+	VMOVDQU 544(R12), Y9
+	VPADDQ Y9, Y8, Y8
 	VMOVDQU Y0, 2304(DI)
-	VMOVDQU 32(R12), Y0
-	VMOVDQU 320(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2336(DI)
-	VMOVDQU 64(R12), Y0
-	VMOVDQU 352(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2368(DI)
-	VMOVDQU 96(R12), Y0
-	VMOVDQU 384(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2400(DI)
-	VMOVDQU 128(R12), Y0
-	VMOVDQU 416(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2432(DI)
-	VMOVDQU 160(R12), Y0
-	VMOVDQU 448(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2464(DI)
-	VMOVDQU 192(R12), Y0
-	VMOVDQU 480(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2496(DI)
-	VMOVDQU 224(R12), Y0
-	VMOVDQU 512(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2528(DI)
-	VMOVDQU 256(R12), Y0
-	VMOVDQU 544(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2560(DI)
+	VMOVDQU Y1, 2336(DI)
+	VMOVDQU Y2, 2368(DI)
+	VMOVDQU Y3, 2400(DI)
+	VMOVDQU Y4, 2432(DI)
+	VMOVDQU Y5, 2464(DI)
+	VMOVDQU Y6, 2496(DI)
+	VMOVDQU Y7, 2528(DI)
+	VMOVDQU Y8, 2560(DI)
 	// t3 = s1 * s2.
 	LEAQ 2016(DI), SI
 	LEAQ 2304(DI), DX
@@ -1643,141 +1533,180 @@ TEXT paddP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	// steps 7-8: t3 = 1 * (+1 t3 -1 t0 -1 t1).
 	VMOVDQU 1440(DI), Y0
 	VPADDQ avx2c<>+192(SB), Y0, Y0
-	VMOVDQU 576(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 864(DI), Y1
-	VPSUBQ Y1, Y0, Y0
+	VMOVDQU 576(DI), Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU 864(DI), Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU 1472(DI), Y1
+	VPADDQ avx2c<>+224(SB), Y1, Y1
+	VMOVDQU 608(DI), Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU 896(DI), Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU 1504(DI), Y2
+	VPADDQ avx2c<>+256(SB), Y2, Y2
+	VMOVDQU 640(DI), Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU 928(DI), Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU 1536(DI), Y3
+	VPADDQ avx2c<>+288(SB), Y3, Y3
+	VMOVDQU 672(DI), Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU 960(DI), Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU 1568(DI), Y4
+	VPADDQ avx2c<>+320(SB), Y4, Y4
+	VMOVDQU 704(DI), Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU 992(DI), Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU 1600(DI), Y5
+	VPADDQ avx2c<>+352(SB), Y5, Y5
+	VMOVDQU 736(DI), Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU 1024(DI), Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU 1632(DI), Y6
+	VPADDQ avx2c<>+384(SB), Y6, Y6
+	VMOVDQU 768(DI), Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU 1056(DI), Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU 1664(DI), Y7
+	VPADDQ avx2c<>+416(SB), Y7, Y7
+	VMOVDQU 800(DI), Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU 1088(DI), Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU 1696(DI), Y8
+	VPADDQ avx2c<>+448(SB), Y8, Y8
+	VMOVDQU 832(DI), Y9
+	VPSUBQ Y9, Y8, Y8
+	VMOVDQU 1120(DI), Y9
+	VPSUBQ Y9, Y8, Y8
+	// Carried: 0x7ffffffa 0x7ffffffc 0x7ffffffc 0x600009fc 0x5ffffffd 0x5ffffffd 0x6013fffd 0x7f5ffffd 0x6fffffc exceeds fin.
+	VMOVDQU avx2c<>+64(SB), Y13
+	VPSRLQ $24, Y8, Y9
+	VPAND avx2c<>+32(SB), Y8, Y8
+	VPADDQ Y9, Y0, Y0
+	VPMULUDQ avx2c<>+96(SB), Y9, Y10
+	VPADDQ Y10, Y3, Y3
+	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPADDQ Y10, Y4, Y4
+	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPADDQ Y10, Y5, Y5
+	VPMULUDQ avx2c<>+128(SB), Y9, Y10
+	VPADDQ Y10, Y6, Y6
+	VPMULUDQ avx2c<>+160(SB), Y9, Y10
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y0, Y10
+	VPAND Y13, Y0, Y0
+	VPADDQ Y10, Y1, Y1
+	VPSRLQ $29, Y1, Y10
+	VPAND Y13, Y1, Y1
+	VPADDQ Y10, Y2, Y2
+	VPSRLQ $29, Y2, Y10
+	VPAND Y13, Y2, Y2
+	VPADDQ Y10, Y3, Y3
+	VPSRLQ $29, Y3, Y10
+	VPAND Y13, Y3, Y3
+	VPADDQ Y10, Y4, Y4
+	VPSRLQ $29, Y4, Y10
+	VPAND Y13, Y4, Y4
+	VPADDQ Y10, Y5, Y5
+	VPSRLQ $29, Y5, Y10
+	VPAND Y13, Y5, Y5
+	VPADDQ Y10, Y6, Y6
+	VPSRLQ $29, Y6, Y10
+	VPAND Y13, Y6, Y6
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y7, Y10
+	VPAND Y13, Y7, Y7
+	VPADDQ Y10, Y8, Y8
 	VMOVDQU Y0, 1440(DI)
-	VMOVDQU 1472(DI), Y0
-	VPADDQ avx2c<>+224(SB), Y0, Y0
-	VMOVDQU 608(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 896(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1472(DI)
-	VMOVDQU 1504(DI), Y0
-	VPADDQ avx2c<>+256(SB), Y0, Y0
-	VMOVDQU 640(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 928(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1504(DI)
-	VMOVDQU 1536(DI), Y0
-	VPADDQ avx2c<>+288(SB), Y0, Y0
-	VMOVDQU 672(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 960(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1536(DI)
-	VMOVDQU 1568(DI), Y0
-	VPADDQ avx2c<>+320(SB), Y0, Y0
-	VMOVDQU 704(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 992(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1568(DI)
-	VMOVDQU 1600(DI), Y0
-	VPADDQ avx2c<>+352(SB), Y0, Y0
-	VMOVDQU 736(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1024(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1600(DI)
-	VMOVDQU 1632(DI), Y0
-	VPADDQ avx2c<>+384(SB), Y0, Y0
-	VMOVDQU 768(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1056(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1632(DI)
-	VMOVDQU 1664(DI), Y0
-	VPADDQ avx2c<>+416(SB), Y0, Y0
-	VMOVDQU 800(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1088(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1664(DI)
-	VMOVDQU 1696(DI), Y0
-	VPADDQ avx2c<>+448(SB), Y0, Y0
-	VMOVDQU 832(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1120(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1696(DI)
+	VMOVDQU Y1, 1472(DI)
+	VMOVDQU Y2, 1504(DI)
+	VMOVDQU Y3, 1536(DI)
+	VMOVDQU Y4, 1568(DI)
+	VMOVDQU Y5, 1600(DI)
+	VMOVDQU Y6, 1632(DI)
+	VMOVDQU Y7, 1664(DI)
+	VMOVDQU Y8, 1696(DI)
 	// step 9: s1 = 1 * (+1 P.Y +1 P.Z).
 	VMOVDQU 288(R11), Y0
-	VMOVDQU 576(R11), Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU 576(R11), Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 320(R11), Y1
+	VMOVDQU 608(R11), Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 352(R11), Y2
+	VMOVDQU 640(R11), Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 384(R11), Y3
+	VMOVDQU 672(R11), Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 416(R11), Y4
+	VMOVDQU 704(R11), Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 448(R11), Y5
+	VMOVDQU 736(R11), Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 480(R11), Y6
+	VMOVDQU 768(R11), Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 512(R11), Y7
+	VMOVDQU 800(R11), Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 544(R11), Y8
+	VMOVDQU 832(R11), Y9
+	VPADDQ Y9, Y8, Y8
 	VMOVDQU Y0, 2016(DI)
-	VMOVDQU 320(R11), Y0
-	VMOVDQU 608(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2048(DI)
-	VMOVDQU 352(R11), Y0
-	VMOVDQU 640(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2080(DI)
-	VMOVDQU 384(R11), Y0
-	VMOVDQU 672(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2112(DI)
-	VMOVDQU 416(R11), Y0
-	VMOVDQU 704(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2144(DI)
-	VMOVDQU 448(R11), Y0
-	VMOVDQU 736(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2176(DI)
-	VMOVDQU 480(R11), Y0
-	VMOVDQU 768(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2208(DI)
-	VMOVDQU 512(R11), Y0
-	VMOVDQU 800(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2240(DI)
-	VMOVDQU 544(R11), Y0
-	VMOVDQU 832(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2272(DI)
+	VMOVDQU Y1, 2048(DI)
+	VMOVDQU Y2, 2080(DI)
+	VMOVDQU Y3, 2112(DI)
+	VMOVDQU Y4, 2144(DI)
+	VMOVDQU Y5, 2176(DI)
+	VMOVDQU Y6, 2208(DI)
+	VMOVDQU Y7, 2240(DI)
+	VMOVDQU Y8, 2272(DI)
 	// step 10: s2 = 1 * (+1 Q.Y +1 Q.Z).
 	VMOVDQU 288(R12), Y0
-	VMOVDQU 576(R12), Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU 576(R12), Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 320(R12), Y1
+	VMOVDQU 608(R12), Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 352(R12), Y2
+	VMOVDQU 640(R12), Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 384(R12), Y3
+	VMOVDQU 672(R12), Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 416(R12), Y4
+	VMOVDQU 704(R12), Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 448(R12), Y5
+	VMOVDQU 736(R12), Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 480(R12), Y6
+	VMOVDQU 768(R12), Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 512(R12), Y7
+	VMOVDQU 800(R12), Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 544(R12), Y8
+	VMOVDQU 832(R12), Y9
+	VPADDQ Y9, Y8, Y8
 	VMOVDQU Y0, 2304(DI)
-	VMOVDQU 320(R12), Y0
-	VMOVDQU 608(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2336(DI)
-	VMOVDQU 352(R12), Y0
-	VMOVDQU 640(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2368(DI)
-	VMOVDQU 384(R12), Y0
-	VMOVDQU 672(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2400(DI)
-	VMOVDQU 416(R12), Y0
-	VMOVDQU 704(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2432(DI)
-	VMOVDQU 448(R12), Y0
-	VMOVDQU 736(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2464(DI)
-	VMOVDQU 480(R12), Y0
-	VMOVDQU 768(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2496(DI)
-	VMOVDQU 512(R12), Y0
-	VMOVDQU 800(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2528(DI)
-	VMOVDQU 544(R12), Y0
-	VMOVDQU 832(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2560(DI)
+	VMOVDQU Y1, 2336(DI)
+	VMOVDQU Y2, 2368(DI)
+	VMOVDQU Y3, 2400(DI)
+	VMOVDQU Y4, 2432(DI)
+	VMOVDQU Y5, 2464(DI)
+	VMOVDQU Y6, 2496(DI)
+	VMOVDQU Y7, 2528(DI)
+	VMOVDQU Y8, 2560(DI)
 	// t4 = s1 * s2.
 	LEAQ 2016(DI), SI
 	LEAQ 2304(DI), DX
@@ -1786,141 +1715,180 @@ TEXT paddP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	// steps 12-13: t4 = 1 * (+1 t4 -1 t1 -1 t2).
 	VMOVDQU 1728(DI), Y0
 	VPADDQ avx2c<>+192(SB), Y0, Y0
-	VMOVDQU 864(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1152(DI), Y1
-	VPSUBQ Y1, Y0, Y0
+	VMOVDQU 864(DI), Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU 1152(DI), Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU 1760(DI), Y1
+	VPADDQ avx2c<>+224(SB), Y1, Y1
+	VMOVDQU 896(DI), Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU 1184(DI), Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU 1792(DI), Y2
+	VPADDQ avx2c<>+256(SB), Y2, Y2
+	VMOVDQU 928(DI), Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU 1216(DI), Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU 1824(DI), Y3
+	VPADDQ avx2c<>+288(SB), Y3, Y3
+	VMOVDQU 960(DI), Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU 1248(DI), Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU 1856(DI), Y4
+	VPADDQ avx2c<>+320(SB), Y4, Y4
+	VMOVDQU 992(DI), Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU 1280(DI), Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU 1888(DI), Y5
+	VPADDQ avx2c<>+352(SB), Y5, Y5
+	VMOVDQU 1024(DI), Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU 1312(DI), Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU 1920(DI), Y6
+	VPADDQ avx2c<>+384(SB), Y6, Y6
+	VMOVDQU 1056(DI), Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU 1344(DI), Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU 1952(DI), Y7
+	VPADDQ avx2c<>+416(SB), Y7, Y7
+	VMOVDQU 1088(DI), Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU 1376(DI), Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU 1984(DI), Y8
+	VPADDQ avx2c<>+448(SB), Y8, Y8
+	VMOVDQU 1120(DI), Y9
+	VPSUBQ Y9, Y8, Y8
+	VMOVDQU 1408(DI), Y9
+	VPSUBQ Y9, Y8, Y8
+	// Carried: 0x7ffffffa 0x7ffffffc 0x7ffffffc 0x600009fc 0x5ffffffd 0x5ffffffd 0x6013fffd 0x7f5ffffd 0x6fffffc exceeds fin.
+	VMOVDQU avx2c<>+64(SB), Y13
+	VPSRLQ $24, Y8, Y9
+	VPAND avx2c<>+32(SB), Y8, Y8
+	VPADDQ Y9, Y0, Y0
+	VPMULUDQ avx2c<>+96(SB), Y9, Y10
+	VPADDQ Y10, Y3, Y3
+	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPADDQ Y10, Y4, Y4
+	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPADDQ Y10, Y5, Y5
+	VPMULUDQ avx2c<>+128(SB), Y9, Y10
+	VPADDQ Y10, Y6, Y6
+	VPMULUDQ avx2c<>+160(SB), Y9, Y10
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y0, Y10
+	VPAND Y13, Y0, Y0
+	VPADDQ Y10, Y1, Y1
+	VPSRLQ $29, Y1, Y10
+	VPAND Y13, Y1, Y1
+	VPADDQ Y10, Y2, Y2
+	VPSRLQ $29, Y2, Y10
+	VPAND Y13, Y2, Y2
+	VPADDQ Y10, Y3, Y3
+	VPSRLQ $29, Y3, Y10
+	VPAND Y13, Y3, Y3
+	VPADDQ Y10, Y4, Y4
+	VPSRLQ $29, Y4, Y10
+	VPAND Y13, Y4, Y4
+	VPADDQ Y10, Y5, Y5
+	VPSRLQ $29, Y5, Y10
+	VPAND Y13, Y5, Y5
+	VPADDQ Y10, Y6, Y6
+	VPSRLQ $29, Y6, Y10
+	VPAND Y13, Y6, Y6
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y7, Y10
+	VPAND Y13, Y7, Y7
+	VPADDQ Y10, Y8, Y8
 	VMOVDQU Y0, 1728(DI)
-	VMOVDQU 1760(DI), Y0
-	VPADDQ avx2c<>+224(SB), Y0, Y0
-	VMOVDQU 896(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1184(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1760(DI)
-	VMOVDQU 1792(DI), Y0
-	VPADDQ avx2c<>+256(SB), Y0, Y0
-	VMOVDQU 928(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1216(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1792(DI)
-	VMOVDQU 1824(DI), Y0
-	VPADDQ avx2c<>+288(SB), Y0, Y0
-	VMOVDQU 960(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1248(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1824(DI)
-	VMOVDQU 1856(DI), Y0
-	VPADDQ avx2c<>+320(SB), Y0, Y0
-	VMOVDQU 992(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1280(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1856(DI)
-	VMOVDQU 1888(DI), Y0
-	VPADDQ avx2c<>+352(SB), Y0, Y0
-	VMOVDQU 1024(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1312(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1888(DI)
-	VMOVDQU 1920(DI), Y0
-	VPADDQ avx2c<>+384(SB), Y0, Y0
-	VMOVDQU 1056(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1344(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1920(DI)
-	VMOVDQU 1952(DI), Y0
-	VPADDQ avx2c<>+416(SB), Y0, Y0
-	VMOVDQU 1088(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1376(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1952(DI)
-	VMOVDQU 1984(DI), Y0
-	VPADDQ avx2c<>+448(SB), Y0, Y0
-	VMOVDQU 1120(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1408(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1984(DI)
+	VMOVDQU Y1, 1760(DI)
+	VMOVDQU Y2, 1792(DI)
+	VMOVDQU Y3, 1824(DI)
+	VMOVDQU Y4, 1856(DI)
+	VMOVDQU Y5, 1888(DI)
+	VMOVDQU Y6, 1920(DI)
+	VMOVDQU Y7, 1952(DI)
+	VMOVDQU Y8, 1984(DI)
 	// step 14: s1 = 1 * (+1 P.X +1 P.Z).
 	VMOVDQU 0(R11), Y0
-	VMOVDQU 576(R11), Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU 576(R11), Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 32(R11), Y1
+	VMOVDQU 608(R11), Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 64(R11), Y2
+	VMOVDQU 640(R11), Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 96(R11), Y3
+	VMOVDQU 672(R11), Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 128(R11), Y4
+	VMOVDQU 704(R11), Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 160(R11), Y5
+	VMOVDQU 736(R11), Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 192(R11), Y6
+	VMOVDQU 768(R11), Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 224(R11), Y7
+	VMOVDQU 800(R11), Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 256(R11), Y8
+	VMOVDQU 832(R11), Y9
+	VPADDQ Y9, Y8, Y8
 	VMOVDQU Y0, 2016(DI)
-	VMOVDQU 32(R11), Y0
-	VMOVDQU 608(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2048(DI)
-	VMOVDQU 64(R11), Y0
-	VMOVDQU 640(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2080(DI)
-	VMOVDQU 96(R11), Y0
-	VMOVDQU 672(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2112(DI)
-	VMOVDQU 128(R11), Y0
-	VMOVDQU 704(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2144(DI)
-	VMOVDQU 160(R11), Y0
-	VMOVDQU 736(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2176(DI)
-	VMOVDQU 192(R11), Y0
-	VMOVDQU 768(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2208(DI)
-	VMOVDQU 224(R11), Y0
-	VMOVDQU 800(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2240(DI)
-	VMOVDQU 256(R11), Y0
-	VMOVDQU 832(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2272(DI)
+	VMOVDQU Y1, 2048(DI)
+	VMOVDQU Y2, 2080(DI)
+	VMOVDQU Y3, 2112(DI)
+	VMOVDQU Y4, 2144(DI)
+	VMOVDQU Y5, 2176(DI)
+	VMOVDQU Y6, 2208(DI)
+	VMOVDQU Y7, 2240(DI)
+	VMOVDQU Y8, 2272(DI)
 	// step 15: s2 = 1 * (+1 Q.X +1 Q.Z).
 	VMOVDQU 0(R12), Y0
-	VMOVDQU 576(R12), Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU 576(R12), Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 32(R12), Y1
+	VMOVDQU 608(R12), Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 64(R12), Y2
+	VMOVDQU 640(R12), Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 96(R12), Y3
+	VMOVDQU 672(R12), Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 128(R12), Y4
+	VMOVDQU 704(R12), Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 160(R12), Y5
+	VMOVDQU 736(R12), Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 192(R12), Y6
+	VMOVDQU 768(R12), Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 224(R12), Y7
+	VMOVDQU 800(R12), Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 256(R12), Y8
+	VMOVDQU 832(R12), Y9
+	VPADDQ Y9, Y8, Y8
 	VMOVDQU Y0, 2304(DI)
-	VMOVDQU 32(R12), Y0
-	VMOVDQU 608(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2336(DI)
-	VMOVDQU 64(R12), Y0
-	VMOVDQU 640(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2368(DI)
-	VMOVDQU 96(R12), Y0
-	VMOVDQU 672(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2400(DI)
-	VMOVDQU 128(R12), Y0
-	VMOVDQU 704(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2432(DI)
-	VMOVDQU 160(R12), Y0
-	VMOVDQU 736(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2464(DI)
-	VMOVDQU 192(R12), Y0
-	VMOVDQU 768(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2496(DI)
-	VMOVDQU 224(R12), Y0
-	VMOVDQU 800(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2528(DI)
-	VMOVDQU 256(R12), Y0
-	VMOVDQU 832(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2560(DI)
+	VMOVDQU Y1, 2336(DI)
+	VMOVDQU Y2, 2368(DI)
+	VMOVDQU Y3, 2400(DI)
+	VMOVDQU Y4, 2432(DI)
+	VMOVDQU Y5, 2464(DI)
+	VMOVDQU Y6, 2496(DI)
+	VMOVDQU Y7, 2528(DI)
+	VMOVDQU Y8, 2560(DI)
 	// R.Y = s1 * s2.
 	LEAQ 2016(DI), SI
 	LEAQ 2304(DI), DX
@@ -1929,67 +1897,106 @@ TEXT paddP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	// steps 17-18: R.Y = 1 * (+1 R.Y -1 t0 -1 t2).
 	VMOVDQU 288(R13), Y0
 	VPADDQ avx2c<>+192(SB), Y0, Y0
-	VMOVDQU 576(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1152(DI), Y1
-	VPSUBQ Y1, Y0, Y0
+	VMOVDQU 576(DI), Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU 1152(DI), Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU 320(R13), Y1
+	VPADDQ avx2c<>+224(SB), Y1, Y1
+	VMOVDQU 608(DI), Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU 1184(DI), Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU 352(R13), Y2
+	VPADDQ avx2c<>+256(SB), Y2, Y2
+	VMOVDQU 640(DI), Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU 1216(DI), Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU 384(R13), Y3
+	VPADDQ avx2c<>+288(SB), Y3, Y3
+	VMOVDQU 672(DI), Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU 1248(DI), Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU 416(R13), Y4
+	VPADDQ avx2c<>+320(SB), Y4, Y4
+	VMOVDQU 704(DI), Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU 1280(DI), Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU 448(R13), Y5
+	VPADDQ avx2c<>+352(SB), Y5, Y5
+	VMOVDQU 736(DI), Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU 1312(DI), Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU 480(R13), Y6
+	VPADDQ avx2c<>+384(SB), Y6, Y6
+	VMOVDQU 768(DI), Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU 1344(DI), Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU 512(R13), Y7
+	VPADDQ avx2c<>+416(SB), Y7, Y7
+	VMOVDQU 800(DI), Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU 1376(DI), Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU 544(R13), Y8
+	VPADDQ avx2c<>+448(SB), Y8, Y8
+	VMOVDQU 832(DI), Y9
+	VPSUBQ Y9, Y8, Y8
+	VMOVDQU 1408(DI), Y9
+	VPSUBQ Y9, Y8, Y8
+	// Carried: 0x7ffffffa 0x7ffffffc 0x7ffffffc 0x600009fc 0x5ffffffd 0x5ffffffd 0x6013fffd 0x7f5ffffd 0x6fffffc exceeds fin.
+	VMOVDQU avx2c<>+64(SB), Y13
+	VPSRLQ $24, Y8, Y9
+	VPAND avx2c<>+32(SB), Y8, Y8
+	VPADDQ Y9, Y0, Y0
+	VPMULUDQ avx2c<>+96(SB), Y9, Y10
+	VPADDQ Y10, Y3, Y3
+	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPADDQ Y10, Y4, Y4
+	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPADDQ Y10, Y5, Y5
+	VPMULUDQ avx2c<>+128(SB), Y9, Y10
+	VPADDQ Y10, Y6, Y6
+	VPMULUDQ avx2c<>+160(SB), Y9, Y10
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y0, Y10
+	VPAND Y13, Y0, Y0
+	VPADDQ Y10, Y1, Y1
+	VPSRLQ $29, Y1, Y10
+	VPAND Y13, Y1, Y1
+	VPADDQ Y10, Y2, Y2
+	VPSRLQ $29, Y2, Y10
+	VPAND Y13, Y2, Y2
+	VPADDQ Y10, Y3, Y3
+	VPSRLQ $29, Y3, Y10
+	VPAND Y13, Y3, Y3
+	VPADDQ Y10, Y4, Y4
+	VPSRLQ $29, Y4, Y10
+	VPAND Y13, Y4, Y4
+	VPADDQ Y10, Y5, Y5
+	VPSRLQ $29, Y5, Y10
+	VPAND Y13, Y5, Y5
+	VPADDQ Y10, Y6, Y6
+	VPSRLQ $29, Y6, Y10
+	VPAND Y13, Y6, Y6
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y7, Y10
+	VPAND Y13, Y7, Y7
+	VPADDQ Y10, Y8, Y8
 	VMOVDQU Y0, 288(R13)
-	VMOVDQU 320(R13), Y0
-	VPADDQ avx2c<>+224(SB), Y0, Y0
-	VMOVDQU 608(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1184(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 320(R13)
-	VMOVDQU 352(R13), Y0
-	VPADDQ avx2c<>+256(SB), Y0, Y0
-	VMOVDQU 640(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1216(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 352(R13)
-	VMOVDQU 384(R13), Y0
-	VPADDQ avx2c<>+288(SB), Y0, Y0
-	VMOVDQU 672(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1248(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 384(R13)
-	VMOVDQU 416(R13), Y0
-	VPADDQ avx2c<>+320(SB), Y0, Y0
-	VMOVDQU 704(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1280(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 416(R13)
-	VMOVDQU 448(R13), Y0
-	VPADDQ avx2c<>+352(SB), Y0, Y0
-	VMOVDQU 736(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1312(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 448(R13)
-	VMOVDQU 480(R13), Y0
-	VPADDQ avx2c<>+384(SB), Y0, Y0
-	VMOVDQU 768(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1344(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 480(R13)
-	VMOVDQU 512(R13), Y0
-	VPADDQ avx2c<>+416(SB), Y0, Y0
-	VMOVDQU 800(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1376(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 512(R13)
-	VMOVDQU 544(R13), Y0
-	VPADDQ avx2c<>+448(SB), Y0, Y0
-	VMOVDQU 832(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1408(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 544(R13)
+	VMOVDQU Y1, 320(R13)
+	VMOVDQU Y2, 352(R13)
+	VMOVDQU Y3, 384(R13)
+	VMOVDQU Y4, 416(R13)
+	VMOVDQU Y5, 448(R13)
+	VMOVDQU Y6, 480(R13)
+	VMOVDQU Y7, 512(R13)
+	VMOVDQU Y8, 544(R13)
 	// Complete addition, a = -3: Renes-Costello-Batina 2015, Algorithm 4, from step 19.
 	// R.Z = P256 b * t2.
 	LEAQ avx2c<>+480(SB), SI
@@ -1999,154 +2006,189 @@ TEXT paddP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	// steps 20-22: R.X = 3 * (+1 R.Y -1 R.Z).
 	VMOVDQU 288(R13), Y0
 	VPADDQ avx2c<>+768(SB), Y0, Y0
-	VMOVDQU 576(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU 576(R13), Y9
+	VPSUBQ Y9, Y0, Y0
+	VPADDQ Y0, Y0, Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 320(R13), Y1
+	VPADDQ avx2c<>+800(SB), Y1, Y1
+	VMOVDQU 608(R13), Y9
+	VPSUBQ Y9, Y1, Y1
+	VPADDQ Y1, Y1, Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 352(R13), Y2
+	VPADDQ avx2c<>+832(SB), Y2, Y2
+	VMOVDQU 640(R13), Y9
+	VPSUBQ Y9, Y2, Y2
+	VPADDQ Y2, Y2, Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 384(R13), Y3
+	VPADDQ avx2c<>+864(SB), Y3, Y3
+	VMOVDQU 672(R13), Y9
+	VPSUBQ Y9, Y3, Y3
+	VPADDQ Y3, Y3, Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 416(R13), Y4
+	VPADDQ avx2c<>+896(SB), Y4, Y4
+	VMOVDQU 704(R13), Y9
+	VPSUBQ Y9, Y4, Y4
+	VPADDQ Y4, Y4, Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 448(R13), Y5
+	VPADDQ avx2c<>+928(SB), Y5, Y5
+	VMOVDQU 736(R13), Y9
+	VPSUBQ Y9, Y5, Y5
+	VPADDQ Y5, Y5, Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 480(R13), Y6
+	VPADDQ avx2c<>+960(SB), Y6, Y6
+	VMOVDQU 768(R13), Y9
+	VPSUBQ Y9, Y6, Y6
+	VPADDQ Y6, Y6, Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 512(R13), Y7
+	VPADDQ avx2c<>+992(SB), Y7, Y7
+	VMOVDQU 800(R13), Y9
+	VPSUBQ Y9, Y7, Y7
+	VPADDQ Y7, Y7, Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 544(R13), Y8
+	VPADDQ avx2c<>+1024(SB), Y8, Y8
+	VMOVDQU 832(R13), Y9
+	VPSUBQ Y9, Y8, Y8
+	VPADDQ Y8, Y8, Y9
+	VPADDQ Y9, Y8, Y8
+	// Carried: 0x11ffffff4 0x11ffffff7 0x11ffffff7 0xc00011f7 0xbffffffa 0xbffffffa 0xc023fffa 0x11edffffa 0xefffff7 exceeds fin.
+	VMOVDQU avx2c<>+64(SB), Y13
+	VPSRLQ $24, Y8, Y9
+	VPAND avx2c<>+32(SB), Y8, Y8
+	VPADDQ Y9, Y0, Y0
+	VPMULUDQ avx2c<>+96(SB), Y9, Y10
+	VPADDQ Y10, Y3, Y3
+	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPADDQ Y10, Y4, Y4
+	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPADDQ Y10, Y5, Y5
+	VPMULUDQ avx2c<>+128(SB), Y9, Y10
+	VPADDQ Y10, Y6, Y6
+	VPMULUDQ avx2c<>+160(SB), Y9, Y10
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y0, Y10
+	VPAND Y13, Y0, Y0
+	VPADDQ Y10, Y1, Y1
+	VPSRLQ $29, Y1, Y10
+	VPAND Y13, Y1, Y1
+	VPADDQ Y10, Y2, Y2
+	VPSRLQ $29, Y2, Y10
+	VPAND Y13, Y2, Y2
+	VPADDQ Y10, Y3, Y3
+	VPSRLQ $29, Y3, Y10
+	VPAND Y13, Y3, Y3
+	VPADDQ Y10, Y4, Y4
+	VPSRLQ $29, Y4, Y10
+	VPAND Y13, Y4, Y4
+	VPADDQ Y10, Y5, Y5
+	VPSRLQ $29, Y5, Y10
+	VPAND Y13, Y5, Y5
+	VPADDQ Y10, Y6, Y6
+	VPSRLQ $29, Y6, Y10
+	VPAND Y13, Y6, Y6
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y7, Y10
+	VPAND Y13, Y7, Y7
+	VPADDQ Y10, Y8, Y8
 	VMOVDQU Y0, 0(R13)
-	VMOVDQU 320(R13), Y0
-	VPADDQ avx2c<>+800(SB), Y0, Y0
-	VMOVDQU 608(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 32(R13)
-	VMOVDQU 352(R13), Y0
-	VPADDQ avx2c<>+832(SB), Y0, Y0
-	VMOVDQU 640(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 64(R13)
-	VMOVDQU 384(R13), Y0
-	VPADDQ avx2c<>+864(SB), Y0, Y0
-	VMOVDQU 672(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 96(R13)
-	VMOVDQU 416(R13), Y0
-	VPADDQ avx2c<>+896(SB), Y0, Y0
-	VMOVDQU 704(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 128(R13)
-	VMOVDQU 448(R13), Y0
-	VPADDQ avx2c<>+928(SB), Y0, Y0
-	VMOVDQU 736(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 160(R13)
-	VMOVDQU 480(R13), Y0
-	VPADDQ avx2c<>+960(SB), Y0, Y0
-	VMOVDQU 768(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 192(R13)
-	VMOVDQU 512(R13), Y0
-	VPADDQ avx2c<>+992(SB), Y0, Y0
-	VMOVDQU 800(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 224(R13)
-	VMOVDQU 544(R13), Y0
-	VPADDQ avx2c<>+1024(SB), Y0, Y0
-	VMOVDQU 832(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 256(R13)
+	VMOVDQU Y1, 32(R13)
+	VMOVDQU Y2, 64(R13)
+	VMOVDQU Y3, 96(R13)
+	VMOVDQU Y4, 128(R13)
+	VMOVDQU Y5, 160(R13)
+	VMOVDQU Y6, 192(R13)
+	VMOVDQU Y7, 224(R13)
+	VMOVDQU Y8, 256(R13)
 	// step 23: R.Z = 1 * (+1 t1 -1 R.X).
 	VMOVDQU 864(DI), Y0
-	VPADDQ avx2c<>+1056(SB), Y0, Y0
-	VMOVDQU 0(R13), Y1
-	VPSUBQ Y1, Y0, Y0
+	VPADDQ avx2c<>+768(SB), Y0, Y0
+	VMOVDQU 0(R13), Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU 896(DI), Y1
+	VPADDQ avx2c<>+800(SB), Y1, Y1
+	VMOVDQU 32(R13), Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU 928(DI), Y2
+	VPADDQ avx2c<>+832(SB), Y2, Y2
+	VMOVDQU 64(R13), Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU 960(DI), Y3
+	VPADDQ avx2c<>+864(SB), Y3, Y3
+	VMOVDQU 96(R13), Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU 992(DI), Y4
+	VPADDQ avx2c<>+896(SB), Y4, Y4
+	VMOVDQU 128(R13), Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU 1024(DI), Y5
+	VPADDQ avx2c<>+928(SB), Y5, Y5
+	VMOVDQU 160(R13), Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU 1056(DI), Y6
+	VPADDQ avx2c<>+960(SB), Y6, Y6
+	VMOVDQU 192(R13), Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU 1088(DI), Y7
+	VPADDQ avx2c<>+992(SB), Y7, Y7
+	VMOVDQU 224(R13), Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU 1120(DI), Y8
+	VPADDQ avx2c<>+1024(SB), Y8, Y8
+	VMOVDQU 256(R13), Y9
+	VPSUBQ Y9, Y8, Y8
 	VMOVDQU Y0, 576(R13)
-	VMOVDQU 896(DI), Y0
-	VPADDQ avx2c<>+1088(SB), Y0, Y0
-	VMOVDQU 32(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 608(R13)
-	VMOVDQU 928(DI), Y0
-	VPADDQ avx2c<>+1120(SB), Y0, Y0
-	VMOVDQU 64(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 640(R13)
-	VMOVDQU 960(DI), Y0
-	VPADDQ avx2c<>+1152(SB), Y0, Y0
-	VMOVDQU 96(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 672(R13)
-	VMOVDQU 992(DI), Y0
-	VPADDQ avx2c<>+1184(SB), Y0, Y0
-	VMOVDQU 128(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 704(R13)
-	VMOVDQU 1024(DI), Y0
-	VPADDQ avx2c<>+1216(SB), Y0, Y0
-	VMOVDQU 160(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 736(R13)
-	VMOVDQU 1056(DI), Y0
-	VPADDQ avx2c<>+1248(SB), Y0, Y0
-	VMOVDQU 192(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 768(R13)
-	VMOVDQU 1088(DI), Y0
-	VPADDQ avx2c<>+1280(SB), Y0, Y0
-	VMOVDQU 224(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 800(R13)
-	VMOVDQU 1120(DI), Y0
-	VPADDQ avx2c<>+1312(SB), Y0, Y0
-	VMOVDQU 256(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 832(R13)
+	VMOVDQU Y1, 608(R13)
+	VMOVDQU Y2, 640(R13)
+	VMOVDQU Y3, 672(R13)
+	VMOVDQU Y4, 704(R13)
+	VMOVDQU Y5, 736(R13)
+	VMOVDQU Y6, 768(R13)
+	VMOVDQU Y7, 800(R13)
+	VMOVDQU Y8, 832(R13)
 	// step 24: R.X = 1 * (+1 t1 +1 R.X).
 	VMOVDQU 864(DI), Y0
-	VMOVDQU 0(R13), Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU 0(R13), Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 896(DI), Y1
+	VMOVDQU 32(R13), Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 928(DI), Y2
+	VMOVDQU 64(R13), Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 960(DI), Y3
+	VMOVDQU 96(R13), Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 992(DI), Y4
+	VMOVDQU 128(R13), Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 1024(DI), Y5
+	VMOVDQU 160(R13), Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 1056(DI), Y6
+	VMOVDQU 192(R13), Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 1088(DI), Y7
+	VMOVDQU 224(R13), Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 1120(DI), Y8
+	VMOVDQU 256(R13), Y9
+	VPADDQ Y9, Y8, Y8
 	VMOVDQU Y0, 0(R13)
-	VMOVDQU 896(DI), Y0
-	VMOVDQU 32(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 32(R13)
-	VMOVDQU 928(DI), Y0
-	VMOVDQU 64(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 64(R13)
-	VMOVDQU 960(DI), Y0
-	VMOVDQU 96(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 96(R13)
-	VMOVDQU 992(DI), Y0
-	VMOVDQU 128(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 128(R13)
-	VMOVDQU 1024(DI), Y0
-	VMOVDQU 160(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 160(R13)
-	VMOVDQU 1056(DI), Y0
-	VMOVDQU 192(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 192(R13)
-	VMOVDQU 1088(DI), Y0
-	VMOVDQU 224(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 224(R13)
-	VMOVDQU 1120(DI), Y0
-	VMOVDQU 256(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 256(R13)
-	// R.Y = R.Y carried.
-	LEAQ 288(R13), SI
-	LEAQ 288(R13), R10
-	CALL carryP256<>(SB)
+	VMOVDQU Y1, 32(R13)
+	VMOVDQU Y2, 64(R13)
+	VMOVDQU Y3, 96(R13)
+	VMOVDQU Y4, 128(R13)
+	VMOVDQU Y5, 160(R13)
+	VMOVDQU Y6, 192(R13)
+	VMOVDQU Y7, 224(R13)
+	VMOVDQU Y8, 256(R13)
 	// R.Y = P256 b * R.Y.
 	LEAQ avx2c<>+480(SB), SI
 	LEAQ 288(R13), DX
@@ -2154,235 +2196,289 @@ TEXT paddP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	CALL mulP256<>(SB)
 	// steps 26-31: R.Y = 3 * (+1 R.Y -3 t2 -1 t0).
 	VMOVDQU 288(R13), Y0
-	VPADDQ avx2c<>+1344(SB), Y0, Y0
-	VMOVDQU 1152(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 576(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
+	VPADDQ avx2c<>+1056(SB), Y0, Y0
+	VMOVDQU 1152(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU 576(DI), Y9
+	VPSUBQ Y9, Y0, Y0
+	VPADDQ Y0, Y0, Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 320(R13), Y1
+	VPADDQ avx2c<>+1088(SB), Y1, Y1
+	VMOVDQU 1184(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU 608(DI), Y9
+	VPSUBQ Y9, Y1, Y1
+	VPADDQ Y1, Y1, Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 352(R13), Y2
+	VPADDQ avx2c<>+1120(SB), Y2, Y2
+	VMOVDQU 1216(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU 640(DI), Y9
+	VPSUBQ Y9, Y2, Y2
+	VPADDQ Y2, Y2, Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 384(R13), Y3
+	VPADDQ avx2c<>+1152(SB), Y3, Y3
+	VMOVDQU 1248(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU 672(DI), Y9
+	VPSUBQ Y9, Y3, Y3
+	VPADDQ Y3, Y3, Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 416(R13), Y4
+	VPADDQ avx2c<>+1184(SB), Y4, Y4
+	VMOVDQU 1280(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU 704(DI), Y9
+	VPSUBQ Y9, Y4, Y4
+	VPADDQ Y4, Y4, Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 448(R13), Y5
+	VPADDQ avx2c<>+1216(SB), Y5, Y5
+	VMOVDQU 1312(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU 736(DI), Y9
+	VPSUBQ Y9, Y5, Y5
+	VPADDQ Y5, Y5, Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 480(R13), Y6
+	VPADDQ avx2c<>+1248(SB), Y6, Y6
+	VMOVDQU 1344(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU 768(DI), Y9
+	VPSUBQ Y9, Y6, Y6
+	VPADDQ Y6, Y6, Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 512(R13), Y7
+	VPADDQ avx2c<>+1280(SB), Y7, Y7
+	VMOVDQU 1376(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU 800(DI), Y9
+	VPSUBQ Y9, Y7, Y7
+	VPADDQ Y7, Y7, Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 544(R13), Y8
+	VPADDQ avx2c<>+1312(SB), Y8, Y8
+	VMOVDQU 1408(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPSUBQ Y9, Y8, Y8
+	VMOVDQU 832(DI), Y9
+	VPSUBQ Y9, Y8, Y8
+	VPADDQ Y8, Y8, Y9
+	VPADDQ Y9, Y8, Y8
+	// Carried: 0x23fffffe2 0x23fffffee 0x23fffffee 0x1e00035ee 0x1dffffff1 0x1dffffff1 0x1e06bfff1 0x23c9ffff1 0x20ffffee exceeds fin.
+	VMOVDQU avx2c<>+64(SB), Y13
+	VPSRLQ $24, Y8, Y9
+	VPAND avx2c<>+32(SB), Y8, Y8
+	VPADDQ Y9, Y0, Y0
+	VPMULUDQ avx2c<>+96(SB), Y9, Y10
+	VPADDQ Y10, Y3, Y3
+	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPADDQ Y10, Y4, Y4
+	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPADDQ Y10, Y5, Y5
+	VPMULUDQ avx2c<>+128(SB), Y9, Y10
+	VPADDQ Y10, Y6, Y6
+	VPMULUDQ avx2c<>+160(SB), Y9, Y10
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y0, Y10
+	VPAND Y13, Y0, Y0
+	VPADDQ Y10, Y1, Y1
+	VPSRLQ $29, Y1, Y10
+	VPAND Y13, Y1, Y1
+	VPADDQ Y10, Y2, Y2
+	VPSRLQ $29, Y2, Y10
+	VPAND Y13, Y2, Y2
+	VPADDQ Y10, Y3, Y3
+	VPSRLQ $29, Y3, Y10
+	VPAND Y13, Y3, Y3
+	VPADDQ Y10, Y4, Y4
+	VPSRLQ $29, Y4, Y10
+	VPAND Y13, Y4, Y4
+	VPADDQ Y10, Y5, Y5
+	VPSRLQ $29, Y5, Y10
+	VPAND Y13, Y5, Y5
+	VPADDQ Y10, Y6, Y6
+	VPSRLQ $29, Y6, Y10
+	VPAND Y13, Y6, Y6
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y7, Y10
+	VPAND Y13, Y7, Y7
+	VPADDQ Y10, Y8, Y8
 	VMOVDQU Y0, 288(R13)
-	VMOVDQU 320(R13), Y0
-	VPADDQ avx2c<>+1376(SB), Y0, Y0
-	VMOVDQU 1184(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 608(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 320(R13)
-	VMOVDQU 352(R13), Y0
-	VPADDQ avx2c<>+1408(SB), Y0, Y0
-	VMOVDQU 1216(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 640(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 352(R13)
-	VMOVDQU 384(R13), Y0
-	VPADDQ avx2c<>+1440(SB), Y0, Y0
-	VMOVDQU 1248(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 672(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 384(R13)
-	VMOVDQU 416(R13), Y0
-	VPADDQ avx2c<>+1472(SB), Y0, Y0
-	VMOVDQU 1280(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 704(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 416(R13)
-	VMOVDQU 448(R13), Y0
-	VPADDQ avx2c<>+1504(SB), Y0, Y0
-	VMOVDQU 1312(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 736(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 448(R13)
-	VMOVDQU 480(R13), Y0
-	VPADDQ avx2c<>+1536(SB), Y0, Y0
-	VMOVDQU 1344(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 768(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 480(R13)
-	VMOVDQU 512(R13), Y0
-	VPADDQ avx2c<>+1568(SB), Y0, Y0
-	VMOVDQU 1376(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 800(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 512(R13)
-	VMOVDQU 544(R13), Y0
-	VPADDQ avx2c<>+1600(SB), Y0, Y0
-	VMOVDQU 1408(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 832(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 544(R13)
+	VMOVDQU Y1, 320(R13)
+	VMOVDQU Y2, 352(R13)
+	VMOVDQU Y3, 384(R13)
+	VMOVDQU Y4, 416(R13)
+	VMOVDQU Y5, 448(R13)
+	VMOVDQU Y6, 480(R13)
+	VMOVDQU Y7, 512(R13)
+	VMOVDQU Y8, 544(R13)
 	// steps 32-34: t0 = 3 * (+1 t0 -1 t2).
 	VMOVDQU 576(DI), Y0
 	VPADDQ avx2c<>+768(SB), Y0, Y0
-	VMOVDQU 1152(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU 1152(DI), Y9
+	VPSUBQ Y9, Y0, Y0
+	VPADDQ Y0, Y0, Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 608(DI), Y1
+	VPADDQ avx2c<>+800(SB), Y1, Y1
+	VMOVDQU 1184(DI), Y9
+	VPSUBQ Y9, Y1, Y1
+	VPADDQ Y1, Y1, Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 640(DI), Y2
+	VPADDQ avx2c<>+832(SB), Y2, Y2
+	VMOVDQU 1216(DI), Y9
+	VPSUBQ Y9, Y2, Y2
+	VPADDQ Y2, Y2, Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 672(DI), Y3
+	VPADDQ avx2c<>+864(SB), Y3, Y3
+	VMOVDQU 1248(DI), Y9
+	VPSUBQ Y9, Y3, Y3
+	VPADDQ Y3, Y3, Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 704(DI), Y4
+	VPADDQ avx2c<>+896(SB), Y4, Y4
+	VMOVDQU 1280(DI), Y9
+	VPSUBQ Y9, Y4, Y4
+	VPADDQ Y4, Y4, Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 736(DI), Y5
+	VPADDQ avx2c<>+928(SB), Y5, Y5
+	VMOVDQU 1312(DI), Y9
+	VPSUBQ Y9, Y5, Y5
+	VPADDQ Y5, Y5, Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 768(DI), Y6
+	VPADDQ avx2c<>+960(SB), Y6, Y6
+	VMOVDQU 1344(DI), Y9
+	VPSUBQ Y9, Y6, Y6
+	VPADDQ Y6, Y6, Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 800(DI), Y7
+	VPADDQ avx2c<>+992(SB), Y7, Y7
+	VMOVDQU 1376(DI), Y9
+	VPSUBQ Y9, Y7, Y7
+	VPADDQ Y7, Y7, Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 832(DI), Y8
+	VPADDQ avx2c<>+1024(SB), Y8, Y8
+	VMOVDQU 1408(DI), Y9
+	VPSUBQ Y9, Y8, Y8
+	VPADDQ Y8, Y8, Y9
+	VPADDQ Y9, Y8, Y8
+	// Carried: 0x11ffffff4 0x11ffffff7 0x11ffffff7 0xc00011f7 0xbffffffa 0xbffffffa 0xc023fffa 0x11edffffa 0xefffff7 exceeds fin.
+	VMOVDQU avx2c<>+64(SB), Y13
+	VPSRLQ $24, Y8, Y9
+	VPAND avx2c<>+32(SB), Y8, Y8
+	VPADDQ Y9, Y0, Y0
+	VPMULUDQ avx2c<>+96(SB), Y9, Y10
+	VPADDQ Y10, Y3, Y3
+	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPADDQ Y10, Y4, Y4
+	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPADDQ Y10, Y5, Y5
+	VPMULUDQ avx2c<>+128(SB), Y9, Y10
+	VPADDQ Y10, Y6, Y6
+	VPMULUDQ avx2c<>+160(SB), Y9, Y10
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y0, Y10
+	VPAND Y13, Y0, Y0
+	VPADDQ Y10, Y1, Y1
+	VPSRLQ $29, Y1, Y10
+	VPAND Y13, Y1, Y1
+	VPADDQ Y10, Y2, Y2
+	VPSRLQ $29, Y2, Y10
+	VPAND Y13, Y2, Y2
+	VPADDQ Y10, Y3, Y3
+	VPSRLQ $29, Y3, Y10
+	VPAND Y13, Y3, Y3
+	VPADDQ Y10, Y4, Y4
+	VPSRLQ $29, Y4, Y10
+	VPAND Y13, Y4, Y4
+	VPADDQ Y10, Y5, Y5
+	VPSRLQ $29, Y5, Y10
+	VPAND Y13, Y5, Y5
+	VPADDQ Y10, Y6, Y6
+	VPSRLQ $29, Y6, Y10
+	VPAND Y13, Y6, Y6
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y7, Y10
+	VPAND Y13, Y7, Y7
+	VPADDQ Y10, Y8, Y8
 	VMOVDQU Y0, 576(DI)
-	VMOVDQU 608(DI), Y0
-	VPADDQ avx2c<>+800(SB), Y0, Y0
-	VMOVDQU 1184(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 608(DI)
-	VMOVDQU 640(DI), Y0
-	VPADDQ avx2c<>+832(SB), Y0, Y0
-	VMOVDQU 1216(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 640(DI)
-	VMOVDQU 672(DI), Y0
-	VPADDQ avx2c<>+864(SB), Y0, Y0
-	VMOVDQU 1248(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 672(DI)
-	VMOVDQU 704(DI), Y0
-	VPADDQ avx2c<>+896(SB), Y0, Y0
-	VMOVDQU 1280(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 704(DI)
-	VMOVDQU 736(DI), Y0
-	VPADDQ avx2c<>+928(SB), Y0, Y0
-	VMOVDQU 1312(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 736(DI)
-	VMOVDQU 768(DI), Y0
-	VPADDQ avx2c<>+960(SB), Y0, Y0
-	VMOVDQU 1344(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 768(DI)
-	VMOVDQU 800(DI), Y0
-	VPADDQ avx2c<>+992(SB), Y0, Y0
-	VMOVDQU 1376(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 800(DI)
-	VMOVDQU 832(DI), Y0
-	VPADDQ avx2c<>+1024(SB), Y0, Y0
-	VMOVDQU 1408(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 832(DI)
-	// R.Y = R.Y carried.
-	LEAQ 288(R13), SI
-	LEAQ 288(R13), R10
-	CALL carryP256<>(SB)
-	// t4 = t4 carried.
-	LEAQ 1728(DI), SI
-	LEAQ 1728(DI), R10
-	CALL carryP256<>(SB)
+	VMOVDQU Y1, 608(DI)
+	VMOVDQU Y2, 640(DI)
+	VMOVDQU Y3, 672(DI)
+	VMOVDQU Y4, 704(DI)
+	VMOVDQU Y5, 736(DI)
+	VMOVDQU Y6, 768(DI)
+	VMOVDQU Y7, 800(DI)
+	VMOVDQU Y8, 832(DI)
 	// t1 = t4 * R.Y.
 	LEAQ 1728(DI), SI
 	LEAQ 288(R13), DX
 	LEAQ 864(DI), R10
 	CALL mulP256<>(SB)
-	// t0 = t0 carried.
-	LEAQ 576(DI), SI
-	LEAQ 576(DI), R10
-	CALL carryP256<>(SB)
 	// t2 = t0 * R.Y.
 	LEAQ 576(DI), SI
 	LEAQ 288(R13), DX
 	LEAQ 1152(DI), R10
 	CALL mulP256<>(SB)
-	// R.Z = R.Z carried.
+	// R.Y = R.Z * R.X.
 	LEAQ 576(R13), SI
-	LEAQ 576(R13), R10
-	CALL carryP256<>(SB)
-	// R.X = R.X carried.
-	LEAQ 0(R13), SI
-	LEAQ 0(R13), R10
-	CALL carryP256<>(SB)
-	// R.Y = R.X * R.Z.
-	LEAQ 0(R13), SI
-	LEAQ 576(R13), DX
+	LEAQ 0(R13), DX
 	LEAQ 288(R13), R10
 	CALL mulP256<>(SB)
 	// step 38: R.Y = 1 * (+1 R.Y +1 t2).
 	VMOVDQU 288(R13), Y0
-	VMOVDQU 1152(DI), Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU 1152(DI), Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 320(R13), Y1
+	VMOVDQU 1184(DI), Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 352(R13), Y2
+	VMOVDQU 1216(DI), Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 384(R13), Y3
+	VMOVDQU 1248(DI), Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 416(R13), Y4
+	VMOVDQU 1280(DI), Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 448(R13), Y5
+	VMOVDQU 1312(DI), Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 480(R13), Y6
+	VMOVDQU 1344(DI), Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 512(R13), Y7
+	VMOVDQU 1376(DI), Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 544(R13), Y8
+	VMOVDQU 1408(DI), Y9
+	VPADDQ Y9, Y8, Y8
 	VMOVDQU Y0, 288(R13)
-	VMOVDQU 320(R13), Y0
-	VMOVDQU 1184(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 320(R13)
-	VMOVDQU 352(R13), Y0
-	VMOVDQU 1216(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 352(R13)
-	VMOVDQU 384(R13), Y0
-	VMOVDQU 1248(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 384(R13)
-	VMOVDQU 416(R13), Y0
-	VMOVDQU 1280(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 416(R13)
-	VMOVDQU 448(R13), Y0
-	VMOVDQU 1312(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 448(R13)
-	VMOVDQU 480(R13), Y0
-	VMOVDQU 1344(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 480(R13)
-	VMOVDQU 512(R13), Y0
-	VMOVDQU 1376(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 512(R13)
-	VMOVDQU 544(R13), Y0
-	VMOVDQU 1408(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 544(R13)
-	// t3 = t3 carried.
-	LEAQ 1440(DI), SI
-	LEAQ 1440(DI), R10
-	CALL carryP256<>(SB)
+	VMOVDQU Y1, 320(R13)
+	VMOVDQU Y2, 352(R13)
+	VMOVDQU Y3, 384(R13)
+	VMOVDQU Y4, 416(R13)
+	VMOVDQU Y5, 448(R13)
+	VMOVDQU Y6, 480(R13)
+	VMOVDQU Y7, 512(R13)
+	VMOVDQU Y8, 544(R13)
 	// R.X = t3 * R.X.
 	LEAQ 1440(DI), SI
 	LEAQ 0(R13), DX
@@ -2391,52 +2487,52 @@ TEXT paddP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	// step 40: R.X = 1 * (+1 R.X -1 t1).
 	VMOVDQU 0(R13), Y0
 	VPADDQ avx2c<>+768(SB), Y0, Y0
-	VMOVDQU 864(DI), Y1
-	VPSUBQ Y1, Y0, Y0
+	VMOVDQU 864(DI), Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU 32(R13), Y1
+	VPADDQ avx2c<>+800(SB), Y1, Y1
+	VMOVDQU 896(DI), Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU 64(R13), Y2
+	VPADDQ avx2c<>+832(SB), Y2, Y2
+	VMOVDQU 928(DI), Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU 96(R13), Y3
+	VPADDQ avx2c<>+864(SB), Y3, Y3
+	VMOVDQU 960(DI), Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU 128(R13), Y4
+	VPADDQ avx2c<>+896(SB), Y4, Y4
+	VMOVDQU 992(DI), Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU 160(R13), Y5
+	VPADDQ avx2c<>+928(SB), Y5, Y5
+	VMOVDQU 1024(DI), Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU 192(R13), Y6
+	VPADDQ avx2c<>+960(SB), Y6, Y6
+	VMOVDQU 1056(DI), Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU 224(R13), Y7
+	VPADDQ avx2c<>+992(SB), Y7, Y7
+	VMOVDQU 1088(DI), Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU 256(R13), Y8
+	VPADDQ avx2c<>+1024(SB), Y8, Y8
+	VMOVDQU 1120(DI), Y9
+	VPSUBQ Y9, Y8, Y8
 	VMOVDQU Y0, 0(R13)
-	VMOVDQU 32(R13), Y0
-	VPADDQ avx2c<>+800(SB), Y0, Y0
-	VMOVDQU 896(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 32(R13)
-	VMOVDQU 64(R13), Y0
-	VPADDQ avx2c<>+832(SB), Y0, Y0
-	VMOVDQU 928(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 64(R13)
-	VMOVDQU 96(R13), Y0
-	VPADDQ avx2c<>+864(SB), Y0, Y0
-	VMOVDQU 960(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 96(R13)
-	VMOVDQU 128(R13), Y0
-	VPADDQ avx2c<>+896(SB), Y0, Y0
-	VMOVDQU 992(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 128(R13)
-	VMOVDQU 160(R13), Y0
-	VPADDQ avx2c<>+928(SB), Y0, Y0
-	VMOVDQU 1024(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 160(R13)
-	VMOVDQU 192(R13), Y0
-	VPADDQ avx2c<>+960(SB), Y0, Y0
-	VMOVDQU 1056(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 192(R13)
-	VMOVDQU 224(R13), Y0
-	VPADDQ avx2c<>+992(SB), Y0, Y0
-	VMOVDQU 1088(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 224(R13)
-	VMOVDQU 256(R13), Y0
-	VPADDQ avx2c<>+1024(SB), Y0, Y0
-	VMOVDQU 1120(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 256(R13)
-	// R.Z = t4 * R.Z.
-	LEAQ 1728(DI), SI
-	LEAQ 576(R13), DX
+	VMOVDQU Y1, 32(R13)
+	VMOVDQU Y2, 64(R13)
+	VMOVDQU Y3, 96(R13)
+	VMOVDQU Y4, 128(R13)
+	VMOVDQU Y5, 160(R13)
+	VMOVDQU Y6, 192(R13)
+	VMOVDQU Y7, 224(R13)
+	VMOVDQU Y8, 256(R13)
+	// R.Z = R.Z * t4.
+	LEAQ 576(R13), SI
+	LEAQ 1728(DI), DX
 	LEAQ 576(R13), R10
 	CALL mulP256<>(SB)
 	// t1 = t3 * t0.
@@ -2446,41 +2542,41 @@ TEXT paddP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	CALL mulP256<>(SB)
 	// step 43: R.Z = 1 * (+1 R.Z +1 t1).
 	VMOVDQU 576(R13), Y0
-	VMOVDQU 864(DI), Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU 864(DI), Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 608(R13), Y1
+	VMOVDQU 896(DI), Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 640(R13), Y2
+	VMOVDQU 928(DI), Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 672(R13), Y3
+	VMOVDQU 960(DI), Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 704(R13), Y4
+	VMOVDQU 992(DI), Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 736(R13), Y5
+	VMOVDQU 1024(DI), Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 768(R13), Y6
+	VMOVDQU 1056(DI), Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 800(R13), Y7
+	VMOVDQU 1088(DI), Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 832(R13), Y8
+	VMOVDQU 1120(DI), Y9
+	VPADDQ Y9, Y8, Y8
 	VMOVDQU Y0, 576(R13)
-	VMOVDQU 608(R13), Y0
-	VMOVDQU 896(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 608(R13)
-	VMOVDQU 640(R13), Y0
-	VMOVDQU 928(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 640(R13)
-	VMOVDQU 672(R13), Y0
-	VMOVDQU 960(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 672(R13)
-	VMOVDQU 704(R13), Y0
-	VMOVDQU 992(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 704(R13)
-	VMOVDQU 736(R13), Y0
-	VMOVDQU 1024(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 736(R13)
-	VMOVDQU 768(R13), Y0
-	VMOVDQU 1056(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 768(R13)
-	VMOVDQU 800(R13), Y0
-	VMOVDQU 1088(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 800(R13)
-	VMOVDQU 832(R13), Y0
-	VMOVDQU 1120(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 832(R13)
+	VMOVDQU Y1, 608(R13)
+	VMOVDQU Y2, 640(R13)
+	VMOVDQU Y3, 672(R13)
+	VMOVDQU Y4, 704(R13)
+	VMOVDQU Y5, 736(R13)
+	VMOVDQU Y6, 768(R13)
+	VMOVDQU Y7, 800(R13)
+	VMOVDQU Y8, 832(R13)
 	// R.X = R.X carried.
 	LEAQ 0(R13), SI
 	LEAQ 0(R13), R10
@@ -2519,31 +2615,31 @@ TEXT pdblP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	// step 5: t3 = 2 * (+1 t3).
 	VMOVDQU 1440(DI), Y0
 	VPSLLQ $1, Y0, Y0
+	VMOVDQU 1472(DI), Y1
+	VPSLLQ $1, Y1, Y1
+	VMOVDQU 1504(DI), Y2
+	VPSLLQ $1, Y2, Y2
+	VMOVDQU 1536(DI), Y3
+	VPSLLQ $1, Y3, Y3
+	VMOVDQU 1568(DI), Y4
+	VPSLLQ $1, Y4, Y4
+	VMOVDQU 1600(DI), Y5
+	VPSLLQ $1, Y5, Y5
+	VMOVDQU 1632(DI), Y6
+	VPSLLQ $1, Y6, Y6
+	VMOVDQU 1664(DI), Y7
+	VPSLLQ $1, Y7, Y7
+	VMOVDQU 1696(DI), Y8
+	VPSLLQ $1, Y8, Y8
 	VMOVDQU Y0, 1440(DI)
-	VMOVDQU 1472(DI), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 1472(DI)
-	VMOVDQU 1504(DI), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 1504(DI)
-	VMOVDQU 1536(DI), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 1536(DI)
-	VMOVDQU 1568(DI), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 1568(DI)
-	VMOVDQU 1600(DI), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 1600(DI)
-	VMOVDQU 1632(DI), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 1632(DI)
-	VMOVDQU 1664(DI), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 1664(DI)
-	VMOVDQU 1696(DI), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 1696(DI)
+	VMOVDQU Y1, 1472(DI)
+	VMOVDQU Y2, 1504(DI)
+	VMOVDQU Y3, 1536(DI)
+	VMOVDQU Y4, 1568(DI)
+	VMOVDQU Y5, 1600(DI)
+	VMOVDQU Y6, 1632(DI)
+	VMOVDQU Y7, 1664(DI)
+	VMOVDQU Y8, 1696(DI)
 	// R.Z = P.X * P.Z.
 	LEAQ 0(R11), SI
 	LEAQ 576(R11), DX
@@ -2552,31 +2648,31 @@ TEXT pdblP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	// step 7: R.Z = 2 * (+1 R.Z).
 	VMOVDQU 576(R13), Y0
 	VPSLLQ $1, Y0, Y0
+	VMOVDQU 608(R13), Y1
+	VPSLLQ $1, Y1, Y1
+	VMOVDQU 640(R13), Y2
+	VPSLLQ $1, Y2, Y2
+	VMOVDQU 672(R13), Y3
+	VPSLLQ $1, Y3, Y3
+	VMOVDQU 704(R13), Y4
+	VPSLLQ $1, Y4, Y4
+	VMOVDQU 736(R13), Y5
+	VPSLLQ $1, Y5, Y5
+	VMOVDQU 768(R13), Y6
+	VPSLLQ $1, Y6, Y6
+	VMOVDQU 800(R13), Y7
+	VPSLLQ $1, Y7, Y7
+	VMOVDQU 832(R13), Y8
+	VPSLLQ $1, Y8, Y8
 	VMOVDQU Y0, 576(R13)
-	VMOVDQU 608(R13), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 608(R13)
-	VMOVDQU 640(R13), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 640(R13)
-	VMOVDQU 672(R13), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 672(R13)
-	VMOVDQU 704(R13), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 704(R13)
-	VMOVDQU 736(R13), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 736(R13)
-	VMOVDQU 768(R13), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 768(R13)
-	VMOVDQU 800(R13), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 800(R13)
-	VMOVDQU 832(R13), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 832(R13)
+	VMOVDQU Y1, 608(R13)
+	VMOVDQU Y2, 640(R13)
+	VMOVDQU Y3, 672(R13)
+	VMOVDQU Y4, 704(R13)
+	VMOVDQU Y5, 736(R13)
+	VMOVDQU Y6, 768(R13)
+	VMOVDQU Y7, 800(R13)
+	VMOVDQU Y8, 832(R13)
 	// R.Y = P256 b * t2.
 	LEAQ avx2c<>+480(SB), SI
 	LEAQ 1152(DI), DX
@@ -2585,158 +2681,189 @@ TEXT pdblP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	// steps 9-11: R.Y = 3 * (+1 R.Y -1 R.Z).
 	VMOVDQU 288(R13), Y0
 	VPADDQ avx2c<>+192(SB), Y0, Y0
-	VMOVDQU 576(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU 576(R13), Y9
+	VPSUBQ Y9, Y0, Y0
+	VPADDQ Y0, Y0, Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 320(R13), Y1
+	VPADDQ avx2c<>+224(SB), Y1, Y1
+	VMOVDQU 608(R13), Y9
+	VPSUBQ Y9, Y1, Y1
+	VPADDQ Y1, Y1, Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 352(R13), Y2
+	VPADDQ avx2c<>+256(SB), Y2, Y2
+	VMOVDQU 640(R13), Y9
+	VPSUBQ Y9, Y2, Y2
+	VPADDQ Y2, Y2, Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 384(R13), Y3
+	VPADDQ avx2c<>+288(SB), Y3, Y3
+	VMOVDQU 672(R13), Y9
+	VPSUBQ Y9, Y3, Y3
+	VPADDQ Y3, Y3, Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 416(R13), Y4
+	VPADDQ avx2c<>+320(SB), Y4, Y4
+	VMOVDQU 704(R13), Y9
+	VPSUBQ Y9, Y4, Y4
+	VPADDQ Y4, Y4, Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 448(R13), Y5
+	VPADDQ avx2c<>+352(SB), Y5, Y5
+	VMOVDQU 736(R13), Y9
+	VPSUBQ Y9, Y5, Y5
+	VPADDQ Y5, Y5, Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 480(R13), Y6
+	VPADDQ avx2c<>+384(SB), Y6, Y6
+	VMOVDQU 768(R13), Y9
+	VPSUBQ Y9, Y6, Y6
+	VPADDQ Y6, Y6, Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 512(R13), Y7
+	VPADDQ avx2c<>+416(SB), Y7, Y7
+	VMOVDQU 800(R13), Y9
+	VPSUBQ Y9, Y7, Y7
+	VPADDQ Y7, Y7, Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 544(R13), Y8
+	VPADDQ avx2c<>+448(SB), Y8, Y8
+	VMOVDQU 832(R13), Y9
+	VPSUBQ Y9, Y8, Y8
+	VPADDQ Y8, Y8, Y9
+	VPADDQ Y9, Y8, Y8
+	// Carried: 0x17fffffee 0x17ffffff4 0x17ffffff4 0x120001df4 0x11ffffff7 0x11ffffff7 0x1203bfff7 0x17e1ffff7 0x14fffff4 exceeds fin.
+	VMOVDQU avx2c<>+64(SB), Y13
+	VPSRLQ $24, Y8, Y9
+	VPAND avx2c<>+32(SB), Y8, Y8
+	VPADDQ Y9, Y0, Y0
+	VPMULUDQ avx2c<>+96(SB), Y9, Y10
+	VPADDQ Y10, Y3, Y3
+	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPADDQ Y10, Y4, Y4
+	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPADDQ Y10, Y5, Y5
+	VPMULUDQ avx2c<>+128(SB), Y9, Y10
+	VPADDQ Y10, Y6, Y6
+	VPMULUDQ avx2c<>+160(SB), Y9, Y10
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y0, Y10
+	VPAND Y13, Y0, Y0
+	VPADDQ Y10, Y1, Y1
+	VPSRLQ $29, Y1, Y10
+	VPAND Y13, Y1, Y1
+	VPADDQ Y10, Y2, Y2
+	VPSRLQ $29, Y2, Y10
+	VPAND Y13, Y2, Y2
+	VPADDQ Y10, Y3, Y3
+	VPSRLQ $29, Y3, Y10
+	VPAND Y13, Y3, Y3
+	VPADDQ Y10, Y4, Y4
+	VPSRLQ $29, Y4, Y10
+	VPAND Y13, Y4, Y4
+	VPADDQ Y10, Y5, Y5
+	VPSRLQ $29, Y5, Y10
+	VPAND Y13, Y5, Y5
+	VPADDQ Y10, Y6, Y6
+	VPSRLQ $29, Y6, Y10
+	VPAND Y13, Y6, Y6
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y7, Y10
+	VPAND Y13, Y7, Y7
+	VPADDQ Y10, Y8, Y8
 	VMOVDQU Y0, 288(R13)
-	VMOVDQU 320(R13), Y0
-	VPADDQ avx2c<>+224(SB), Y0, Y0
-	VMOVDQU 608(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 320(R13)
-	VMOVDQU 352(R13), Y0
-	VPADDQ avx2c<>+256(SB), Y0, Y0
-	VMOVDQU 640(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 352(R13)
-	VMOVDQU 384(R13), Y0
-	VPADDQ avx2c<>+288(SB), Y0, Y0
-	VMOVDQU 672(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 384(R13)
-	VMOVDQU 416(R13), Y0
-	VPADDQ avx2c<>+320(SB), Y0, Y0
-	VMOVDQU 704(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 416(R13)
-	VMOVDQU 448(R13), Y0
-	VPADDQ avx2c<>+352(SB), Y0, Y0
-	VMOVDQU 736(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 448(R13)
-	VMOVDQU 480(R13), Y0
-	VPADDQ avx2c<>+384(SB), Y0, Y0
-	VMOVDQU 768(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 480(R13)
-	VMOVDQU 512(R13), Y0
-	VPADDQ avx2c<>+416(SB), Y0, Y0
-	VMOVDQU 800(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 512(R13)
-	VMOVDQU 544(R13), Y0
-	VPADDQ avx2c<>+448(SB), Y0, Y0
-	VMOVDQU 832(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 544(R13)
+	VMOVDQU Y1, 320(R13)
+	VMOVDQU Y2, 352(R13)
+	VMOVDQU Y3, 384(R13)
+	VMOVDQU Y4, 416(R13)
+	VMOVDQU Y5, 448(R13)
+	VMOVDQU Y6, 480(R13)
+	VMOVDQU Y7, 512(R13)
+	VMOVDQU Y8, 544(R13)
 	// step 12: R.X = 1 * (+1 t1 -1 R.Y).
 	VMOVDQU 864(DI), Y0
-	VPADDQ avx2c<>+1664(SB), Y0, Y0
-	VMOVDQU 288(R13), Y1
-	VPSUBQ Y1, Y0, Y0
+	VPADDQ avx2c<>+768(SB), Y0, Y0
+	VMOVDQU 288(R13), Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU 896(DI), Y1
+	VPADDQ avx2c<>+800(SB), Y1, Y1
+	VMOVDQU 320(R13), Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU 928(DI), Y2
+	VPADDQ avx2c<>+832(SB), Y2, Y2
+	VMOVDQU 352(R13), Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU 960(DI), Y3
+	VPADDQ avx2c<>+864(SB), Y3, Y3
+	VMOVDQU 384(R13), Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU 992(DI), Y4
+	VPADDQ avx2c<>+896(SB), Y4, Y4
+	VMOVDQU 416(R13), Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU 1024(DI), Y5
+	VPADDQ avx2c<>+928(SB), Y5, Y5
+	VMOVDQU 448(R13), Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU 1056(DI), Y6
+	VPADDQ avx2c<>+960(SB), Y6, Y6
+	VMOVDQU 480(R13), Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU 1088(DI), Y7
+	VPADDQ avx2c<>+992(SB), Y7, Y7
+	VMOVDQU 512(R13), Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU 1120(DI), Y8
+	VPADDQ avx2c<>+1024(SB), Y8, Y8
+	VMOVDQU 544(R13), Y9
+	VPSUBQ Y9, Y8, Y8
 	VMOVDQU Y0, 0(R13)
-	VMOVDQU 896(DI), Y0
-	VPADDQ avx2c<>+1696(SB), Y0, Y0
-	VMOVDQU 320(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 32(R13)
-	VMOVDQU 928(DI), Y0
-	VPADDQ avx2c<>+1728(SB), Y0, Y0
-	VMOVDQU 352(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 64(R13)
-	VMOVDQU 960(DI), Y0
-	VPADDQ avx2c<>+1760(SB), Y0, Y0
-	VMOVDQU 384(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 96(R13)
-	VMOVDQU 992(DI), Y0
-	VPADDQ avx2c<>+1792(SB), Y0, Y0
-	VMOVDQU 416(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 128(R13)
-	VMOVDQU 1024(DI), Y0
-	VPADDQ avx2c<>+1824(SB), Y0, Y0
-	VMOVDQU 448(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 160(R13)
-	VMOVDQU 1056(DI), Y0
-	VPADDQ avx2c<>+1856(SB), Y0, Y0
-	VMOVDQU 480(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 192(R13)
-	VMOVDQU 1088(DI), Y0
-	VPADDQ avx2c<>+1888(SB), Y0, Y0
-	VMOVDQU 512(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 224(R13)
-	VMOVDQU 1120(DI), Y0
-	VPADDQ avx2c<>+1920(SB), Y0, Y0
-	VMOVDQU 544(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 256(R13)
+	VMOVDQU Y1, 32(R13)
+	VMOVDQU Y2, 64(R13)
+	VMOVDQU Y3, 96(R13)
+	VMOVDQU Y4, 128(R13)
+	VMOVDQU Y5, 160(R13)
+	VMOVDQU Y6, 192(R13)
+	VMOVDQU Y7, 224(R13)
+	VMOVDQU Y8, 256(R13)
 	// step 13: R.Y = 1 * (+1 t1 +1 R.Y).
 	VMOVDQU 864(DI), Y0
-	VMOVDQU 288(R13), Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU 288(R13), Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 896(DI), Y1
+	VMOVDQU 320(R13), Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 928(DI), Y2
+	VMOVDQU 352(R13), Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 960(DI), Y3
+	VMOVDQU 384(R13), Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 992(DI), Y4
+	VMOVDQU 416(R13), Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 1024(DI), Y5
+	VMOVDQU 448(R13), Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 1056(DI), Y6
+	VMOVDQU 480(R13), Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 1088(DI), Y7
+	VMOVDQU 512(R13), Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 1120(DI), Y8
+	VMOVDQU 544(R13), Y9
+	VPADDQ Y9, Y8, Y8
 	VMOVDQU Y0, 288(R13)
-	VMOVDQU 896(DI), Y0
-	VMOVDQU 320(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 320(R13)
-	VMOVDQU 928(DI), Y0
-	VMOVDQU 352(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 352(R13)
-	VMOVDQU 960(DI), Y0
-	VMOVDQU 384(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 384(R13)
-	VMOVDQU 992(DI), Y0
-	VMOVDQU 416(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 416(R13)
-	VMOVDQU 1024(DI), Y0
-	VMOVDQU 448(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 448(R13)
-	VMOVDQU 1056(DI), Y0
-	VMOVDQU 480(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 480(R13)
-	VMOVDQU 1088(DI), Y0
-	VMOVDQU 512(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 512(R13)
-	VMOVDQU 1120(DI), Y0
-	VMOVDQU 544(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 544(R13)
-	// R.Y = R.Y carried.
-	LEAQ 288(R13), SI
-	LEAQ 288(R13), R10
-	CALL carryP256<>(SB)
-	// R.X = R.X carried.
-	LEAQ 0(R13), SI
-	LEAQ 0(R13), R10
-	CALL carryP256<>(SB)
+	VMOVDQU Y1, 320(R13)
+	VMOVDQU Y2, 352(R13)
+	VMOVDQU Y3, 384(R13)
+	VMOVDQU Y4, 416(R13)
+	VMOVDQU Y5, 448(R13)
+	VMOVDQU Y6, 480(R13)
+	VMOVDQU Y7, 512(R13)
+	VMOVDQU Y8, 544(R13)
 	// R.Y = R.X * R.Y.
 	LEAQ 0(R13), SI
 	LEAQ 288(R13), DX
@@ -2754,167 +2881,237 @@ TEXT pdblP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	CALL mulP256<>(SB)
 	// steps 16-17, 19-22: R.Z = 3 * (+1 R.Z -3 t2 -1 t0).
 	VMOVDQU 576(R13), Y0
-	VPADDQ avx2c<>+1344(SB), Y0, Y0
-	VMOVDQU 1152(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 576(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
+	VPADDQ avx2c<>+1056(SB), Y0, Y0
+	VMOVDQU 1152(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU 576(DI), Y9
+	VPSUBQ Y9, Y0, Y0
+	VPADDQ Y0, Y0, Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 608(R13), Y1
+	VPADDQ avx2c<>+1088(SB), Y1, Y1
+	VMOVDQU 1184(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU 608(DI), Y9
+	VPSUBQ Y9, Y1, Y1
+	VPADDQ Y1, Y1, Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 640(R13), Y2
+	VPADDQ avx2c<>+1120(SB), Y2, Y2
+	VMOVDQU 1216(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU 640(DI), Y9
+	VPSUBQ Y9, Y2, Y2
+	VPADDQ Y2, Y2, Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 672(R13), Y3
+	VPADDQ avx2c<>+1152(SB), Y3, Y3
+	VMOVDQU 1248(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU 672(DI), Y9
+	VPSUBQ Y9, Y3, Y3
+	VPADDQ Y3, Y3, Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 704(R13), Y4
+	VPADDQ avx2c<>+1184(SB), Y4, Y4
+	VMOVDQU 1280(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU 704(DI), Y9
+	VPSUBQ Y9, Y4, Y4
+	VPADDQ Y4, Y4, Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 736(R13), Y5
+	VPADDQ avx2c<>+1216(SB), Y5, Y5
+	VMOVDQU 1312(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU 736(DI), Y9
+	VPSUBQ Y9, Y5, Y5
+	VPADDQ Y5, Y5, Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 768(R13), Y6
+	VPADDQ avx2c<>+1248(SB), Y6, Y6
+	VMOVDQU 1344(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU 768(DI), Y9
+	VPSUBQ Y9, Y6, Y6
+	VPADDQ Y6, Y6, Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 800(R13), Y7
+	VPADDQ avx2c<>+1280(SB), Y7, Y7
+	VMOVDQU 1376(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU 800(DI), Y9
+	VPSUBQ Y9, Y7, Y7
+	VPADDQ Y7, Y7, Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 832(R13), Y8
+	VPADDQ avx2c<>+1312(SB), Y8, Y8
+	VMOVDQU 1408(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPSUBQ Y9, Y8, Y8
+	VMOVDQU 832(DI), Y9
+	VPSUBQ Y9, Y8, Y8
+	VPADDQ Y8, Y8, Y9
+	VPADDQ Y9, Y8, Y8
+	// Carried: 0x23fffffe2 0x23fffffee 0x23fffffee 0x1e00035ee 0x1dffffff1 0x1dffffff1 0x1e06bfff1 0x23c9ffff1 0x20ffffee exceeds fin.
+	VMOVDQU avx2c<>+64(SB), Y13
+	VPSRLQ $24, Y8, Y9
+	VPAND avx2c<>+32(SB), Y8, Y8
+	VPADDQ Y9, Y0, Y0
+	VPMULUDQ avx2c<>+96(SB), Y9, Y10
+	VPADDQ Y10, Y3, Y3
+	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPADDQ Y10, Y4, Y4
+	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPADDQ Y10, Y5, Y5
+	VPMULUDQ avx2c<>+128(SB), Y9, Y10
+	VPADDQ Y10, Y6, Y6
+	VPMULUDQ avx2c<>+160(SB), Y9, Y10
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y0, Y10
+	VPAND Y13, Y0, Y0
+	VPADDQ Y10, Y1, Y1
+	VPSRLQ $29, Y1, Y10
+	VPAND Y13, Y1, Y1
+	VPADDQ Y10, Y2, Y2
+	VPSRLQ $29, Y2, Y10
+	VPAND Y13, Y2, Y2
+	VPADDQ Y10, Y3, Y3
+	VPSRLQ $29, Y3, Y10
+	VPAND Y13, Y3, Y3
+	VPADDQ Y10, Y4, Y4
+	VPSRLQ $29, Y4, Y10
+	VPAND Y13, Y4, Y4
+	VPADDQ Y10, Y5, Y5
+	VPSRLQ $29, Y5, Y10
+	VPAND Y13, Y5, Y5
+	VPADDQ Y10, Y6, Y6
+	VPSRLQ $29, Y6, Y10
+	VPAND Y13, Y6, Y6
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y7, Y10
+	VPAND Y13, Y7, Y7
+	VPADDQ Y10, Y8, Y8
 	VMOVDQU Y0, 576(R13)
-	VMOVDQU 608(R13), Y0
-	VPADDQ avx2c<>+1376(SB), Y0, Y0
-	VMOVDQU 1184(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 608(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 608(R13)
-	VMOVDQU 640(R13), Y0
-	VPADDQ avx2c<>+1408(SB), Y0, Y0
-	VMOVDQU 1216(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 640(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 640(R13)
-	VMOVDQU 672(R13), Y0
-	VPADDQ avx2c<>+1440(SB), Y0, Y0
-	VMOVDQU 1248(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 672(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 672(R13)
-	VMOVDQU 704(R13), Y0
-	VPADDQ avx2c<>+1472(SB), Y0, Y0
-	VMOVDQU 1280(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 704(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 704(R13)
-	VMOVDQU 736(R13), Y0
-	VPADDQ avx2c<>+1504(SB), Y0, Y0
-	VMOVDQU 1312(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 736(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 736(R13)
-	VMOVDQU 768(R13), Y0
-	VPADDQ avx2c<>+1536(SB), Y0, Y0
-	VMOVDQU 1344(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 768(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 768(R13)
-	VMOVDQU 800(R13), Y0
-	VPADDQ avx2c<>+1568(SB), Y0, Y0
-	VMOVDQU 1376(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 800(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 800(R13)
-	VMOVDQU 832(R13), Y0
-	VPADDQ avx2c<>+1600(SB), Y0, Y0
-	VMOVDQU 1408(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 832(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 832(R13)
+	VMOVDQU Y1, 608(R13)
+	VMOVDQU Y2, 640(R13)
+	VMOVDQU Y3, 672(R13)
+	VMOVDQU Y4, 704(R13)
+	VMOVDQU Y5, 736(R13)
+	VMOVDQU Y6, 768(R13)
+	VMOVDQU Y7, 800(R13)
+	VMOVDQU Y8, 832(R13)
 	// steps 23-25: t0 = 3 * (+1 t0 -1 t2).
 	VMOVDQU 576(DI), Y0
 	VPADDQ avx2c<>+768(SB), Y0, Y0
-	VMOVDQU 1152(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU 1152(DI), Y9
+	VPSUBQ Y9, Y0, Y0
+	VPADDQ Y0, Y0, Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 608(DI), Y1
+	VPADDQ avx2c<>+800(SB), Y1, Y1
+	VMOVDQU 1184(DI), Y9
+	VPSUBQ Y9, Y1, Y1
+	VPADDQ Y1, Y1, Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 640(DI), Y2
+	VPADDQ avx2c<>+832(SB), Y2, Y2
+	VMOVDQU 1216(DI), Y9
+	VPSUBQ Y9, Y2, Y2
+	VPADDQ Y2, Y2, Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 672(DI), Y3
+	VPADDQ avx2c<>+864(SB), Y3, Y3
+	VMOVDQU 1248(DI), Y9
+	VPSUBQ Y9, Y3, Y3
+	VPADDQ Y3, Y3, Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 704(DI), Y4
+	VPADDQ avx2c<>+896(SB), Y4, Y4
+	VMOVDQU 1280(DI), Y9
+	VPSUBQ Y9, Y4, Y4
+	VPADDQ Y4, Y4, Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 736(DI), Y5
+	VPADDQ avx2c<>+928(SB), Y5, Y5
+	VMOVDQU 1312(DI), Y9
+	VPSUBQ Y9, Y5, Y5
+	VPADDQ Y5, Y5, Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 768(DI), Y6
+	VPADDQ avx2c<>+960(SB), Y6, Y6
+	VMOVDQU 1344(DI), Y9
+	VPSUBQ Y9, Y6, Y6
+	VPADDQ Y6, Y6, Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 800(DI), Y7
+	VPADDQ avx2c<>+992(SB), Y7, Y7
+	VMOVDQU 1376(DI), Y9
+	VPSUBQ Y9, Y7, Y7
+	VPADDQ Y7, Y7, Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 832(DI), Y8
+	VPADDQ avx2c<>+1024(SB), Y8, Y8
+	VMOVDQU 1408(DI), Y9
+	VPSUBQ Y9, Y8, Y8
+	VPADDQ Y8, Y8, Y9
+	VPADDQ Y9, Y8, Y8
+	// Carried: 0x11ffffff4 0x11ffffff7 0x11ffffff7 0xc00011f7 0xbffffffa 0xbffffffa 0xc023fffa 0x11edffffa 0xefffff7 exceeds fin.
+	VMOVDQU avx2c<>+64(SB), Y13
+	VPSRLQ $24, Y8, Y9
+	VPAND avx2c<>+32(SB), Y8, Y8
+	VPADDQ Y9, Y0, Y0
+	VPMULUDQ avx2c<>+96(SB), Y9, Y10
+	VPADDQ Y10, Y3, Y3
+	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPADDQ Y10, Y4, Y4
+	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPADDQ Y10, Y5, Y5
+	VPMULUDQ avx2c<>+128(SB), Y9, Y10
+	VPADDQ Y10, Y6, Y6
+	VPMULUDQ avx2c<>+160(SB), Y9, Y10
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y0, Y10
+	VPAND Y13, Y0, Y0
+	VPADDQ Y10, Y1, Y1
+	VPSRLQ $29, Y1, Y10
+	VPAND Y13, Y1, Y1
+	VPADDQ Y10, Y2, Y2
+	VPSRLQ $29, Y2, Y10
+	VPAND Y13, Y2, Y2
+	VPADDQ Y10, Y3, Y3
+	VPSRLQ $29, Y3, Y10
+	VPAND Y13, Y3, Y3
+	VPADDQ Y10, Y4, Y4
+	VPSRLQ $29, Y4, Y10
+	VPAND Y13, Y4, Y4
+	VPADDQ Y10, Y5, Y5
+	VPSRLQ $29, Y5, Y10
+	VPAND Y13, Y5, Y5
+	VPADDQ Y10, Y6, Y6
+	VPSRLQ $29, Y6, Y10
+	VPAND Y13, Y6, Y6
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y7, Y10
+	VPAND Y13, Y7, Y7
+	VPADDQ Y10, Y8, Y8
 	VMOVDQU Y0, 576(DI)
-	VMOVDQU 608(DI), Y0
-	VPADDQ avx2c<>+800(SB), Y0, Y0
-	VMOVDQU 1184(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 608(DI)
-	VMOVDQU 640(DI), Y0
-	VPADDQ avx2c<>+832(SB), Y0, Y0
-	VMOVDQU 1216(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 640(DI)
-	VMOVDQU 672(DI), Y0
-	VPADDQ avx2c<>+864(SB), Y0, Y0
-	VMOVDQU 1248(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 672(DI)
-	VMOVDQU 704(DI), Y0
-	VPADDQ avx2c<>+896(SB), Y0, Y0
-	VMOVDQU 1280(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 704(DI)
-	VMOVDQU 736(DI), Y0
-	VPADDQ avx2c<>+928(SB), Y0, Y0
-	VMOVDQU 1312(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 736(DI)
-	VMOVDQU 768(DI), Y0
-	VPADDQ avx2c<>+960(SB), Y0, Y0
-	VMOVDQU 1344(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 768(DI)
-	VMOVDQU 800(DI), Y0
-	VPADDQ avx2c<>+992(SB), Y0, Y0
-	VMOVDQU 1376(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 800(DI)
-	VMOVDQU 832(DI), Y0
-	VPADDQ avx2c<>+1024(SB), Y0, Y0
-	VMOVDQU 1408(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 832(DI)
-	// R.Z = R.Z carried.
-	LEAQ 576(R13), SI
-	LEAQ 576(R13), R10
-	CALL carryP256<>(SB)
-	// t0 = t0 carried.
-	LEAQ 576(DI), SI
-	LEAQ 576(DI), R10
-	CALL carryP256<>(SB)
+	VMOVDQU Y1, 608(DI)
+	VMOVDQU Y2, 640(DI)
+	VMOVDQU Y3, 672(DI)
+	VMOVDQU Y4, 704(DI)
+	VMOVDQU Y5, 736(DI)
+	VMOVDQU Y6, 768(DI)
+	VMOVDQU Y7, 800(DI)
+	VMOVDQU Y8, 832(DI)
 	// t0 = t0 * R.Z.
 	LEAQ 576(DI), SI
 	LEAQ 576(R13), DX
@@ -2922,41 +3119,41 @@ TEXT pdblP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	CALL mulP256<>(SB)
 	// step 27: R.Y = 1 * (+1 R.Y +1 t0).
 	VMOVDQU 288(R13), Y0
-	VMOVDQU 576(DI), Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU 576(DI), Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 320(R13), Y1
+	VMOVDQU 608(DI), Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 352(R13), Y2
+	VMOVDQU 640(DI), Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 384(R13), Y3
+	VMOVDQU 672(DI), Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 416(R13), Y4
+	VMOVDQU 704(DI), Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 448(R13), Y5
+	VMOVDQU 736(DI), Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 480(R13), Y6
+	VMOVDQU 768(DI), Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 512(R13), Y7
+	VMOVDQU 800(DI), Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 544(R13), Y8
+	VMOVDQU 832(DI), Y9
+	VPADDQ Y9, Y8, Y8
 	VMOVDQU Y0, 288(R13)
-	VMOVDQU 320(R13), Y0
-	VMOVDQU 608(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 320(R13)
-	VMOVDQU 352(R13), Y0
-	VMOVDQU 640(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 352(R13)
-	VMOVDQU 384(R13), Y0
-	VMOVDQU 672(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 384(R13)
-	VMOVDQU 416(R13), Y0
-	VMOVDQU 704(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 416(R13)
-	VMOVDQU 448(R13), Y0
-	VMOVDQU 736(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 448(R13)
-	VMOVDQU 480(R13), Y0
-	VMOVDQU 768(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 480(R13)
-	VMOVDQU 512(R13), Y0
-	VMOVDQU 800(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 512(R13)
-	VMOVDQU 544(R13), Y0
-	VMOVDQU 832(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 544(R13)
+	VMOVDQU Y1, 320(R13)
+	VMOVDQU Y2, 352(R13)
+	VMOVDQU Y3, 384(R13)
+	VMOVDQU Y4, 416(R13)
+	VMOVDQU Y5, 448(R13)
+	VMOVDQU Y6, 480(R13)
+	VMOVDQU Y7, 512(R13)
+	VMOVDQU Y8, 544(R13)
 	// t0 = P.Y * P.Z.
 	LEAQ 288(R11), SI
 	LEAQ 576(R11), DX
@@ -2965,31 +3162,31 @@ TEXT pdblP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	// step 29: t0 = 2 * (+1 t0).
 	VMOVDQU 576(DI), Y0
 	VPSLLQ $1, Y0, Y0
+	VMOVDQU 608(DI), Y1
+	VPSLLQ $1, Y1, Y1
+	VMOVDQU 640(DI), Y2
+	VPSLLQ $1, Y2, Y2
+	VMOVDQU 672(DI), Y3
+	VPSLLQ $1, Y3, Y3
+	VMOVDQU 704(DI), Y4
+	VPSLLQ $1, Y4, Y4
+	VMOVDQU 736(DI), Y5
+	VPSLLQ $1, Y5, Y5
+	VMOVDQU 768(DI), Y6
+	VPSLLQ $1, Y6, Y6
+	VMOVDQU 800(DI), Y7
+	VPSLLQ $1, Y7, Y7
+	VMOVDQU 832(DI), Y8
+	VPSLLQ $1, Y8, Y8
 	VMOVDQU Y0, 576(DI)
-	VMOVDQU 608(DI), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 608(DI)
-	VMOVDQU 640(DI), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 640(DI)
-	VMOVDQU 672(DI), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 672(DI)
-	VMOVDQU 704(DI), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 704(DI)
-	VMOVDQU 736(DI), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 736(DI)
-	VMOVDQU 768(DI), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 768(DI)
-	VMOVDQU 800(DI), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 800(DI)
-	VMOVDQU 832(DI), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 832(DI)
+	VMOVDQU Y1, 608(DI)
+	VMOVDQU Y2, 640(DI)
+	VMOVDQU Y3, 672(DI)
+	VMOVDQU Y4, 704(DI)
+	VMOVDQU Y5, 736(DI)
+	VMOVDQU Y6, 768(DI)
+	VMOVDQU Y7, 800(DI)
+	VMOVDQU Y8, 832(DI)
 	// R.Z = t0 * R.Z.
 	LEAQ 576(DI), SI
 	LEAQ 576(R13), DX
@@ -2998,49 +3195,49 @@ TEXT pdblP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	// step 31: R.X = 1 * (+1 R.X -1 R.Z).
 	VMOVDQU 0(R13), Y0
 	VPADDQ avx2c<>+768(SB), Y0, Y0
-	VMOVDQU 576(R13), Y1
-	VPSUBQ Y1, Y0, Y0
+	VMOVDQU 576(R13), Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU 32(R13), Y1
+	VPADDQ avx2c<>+800(SB), Y1, Y1
+	VMOVDQU 608(R13), Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU 64(R13), Y2
+	VPADDQ avx2c<>+832(SB), Y2, Y2
+	VMOVDQU 640(R13), Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU 96(R13), Y3
+	VPADDQ avx2c<>+864(SB), Y3, Y3
+	VMOVDQU 672(R13), Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU 128(R13), Y4
+	VPADDQ avx2c<>+896(SB), Y4, Y4
+	VMOVDQU 704(R13), Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU 160(R13), Y5
+	VPADDQ avx2c<>+928(SB), Y5, Y5
+	VMOVDQU 736(R13), Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU 192(R13), Y6
+	VPADDQ avx2c<>+960(SB), Y6, Y6
+	VMOVDQU 768(R13), Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU 224(R13), Y7
+	VPADDQ avx2c<>+992(SB), Y7, Y7
+	VMOVDQU 800(R13), Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU 256(R13), Y8
+	VPADDQ avx2c<>+1024(SB), Y8, Y8
+	VMOVDQU 832(R13), Y9
+	VPSUBQ Y9, Y8, Y8
 	VMOVDQU Y0, 0(R13)
-	VMOVDQU 32(R13), Y0
-	VPADDQ avx2c<>+800(SB), Y0, Y0
-	VMOVDQU 608(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 32(R13)
-	VMOVDQU 64(R13), Y0
-	VPADDQ avx2c<>+832(SB), Y0, Y0
-	VMOVDQU 640(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 64(R13)
-	VMOVDQU 96(R13), Y0
-	VPADDQ avx2c<>+864(SB), Y0, Y0
-	VMOVDQU 672(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 96(R13)
-	VMOVDQU 128(R13), Y0
-	VPADDQ avx2c<>+896(SB), Y0, Y0
-	VMOVDQU 704(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 128(R13)
-	VMOVDQU 160(R13), Y0
-	VPADDQ avx2c<>+928(SB), Y0, Y0
-	VMOVDQU 736(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 160(R13)
-	VMOVDQU 192(R13), Y0
-	VPADDQ avx2c<>+960(SB), Y0, Y0
-	VMOVDQU 768(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 192(R13)
-	VMOVDQU 224(R13), Y0
-	VPADDQ avx2c<>+992(SB), Y0, Y0
-	VMOVDQU 800(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 224(R13)
-	VMOVDQU 256(R13), Y0
-	VPADDQ avx2c<>+1024(SB), Y0, Y0
-	VMOVDQU 832(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 256(R13)
+	VMOVDQU Y1, 32(R13)
+	VMOVDQU Y2, 64(R13)
+	VMOVDQU Y3, 96(R13)
+	VMOVDQU Y4, 128(R13)
+	VMOVDQU Y5, 160(R13)
+	VMOVDQU Y6, 192(R13)
+	VMOVDQU Y7, 224(R13)
+	VMOVDQU Y8, 256(R13)
 	// R.Z = t0 * t1.
 	LEAQ 576(DI), SI
 	LEAQ 864(DI), DX
@@ -3049,31 +3246,70 @@ TEXT pdblP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	// steps 33-34: R.Z = 4 * (+1 R.Z).
 	VMOVDQU 576(R13), Y0
 	VPSLLQ $2, Y0, Y0
+	VMOVDQU 608(R13), Y1
+	VPSLLQ $2, Y1, Y1
+	VMOVDQU 640(R13), Y2
+	VPSLLQ $2, Y2, Y2
+	VMOVDQU 672(R13), Y3
+	VPSLLQ $2, Y3, Y3
+	VMOVDQU 704(R13), Y4
+	VPSLLQ $2, Y4, Y4
+	VMOVDQU 736(R13), Y5
+	VPSLLQ $2, Y5, Y5
+	VMOVDQU 768(R13), Y6
+	VPSLLQ $2, Y6, Y6
+	VMOVDQU 800(R13), Y7
+	VPSLLQ $2, Y7, Y7
+	VMOVDQU 832(R13), Y8
+	VPSLLQ $2, Y8, Y8
+	// Carried: 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x7fffffc exceeds fin.
+	VMOVDQU avx2c<>+64(SB), Y13
+	VPSRLQ $24, Y8, Y9
+	VPAND avx2c<>+32(SB), Y8, Y8
+	VPADDQ Y9, Y0, Y0
+	VPMULUDQ avx2c<>+96(SB), Y9, Y10
+	VPADDQ Y10, Y3, Y3
+	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPADDQ Y10, Y4, Y4
+	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPADDQ Y10, Y5, Y5
+	VPMULUDQ avx2c<>+128(SB), Y9, Y10
+	VPADDQ Y10, Y6, Y6
+	VPMULUDQ avx2c<>+160(SB), Y9, Y10
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y0, Y10
+	VPAND Y13, Y0, Y0
+	VPADDQ Y10, Y1, Y1
+	VPSRLQ $29, Y1, Y10
+	VPAND Y13, Y1, Y1
+	VPADDQ Y10, Y2, Y2
+	VPSRLQ $29, Y2, Y10
+	VPAND Y13, Y2, Y2
+	VPADDQ Y10, Y3, Y3
+	VPSRLQ $29, Y3, Y10
+	VPAND Y13, Y3, Y3
+	VPADDQ Y10, Y4, Y4
+	VPSRLQ $29, Y4, Y10
+	VPAND Y13, Y4, Y4
+	VPADDQ Y10, Y5, Y5
+	VPSRLQ $29, Y5, Y10
+	VPAND Y13, Y5, Y5
+	VPADDQ Y10, Y6, Y6
+	VPSRLQ $29, Y6, Y10
+	VPAND Y13, Y6, Y6
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y7, Y10
+	VPAND Y13, Y7, Y7
+	VPADDQ Y10, Y8, Y8
 	VMOVDQU Y0, 576(R13)
-	VMOVDQU 608(R13), Y0
-	VPSLLQ $2, Y0, Y0
-	VMOVDQU Y0, 608(R13)
-	VMOVDQU 640(R13), Y0
-	VPSLLQ $2, Y0, Y0
-	VMOVDQU Y0, 640(R13)
-	VMOVDQU 672(R13), Y0
-	VPSLLQ $2, Y0, Y0
-	VMOVDQU Y0, 672(R13)
-	VMOVDQU 704(R13), Y0
-	VPSLLQ $2, Y0, Y0
-	VMOVDQU Y0, 704(R13)
-	VMOVDQU 736(R13), Y0
-	VPSLLQ $2, Y0, Y0
-	VMOVDQU Y0, 736(R13)
-	VMOVDQU 768(R13), Y0
-	VPSLLQ $2, Y0, Y0
-	VMOVDQU Y0, 768(R13)
-	VMOVDQU 800(R13), Y0
-	VPSLLQ $2, Y0, Y0
-	VMOVDQU Y0, 800(R13)
-	VMOVDQU 832(R13), Y0
-	VPSLLQ $2, Y0, Y0
-	VMOVDQU Y0, 832(R13)
+	VMOVDQU Y1, 608(R13)
+	VMOVDQU Y2, 640(R13)
+	VMOVDQU Y3, 672(R13)
+	VMOVDQU Y4, 704(R13)
+	VMOVDQU Y5, 736(R13)
+	VMOVDQU Y6, 768(R13)
+	VMOVDQU Y7, 800(R13)
+	VMOVDQU Y8, 832(R13)
 	// R.X = R.X carried.
 	LEAQ 0(R13), SI
 	LEAQ 0(R13), R10
@@ -3081,10 +3317,6 @@ TEXT pdblP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	// R.Y = R.Y carried.
 	LEAQ 288(R13), SI
 	LEAQ 288(R13), R10
-	CALL carryP256<>(SB)
-	// R.Z = R.Z carried.
-	LEAQ 576(R13), SI
-	LEAQ 576(R13), R10
 	CALL carryP256<>(SB)
 	RET
 
@@ -3107,61 +3339,61 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	LEAQ 0(DI), BX
 	// T[0] = (0 : 1 : 0), the identity.
 	// T[0].X = 0.
-	VMOVDQU avx2c<>+2240(SB), Y0
+	VMOVDQU avx2c<>+1664(SB), Y0
 	VMOVDQU Y0, 2592(DI)
-	VMOVDQU avx2c<>+2272(SB), Y0
+	VMOVDQU avx2c<>+1696(SB), Y0
 	VMOVDQU Y0, 2624(DI)
-	VMOVDQU avx2c<>+2304(SB), Y0
+	VMOVDQU avx2c<>+1728(SB), Y0
 	VMOVDQU Y0, 2656(DI)
-	VMOVDQU avx2c<>+2336(SB), Y0
+	VMOVDQU avx2c<>+1760(SB), Y0
 	VMOVDQU Y0, 2688(DI)
-	VMOVDQU avx2c<>+2368(SB), Y0
+	VMOVDQU avx2c<>+1792(SB), Y0
 	VMOVDQU Y0, 2720(DI)
-	VMOVDQU avx2c<>+2400(SB), Y0
+	VMOVDQU avx2c<>+1824(SB), Y0
 	VMOVDQU Y0, 2752(DI)
-	VMOVDQU avx2c<>+2432(SB), Y0
+	VMOVDQU avx2c<>+1856(SB), Y0
 	VMOVDQU Y0, 2784(DI)
-	VMOVDQU avx2c<>+2464(SB), Y0
+	VMOVDQU avx2c<>+1888(SB), Y0
 	VMOVDQU Y0, 2816(DI)
-	VMOVDQU avx2c<>+2496(SB), Y0
+	VMOVDQU avx2c<>+1920(SB), Y0
 	VMOVDQU Y0, 2848(DI)
 	// T[0].Y = P256 2^260.
-	VMOVDQU avx2c<>+1952(SB), Y0
+	VMOVDQU avx2c<>+1376(SB), Y0
 	VMOVDQU Y0, 2880(DI)
-	VMOVDQU avx2c<>+1984(SB), Y0
+	VMOVDQU avx2c<>+1408(SB), Y0
 	VMOVDQU Y0, 2912(DI)
-	VMOVDQU avx2c<>+2016(SB), Y0
+	VMOVDQU avx2c<>+1440(SB), Y0
 	VMOVDQU Y0, 2944(DI)
-	VMOVDQU avx2c<>+2048(SB), Y0
+	VMOVDQU avx2c<>+1472(SB), Y0
 	VMOVDQU Y0, 2976(DI)
-	VMOVDQU avx2c<>+2080(SB), Y0
+	VMOVDQU avx2c<>+1504(SB), Y0
 	VMOVDQU Y0, 3008(DI)
-	VMOVDQU avx2c<>+2112(SB), Y0
+	VMOVDQU avx2c<>+1536(SB), Y0
 	VMOVDQU Y0, 3040(DI)
-	VMOVDQU avx2c<>+2144(SB), Y0
+	VMOVDQU avx2c<>+1568(SB), Y0
 	VMOVDQU Y0, 3072(DI)
-	VMOVDQU avx2c<>+2176(SB), Y0
+	VMOVDQU avx2c<>+1600(SB), Y0
 	VMOVDQU Y0, 3104(DI)
-	VMOVDQU avx2c<>+2208(SB), Y0
+	VMOVDQU avx2c<>+1632(SB), Y0
 	VMOVDQU Y0, 3136(DI)
 	// T[0].Z = 0.
-	VMOVDQU avx2c<>+2240(SB), Y0
+	VMOVDQU avx2c<>+1664(SB), Y0
 	VMOVDQU Y0, 3168(DI)
-	VMOVDQU avx2c<>+2272(SB), Y0
+	VMOVDQU avx2c<>+1696(SB), Y0
 	VMOVDQU Y0, 3200(DI)
-	VMOVDQU avx2c<>+2304(SB), Y0
+	VMOVDQU avx2c<>+1728(SB), Y0
 	VMOVDQU Y0, 3232(DI)
-	VMOVDQU avx2c<>+2336(SB), Y0
+	VMOVDQU avx2c<>+1760(SB), Y0
 	VMOVDQU Y0, 3264(DI)
-	VMOVDQU avx2c<>+2368(SB), Y0
+	VMOVDQU avx2c<>+1792(SB), Y0
 	VMOVDQU Y0, 3296(DI)
-	VMOVDQU avx2c<>+2400(SB), Y0
+	VMOVDQU avx2c<>+1824(SB), Y0
 	VMOVDQU Y0, 3328(DI)
-	VMOVDQU avx2c<>+2432(SB), Y0
+	VMOVDQU avx2c<>+1856(SB), Y0
 	VMOVDQU Y0, 3360(DI)
-	VMOVDQU avx2c<>+2464(SB), Y0
+	VMOVDQU avx2c<>+1888(SB), Y0
 	VMOVDQU Y0, 3392(DI)
-	VMOVDQU avx2c<>+2496(SB), Y0
+	VMOVDQU avx2c<>+1920(SB), Y0
 	VMOVDQU Y0, 3424(DI)
 	// T[1] = (x : y : 1) (1 as the IFMA engine writes it).
 	MOVQ in+16(FP), SI
@@ -3175,7 +3407,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 3456(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+2528(SB), Y1, Y14
+	VPAND avx2c<>+1952(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3488(DI)
@@ -3183,7 +3415,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 3520(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+2560(SB), Y2, Y14
+	VPAND avx2c<>+1984(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3552(DI)
@@ -3191,7 +3423,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 3584(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2592(SB), Y3, Y14
+	VPAND avx2c<>+2016(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3616(DI)
@@ -3215,7 +3447,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 3744(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+2528(SB), Y1, Y14
+	VPAND avx2c<>+1952(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3776(DI)
@@ -3223,7 +3455,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 3808(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+2560(SB), Y2, Y14
+	VPAND avx2c<>+1984(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3840(DI)
@@ -3231,7 +3463,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 3872(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2592(SB), Y3, Y14
+	VPAND avx2c<>+2016(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3904(DI)
@@ -3246,23 +3478,23 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPSRLQ $24, Y4, Y13
 	VMOVDQU Y13, 4000(DI)
 	// T[1].Z = P256 2^260.
-	VMOVDQU avx2c<>+1952(SB), Y0
+	VMOVDQU avx2c<>+1376(SB), Y0
 	VMOVDQU Y0, 4032(DI)
-	VMOVDQU avx2c<>+1984(SB), Y0
+	VMOVDQU avx2c<>+1408(SB), Y0
 	VMOVDQU Y0, 4064(DI)
-	VMOVDQU avx2c<>+2016(SB), Y0
+	VMOVDQU avx2c<>+1440(SB), Y0
 	VMOVDQU Y0, 4096(DI)
-	VMOVDQU avx2c<>+2048(SB), Y0
+	VMOVDQU avx2c<>+1472(SB), Y0
 	VMOVDQU Y0, 4128(DI)
-	VMOVDQU avx2c<>+2080(SB), Y0
+	VMOVDQU avx2c<>+1504(SB), Y0
 	VMOVDQU Y0, 4160(DI)
-	VMOVDQU avx2c<>+2112(SB), Y0
+	VMOVDQU avx2c<>+1536(SB), Y0
 	VMOVDQU Y0, 4192(DI)
-	VMOVDQU avx2c<>+2144(SB), Y0
+	VMOVDQU avx2c<>+1568(SB), Y0
 	VMOVDQU Y0, 4224(DI)
-	VMOVDQU avx2c<>+2176(SB), Y0
+	VMOVDQU avx2c<>+1600(SB), Y0
 	VMOVDQU Y0, 4256(DI)
-	VMOVDQU avx2c<>+2208(SB), Y0
+	VMOVDQU avx2c<>+1632(SB), Y0
 	VMOVDQU Y0, 4288(DI)
 	// T[2] = T[1] + T[1].
 	LEAQ 3456(DI), R11
@@ -3372,7 +3604,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 2848(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 3456(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3392,7 +3624,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 3712(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 4320(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3412,7 +3644,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 4576(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 5184(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3432,7 +3664,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 5440(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 6048(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3452,7 +3684,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 6304(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 6912(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3472,7 +3704,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 7168(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 7776(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3492,7 +3724,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 8032(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 8640(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3512,7 +3744,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 8896(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 9504(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3532,7 +3764,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 9760(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 10368(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3552,7 +3784,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 10624(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 11232(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3572,7 +3804,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 11488(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 12096(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3592,7 +3824,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 12352(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 12960(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3612,7 +3844,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 13216(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 13824(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3632,7 +3864,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 14080(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 14688(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3652,7 +3884,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 14944(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 15552(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3672,7 +3904,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 15808(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 16416(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3730,7 +3962,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 3136(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 3744(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3750,7 +3982,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 4000(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 4608(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3770,7 +4002,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 4864(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 5472(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3790,7 +4022,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 5728(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 6336(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3810,7 +4042,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 6592(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 7200(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3830,7 +4062,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 7456(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 8064(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3850,7 +4082,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 8320(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 8928(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3870,7 +4102,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 9184(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 9792(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3890,7 +4122,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 10048(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 10656(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3910,7 +4142,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 10912(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 11520(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3930,7 +4162,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 11776(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 12384(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3950,7 +4182,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 12640(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 13248(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3970,7 +4202,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 13504(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 14112(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -3990,7 +4222,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 14368(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 14976(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4010,7 +4242,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 15232(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 15840(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4030,7 +4262,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 16096(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 16704(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4088,7 +4320,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 3424(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 4032(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4108,7 +4340,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 4288(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 4896(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4128,7 +4360,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 5152(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 5760(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4148,7 +4380,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 6016(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 6624(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4168,7 +4400,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 6880(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 7488(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4188,7 +4420,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 7744(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 8352(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4208,7 +4440,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 8608(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 9216(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4228,7 +4460,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 9472(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 10080(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4248,7 +4480,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 10336(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 10944(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4268,7 +4500,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 11200(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 11808(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4288,7 +4520,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 12064(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 12672(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4308,7 +4540,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 12928(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 13536(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4328,7 +4560,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 13792(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 14400(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4348,7 +4580,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 14656(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 15264(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4368,7 +4600,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 15520(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 16128(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4388,7 +4620,7 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 16384(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 16992(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4475,7 +4707,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 2848(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 3456(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4495,7 +4727,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 3712(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 4320(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4515,7 +4747,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 4576(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 5184(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4535,7 +4767,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 5440(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 6048(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4555,7 +4787,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 6304(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 6912(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4575,7 +4807,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 7168(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 7776(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4595,7 +4827,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 8032(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 8640(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4615,7 +4847,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 8896(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 9504(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4635,7 +4867,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 9760(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 10368(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4655,7 +4887,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 10624(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 11232(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4675,7 +4907,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 11488(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 12096(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4695,7 +4927,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 12352(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 12960(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4715,7 +4947,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 13216(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 13824(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4735,7 +4967,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 14080(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 14688(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4755,7 +4987,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 14944(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 15552(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4775,7 +5007,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 15808(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 16416(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4833,7 +5065,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 3136(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 3744(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4853,7 +5085,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 4000(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 4608(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4873,7 +5105,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 4864(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 5472(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4893,7 +5125,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 5728(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 6336(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4913,7 +5145,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 6592(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 7200(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4933,7 +5165,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 7456(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 8064(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4953,7 +5185,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 8320(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 8928(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4973,7 +5205,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 9184(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 9792(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -4993,7 +5225,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 10048(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 10656(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -5013,7 +5245,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 10912(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 11520(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -5033,7 +5265,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 11776(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 12384(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -5053,7 +5285,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 12640(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 13248(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -5073,7 +5305,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 13504(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 14112(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -5093,7 +5325,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 14368(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 14976(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -5113,7 +5345,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 15232(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 15840(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -5133,7 +5365,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 16096(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 16704(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -5191,7 +5423,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 3424(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 4032(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -5211,7 +5443,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 4288(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 4896(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -5231,7 +5463,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 5152(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 5760(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -5251,7 +5483,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 6016(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 6624(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -5271,7 +5503,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 6880(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 7488(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -5291,7 +5523,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 7744(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 8352(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -5311,7 +5543,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 8608(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 9216(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -5331,7 +5563,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 9472(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 10080(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -5351,7 +5583,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 10336(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 10944(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -5371,7 +5603,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 11200(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 11808(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -5391,7 +5623,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 12064(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 12672(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -5411,7 +5643,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 12928(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 13536(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -5431,7 +5663,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 13792(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 14400(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -5451,7 +5683,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 14656(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 15264(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -5471,7 +5703,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 15520(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 16128(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -5491,7 +5723,7 @@ ecdhWindowP256:
 	VPOR Y11, Y7, Y7
 	VPAND 16384(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 16992(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -5524,41 +5756,41 @@ ecdhWindowP256:
 	// picked by the sign mask of window w (Y15).
 	// negation: -Q.Y = 1 * (-1 Q.Y).
 	VMOVDQU avx2c<>+768(SB), Y0
-	VMOVDQU 19296(DI), Y1
-	VPSUBQ Y1, Y0, Y0
+	VMOVDQU 19296(DI), Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU avx2c<>+800(SB), Y1
+	VMOVDQU 19328(DI), Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU avx2c<>+832(SB), Y2
+	VMOVDQU 19360(DI), Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU avx2c<>+864(SB), Y3
+	VMOVDQU 19392(DI), Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU avx2c<>+896(SB), Y4
+	VMOVDQU 19424(DI), Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU avx2c<>+928(SB), Y5
+	VMOVDQU 19456(DI), Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU avx2c<>+960(SB), Y6
+	VMOVDQU 19488(DI), Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU avx2c<>+992(SB), Y7
+	VMOVDQU 19520(DI), Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU avx2c<>+1024(SB), Y8
+	VMOVDQU 19552(DI), Y9
+	VPSUBQ Y9, Y8, Y8
 	VMOVDQU Y0, 19872(DI)
-	VMOVDQU avx2c<>+800(SB), Y0
-	VMOVDQU 19328(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 19904(DI)
-	VMOVDQU avx2c<>+832(SB), Y0
-	VMOVDQU 19360(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 19936(DI)
-	VMOVDQU avx2c<>+864(SB), Y0
-	VMOVDQU 19392(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 19968(DI)
-	VMOVDQU avx2c<>+896(SB), Y0
-	VMOVDQU 19424(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 20000(DI)
-	VMOVDQU avx2c<>+928(SB), Y0
-	VMOVDQU 19456(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 20032(DI)
-	VMOVDQU avx2c<>+960(SB), Y0
-	VMOVDQU 19488(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 20064(DI)
-	VMOVDQU avx2c<>+992(SB), Y0
-	VMOVDQU 19520(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 20096(DI)
-	VMOVDQU avx2c<>+1024(SB), Y0
-	VMOVDQU 19552(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 20128(DI)
+	VMOVDQU Y1, 19904(DI)
+	VMOVDQU Y2, 19936(DI)
+	VMOVDQU Y3, 19968(DI)
+	VMOVDQU Y4, 20000(DI)
+	VMOVDQU Y5, 20032(DI)
+	VMOVDQU Y6, 20064(DI)
+	VMOVDQU Y7, 20096(DI)
+	VMOVDQU Y8, 20128(DI)
 	VMOVDQU 64(R8)(AX*1), Y15
 	VMOVDQU 19296(DI), Y0
 	VPXOR 19872(DI), Y0, Y1
@@ -5812,7 +6044,7 @@ sqP2567:
 	// Out of Montgomery form: 1/Z times 1.
 	// t = t * 1.
 	LEAQ 22176(DI), SI
-	LEAQ avx2c<>+2656(SB), DX
+	LEAQ avx2c<>+2080(SB), DX
 	LEAQ 22176(DI), R10
 	CALL mulP256<>(SB)
 	// A.X = A.X * t.
@@ -5838,7 +6070,7 @@ sqP2567:
 	VMOVDQU 17280(DI), Y1
 	VMOVDQU Y1, Y0
 	VMOVDQU 17312(DI), Y1
-	VPAND avx2c<>+2944(SB), Y1, Y1
+	VPAND avx2c<>+2368(SB), Y1, Y1
 	VPSLLQ $29, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 0(R10)
@@ -5849,7 +6081,7 @@ sqP2567:
 	VPSLLQ $6, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 17376(DI), Y1
-	VPAND avx2c<>+2976(SB), Y1, Y1
+	VPAND avx2c<>+2400(SB), Y1, Y1
 	VPSLLQ $35, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 64(R10)
@@ -5860,7 +6092,7 @@ sqP2567:
 	VPSLLQ $12, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 17440(DI), Y1
-	VPAND avx2c<>+3008(SB), Y1, Y1
+	VPAND avx2c<>+2432(SB), Y1, Y1
 	VPSLLQ $41, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 128(R10)
@@ -5871,7 +6103,7 @@ sqP2567:
 	VPSLLQ $18, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 17504(DI), Y1
-	VPAND avx2c<>+3040(SB), Y1, Y1
+	VPAND avx2c<>+2464(SB), Y1, Y1
 	VPSLLQ $47, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 192(R10)
@@ -5886,7 +6118,7 @@ sqP2567:
 	VMOVDQU 17568(DI), Y1
 	VMOVDQU Y1, Y0
 	VMOVDQU 17600(DI), Y1
-	VPAND avx2c<>+2944(SB), Y1, Y1
+	VPAND avx2c<>+2368(SB), Y1, Y1
 	VPSLLQ $29, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 320(R10)
@@ -5897,7 +6129,7 @@ sqP2567:
 	VPSLLQ $6, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 17664(DI), Y1
-	VPAND avx2c<>+2976(SB), Y1, Y1
+	VPAND avx2c<>+2400(SB), Y1, Y1
 	VPSLLQ $35, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 384(R10)
@@ -5908,7 +6140,7 @@ sqP2567:
 	VPSLLQ $12, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 17728(DI), Y1
-	VPAND avx2c<>+3008(SB), Y1, Y1
+	VPAND avx2c<>+2432(SB), Y1, Y1
 	VPSLLQ $41, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 448(R10)
@@ -5919,7 +6151,7 @@ sqP2567:
 	VPSLLQ $18, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 17792(DI), Y1
-	VPAND avx2c<>+3040(SB), Y1, Y1
+	VPAND avx2c<>+2464(SB), Y1, Y1
 	VPSLLQ $47, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 512(R10)
@@ -5994,7 +6226,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 72(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 120(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6026,7 +6258,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 192(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 240(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6058,7 +6290,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 312(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 360(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6090,7 +6322,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 432(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 480(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6122,7 +6354,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 552(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 600(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6154,7 +6386,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 672(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 720(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6186,7 +6418,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 792(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 840(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6218,7 +6450,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 912(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 960(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6250,7 +6482,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1032(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1080(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6282,7 +6514,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1152(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1200(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6314,7 +6546,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1272(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1320(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6346,7 +6578,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1392(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1440(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6378,7 +6610,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1512(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1560(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6410,7 +6642,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1632(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1680(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6442,7 +6674,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1752(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1800(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6478,7 +6710,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 2592(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+2528(SB), Y1, Y14
+	VPAND avx2c<>+1952(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 2624(DI)
@@ -6486,7 +6718,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 2656(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+2560(SB), Y2, Y14
+	VPAND avx2c<>+1984(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 2688(DI)
@@ -6494,7 +6726,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 2720(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2592(SB), Y3, Y14
+	VPAND avx2c<>+2016(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 2752(DI)
@@ -6517,7 +6749,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 2880(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+2528(SB), Y1, Y14
+	VPAND avx2c<>+1952(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 2912(DI)
@@ -6525,7 +6757,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 2944(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+2560(SB), Y2, Y14
+	VPAND avx2c<>+1984(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 2976(DI)
@@ -6533,7 +6765,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 3008(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2592(SB), Y3, Y14
+	VPAND avx2c<>+2016(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3040(DI)
@@ -6569,7 +6801,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 112(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 200(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6586,7 +6818,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 232(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 320(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6603,7 +6835,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 352(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 440(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6620,7 +6852,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 472(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 560(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6637,7 +6869,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 592(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 680(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6654,7 +6886,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 712(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 800(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6671,7 +6903,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 832(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 920(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6688,7 +6920,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 952(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1040(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6705,7 +6937,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1072(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1160(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6722,7 +6954,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1192(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1280(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6739,7 +6971,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1312(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1400(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6756,7 +6988,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1432(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1520(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6773,7 +7005,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1552(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1640(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6790,7 +7022,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1672(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1760(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6807,7 +7039,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1792(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1880(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6828,7 +7060,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 3168(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+2528(SB), Y1, Y14
+	VPAND avx2c<>+1952(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3200(DI)
@@ -6836,7 +7068,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 3232(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+2560(SB), Y2, Y14
+	VPAND avx2c<>+1984(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3264(DI)
@@ -6844,7 +7076,7 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 3296(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2592(SB), Y3, Y14
+	VPAND avx2c<>+2016(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3328(DI)
@@ -6908,7 +7140,7 @@ combWindowP256:
 	VPBROADCASTQ 72(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 120(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6940,7 +7172,7 @@ combWindowP256:
 	VPBROADCASTQ 192(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 240(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -6972,7 +7204,7 @@ combWindowP256:
 	VPBROADCASTQ 312(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 360(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7004,7 +7236,7 @@ combWindowP256:
 	VPBROADCASTQ 432(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 480(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7036,7 +7268,7 @@ combWindowP256:
 	VPBROADCASTQ 552(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 600(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7068,7 +7300,7 @@ combWindowP256:
 	VPBROADCASTQ 672(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 720(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7100,7 +7332,7 @@ combWindowP256:
 	VPBROADCASTQ 792(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 840(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7132,7 +7364,7 @@ combWindowP256:
 	VPBROADCASTQ 912(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 960(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7164,7 +7396,7 @@ combWindowP256:
 	VPBROADCASTQ 1032(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1080(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7196,7 +7428,7 @@ combWindowP256:
 	VPBROADCASTQ 1152(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1200(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7228,7 +7460,7 @@ combWindowP256:
 	VPBROADCASTQ 1272(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1320(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7260,7 +7492,7 @@ combWindowP256:
 	VPBROADCASTQ 1392(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1440(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7292,7 +7524,7 @@ combWindowP256:
 	VPBROADCASTQ 1512(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1560(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7324,7 +7556,7 @@ combWindowP256:
 	VPBROADCASTQ 1632(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1680(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7356,7 +7588,7 @@ combWindowP256:
 	VPBROADCASTQ 1752(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1800(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7392,7 +7624,7 @@ combWindowP256:
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 4320(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+2528(SB), Y1, Y14
+	VPAND avx2c<>+1952(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 4352(DI)
@@ -7400,7 +7632,7 @@ combWindowP256:
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 4384(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+2560(SB), Y2, Y14
+	VPAND avx2c<>+1984(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 4416(DI)
@@ -7408,7 +7640,7 @@ combWindowP256:
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 4448(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2592(SB), Y3, Y14
+	VPAND avx2c<>+2016(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 4480(DI)
@@ -7431,7 +7663,7 @@ combWindowP256:
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 4608(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+2528(SB), Y1, Y14
+	VPAND avx2c<>+1952(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 4640(DI)
@@ -7439,7 +7671,7 @@ combWindowP256:
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 4672(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+2560(SB), Y2, Y14
+	VPAND avx2c<>+1984(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 4704(DI)
@@ -7447,7 +7679,7 @@ combWindowP256:
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 4736(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2592(SB), Y3, Y14
+	VPAND avx2c<>+2016(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 4768(DI)
@@ -7483,7 +7715,7 @@ combWindowP256:
 	VPBROADCASTQ 112(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 200(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7500,7 +7732,7 @@ combWindowP256:
 	VPBROADCASTQ 232(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 320(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7517,7 +7749,7 @@ combWindowP256:
 	VPBROADCASTQ 352(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 440(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7534,7 +7766,7 @@ combWindowP256:
 	VPBROADCASTQ 472(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 560(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7551,7 +7783,7 @@ combWindowP256:
 	VPBROADCASTQ 592(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 680(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7568,7 +7800,7 @@ combWindowP256:
 	VPBROADCASTQ 712(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 800(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7585,7 +7817,7 @@ combWindowP256:
 	VPBROADCASTQ 832(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 920(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7602,7 +7834,7 @@ combWindowP256:
 	VPBROADCASTQ 952(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1040(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7619,7 +7851,7 @@ combWindowP256:
 	VPBROADCASTQ 1072(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1160(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7636,7 +7868,7 @@ combWindowP256:
 	VPBROADCASTQ 1192(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1280(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7653,7 +7885,7 @@ combWindowP256:
 	VPBROADCASTQ 1312(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1400(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7670,7 +7902,7 @@ combWindowP256:
 	VPBROADCASTQ 1432(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1520(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7687,7 +7919,7 @@ combWindowP256:
 	VPBROADCASTQ 1552(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1640(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7704,7 +7936,7 @@ combWindowP256:
 	VPBROADCASTQ 1672(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1760(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7721,7 +7953,7 @@ combWindowP256:
 	VPBROADCASTQ 1792(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1880(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -7742,7 +7974,7 @@ combWindowP256:
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 4896(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+2528(SB), Y1, Y14
+	VPAND avx2c<>+1952(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 4928(DI)
@@ -7750,7 +7982,7 @@ combWindowP256:
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 4960(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+2560(SB), Y2, Y14
+	VPAND avx2c<>+1984(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 4992(DI)
@@ -7758,7 +7990,7 @@ combWindowP256:
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 5024(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2592(SB), Y3, Y14
+	VPAND avx2c<>+2016(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 5056(DI)
@@ -8032,7 +8264,7 @@ sqP25615:
 	// Out of Montgomery form: 1/Z times 1.
 	// t = t * 1.
 	LEAQ 7200(DI), SI
-	LEAQ avx2c<>+2656(SB), DX
+	LEAQ avx2c<>+2080(SB), DX
 	LEAQ 7200(DI), R10
 	CALL mulP256<>(SB)
 	// A.X = A.X * t.
@@ -8058,7 +8290,7 @@ sqP25615:
 	VMOVDQU 2592(DI), Y1
 	VMOVDQU Y1, Y0
 	VMOVDQU 2624(DI), Y1
-	VPAND avx2c<>+2944(SB), Y1, Y1
+	VPAND avx2c<>+2368(SB), Y1, Y1
 	VPSLLQ $29, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 0(R10)
@@ -8069,7 +8301,7 @@ sqP25615:
 	VPSLLQ $6, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 2688(DI), Y1
-	VPAND avx2c<>+2976(SB), Y1, Y1
+	VPAND avx2c<>+2400(SB), Y1, Y1
 	VPSLLQ $35, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 64(R10)
@@ -8080,7 +8312,7 @@ sqP25615:
 	VPSLLQ $12, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 2752(DI), Y1
-	VPAND avx2c<>+3008(SB), Y1, Y1
+	VPAND avx2c<>+2432(SB), Y1, Y1
 	VPSLLQ $41, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 128(R10)
@@ -8091,7 +8323,7 @@ sqP25615:
 	VPSLLQ $18, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 2816(DI), Y1
-	VPAND avx2c<>+3040(SB), Y1, Y1
+	VPAND avx2c<>+2464(SB), Y1, Y1
 	VPSLLQ $47, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 192(R10)
@@ -8106,7 +8338,7 @@ sqP25615:
 	VMOVDQU 2880(DI), Y1
 	VMOVDQU Y1, Y0
 	VMOVDQU 2912(DI), Y1
-	VPAND avx2c<>+2944(SB), Y1, Y1
+	VPAND avx2c<>+2368(SB), Y1, Y1
 	VPSLLQ $29, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 320(R10)
@@ -8117,7 +8349,7 @@ sqP25615:
 	VPSLLQ $6, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 2976(DI), Y1
-	VPAND avx2c<>+2976(SB), Y1, Y1
+	VPAND avx2c<>+2400(SB), Y1, Y1
 	VPSLLQ $35, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 384(R10)
@@ -8128,7 +8360,7 @@ sqP25615:
 	VPSLLQ $12, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 3040(DI), Y1
-	VPAND avx2c<>+3008(SB), Y1, Y1
+	VPAND avx2c<>+2432(SB), Y1, Y1
 	VPSLLQ $41, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 448(R10)
@@ -8139,7 +8371,7 @@ sqP25615:
 	VPSLLQ $18, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 3104(DI), Y1
-	VPAND avx2c<>+3040(SB), Y1, Y1
+	VPAND avx2c<>+2464(SB), Y1, Y1
 	VPSLLQ $47, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 512(R10)
@@ -8178,7 +8410,7 @@ TEXT ·checkP256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 576(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+2528(SB), Y1, Y14
+	VPAND avx2c<>+1952(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 608(DI)
@@ -8186,7 +8418,7 @@ TEXT ·checkP256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 640(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+2560(SB), Y2, Y14
+	VPAND avx2c<>+1984(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 672(DI)
@@ -8194,7 +8426,7 @@ TEXT ·checkP256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 704(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2592(SB), Y3, Y14
+	VPAND avx2c<>+2016(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 736(DI)
@@ -8218,7 +8450,7 @@ TEXT ·checkP256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 864(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+2528(SB), Y1, Y14
+	VPAND avx2c<>+1952(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 896(DI)
@@ -8226,7 +8458,7 @@ TEXT ·checkP256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 928(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+2560(SB), Y2, Y14
+	VPAND avx2c<>+1984(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 960(DI)
@@ -8234,7 +8466,7 @@ TEXT ·checkP256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 992(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2592(SB), Y3, Y14
+	VPAND avx2c<>+2016(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 1024(DI)
@@ -8250,22 +8482,22 @@ TEXT ·checkP256AVX2(SB), NOSPLIT, $0-32
 	VMOVDQU Y13, 1120(DI)
 	// xR = x * P256 2^522.
 	LEAQ 576(DI), SI
-	LEAQ avx2c<>+3072(SB), DX
+	LEAQ avx2c<>+2496(SB), DX
 	LEAQ 1728(DI), R10
 	CALL mulP256<>(SB)
 	// yR = y * P256 2^522.
 	LEAQ 864(DI), SI
-	LEAQ avx2c<>+3072(SB), DX
+	LEAQ avx2c<>+2496(SB), DX
 	LEAQ 2016(DI), R10
 	CALL mulP256<>(SB)
 	// x = x * P256 2^521.
 	LEAQ 576(DI), SI
-	LEAQ avx2c<>+3360(SB), DX
+	LEAQ avx2c<>+2784(SB), DX
 	LEAQ 576(DI), R10
 	CALL mulP256<>(SB)
 	// y = y * P256 2^521.
 	LEAQ 864(DI), SI
-	LEAQ avx2c<>+3360(SB), DX
+	LEAQ avx2c<>+2784(SB), DX
 	LEAQ 864(DI), R10
 	CALL mulP256<>(SB)
 	MOVQ out+0(FP), R10
@@ -8273,7 +8505,7 @@ TEXT ·checkP256AVX2(SB), NOSPLIT, $0-32
 	VMOVDQU 576(DI), Y1
 	VMOVDQU Y1, Y0
 	VMOVDQU 608(DI), Y1
-	VPAND avx2c<>+2944(SB), Y1, Y1
+	VPAND avx2c<>+2368(SB), Y1, Y1
 	VPSLLQ $29, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 0(R10)
@@ -8284,7 +8516,7 @@ TEXT ·checkP256AVX2(SB), NOSPLIT, $0-32
 	VPSLLQ $6, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 672(DI), Y1
-	VPAND avx2c<>+2976(SB), Y1, Y1
+	VPAND avx2c<>+2400(SB), Y1, Y1
 	VPSLLQ $35, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 64(R10)
@@ -8295,7 +8527,7 @@ TEXT ·checkP256AVX2(SB), NOSPLIT, $0-32
 	VPSLLQ $12, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 736(DI), Y1
-	VPAND avx2c<>+3008(SB), Y1, Y1
+	VPAND avx2c<>+2432(SB), Y1, Y1
 	VPSLLQ $41, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 128(R10)
@@ -8306,7 +8538,7 @@ TEXT ·checkP256AVX2(SB), NOSPLIT, $0-32
 	VPSLLQ $18, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 800(DI), Y1
-	VPAND avx2c<>+3040(SB), Y1, Y1
+	VPAND avx2c<>+2464(SB), Y1, Y1
 	VPSLLQ $47, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 192(R10)
@@ -8321,7 +8553,7 @@ TEXT ·checkP256AVX2(SB), NOSPLIT, $0-32
 	VMOVDQU 864(DI), Y1
 	VMOVDQU Y1, Y0
 	VMOVDQU 896(DI), Y1
-	VPAND avx2c<>+2944(SB), Y1, Y1
+	VPAND avx2c<>+2368(SB), Y1, Y1
 	VPSLLQ $29, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 320(R10)
@@ -8332,7 +8564,7 @@ TEXT ·checkP256AVX2(SB), NOSPLIT, $0-32
 	VPSLLQ $6, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 960(DI), Y1
-	VPAND avx2c<>+2976(SB), Y1, Y1
+	VPAND avx2c<>+2400(SB), Y1, Y1
 	VPSLLQ $35, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 384(R10)
@@ -8343,7 +8575,7 @@ TEXT ·checkP256AVX2(SB), NOSPLIT, $0-32
 	VPSLLQ $12, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 1024(DI), Y1
-	VPAND avx2c<>+3008(SB), Y1, Y1
+	VPAND avx2c<>+2432(SB), Y1, Y1
 	VPSLLQ $41, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 448(R10)
@@ -8354,7 +8586,7 @@ TEXT ·checkP256AVX2(SB), NOSPLIT, $0-32
 	VPSLLQ $18, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 1088(DI), Y1
-	VPAND avx2c<>+3040(SB), Y1, Y1
+	VPAND avx2c<>+2464(SB), Y1, Y1
 	VPSLLQ $47, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 512(R10)
@@ -8380,95 +8612,134 @@ TEXT ·checkP256AVX2(SB), NOSPLIT, $0-32
 	CALL sqP256<>(SB)
 	// the curve equation: u = 1 * (+1 u -1 t +3 xR -1 P256 b).
 	VMOVDQU 1440(DI), Y0
-	VMOVDQU 1728(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU 1728(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPADDQ Y9, Y0, Y0
 	VPADDQ avx2c<>+192(SB), Y0, Y0
-	VMOVDQU 1152(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU avx2c<>+480(SB), Y1
-	VPSUBQ Y1, Y0, Y0
+	VMOVDQU 1152(DI), Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU avx2c<>+480(SB), Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU 1472(DI), Y1
+	VMOVDQU 1760(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPADDQ Y9, Y1, Y1
+	VPADDQ avx2c<>+224(SB), Y1, Y1
+	VMOVDQU 1184(DI), Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU avx2c<>+512(SB), Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU 1504(DI), Y2
+	VMOVDQU 1792(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPADDQ Y9, Y2, Y2
+	VPADDQ avx2c<>+256(SB), Y2, Y2
+	VMOVDQU 1216(DI), Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU avx2c<>+544(SB), Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU 1536(DI), Y3
+	VMOVDQU 1824(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPADDQ Y9, Y3, Y3
+	VPADDQ avx2c<>+288(SB), Y3, Y3
+	VMOVDQU 1248(DI), Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU avx2c<>+576(SB), Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU 1568(DI), Y4
+	VMOVDQU 1856(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPADDQ Y9, Y4, Y4
+	VPADDQ avx2c<>+320(SB), Y4, Y4
+	VMOVDQU 1280(DI), Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU avx2c<>+608(SB), Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU 1600(DI), Y5
+	VMOVDQU 1888(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPADDQ Y9, Y5, Y5
+	VPADDQ avx2c<>+352(SB), Y5, Y5
+	VMOVDQU 1312(DI), Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU avx2c<>+640(SB), Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU 1632(DI), Y6
+	VMOVDQU 1920(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPADDQ Y9, Y6, Y6
+	VPADDQ avx2c<>+384(SB), Y6, Y6
+	VMOVDQU 1344(DI), Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU avx2c<>+672(SB), Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU 1664(DI), Y7
+	VMOVDQU 1952(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPADDQ Y9, Y7, Y7
+	VPADDQ avx2c<>+416(SB), Y7, Y7
+	VMOVDQU 1376(DI), Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU avx2c<>+704(SB), Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU 1696(DI), Y8
+	VMOVDQU 1984(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPADDQ Y9, Y8, Y8
+	VPADDQ avx2c<>+448(SB), Y8, Y8
+	VMOVDQU 1408(DI), Y9
+	VPSUBQ Y9, Y8, Y8
+	VMOVDQU avx2c<>+736(SB), Y9
+	VPSUBQ Y9, Y8, Y8
+	// Carried: 0xdffffff7 0xdffffff9 0xdffffff9 0xc00009f9 0xbffffffa 0xbffffffa 0xc013fffa 0xdf5ffffa 0xcfffff9 exceeds fin.
+	VMOVDQU avx2c<>+64(SB), Y13
+	VPSRLQ $24, Y8, Y9
+	VPAND avx2c<>+32(SB), Y8, Y8
+	VPADDQ Y9, Y0, Y0
+	VPMULUDQ avx2c<>+96(SB), Y9, Y10
+	VPADDQ Y10, Y3, Y3
+	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPADDQ Y10, Y4, Y4
+	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPADDQ Y10, Y5, Y5
+	VPMULUDQ avx2c<>+128(SB), Y9, Y10
+	VPADDQ Y10, Y6, Y6
+	VPMULUDQ avx2c<>+160(SB), Y9, Y10
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y0, Y10
+	VPAND Y13, Y0, Y0
+	VPADDQ Y10, Y1, Y1
+	VPSRLQ $29, Y1, Y10
+	VPAND Y13, Y1, Y1
+	VPADDQ Y10, Y2, Y2
+	VPSRLQ $29, Y2, Y10
+	VPAND Y13, Y2, Y2
+	VPADDQ Y10, Y3, Y3
+	VPSRLQ $29, Y3, Y10
+	VPAND Y13, Y3, Y3
+	VPADDQ Y10, Y4, Y4
+	VPSRLQ $29, Y4, Y10
+	VPAND Y13, Y4, Y4
+	VPADDQ Y10, Y5, Y5
+	VPSRLQ $29, Y5, Y10
+	VPAND Y13, Y5, Y5
+	VPADDQ Y10, Y6, Y6
+	VPSRLQ $29, Y6, Y10
+	VPAND Y13, Y6, Y6
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y7, Y10
+	VPAND Y13, Y7, Y7
+	VPADDQ Y10, Y8, Y8
 	VMOVDQU Y0, 1440(DI)
-	VMOVDQU 1472(DI), Y0
-	VMOVDQU 1760(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPADDQ Y1, Y0, Y0
-	VPADDQ avx2c<>+224(SB), Y0, Y0
-	VMOVDQU 1184(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU avx2c<>+512(SB), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1472(DI)
-	VMOVDQU 1504(DI), Y0
-	VMOVDQU 1792(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPADDQ Y1, Y0, Y0
-	VPADDQ avx2c<>+256(SB), Y0, Y0
-	VMOVDQU 1216(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU avx2c<>+544(SB), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1504(DI)
-	VMOVDQU 1536(DI), Y0
-	VMOVDQU 1824(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPADDQ Y1, Y0, Y0
-	VPADDQ avx2c<>+288(SB), Y0, Y0
-	VMOVDQU 1248(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU avx2c<>+576(SB), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1536(DI)
-	VMOVDQU 1568(DI), Y0
-	VMOVDQU 1856(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPADDQ Y1, Y0, Y0
-	VPADDQ avx2c<>+320(SB), Y0, Y0
-	VMOVDQU 1280(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU avx2c<>+608(SB), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1568(DI)
-	VMOVDQU 1600(DI), Y0
-	VMOVDQU 1888(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPADDQ Y1, Y0, Y0
-	VPADDQ avx2c<>+352(SB), Y0, Y0
-	VMOVDQU 1312(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU avx2c<>+640(SB), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1600(DI)
-	VMOVDQU 1632(DI), Y0
-	VMOVDQU 1920(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPADDQ Y1, Y0, Y0
-	VPADDQ avx2c<>+384(SB), Y0, Y0
-	VMOVDQU 1344(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU avx2c<>+672(SB), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1632(DI)
-	VMOVDQU 1664(DI), Y0
-	VMOVDQU 1952(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPADDQ Y1, Y0, Y0
-	VPADDQ avx2c<>+416(SB), Y0, Y0
-	VMOVDQU 1376(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU avx2c<>+704(SB), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1664(DI)
-	VMOVDQU 1696(DI), Y0
-	VMOVDQU 1984(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPADDQ Y1, Y0, Y0
-	VPADDQ avx2c<>+448(SB), Y0, Y0
-	VMOVDQU 1408(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU avx2c<>+736(SB), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1696(DI)
+	VMOVDQU Y1, 1472(DI)
+	VMOVDQU Y2, 1504(DI)
+	VMOVDQU Y3, 1536(DI)
+	VMOVDQU Y4, 1568(DI)
+	VMOVDQU Y5, 1600(DI)
+	VMOVDQU Y6, 1632(DI)
+	VMOVDQU Y7, 1664(DI)
+	VMOVDQU Y8, 1696(DI)
 	// u = u carried.
 	LEAQ 1440(DI), SI
 	LEAQ 1440(DI), R10
@@ -8478,7 +8749,7 @@ TEXT ·checkP256AVX2(SB), NOSPLIT, $0-32
 	VMOVDQU 1440(DI), Y1
 	VMOVDQU Y1, Y0
 	VMOVDQU 1472(DI), Y1
-	VPAND avx2c<>+2944(SB), Y1, Y1
+	VPAND avx2c<>+2368(SB), Y1, Y1
 	VPSLLQ $29, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 0(R10)
@@ -8489,7 +8760,7 @@ TEXT ·checkP256AVX2(SB), NOSPLIT, $0-32
 	VPSLLQ $6, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 1536(DI), Y1
-	VPAND avx2c<>+2976(SB), Y1, Y1
+	VPAND avx2c<>+2400(SB), Y1, Y1
 	VPSLLQ $35, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 64(R10)
@@ -8500,7 +8771,7 @@ TEXT ·checkP256AVX2(SB), NOSPLIT, $0-32
 	VPSLLQ $12, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 1600(DI), Y1
-	VPAND avx2c<>+3008(SB), Y1, Y1
+	VPAND avx2c<>+2432(SB), Y1, Y1
 	VPSLLQ $41, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 128(R10)
@@ -8511,7 +8782,7 @@ TEXT ·checkP256AVX2(SB), NOSPLIT, $0-32
 	VPSLLQ $18, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 1664(DI), Y1
-	VPAND avx2c<>+3040(SB), Y1, Y1
+	VPAND avx2c<>+2464(SB), Y1, Y1
 	VPSLLQ $47, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 192(R10)
@@ -8710,49 +8981,49 @@ TEXT ·feSubP256AVX2(SB), NOSPLIT, $0-32
 	// test: out = 1 * (+1 a -1 b).
 	VMOVDQU 576(DI), Y0
 	VPADDQ avx2c<>+768(SB), Y0, Y0
-	VMOVDQU 864(DI), Y1
-	VPSUBQ Y1, Y0, Y0
+	VMOVDQU 864(DI), Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU 608(DI), Y1
+	VPADDQ avx2c<>+800(SB), Y1, Y1
+	VMOVDQU 896(DI), Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU 640(DI), Y2
+	VPADDQ avx2c<>+832(SB), Y2, Y2
+	VMOVDQU 928(DI), Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU 672(DI), Y3
+	VPADDQ avx2c<>+864(SB), Y3, Y3
+	VMOVDQU 960(DI), Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU 704(DI), Y4
+	VPADDQ avx2c<>+896(SB), Y4, Y4
+	VMOVDQU 992(DI), Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU 736(DI), Y5
+	VPADDQ avx2c<>+928(SB), Y5, Y5
+	VMOVDQU 1024(DI), Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU 768(DI), Y6
+	VPADDQ avx2c<>+960(SB), Y6, Y6
+	VMOVDQU 1056(DI), Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU 800(DI), Y7
+	VPADDQ avx2c<>+992(SB), Y7, Y7
+	VMOVDQU 1088(DI), Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU 832(DI), Y8
+	VPADDQ avx2c<>+1024(SB), Y8, Y8
+	VMOVDQU 1120(DI), Y9
+	VPSUBQ Y9, Y8, Y8
 	VMOVDQU Y0, 1152(DI)
-	VMOVDQU 608(DI), Y0
-	VPADDQ avx2c<>+800(SB), Y0, Y0
-	VMOVDQU 896(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1184(DI)
-	VMOVDQU 640(DI), Y0
-	VPADDQ avx2c<>+832(SB), Y0, Y0
-	VMOVDQU 928(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1216(DI)
-	VMOVDQU 672(DI), Y0
-	VPADDQ avx2c<>+864(SB), Y0, Y0
-	VMOVDQU 960(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1248(DI)
-	VMOVDQU 704(DI), Y0
-	VPADDQ avx2c<>+896(SB), Y0, Y0
-	VMOVDQU 992(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1280(DI)
-	VMOVDQU 736(DI), Y0
-	VPADDQ avx2c<>+928(SB), Y0, Y0
-	VMOVDQU 1024(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1312(DI)
-	VMOVDQU 768(DI), Y0
-	VPADDQ avx2c<>+960(SB), Y0, Y0
-	VMOVDQU 1056(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1344(DI)
-	VMOVDQU 800(DI), Y0
-	VPADDQ avx2c<>+992(SB), Y0, Y0
-	VMOVDQU 1088(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1376(DI)
-	VMOVDQU 832(DI), Y0
-	VPADDQ avx2c<>+1024(SB), Y0, Y0
-	VMOVDQU 1120(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1408(DI)
+	VMOVDQU Y1, 1184(DI)
+	VMOVDQU Y2, 1216(DI)
+	VMOVDQU Y3, 1248(DI)
+	VMOVDQU Y4, 1280(DI)
+	VMOVDQU Y5, 1312(DI)
+	VMOVDQU Y6, 1344(DI)
+	VMOVDQU Y7, 1376(DI)
+	VMOVDQU Y8, 1408(DI)
 	MOVQ out+0(FP), R10
 	VMOVDQU 1152(DI), Y0
 	VMOVDQU Y0, 0(R10)
@@ -9156,8 +9427,8 @@ TEXT mulK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VMOVDQU 192(SI), Y6
 	VMOVDQU 224(SI), Y7
 	VMOVDQU 256(SI), Y8
-	VMOVDQU avx2c<>+3648(SB), Y12
-	VMOVDQU avx2c<>+3680(SB), Y13
+	VMOVDQU avx2c<>+3072(SB), Y12
+	VMOVDQU avx2c<>+3104(SB), Y13
 	VMOVDQU avx2c<>+64(SB), Y14
 	// Columns 9..16, carried: h_9..h_16 and h_17 to the scratch.
 	VPMULUDQ 256(DX), Y1, Y9
@@ -9479,8 +9750,8 @@ TEXT sqK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VPADDQ Y5, Y5, Y5
 	VPADDQ Y6, Y6, Y6
 	VPADDQ Y7, Y7, Y7
-	VMOVDQU avx2c<>+3648(SB), Y12
-	VMOVDQU avx2c<>+3680(SB), Y13
+	VMOVDQU avx2c<>+3072(SB), Y12
+	VMOVDQU avx2c<>+3104(SB), Y13
 	VMOVDQU avx2c<>+64(SB), Y14
 	// Columns 9..16, carried: h_9..h_16 and h_17 to the scratch.
 	VPMULUDQ 256(SI), Y1, Y9
@@ -9731,7 +10002,7 @@ TEXT carryK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VMOVDQU avx2c<>+64(SB), Y13
 	VPSRLQ $24, Y8, Y9
 	VPAND avx2c<>+32(SB), Y8, Y8
-	VPMULUDQ avx2c<>+3712(SB), Y9, Y10
+	VPMULUDQ avx2c<>+3136(SB), Y9, Y10
 	VPADDQ Y10, Y0, Y0
 	VPSLLQ $3, Y9, Y10
 	VPADDQ Y10, Y1, Y1
@@ -9790,78 +10061,78 @@ TEXT paddK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	CALL mulK256<>(SB)
 	// step 4: s1 = 1 * (+1 P.X +1 P.Y).
 	VMOVDQU 0(R11), Y0
-	VMOVDQU 288(R11), Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU 288(R11), Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 32(R11), Y1
+	VMOVDQU 320(R11), Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 64(R11), Y2
+	VMOVDQU 352(R11), Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 96(R11), Y3
+	VMOVDQU 384(R11), Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 128(R11), Y4
+	VMOVDQU 416(R11), Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 160(R11), Y5
+	VMOVDQU 448(R11), Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 192(R11), Y6
+	VMOVDQU 480(R11), Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 224(R11), Y7
+	VMOVDQU 512(R11), Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 256(R11), Y8
+	VMOVDQU 544(R11), Y9
+	VPADDQ Y9, Y8, Y8
 	VMOVDQU Y0, 2016(DI)
-	VMOVDQU 32(R11), Y0
-	VMOVDQU 320(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2048(DI)
-	VMOVDQU 64(R11), Y0
-	VMOVDQU 352(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2080(DI)
-	VMOVDQU 96(R11), Y0
-	VMOVDQU 384(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2112(DI)
-	VMOVDQU 128(R11), Y0
-	VMOVDQU 416(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2144(DI)
-	VMOVDQU 160(R11), Y0
-	VMOVDQU 448(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2176(DI)
-	VMOVDQU 192(R11), Y0
-	VMOVDQU 480(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2208(DI)
-	VMOVDQU 224(R11), Y0
-	VMOVDQU 512(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2240(DI)
-	VMOVDQU 256(R11), Y0
-	VMOVDQU 544(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2272(DI)
+	VMOVDQU Y1, 2048(DI)
+	VMOVDQU Y2, 2080(DI)
+	VMOVDQU Y3, 2112(DI)
+	VMOVDQU Y4, 2144(DI)
+	VMOVDQU Y5, 2176(DI)
+	VMOVDQU Y6, 2208(DI)
+	VMOVDQU Y7, 2240(DI)
+	VMOVDQU Y8, 2272(DI)
 	// step 5: s2 = 1 * (+1 Q.X +1 Q.Y).
 	VMOVDQU 0(R12), Y0
-	VMOVDQU 288(R12), Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU 288(R12), Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 32(R12), Y1
+	VMOVDQU 320(R12), Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 64(R12), Y2
+	VMOVDQU 352(R12), Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 96(R12), Y3
+	VMOVDQU 384(R12), Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 128(R12), Y4
+	VMOVDQU 416(R12), Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 160(R12), Y5
+	VMOVDQU 448(R12), Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 192(R12), Y6
+	VMOVDQU 480(R12), Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 224(R12), Y7
+	VMOVDQU 512(R12), Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 256(R12), Y8
+	VMOVDQU 544(R12), Y9
+	VPADDQ Y9, Y8, Y8
 	VMOVDQU Y0, 2304(DI)
-	VMOVDQU 32(R12), Y0
-	VMOVDQU 320(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2336(DI)
-	VMOVDQU 64(R12), Y0
-	VMOVDQU 352(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2368(DI)
-	VMOVDQU 96(R12), Y0
-	VMOVDQU 384(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2400(DI)
-	VMOVDQU 128(R12), Y0
-	VMOVDQU 416(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2432(DI)
-	VMOVDQU 160(R12), Y0
-	VMOVDQU 448(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2464(DI)
-	VMOVDQU 192(R12), Y0
-	VMOVDQU 480(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2496(DI)
-	VMOVDQU 224(R12), Y0
-	VMOVDQU 512(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2528(DI)
-	VMOVDQU 256(R12), Y0
-	VMOVDQU 544(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2560(DI)
+	VMOVDQU Y1, 2336(DI)
+	VMOVDQU Y2, 2368(DI)
+	VMOVDQU Y3, 2400(DI)
+	VMOVDQU Y4, 2432(DI)
+	VMOVDQU Y5, 2464(DI)
+	VMOVDQU Y6, 2496(DI)
+	VMOVDQU Y7, 2528(DI)
+	VMOVDQU Y8, 2560(DI)
 	// t3 = s1 * s2.
 	LEAQ 2016(DI), SI
 	LEAQ 2304(DI), DX
@@ -9869,142 +10140,174 @@ TEXT paddK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	CALL mulK256<>(SB)
 	// steps 7-8: t3 = 1 * (+1 t3 -1 t0 -1 t1).
 	VMOVDQU 1440(DI), Y0
-	VPADDQ avx2c<>+3744(SB), Y0, Y0
-	VMOVDQU 576(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 864(DI), Y1
-	VPSUBQ Y1, Y0, Y0
+	VPADDQ avx2c<>+3168(SB), Y0, Y0
+	VMOVDQU 576(DI), Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU 864(DI), Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU 1472(DI), Y1
+	VPADDQ avx2c<>+3200(SB), Y1, Y1
+	VMOVDQU 608(DI), Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU 896(DI), Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU 1504(DI), Y2
+	VPADDQ avx2c<>+3232(SB), Y2, Y2
+	VMOVDQU 640(DI), Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU 928(DI), Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU 1536(DI), Y3
+	VPADDQ avx2c<>+3264(SB), Y3, Y3
+	VMOVDQU 672(DI), Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU 960(DI), Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU 1568(DI), Y4
+	VPADDQ avx2c<>+3296(SB), Y4, Y4
+	VMOVDQU 704(DI), Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU 992(DI), Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU 1600(DI), Y5
+	VPADDQ avx2c<>+3328(SB), Y5, Y5
+	VMOVDQU 736(DI), Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU 1024(DI), Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU 1632(DI), Y6
+	VPADDQ avx2c<>+3360(SB), Y6, Y6
+	VMOVDQU 768(DI), Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU 1056(DI), Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU 1664(DI), Y7
+	VPADDQ avx2c<>+3392(SB), Y7, Y7
+	VMOVDQU 800(DI), Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU 1088(DI), Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU 1696(DI), Y8
+	VPADDQ avx2c<>+3424(SB), Y8, Y8
+	VMOVDQU 832(DI), Y9
+	VPSUBQ Y9, Y8, Y8
+	VMOVDQU 1120(DI), Y9
+	VPSUBQ Y9, Y8, Y8
+	// Carried: 0x7fff07ee 0x7ffffdf4 0x80003ffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x60fffffc exceeds fin.
+	VMOVDQU avx2c<>+64(SB), Y13
+	VPSRLQ $24, Y8, Y9
+	VPAND avx2c<>+32(SB), Y8, Y8
+	VPMULUDQ avx2c<>+3136(SB), Y9, Y10
+	VPADDQ Y10, Y0, Y0
+	VPSLLQ $3, Y9, Y10
+	VPADDQ Y10, Y1, Y1
+	VPSRLQ $29, Y0, Y10
+	VPAND Y13, Y0, Y0
+	VPADDQ Y10, Y1, Y1
+	VPSRLQ $29, Y1, Y10
+	VPAND Y13, Y1, Y1
+	VPADDQ Y10, Y2, Y2
+	VPSRLQ $29, Y2, Y10
+	VPAND Y13, Y2, Y2
+	VPADDQ Y10, Y3, Y3
+	VPSRLQ $29, Y3, Y10
+	VPAND Y13, Y3, Y3
+	VPADDQ Y10, Y4, Y4
+	VPSRLQ $29, Y4, Y10
+	VPAND Y13, Y4, Y4
+	VPADDQ Y10, Y5, Y5
+	VPSRLQ $29, Y5, Y10
+	VPAND Y13, Y5, Y5
+	VPADDQ Y10, Y6, Y6
+	VPSRLQ $29, Y6, Y10
+	VPAND Y13, Y6, Y6
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y7, Y10
+	VPAND Y13, Y7, Y7
+	VPADDQ Y10, Y8, Y8
 	VMOVDQU Y0, 1440(DI)
-	VMOVDQU 1472(DI), Y0
-	VPADDQ avx2c<>+3776(SB), Y0, Y0
-	VMOVDQU 608(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 896(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1472(DI)
-	VMOVDQU 1504(DI), Y0
-	VPADDQ avx2c<>+3808(SB), Y0, Y0
-	VMOVDQU 640(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 928(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1504(DI)
-	VMOVDQU 1536(DI), Y0
-	VPADDQ avx2c<>+3840(SB), Y0, Y0
-	VMOVDQU 672(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 960(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1536(DI)
-	VMOVDQU 1568(DI), Y0
-	VPADDQ avx2c<>+3872(SB), Y0, Y0
-	VMOVDQU 704(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 992(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1568(DI)
-	VMOVDQU 1600(DI), Y0
-	VPADDQ avx2c<>+3904(SB), Y0, Y0
-	VMOVDQU 736(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1024(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1600(DI)
-	VMOVDQU 1632(DI), Y0
-	VPADDQ avx2c<>+3936(SB), Y0, Y0
-	VMOVDQU 768(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1056(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1632(DI)
-	VMOVDQU 1664(DI), Y0
-	VPADDQ avx2c<>+3968(SB), Y0, Y0
-	VMOVDQU 800(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1088(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1664(DI)
-	VMOVDQU 1696(DI), Y0
-	VPADDQ avx2c<>+4000(SB), Y0, Y0
-	VMOVDQU 832(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1120(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1696(DI)
+	VMOVDQU Y1, 1472(DI)
+	VMOVDQU Y2, 1504(DI)
+	VMOVDQU Y3, 1536(DI)
+	VMOVDQU Y4, 1568(DI)
+	VMOVDQU Y5, 1600(DI)
+	VMOVDQU Y6, 1632(DI)
+	VMOVDQU Y7, 1664(DI)
+	VMOVDQU Y8, 1696(DI)
 	// step 9: s1 = 1 * (+1 P.Y +1 P.Z).
 	VMOVDQU 288(R11), Y0
-	VMOVDQU 576(R11), Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU 576(R11), Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 320(R11), Y1
+	VMOVDQU 608(R11), Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 352(R11), Y2
+	VMOVDQU 640(R11), Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 384(R11), Y3
+	VMOVDQU 672(R11), Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 416(R11), Y4
+	VMOVDQU 704(R11), Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 448(R11), Y5
+	VMOVDQU 736(R11), Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 480(R11), Y6
+	VMOVDQU 768(R11), Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 512(R11), Y7
+	VMOVDQU 800(R11), Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 544(R11), Y8
+	VMOVDQU 832(R11), Y9
+	VPADDQ Y9, Y8, Y8
 	VMOVDQU Y0, 2016(DI)
-	VMOVDQU 320(R11), Y0
-	VMOVDQU 608(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2048(DI)
-	VMOVDQU 352(R11), Y0
-	VMOVDQU 640(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2080(DI)
-	VMOVDQU 384(R11), Y0
-	VMOVDQU 672(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2112(DI)
-	VMOVDQU 416(R11), Y0
-	VMOVDQU 704(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2144(DI)
-	VMOVDQU 448(R11), Y0
-	VMOVDQU 736(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2176(DI)
-	VMOVDQU 480(R11), Y0
-	VMOVDQU 768(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2208(DI)
-	VMOVDQU 512(R11), Y0
-	VMOVDQU 800(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2240(DI)
-	VMOVDQU 544(R11), Y0
-	VMOVDQU 832(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2272(DI)
+	VMOVDQU Y1, 2048(DI)
+	VMOVDQU Y2, 2080(DI)
+	VMOVDQU Y3, 2112(DI)
+	VMOVDQU Y4, 2144(DI)
+	VMOVDQU Y5, 2176(DI)
+	VMOVDQU Y6, 2208(DI)
+	VMOVDQU Y7, 2240(DI)
+	VMOVDQU Y8, 2272(DI)
 	// step 10: s2 = 1 * (+1 Q.Y +1 Q.Z).
 	VMOVDQU 288(R12), Y0
-	VMOVDQU 576(R12), Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU 576(R12), Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 320(R12), Y1
+	VMOVDQU 608(R12), Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 352(R12), Y2
+	VMOVDQU 640(R12), Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 384(R12), Y3
+	VMOVDQU 672(R12), Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 416(R12), Y4
+	VMOVDQU 704(R12), Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 448(R12), Y5
+	VMOVDQU 736(R12), Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 480(R12), Y6
+	VMOVDQU 768(R12), Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 512(R12), Y7
+	VMOVDQU 800(R12), Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 544(R12), Y8
+	VMOVDQU 832(R12), Y9
+	VPADDQ Y9, Y8, Y8
 	VMOVDQU Y0, 2304(DI)
-	VMOVDQU 320(R12), Y0
-	VMOVDQU 608(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2336(DI)
-	VMOVDQU 352(R12), Y0
-	VMOVDQU 640(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2368(DI)
-	VMOVDQU 384(R12), Y0
-	VMOVDQU 672(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2400(DI)
-	VMOVDQU 416(R12), Y0
-	VMOVDQU 704(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2432(DI)
-	VMOVDQU 448(R12), Y0
-	VMOVDQU 736(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2464(DI)
-	VMOVDQU 480(R12), Y0
-	VMOVDQU 768(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2496(DI)
-	VMOVDQU 512(R12), Y0
-	VMOVDQU 800(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2528(DI)
-	VMOVDQU 544(R12), Y0
-	VMOVDQU 832(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2560(DI)
+	VMOVDQU Y1, 2336(DI)
+	VMOVDQU Y2, 2368(DI)
+	VMOVDQU Y3, 2400(DI)
+	VMOVDQU Y4, 2432(DI)
+	VMOVDQU Y5, 2464(DI)
+	VMOVDQU Y6, 2496(DI)
+	VMOVDQU Y7, 2528(DI)
+	VMOVDQU Y8, 2560(DI)
 	// t4 = s1 * s2.
 	LEAQ 2016(DI), SI
 	LEAQ 2304(DI), DX
@@ -10012,142 +10315,174 @@ TEXT paddK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	CALL mulK256<>(SB)
 	// steps 12-13: t4 = 1 * (+1 t4 -1 t1 -1 t2).
 	VMOVDQU 1728(DI), Y0
-	VPADDQ avx2c<>+3744(SB), Y0, Y0
-	VMOVDQU 864(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1152(DI), Y1
-	VPSUBQ Y1, Y0, Y0
+	VPADDQ avx2c<>+3168(SB), Y0, Y0
+	VMOVDQU 864(DI), Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU 1152(DI), Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU 1760(DI), Y1
+	VPADDQ avx2c<>+3200(SB), Y1, Y1
+	VMOVDQU 896(DI), Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU 1184(DI), Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU 1792(DI), Y2
+	VPADDQ avx2c<>+3232(SB), Y2, Y2
+	VMOVDQU 928(DI), Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU 1216(DI), Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU 1824(DI), Y3
+	VPADDQ avx2c<>+3264(SB), Y3, Y3
+	VMOVDQU 960(DI), Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU 1248(DI), Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU 1856(DI), Y4
+	VPADDQ avx2c<>+3296(SB), Y4, Y4
+	VMOVDQU 992(DI), Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU 1280(DI), Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU 1888(DI), Y5
+	VPADDQ avx2c<>+3328(SB), Y5, Y5
+	VMOVDQU 1024(DI), Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU 1312(DI), Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU 1920(DI), Y6
+	VPADDQ avx2c<>+3360(SB), Y6, Y6
+	VMOVDQU 1056(DI), Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU 1344(DI), Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU 1952(DI), Y7
+	VPADDQ avx2c<>+3392(SB), Y7, Y7
+	VMOVDQU 1088(DI), Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU 1376(DI), Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU 1984(DI), Y8
+	VPADDQ avx2c<>+3424(SB), Y8, Y8
+	VMOVDQU 1120(DI), Y9
+	VPSUBQ Y9, Y8, Y8
+	VMOVDQU 1408(DI), Y9
+	VPSUBQ Y9, Y8, Y8
+	// Carried: 0x7fff07ee 0x7ffffdf4 0x80003ffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x60fffffc exceeds fin.
+	VMOVDQU avx2c<>+64(SB), Y13
+	VPSRLQ $24, Y8, Y9
+	VPAND avx2c<>+32(SB), Y8, Y8
+	VPMULUDQ avx2c<>+3136(SB), Y9, Y10
+	VPADDQ Y10, Y0, Y0
+	VPSLLQ $3, Y9, Y10
+	VPADDQ Y10, Y1, Y1
+	VPSRLQ $29, Y0, Y10
+	VPAND Y13, Y0, Y0
+	VPADDQ Y10, Y1, Y1
+	VPSRLQ $29, Y1, Y10
+	VPAND Y13, Y1, Y1
+	VPADDQ Y10, Y2, Y2
+	VPSRLQ $29, Y2, Y10
+	VPAND Y13, Y2, Y2
+	VPADDQ Y10, Y3, Y3
+	VPSRLQ $29, Y3, Y10
+	VPAND Y13, Y3, Y3
+	VPADDQ Y10, Y4, Y4
+	VPSRLQ $29, Y4, Y10
+	VPAND Y13, Y4, Y4
+	VPADDQ Y10, Y5, Y5
+	VPSRLQ $29, Y5, Y10
+	VPAND Y13, Y5, Y5
+	VPADDQ Y10, Y6, Y6
+	VPSRLQ $29, Y6, Y10
+	VPAND Y13, Y6, Y6
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y7, Y10
+	VPAND Y13, Y7, Y7
+	VPADDQ Y10, Y8, Y8
 	VMOVDQU Y0, 1728(DI)
-	VMOVDQU 1760(DI), Y0
-	VPADDQ avx2c<>+3776(SB), Y0, Y0
-	VMOVDQU 896(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1184(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1760(DI)
-	VMOVDQU 1792(DI), Y0
-	VPADDQ avx2c<>+3808(SB), Y0, Y0
-	VMOVDQU 928(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1216(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1792(DI)
-	VMOVDQU 1824(DI), Y0
-	VPADDQ avx2c<>+3840(SB), Y0, Y0
-	VMOVDQU 960(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1248(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1824(DI)
-	VMOVDQU 1856(DI), Y0
-	VPADDQ avx2c<>+3872(SB), Y0, Y0
-	VMOVDQU 992(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1280(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1856(DI)
-	VMOVDQU 1888(DI), Y0
-	VPADDQ avx2c<>+3904(SB), Y0, Y0
-	VMOVDQU 1024(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1312(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1888(DI)
-	VMOVDQU 1920(DI), Y0
-	VPADDQ avx2c<>+3936(SB), Y0, Y0
-	VMOVDQU 1056(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1344(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1920(DI)
-	VMOVDQU 1952(DI), Y0
-	VPADDQ avx2c<>+3968(SB), Y0, Y0
-	VMOVDQU 1088(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1376(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1952(DI)
-	VMOVDQU 1984(DI), Y0
-	VPADDQ avx2c<>+4000(SB), Y0, Y0
-	VMOVDQU 1120(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1408(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1984(DI)
+	VMOVDQU Y1, 1760(DI)
+	VMOVDQU Y2, 1792(DI)
+	VMOVDQU Y3, 1824(DI)
+	VMOVDQU Y4, 1856(DI)
+	VMOVDQU Y5, 1888(DI)
+	VMOVDQU Y6, 1920(DI)
+	VMOVDQU Y7, 1952(DI)
+	VMOVDQU Y8, 1984(DI)
 	// step 14: s1 = 1 * (+1 P.X +1 P.Z).
 	VMOVDQU 0(R11), Y0
-	VMOVDQU 576(R11), Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU 576(R11), Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 32(R11), Y1
+	VMOVDQU 608(R11), Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 64(R11), Y2
+	VMOVDQU 640(R11), Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 96(R11), Y3
+	VMOVDQU 672(R11), Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 128(R11), Y4
+	VMOVDQU 704(R11), Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 160(R11), Y5
+	VMOVDQU 736(R11), Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 192(R11), Y6
+	VMOVDQU 768(R11), Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 224(R11), Y7
+	VMOVDQU 800(R11), Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 256(R11), Y8
+	VMOVDQU 832(R11), Y9
+	VPADDQ Y9, Y8, Y8
 	VMOVDQU Y0, 2016(DI)
-	VMOVDQU 32(R11), Y0
-	VMOVDQU 608(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2048(DI)
-	VMOVDQU 64(R11), Y0
-	VMOVDQU 640(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2080(DI)
-	VMOVDQU 96(R11), Y0
-	VMOVDQU 672(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2112(DI)
-	VMOVDQU 128(R11), Y0
-	VMOVDQU 704(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2144(DI)
-	VMOVDQU 160(R11), Y0
-	VMOVDQU 736(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2176(DI)
-	VMOVDQU 192(R11), Y0
-	VMOVDQU 768(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2208(DI)
-	VMOVDQU 224(R11), Y0
-	VMOVDQU 800(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2240(DI)
-	VMOVDQU 256(R11), Y0
-	VMOVDQU 832(R11), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2272(DI)
+	VMOVDQU Y1, 2048(DI)
+	VMOVDQU Y2, 2080(DI)
+	VMOVDQU Y3, 2112(DI)
+	VMOVDQU Y4, 2144(DI)
+	VMOVDQU Y5, 2176(DI)
+	VMOVDQU Y6, 2208(DI)
+	VMOVDQU Y7, 2240(DI)
+	VMOVDQU Y8, 2272(DI)
 	// step 15: s2 = 1 * (+1 Q.X +1 Q.Z).
 	VMOVDQU 0(R12), Y0
-	VMOVDQU 576(R12), Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU 576(R12), Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 32(R12), Y1
+	VMOVDQU 608(R12), Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 64(R12), Y2
+	VMOVDQU 640(R12), Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 96(R12), Y3
+	VMOVDQU 672(R12), Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 128(R12), Y4
+	VMOVDQU 704(R12), Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 160(R12), Y5
+	VMOVDQU 736(R12), Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 192(R12), Y6
+	VMOVDQU 768(R12), Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 224(R12), Y7
+	VMOVDQU 800(R12), Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 256(R12), Y8
+	VMOVDQU 832(R12), Y9
+	VPADDQ Y9, Y8, Y8
 	VMOVDQU Y0, 2304(DI)
-	VMOVDQU 32(R12), Y0
-	VMOVDQU 608(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2336(DI)
-	VMOVDQU 64(R12), Y0
-	VMOVDQU 640(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2368(DI)
-	VMOVDQU 96(R12), Y0
-	VMOVDQU 672(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2400(DI)
-	VMOVDQU 128(R12), Y0
-	VMOVDQU 704(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2432(DI)
-	VMOVDQU 160(R12), Y0
-	VMOVDQU 736(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2464(DI)
-	VMOVDQU 192(R12), Y0
-	VMOVDQU 768(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2496(DI)
-	VMOVDQU 224(R12), Y0
-	VMOVDQU 800(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2528(DI)
-	VMOVDQU 256(R12), Y0
-	VMOVDQU 832(R12), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 2560(DI)
+	VMOVDQU Y1, 2336(DI)
+	VMOVDQU Y2, 2368(DI)
+	VMOVDQU Y3, 2400(DI)
+	VMOVDQU Y4, 2432(DI)
+	VMOVDQU Y5, 2464(DI)
+	VMOVDQU Y6, 2496(DI)
+	VMOVDQU Y7, 2528(DI)
+	VMOVDQU Y8, 2560(DI)
 	// R.Y = s1 * s2.
 	LEAQ 2016(DI), SI
 	LEAQ 2304(DI), DX
@@ -10155,326 +10490,402 @@ TEXT paddK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	CALL mulK256<>(SB)
 	// steps 17-18: R.Y = 1 * (+1 R.Y -1 t0 -1 t2).
 	VMOVDQU 288(R13), Y0
-	VPADDQ avx2c<>+3744(SB), Y0, Y0
-	VMOVDQU 576(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1152(DI), Y1
-	VPSUBQ Y1, Y0, Y0
+	VPADDQ avx2c<>+3168(SB), Y0, Y0
+	VMOVDQU 576(DI), Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU 1152(DI), Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU 320(R13), Y1
+	VPADDQ avx2c<>+3200(SB), Y1, Y1
+	VMOVDQU 608(DI), Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU 1184(DI), Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU 352(R13), Y2
+	VPADDQ avx2c<>+3232(SB), Y2, Y2
+	VMOVDQU 640(DI), Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU 1216(DI), Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU 384(R13), Y3
+	VPADDQ avx2c<>+3264(SB), Y3, Y3
+	VMOVDQU 672(DI), Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU 1248(DI), Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU 416(R13), Y4
+	VPADDQ avx2c<>+3296(SB), Y4, Y4
+	VMOVDQU 704(DI), Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU 1280(DI), Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU 448(R13), Y5
+	VPADDQ avx2c<>+3328(SB), Y5, Y5
+	VMOVDQU 736(DI), Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU 1312(DI), Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU 480(R13), Y6
+	VPADDQ avx2c<>+3360(SB), Y6, Y6
+	VMOVDQU 768(DI), Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU 1344(DI), Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU 512(R13), Y7
+	VPADDQ avx2c<>+3392(SB), Y7, Y7
+	VMOVDQU 800(DI), Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU 1376(DI), Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU 544(R13), Y8
+	VPADDQ avx2c<>+3424(SB), Y8, Y8
+	VMOVDQU 832(DI), Y9
+	VPSUBQ Y9, Y8, Y8
+	VMOVDQU 1408(DI), Y9
+	VPSUBQ Y9, Y8, Y8
+	// Carried: 0x7fff07ee 0x7ffffdf4 0x80003ffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x60fffffc exceeds fin.
+	VMOVDQU avx2c<>+64(SB), Y13
+	VPSRLQ $24, Y8, Y9
+	VPAND avx2c<>+32(SB), Y8, Y8
+	VPMULUDQ avx2c<>+3136(SB), Y9, Y10
+	VPADDQ Y10, Y0, Y0
+	VPSLLQ $3, Y9, Y10
+	VPADDQ Y10, Y1, Y1
+	VPSRLQ $29, Y0, Y10
+	VPAND Y13, Y0, Y0
+	VPADDQ Y10, Y1, Y1
+	VPSRLQ $29, Y1, Y10
+	VPAND Y13, Y1, Y1
+	VPADDQ Y10, Y2, Y2
+	VPSRLQ $29, Y2, Y10
+	VPAND Y13, Y2, Y2
+	VPADDQ Y10, Y3, Y3
+	VPSRLQ $29, Y3, Y10
+	VPAND Y13, Y3, Y3
+	VPADDQ Y10, Y4, Y4
+	VPSRLQ $29, Y4, Y10
+	VPAND Y13, Y4, Y4
+	VPADDQ Y10, Y5, Y5
+	VPSRLQ $29, Y5, Y10
+	VPAND Y13, Y5, Y5
+	VPADDQ Y10, Y6, Y6
+	VPSRLQ $29, Y6, Y10
+	VPAND Y13, Y6, Y6
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y7, Y10
+	VPAND Y13, Y7, Y7
+	VPADDQ Y10, Y8, Y8
 	VMOVDQU Y0, 288(R13)
-	VMOVDQU 320(R13), Y0
-	VPADDQ avx2c<>+3776(SB), Y0, Y0
-	VMOVDQU 608(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1184(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 320(R13)
-	VMOVDQU 352(R13), Y0
-	VPADDQ avx2c<>+3808(SB), Y0, Y0
-	VMOVDQU 640(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1216(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 352(R13)
-	VMOVDQU 384(R13), Y0
-	VPADDQ avx2c<>+3840(SB), Y0, Y0
-	VMOVDQU 672(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1248(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 384(R13)
-	VMOVDQU 416(R13), Y0
-	VPADDQ avx2c<>+3872(SB), Y0, Y0
-	VMOVDQU 704(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1280(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 416(R13)
-	VMOVDQU 448(R13), Y0
-	VPADDQ avx2c<>+3904(SB), Y0, Y0
-	VMOVDQU 736(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1312(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 448(R13)
-	VMOVDQU 480(R13), Y0
-	VPADDQ avx2c<>+3936(SB), Y0, Y0
-	VMOVDQU 768(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1344(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 480(R13)
-	VMOVDQU 512(R13), Y0
-	VPADDQ avx2c<>+3968(SB), Y0, Y0
-	VMOVDQU 800(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1376(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 512(R13)
-	VMOVDQU 544(R13), Y0
-	VPADDQ avx2c<>+4000(SB), Y0, Y0
-	VMOVDQU 832(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU 1408(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 544(R13)
+	VMOVDQU Y1, 320(R13)
+	VMOVDQU Y2, 352(R13)
+	VMOVDQU Y3, 384(R13)
+	VMOVDQU Y4, 416(R13)
+	VMOVDQU Y5, 448(R13)
+	VMOVDQU Y6, 480(R13)
+	VMOVDQU Y7, 512(R13)
+	VMOVDQU Y8, 544(R13)
 	// Complete addition, a = 0: Renes-Costello-Batina 2015, Algorithm 7, from step 19.
 	// steps 19-20: t0 = 3 * (+1 t0).
 	VMOVDQU 576(DI), Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
+	VPADDQ Y0, Y0, Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 608(DI), Y1
+	VPADDQ Y1, Y1, Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 640(DI), Y2
+	VPADDQ Y2, Y2, Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 672(DI), Y3
+	VPADDQ Y3, Y3, Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 704(DI), Y4
+	VPADDQ Y4, Y4, Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 736(DI), Y5
+	VPADDQ Y5, Y5, Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 768(DI), Y6
+	VPADDQ Y6, Y6, Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 800(DI), Y7
+	VPADDQ Y7, Y7, Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 832(DI), Y8
+	VPADDQ Y8, Y8, Y9
+	VPADDQ Y9, Y8, Y8
 	VMOVDQU Y0, 576(DI)
-	VMOVDQU 608(DI), Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 608(DI)
-	VMOVDQU 640(DI), Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 640(DI)
-	VMOVDQU 672(DI), Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 672(DI)
-	VMOVDQU 704(DI), Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 704(DI)
-	VMOVDQU 736(DI), Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 736(DI)
-	VMOVDQU 768(DI), Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 768(DI)
-	VMOVDQU 800(DI), Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 800(DI)
-	VMOVDQU 832(DI), Y0
-	VPADDQ Y0, Y0, Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 832(DI)
+	VMOVDQU Y1, 608(DI)
+	VMOVDQU Y2, 640(DI)
+	VMOVDQU Y3, 672(DI)
+	VMOVDQU Y4, 704(DI)
+	VMOVDQU Y5, 736(DI)
+	VMOVDQU Y6, 768(DI)
+	VMOVDQU Y7, 800(DI)
+	VMOVDQU Y8, 832(DI)
 	// step 21: t2 = 1 * (+21 t2).
 	VMOVDQU 1152(DI), Y0
-	VPMULUDQ avx2c<>+4032(SB), Y0, Y0
+	VPMULUDQ avx2c<>+3456(SB), Y0, Y0
+	VMOVDQU 1184(DI), Y1
+	VPMULUDQ avx2c<>+3456(SB), Y1, Y1
+	VMOVDQU 1216(DI), Y2
+	VPMULUDQ avx2c<>+3456(SB), Y2, Y2
+	VMOVDQU 1248(DI), Y3
+	VPMULUDQ avx2c<>+3456(SB), Y3, Y3
+	VMOVDQU 1280(DI), Y4
+	VPMULUDQ avx2c<>+3456(SB), Y4, Y4
+	VMOVDQU 1312(DI), Y5
+	VPMULUDQ avx2c<>+3456(SB), Y5, Y5
+	VMOVDQU 1344(DI), Y6
+	VPMULUDQ avx2c<>+3456(SB), Y6, Y6
+	VMOVDQU 1376(DI), Y7
+	VPMULUDQ avx2c<>+3456(SB), Y7, Y7
+	VMOVDQU 1408(DI), Y8
+	VPMULUDQ avx2c<>+3456(SB), Y8, Y8
+	// Carried: 0x29fffffeb 0x29fffffeb 0x2a0053feb 0x29fffffeb 0x29fffffeb 0x29fffffeb 0x29fffffeb 0x29fffffeb 0x29fffffeb exceeds fin.
+	VMOVDQU avx2c<>+64(SB), Y13
+	VPSRLQ $24, Y8, Y9
+	VPAND avx2c<>+32(SB), Y8, Y8
+	VPMULUDQ avx2c<>+3136(SB), Y9, Y10
+	VPADDQ Y10, Y0, Y0
+	VPSLLQ $3, Y9, Y10
+	VPADDQ Y10, Y1, Y1
+	VPSRLQ $29, Y0, Y10
+	VPAND Y13, Y0, Y0
+	VPADDQ Y10, Y1, Y1
+	VPSRLQ $29, Y1, Y10
+	VPAND Y13, Y1, Y1
+	VPADDQ Y10, Y2, Y2
+	VPSRLQ $29, Y2, Y10
+	VPAND Y13, Y2, Y2
+	VPADDQ Y10, Y3, Y3
+	VPSRLQ $29, Y3, Y10
+	VPAND Y13, Y3, Y3
+	VPADDQ Y10, Y4, Y4
+	VPSRLQ $29, Y4, Y10
+	VPAND Y13, Y4, Y4
+	VPADDQ Y10, Y5, Y5
+	VPSRLQ $29, Y5, Y10
+	VPAND Y13, Y5, Y5
+	VPADDQ Y10, Y6, Y6
+	VPSRLQ $29, Y6, Y10
+	VPAND Y13, Y6, Y6
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y7, Y10
+	VPAND Y13, Y7, Y7
+	VPADDQ Y10, Y8, Y8
 	VMOVDQU Y0, 1152(DI)
-	VMOVDQU 1184(DI), Y0
-	VPMULUDQ avx2c<>+4032(SB), Y0, Y0
-	VMOVDQU Y0, 1184(DI)
-	VMOVDQU 1216(DI), Y0
-	VPMULUDQ avx2c<>+4032(SB), Y0, Y0
-	VMOVDQU Y0, 1216(DI)
-	VMOVDQU 1248(DI), Y0
-	VPMULUDQ avx2c<>+4032(SB), Y0, Y0
-	VMOVDQU Y0, 1248(DI)
-	VMOVDQU 1280(DI), Y0
-	VPMULUDQ avx2c<>+4032(SB), Y0, Y0
-	VMOVDQU Y0, 1280(DI)
-	VMOVDQU 1312(DI), Y0
-	VPMULUDQ avx2c<>+4032(SB), Y0, Y0
-	VMOVDQU Y0, 1312(DI)
-	VMOVDQU 1344(DI), Y0
-	VPMULUDQ avx2c<>+4032(SB), Y0, Y0
-	VMOVDQU Y0, 1344(DI)
-	VMOVDQU 1376(DI), Y0
-	VPMULUDQ avx2c<>+4032(SB), Y0, Y0
-	VMOVDQU Y0, 1376(DI)
-	VMOVDQU 1408(DI), Y0
-	VPMULUDQ avx2c<>+4032(SB), Y0, Y0
-	VMOVDQU Y0, 1408(DI)
+	VMOVDQU Y1, 1184(DI)
+	VMOVDQU Y2, 1216(DI)
+	VMOVDQU Y3, 1248(DI)
+	VMOVDQU Y4, 1280(DI)
+	VMOVDQU Y5, 1312(DI)
+	VMOVDQU Y6, 1344(DI)
+	VMOVDQU Y7, 1376(DI)
+	VMOVDQU Y8, 1408(DI)
 	// step 22: R.Z = 1 * (+1 t1 +1 t2).
 	VMOVDQU 864(DI), Y0
-	VMOVDQU 1152(DI), Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU 1152(DI), Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 896(DI), Y1
+	VMOVDQU 1184(DI), Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 928(DI), Y2
+	VMOVDQU 1216(DI), Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 960(DI), Y3
+	VMOVDQU 1248(DI), Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 992(DI), Y4
+	VMOVDQU 1280(DI), Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 1024(DI), Y5
+	VMOVDQU 1312(DI), Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 1056(DI), Y6
+	VMOVDQU 1344(DI), Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 1088(DI), Y7
+	VMOVDQU 1376(DI), Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 1120(DI), Y8
+	VMOVDQU 1408(DI), Y9
+	VPADDQ Y9, Y8, Y8
 	VMOVDQU Y0, 576(R13)
-	VMOVDQU 896(DI), Y0
-	VMOVDQU 1184(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 608(R13)
-	VMOVDQU 928(DI), Y0
-	VMOVDQU 1216(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 640(R13)
-	VMOVDQU 960(DI), Y0
-	VMOVDQU 1248(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 672(R13)
-	VMOVDQU 992(DI), Y0
-	VMOVDQU 1280(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 704(R13)
-	VMOVDQU 1024(DI), Y0
-	VMOVDQU 1312(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 736(R13)
-	VMOVDQU 1056(DI), Y0
-	VMOVDQU 1344(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 768(R13)
-	VMOVDQU 1088(DI), Y0
-	VMOVDQU 1376(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 800(R13)
-	VMOVDQU 1120(DI), Y0
-	VMOVDQU 1408(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 832(R13)
+	VMOVDQU Y1, 608(R13)
+	VMOVDQU Y2, 640(R13)
+	VMOVDQU Y3, 672(R13)
+	VMOVDQU Y4, 704(R13)
+	VMOVDQU Y5, 736(R13)
+	VMOVDQU Y6, 768(R13)
+	VMOVDQU Y7, 800(R13)
+	VMOVDQU Y8, 832(R13)
 	// step 23: t1 = 1 * (+1 t1 -1 t2).
 	VMOVDQU 864(DI), Y0
-	VPADDQ avx2c<>+4064(SB), Y0, Y0
-	VMOVDQU 1152(DI), Y1
-	VPSUBQ Y1, Y0, Y0
+	VPADDQ avx2c<>+3488(SB), Y0, Y0
+	VMOVDQU 1152(DI), Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU 896(DI), Y1
+	VPADDQ avx2c<>+3520(SB), Y1, Y1
+	VMOVDQU 1184(DI), Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU 928(DI), Y2
+	VPADDQ avx2c<>+3552(SB), Y2, Y2
+	VMOVDQU 1216(DI), Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU 960(DI), Y3
+	VPADDQ avx2c<>+3584(SB), Y3, Y3
+	VMOVDQU 1248(DI), Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU 992(DI), Y4
+	VPADDQ avx2c<>+3616(SB), Y4, Y4
+	VMOVDQU 1280(DI), Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU 1024(DI), Y5
+	VPADDQ avx2c<>+3648(SB), Y5, Y5
+	VMOVDQU 1312(DI), Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU 1056(DI), Y6
+	VPADDQ avx2c<>+3680(SB), Y6, Y6
+	VMOVDQU 1344(DI), Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU 1088(DI), Y7
+	VPADDQ avx2c<>+3712(SB), Y7, Y7
+	VMOVDQU 1376(DI), Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU 1120(DI), Y8
+	VPADDQ avx2c<>+3744(SB), Y8, Y8
+	VMOVDQU 1408(DI), Y9
+	VPSUBQ Y9, Y8, Y8
 	VMOVDQU Y0, 864(DI)
-	VMOVDQU 896(DI), Y0
-	VPADDQ avx2c<>+4096(SB), Y0, Y0
-	VMOVDQU 1184(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 896(DI)
-	VMOVDQU 928(DI), Y0
-	VPADDQ avx2c<>+4128(SB), Y0, Y0
-	VMOVDQU 1216(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 928(DI)
-	VMOVDQU 960(DI), Y0
-	VPADDQ avx2c<>+4160(SB), Y0, Y0
-	VMOVDQU 1248(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 960(DI)
-	VMOVDQU 992(DI), Y0
-	VPADDQ avx2c<>+4192(SB), Y0, Y0
-	VMOVDQU 1280(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 992(DI)
-	VMOVDQU 1024(DI), Y0
-	VPADDQ avx2c<>+4224(SB), Y0, Y0
-	VMOVDQU 1312(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1024(DI)
-	VMOVDQU 1056(DI), Y0
-	VPADDQ avx2c<>+4256(SB), Y0, Y0
-	VMOVDQU 1344(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1056(DI)
-	VMOVDQU 1088(DI), Y0
-	VPADDQ avx2c<>+4288(SB), Y0, Y0
-	VMOVDQU 1376(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1088(DI)
-	VMOVDQU 1120(DI), Y0
-	VPADDQ avx2c<>+4320(SB), Y0, Y0
-	VMOVDQU 1408(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1120(DI)
+	VMOVDQU Y1, 896(DI)
+	VMOVDQU Y2, 928(DI)
+	VMOVDQU Y3, 960(DI)
+	VMOVDQU Y4, 992(DI)
+	VMOVDQU Y5, 1024(DI)
+	VMOVDQU Y6, 1056(DI)
+	VMOVDQU Y7, 1088(DI)
+	VMOVDQU Y8, 1120(DI)
 	// step 24: R.Y = 1 * (+21 R.Y).
 	VMOVDQU 288(R13), Y0
-	VPMULUDQ avx2c<>+4032(SB), Y0, Y0
+	VPMULUDQ avx2c<>+3456(SB), Y0, Y0
+	VMOVDQU 320(R13), Y1
+	VPMULUDQ avx2c<>+3456(SB), Y1, Y1
+	VMOVDQU 352(R13), Y2
+	VPMULUDQ avx2c<>+3456(SB), Y2, Y2
+	VMOVDQU 384(R13), Y3
+	VPMULUDQ avx2c<>+3456(SB), Y3, Y3
+	VMOVDQU 416(R13), Y4
+	VPMULUDQ avx2c<>+3456(SB), Y4, Y4
+	VMOVDQU 448(R13), Y5
+	VPMULUDQ avx2c<>+3456(SB), Y5, Y5
+	VMOVDQU 480(R13), Y6
+	VPMULUDQ avx2c<>+3456(SB), Y6, Y6
+	VMOVDQU 512(R13), Y7
+	VPMULUDQ avx2c<>+3456(SB), Y7, Y7
+	VMOVDQU 544(R13), Y8
+	VPMULUDQ avx2c<>+3456(SB), Y8, Y8
+	// Carried: 0x29fffffeb 0x29fffffeb 0x29fffffeb 0x29fffffeb 0x29fffffeb 0x29fffffeb 0x29fffffeb 0x29fffffeb 0x29ffffeb exceeds fin.
+	VMOVDQU avx2c<>+64(SB), Y13
+	VPSRLQ $24, Y8, Y9
+	VPAND avx2c<>+32(SB), Y8, Y8
+	VPMULUDQ avx2c<>+3136(SB), Y9, Y10
+	VPADDQ Y10, Y0, Y0
+	VPSLLQ $3, Y9, Y10
+	VPADDQ Y10, Y1, Y1
+	VPSRLQ $29, Y0, Y10
+	VPAND Y13, Y0, Y0
+	VPADDQ Y10, Y1, Y1
+	VPSRLQ $29, Y1, Y10
+	VPAND Y13, Y1, Y1
+	VPADDQ Y10, Y2, Y2
+	VPSRLQ $29, Y2, Y10
+	VPAND Y13, Y2, Y2
+	VPADDQ Y10, Y3, Y3
+	VPSRLQ $29, Y3, Y10
+	VPAND Y13, Y3, Y3
+	VPADDQ Y10, Y4, Y4
+	VPSRLQ $29, Y4, Y10
+	VPAND Y13, Y4, Y4
+	VPADDQ Y10, Y5, Y5
+	VPSRLQ $29, Y5, Y10
+	VPAND Y13, Y5, Y5
+	VPADDQ Y10, Y6, Y6
+	VPSRLQ $29, Y6, Y10
+	VPAND Y13, Y6, Y6
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y7, Y10
+	VPAND Y13, Y7, Y7
+	VPADDQ Y10, Y8, Y8
 	VMOVDQU Y0, 288(R13)
-	VMOVDQU 320(R13), Y0
-	VPMULUDQ avx2c<>+4032(SB), Y0, Y0
-	VMOVDQU Y0, 320(R13)
-	VMOVDQU 352(R13), Y0
-	VPMULUDQ avx2c<>+4032(SB), Y0, Y0
-	VMOVDQU Y0, 352(R13)
-	VMOVDQU 384(R13), Y0
-	VPMULUDQ avx2c<>+4032(SB), Y0, Y0
-	VMOVDQU Y0, 384(R13)
-	VMOVDQU 416(R13), Y0
-	VPMULUDQ avx2c<>+4032(SB), Y0, Y0
-	VMOVDQU Y0, 416(R13)
-	VMOVDQU 448(R13), Y0
-	VPMULUDQ avx2c<>+4032(SB), Y0, Y0
-	VMOVDQU Y0, 448(R13)
-	VMOVDQU 480(R13), Y0
-	VPMULUDQ avx2c<>+4032(SB), Y0, Y0
-	VMOVDQU Y0, 480(R13)
-	VMOVDQU 512(R13), Y0
-	VPMULUDQ avx2c<>+4032(SB), Y0, Y0
-	VMOVDQU Y0, 512(R13)
-	VMOVDQU 544(R13), Y0
-	VPMULUDQ avx2c<>+4032(SB), Y0, Y0
-	VMOVDQU Y0, 544(R13)
-	// R.Y = R.Y carried.
-	LEAQ 288(R13), SI
-	LEAQ 288(R13), R10
-	CALL carryK256<>(SB)
-	// t4 = t4 carried.
-	LEAQ 1728(DI), SI
-	LEAQ 1728(DI), R10
-	CALL carryK256<>(SB)
+	VMOVDQU Y1, 320(R13)
+	VMOVDQU Y2, 352(R13)
+	VMOVDQU Y3, 384(R13)
+	VMOVDQU Y4, 416(R13)
+	VMOVDQU Y5, 448(R13)
+	VMOVDQU Y6, 480(R13)
+	VMOVDQU Y7, 512(R13)
+	VMOVDQU Y8, 544(R13)
 	// R.X = t4 * R.Y.
 	LEAQ 1728(DI), SI
 	LEAQ 288(R13), DX
 	LEAQ 0(R13), R10
 	CALL mulK256<>(SB)
-	// t1 = t1 carried.
+	// t2 = t1 * t3.
 	LEAQ 864(DI), SI
-	LEAQ 864(DI), R10
-	CALL carryK256<>(SB)
-	// t3 = t3 carried.
-	LEAQ 1440(DI), SI
-	LEAQ 1440(DI), R10
-	CALL carryK256<>(SB)
-	// t2 = t3 * t1.
-	LEAQ 1440(DI), SI
-	LEAQ 864(DI), DX
+	LEAQ 1440(DI), DX
 	LEAQ 1152(DI), R10
 	CALL mulK256<>(SB)
 	// step 27: R.X = 1 * (+1 t2 -1 R.X).
 	VMOVDQU 1152(DI), Y0
-	VPADDQ avx2c<>+4352(SB), Y0, Y0
-	VMOVDQU 0(R13), Y1
-	VPSUBQ Y1, Y0, Y0
+	VPADDQ avx2c<>+3488(SB), Y0, Y0
+	VMOVDQU 0(R13), Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU 1184(DI), Y1
+	VPADDQ avx2c<>+3520(SB), Y1, Y1
+	VMOVDQU 32(R13), Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU 1216(DI), Y2
+	VPADDQ avx2c<>+3552(SB), Y2, Y2
+	VMOVDQU 64(R13), Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU 1248(DI), Y3
+	VPADDQ avx2c<>+3584(SB), Y3, Y3
+	VMOVDQU 96(R13), Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU 1280(DI), Y4
+	VPADDQ avx2c<>+3616(SB), Y4, Y4
+	VMOVDQU 128(R13), Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU 1312(DI), Y5
+	VPADDQ avx2c<>+3648(SB), Y5, Y5
+	VMOVDQU 160(R13), Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU 1344(DI), Y6
+	VPADDQ avx2c<>+3680(SB), Y6, Y6
+	VMOVDQU 192(R13), Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU 1376(DI), Y7
+	VPADDQ avx2c<>+3712(SB), Y7, Y7
+	VMOVDQU 224(R13), Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU 1408(DI), Y8
+	VPADDQ avx2c<>+3744(SB), Y8, Y8
+	VMOVDQU 256(R13), Y9
+	VPSUBQ Y9, Y8, Y8
 	VMOVDQU Y0, 0(R13)
-	VMOVDQU 1184(DI), Y0
-	VPADDQ avx2c<>+4384(SB), Y0, Y0
-	VMOVDQU 32(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 32(R13)
-	VMOVDQU 1216(DI), Y0
-	VPADDQ avx2c<>+4416(SB), Y0, Y0
-	VMOVDQU 64(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 64(R13)
-	VMOVDQU 1248(DI), Y0
-	VPADDQ avx2c<>+4448(SB), Y0, Y0
-	VMOVDQU 96(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 96(R13)
-	VMOVDQU 1280(DI), Y0
-	VPADDQ avx2c<>+4480(SB), Y0, Y0
-	VMOVDQU 128(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 128(R13)
-	VMOVDQU 1312(DI), Y0
-	VPADDQ avx2c<>+4512(SB), Y0, Y0
-	VMOVDQU 160(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 160(R13)
-	VMOVDQU 1344(DI), Y0
-	VPADDQ avx2c<>+4544(SB), Y0, Y0
-	VMOVDQU 192(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 192(R13)
-	VMOVDQU 1376(DI), Y0
-	VPADDQ avx2c<>+4576(SB), Y0, Y0
-	VMOVDQU 224(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 224(R13)
-	VMOVDQU 1408(DI), Y0
-	VPADDQ avx2c<>+4608(SB), Y0, Y0
-	VMOVDQU 256(R13), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 256(R13)
+	VMOVDQU Y1, 32(R13)
+	VMOVDQU Y2, 64(R13)
+	VMOVDQU Y3, 96(R13)
+	VMOVDQU Y4, 128(R13)
+	VMOVDQU Y5, 160(R13)
+	VMOVDQU Y6, 192(R13)
+	VMOVDQU Y7, 224(R13)
+	VMOVDQU Y8, 256(R13)
 	// R.Y = t0 * R.Y.
 	LEAQ 576(DI), SI
 	LEAQ 288(R13), DX
 	LEAQ 288(R13), R10
 	CALL mulK256<>(SB)
-	// R.Z = R.Z carried.
-	LEAQ 576(R13), SI
-	LEAQ 576(R13), R10
-	CALL carryK256<>(SB)
 	// t1 = t1 * R.Z.
 	LEAQ 864(DI), SI
 	LEAQ 576(R13), DX
@@ -10482,41 +10893,41 @@ TEXT paddK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	CALL mulK256<>(SB)
 	// step 30: R.Y = 1 * (+1 t1 +1 R.Y).
 	VMOVDQU 864(DI), Y0
-	VMOVDQU 288(R13), Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU 288(R13), Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 896(DI), Y1
+	VMOVDQU 320(R13), Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 928(DI), Y2
+	VMOVDQU 352(R13), Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 960(DI), Y3
+	VMOVDQU 384(R13), Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 992(DI), Y4
+	VMOVDQU 416(R13), Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 1024(DI), Y5
+	VMOVDQU 448(R13), Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 1056(DI), Y6
+	VMOVDQU 480(R13), Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 1088(DI), Y7
+	VMOVDQU 512(R13), Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 1120(DI), Y8
+	VMOVDQU 544(R13), Y9
+	VPADDQ Y9, Y8, Y8
 	VMOVDQU Y0, 288(R13)
-	VMOVDQU 896(DI), Y0
-	VMOVDQU 320(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 320(R13)
-	VMOVDQU 928(DI), Y0
-	VMOVDQU 352(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 352(R13)
-	VMOVDQU 960(DI), Y0
-	VMOVDQU 384(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 384(R13)
-	VMOVDQU 992(DI), Y0
-	VMOVDQU 416(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 416(R13)
-	VMOVDQU 1024(DI), Y0
-	VMOVDQU 448(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 448(R13)
-	VMOVDQU 1056(DI), Y0
-	VMOVDQU 480(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 480(R13)
-	VMOVDQU 1088(DI), Y0
-	VMOVDQU 512(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 512(R13)
-	VMOVDQU 1120(DI), Y0
-	VMOVDQU 544(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 544(R13)
+	VMOVDQU Y1, 320(R13)
+	VMOVDQU Y2, 352(R13)
+	VMOVDQU Y3, 384(R13)
+	VMOVDQU Y4, 416(R13)
+	VMOVDQU Y5, 448(R13)
+	VMOVDQU Y6, 480(R13)
+	VMOVDQU Y7, 512(R13)
+	VMOVDQU Y8, 544(R13)
 	// t0 = t0 * t3.
 	LEAQ 576(DI), SI
 	LEAQ 1440(DI), DX
@@ -10529,41 +10940,41 @@ TEXT paddK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	CALL mulK256<>(SB)
 	// step 33: R.Z = 1 * (+1 R.Z +1 t0).
 	VMOVDQU 576(R13), Y0
-	VMOVDQU 576(DI), Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU 576(DI), Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 608(R13), Y1
+	VMOVDQU 608(DI), Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 640(R13), Y2
+	VMOVDQU 640(DI), Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 672(R13), Y3
+	VMOVDQU 672(DI), Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 704(R13), Y4
+	VMOVDQU 704(DI), Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 736(R13), Y5
+	VMOVDQU 736(DI), Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 768(R13), Y6
+	VMOVDQU 768(DI), Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 800(R13), Y7
+	VMOVDQU 800(DI), Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 832(R13), Y8
+	VMOVDQU 832(DI), Y9
+	VPADDQ Y9, Y8, Y8
 	VMOVDQU Y0, 576(R13)
-	VMOVDQU 608(R13), Y0
-	VMOVDQU 608(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 608(R13)
-	VMOVDQU 640(R13), Y0
-	VMOVDQU 640(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 640(R13)
-	VMOVDQU 672(R13), Y0
-	VMOVDQU 672(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 672(R13)
-	VMOVDQU 704(R13), Y0
-	VMOVDQU 704(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 704(R13)
-	VMOVDQU 736(R13), Y0
-	VMOVDQU 736(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 736(R13)
-	VMOVDQU 768(R13), Y0
-	VMOVDQU 768(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 768(R13)
-	VMOVDQU 800(R13), Y0
-	VMOVDQU 800(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 800(R13)
-	VMOVDQU 832(R13), Y0
-	VMOVDQU 832(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 832(R13)
+	VMOVDQU Y1, 608(R13)
+	VMOVDQU Y2, 640(R13)
+	VMOVDQU Y3, 672(R13)
+	VMOVDQU Y4, 704(R13)
+	VMOVDQU Y5, 736(R13)
+	VMOVDQU Y6, 768(R13)
+	VMOVDQU Y7, 800(R13)
+	VMOVDQU Y8, 832(R13)
 	// R.X = R.X carried.
 	LEAQ 0(R13), SI
 	LEAQ 0(R13), R10
@@ -10589,31 +11000,63 @@ TEXT pdblK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	// steps 2-4: R.Z = 8 * (+1 t0).
 	VMOVDQU 576(DI), Y0
 	VPSLLQ $3, Y0, Y0
+	VMOVDQU 608(DI), Y1
+	VPSLLQ $3, Y1, Y1
+	VMOVDQU 640(DI), Y2
+	VPSLLQ $3, Y2, Y2
+	VMOVDQU 672(DI), Y3
+	VPSLLQ $3, Y3, Y3
+	VMOVDQU 704(DI), Y4
+	VPSLLQ $3, Y4, Y4
+	VMOVDQU 736(DI), Y5
+	VPSLLQ $3, Y5, Y5
+	VMOVDQU 768(DI), Y6
+	VPSLLQ $3, Y6, Y6
+	VMOVDQU 800(DI), Y7
+	VPSLLQ $3, Y7, Y7
+	VMOVDQU 832(DI), Y8
+	VPSLLQ $3, Y8, Y8
+	// Carried: 0xfffffff8 0xfffffff8 0x10001fff8 0xfffffff8 0xfffffff8 0xfffffff8 0xfffffff8 0xfffffff8 0xfffffff8 exceeds fin.
+	VMOVDQU avx2c<>+64(SB), Y13
+	VPSRLQ $24, Y8, Y9
+	VPAND avx2c<>+32(SB), Y8, Y8
+	VPMULUDQ avx2c<>+3136(SB), Y9, Y10
+	VPADDQ Y10, Y0, Y0
+	VPSLLQ $3, Y9, Y10
+	VPADDQ Y10, Y1, Y1
+	VPSRLQ $29, Y0, Y10
+	VPAND Y13, Y0, Y0
+	VPADDQ Y10, Y1, Y1
+	VPSRLQ $29, Y1, Y10
+	VPAND Y13, Y1, Y1
+	VPADDQ Y10, Y2, Y2
+	VPSRLQ $29, Y2, Y10
+	VPAND Y13, Y2, Y2
+	VPADDQ Y10, Y3, Y3
+	VPSRLQ $29, Y3, Y10
+	VPAND Y13, Y3, Y3
+	VPADDQ Y10, Y4, Y4
+	VPSRLQ $29, Y4, Y10
+	VPAND Y13, Y4, Y4
+	VPADDQ Y10, Y5, Y5
+	VPSRLQ $29, Y5, Y10
+	VPAND Y13, Y5, Y5
+	VPADDQ Y10, Y6, Y6
+	VPSRLQ $29, Y6, Y10
+	VPAND Y13, Y6, Y6
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y7, Y10
+	VPAND Y13, Y7, Y7
+	VPADDQ Y10, Y8, Y8
 	VMOVDQU Y0, 576(R13)
-	VMOVDQU 608(DI), Y0
-	VPSLLQ $3, Y0, Y0
-	VMOVDQU Y0, 608(R13)
-	VMOVDQU 640(DI), Y0
-	VPSLLQ $3, Y0, Y0
-	VMOVDQU Y0, 640(R13)
-	VMOVDQU 672(DI), Y0
-	VPSLLQ $3, Y0, Y0
-	VMOVDQU Y0, 672(R13)
-	VMOVDQU 704(DI), Y0
-	VPSLLQ $3, Y0, Y0
-	VMOVDQU Y0, 704(R13)
-	VMOVDQU 736(DI), Y0
-	VPSLLQ $3, Y0, Y0
-	VMOVDQU Y0, 736(R13)
-	VMOVDQU 768(DI), Y0
-	VPSLLQ $3, Y0, Y0
-	VMOVDQU Y0, 768(R13)
-	VMOVDQU 800(DI), Y0
-	VPSLLQ $3, Y0, Y0
-	VMOVDQU Y0, 800(R13)
-	VMOVDQU 832(DI), Y0
-	VPSLLQ $3, Y0, Y0
-	VMOVDQU Y0, 832(R13)
+	VMOVDQU Y1, 608(R13)
+	VMOVDQU Y2, 640(R13)
+	VMOVDQU Y3, 672(R13)
+	VMOVDQU Y4, 704(R13)
+	VMOVDQU Y5, 736(R13)
+	VMOVDQU Y6, 768(R13)
+	VMOVDQU Y7, 800(R13)
+	VMOVDQU Y8, 832(R13)
 	// t1 = P.Y * P.Z.
 	LEAQ 288(R11), SI
 	LEAQ 576(R11), DX
@@ -10625,40 +11068,64 @@ TEXT pdblK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	CALL sqK256<>(SB)
 	// step 7: t2 = 1 * (+21 t2).
 	VMOVDQU 1152(DI), Y0
-	VPMULUDQ avx2c<>+4032(SB), Y0, Y0
+	VPMULUDQ avx2c<>+3456(SB), Y0, Y0
+	VMOVDQU 1184(DI), Y1
+	VPMULUDQ avx2c<>+3456(SB), Y1, Y1
+	VMOVDQU 1216(DI), Y2
+	VPMULUDQ avx2c<>+3456(SB), Y2, Y2
+	VMOVDQU 1248(DI), Y3
+	VPMULUDQ avx2c<>+3456(SB), Y3, Y3
+	VMOVDQU 1280(DI), Y4
+	VPMULUDQ avx2c<>+3456(SB), Y4, Y4
+	VMOVDQU 1312(DI), Y5
+	VPMULUDQ avx2c<>+3456(SB), Y5, Y5
+	VMOVDQU 1344(DI), Y6
+	VPMULUDQ avx2c<>+3456(SB), Y6, Y6
+	VMOVDQU 1376(DI), Y7
+	VPMULUDQ avx2c<>+3456(SB), Y7, Y7
+	VMOVDQU 1408(DI), Y8
+	VPMULUDQ avx2c<>+3456(SB), Y8, Y8
+	// Carried: 0x29fffffeb 0x29fffffeb 0x2a0053feb 0x29fffffeb 0x29fffffeb 0x29fffffeb 0x29fffffeb 0x29fffffeb 0x29fffffeb exceeds fin.
+	VMOVDQU avx2c<>+64(SB), Y13
+	VPSRLQ $24, Y8, Y9
+	VPAND avx2c<>+32(SB), Y8, Y8
+	VPMULUDQ avx2c<>+3136(SB), Y9, Y10
+	VPADDQ Y10, Y0, Y0
+	VPSLLQ $3, Y9, Y10
+	VPADDQ Y10, Y1, Y1
+	VPSRLQ $29, Y0, Y10
+	VPAND Y13, Y0, Y0
+	VPADDQ Y10, Y1, Y1
+	VPSRLQ $29, Y1, Y10
+	VPAND Y13, Y1, Y1
+	VPADDQ Y10, Y2, Y2
+	VPSRLQ $29, Y2, Y10
+	VPAND Y13, Y2, Y2
+	VPADDQ Y10, Y3, Y3
+	VPSRLQ $29, Y3, Y10
+	VPAND Y13, Y3, Y3
+	VPADDQ Y10, Y4, Y4
+	VPSRLQ $29, Y4, Y10
+	VPAND Y13, Y4, Y4
+	VPADDQ Y10, Y5, Y5
+	VPSRLQ $29, Y5, Y10
+	VPAND Y13, Y5, Y5
+	VPADDQ Y10, Y6, Y6
+	VPSRLQ $29, Y6, Y10
+	VPAND Y13, Y6, Y6
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y7, Y10
+	VPAND Y13, Y7, Y7
+	VPADDQ Y10, Y8, Y8
 	VMOVDQU Y0, 1152(DI)
-	VMOVDQU 1184(DI), Y0
-	VPMULUDQ avx2c<>+4032(SB), Y0, Y0
-	VMOVDQU Y0, 1184(DI)
-	VMOVDQU 1216(DI), Y0
-	VPMULUDQ avx2c<>+4032(SB), Y0, Y0
-	VMOVDQU Y0, 1216(DI)
-	VMOVDQU 1248(DI), Y0
-	VPMULUDQ avx2c<>+4032(SB), Y0, Y0
-	VMOVDQU Y0, 1248(DI)
-	VMOVDQU 1280(DI), Y0
-	VPMULUDQ avx2c<>+4032(SB), Y0, Y0
-	VMOVDQU Y0, 1280(DI)
-	VMOVDQU 1312(DI), Y0
-	VPMULUDQ avx2c<>+4032(SB), Y0, Y0
-	VMOVDQU Y0, 1312(DI)
-	VMOVDQU 1344(DI), Y0
-	VPMULUDQ avx2c<>+4032(SB), Y0, Y0
-	VMOVDQU Y0, 1344(DI)
-	VMOVDQU 1376(DI), Y0
-	VPMULUDQ avx2c<>+4032(SB), Y0, Y0
-	VMOVDQU Y0, 1376(DI)
-	VMOVDQU 1408(DI), Y0
-	VPMULUDQ avx2c<>+4032(SB), Y0, Y0
-	VMOVDQU Y0, 1408(DI)
-	// R.Z = R.Z carried.
-	LEAQ 576(R13), SI
-	LEAQ 576(R13), R10
-	CALL carryK256<>(SB)
-	// t2 = t2 carried.
-	LEAQ 1152(DI), SI
-	LEAQ 1152(DI), R10
-	CALL carryK256<>(SB)
+	VMOVDQU Y1, 1184(DI)
+	VMOVDQU Y2, 1216(DI)
+	VMOVDQU Y3, 1248(DI)
+	VMOVDQU Y4, 1280(DI)
+	VMOVDQU Y5, 1312(DI)
+	VMOVDQU Y6, 1344(DI)
+	VMOVDQU Y7, 1376(DI)
+	VMOVDQU Y8, 1408(DI)
 	// R.X = t2 * R.Z.
 	LEAQ 1152(DI), SI
 	LEAQ 576(R13), DX
@@ -10666,41 +11133,41 @@ TEXT pdblK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	CALL mulK256<>(SB)
 	// step 9: R.Y = 1 * (+1 t0 +1 t2).
 	VMOVDQU 576(DI), Y0
-	VMOVDQU 1152(DI), Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU 1152(DI), Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 608(DI), Y1
+	VMOVDQU 1184(DI), Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 640(DI), Y2
+	VMOVDQU 1216(DI), Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 672(DI), Y3
+	VMOVDQU 1248(DI), Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 704(DI), Y4
+	VMOVDQU 1280(DI), Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 736(DI), Y5
+	VMOVDQU 1312(DI), Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 768(DI), Y6
+	VMOVDQU 1344(DI), Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 800(DI), Y7
+	VMOVDQU 1376(DI), Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 832(DI), Y8
+	VMOVDQU 1408(DI), Y9
+	VPADDQ Y9, Y8, Y8
 	VMOVDQU Y0, 288(R13)
-	VMOVDQU 608(DI), Y0
-	VMOVDQU 1184(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 320(R13)
-	VMOVDQU 640(DI), Y0
-	VMOVDQU 1216(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 352(R13)
-	VMOVDQU 672(DI), Y0
-	VMOVDQU 1248(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 384(R13)
-	VMOVDQU 704(DI), Y0
-	VMOVDQU 1280(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 416(R13)
-	VMOVDQU 736(DI), Y0
-	VMOVDQU 1312(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 448(R13)
-	VMOVDQU 768(DI), Y0
-	VMOVDQU 1344(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 480(R13)
-	VMOVDQU 800(DI), Y0
-	VMOVDQU 1376(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 512(R13)
-	VMOVDQU 832(DI), Y0
-	VMOVDQU 1408(DI), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 544(R13)
+	VMOVDQU Y1, 320(R13)
+	VMOVDQU Y2, 352(R13)
+	VMOVDQU Y3, 384(R13)
+	VMOVDQU Y4, 416(R13)
+	VMOVDQU Y5, 448(R13)
+	VMOVDQU Y6, 480(R13)
+	VMOVDQU Y7, 512(R13)
+	VMOVDQU Y8, 544(R13)
 	// R.Z = t1 * R.Z.
 	LEAQ 864(DI), SI
 	LEAQ 576(R13), DX
@@ -10708,63 +11175,91 @@ TEXT pdblK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	CALL mulK256<>(SB)
 	// steps 11-13: t0 = 1 * (+1 t0 -3 t2).
 	VMOVDQU 576(DI), Y0
-	VPADDQ avx2c<>+4640(SB), Y0, Y0
-	VMOVDQU 1152(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPSUBQ Y1, Y0, Y0
+	VPADDQ avx2c<>+3776(SB), Y0, Y0
+	VMOVDQU 1152(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU 608(DI), Y1
+	VPADDQ avx2c<>+3808(SB), Y1, Y1
+	VMOVDQU 1184(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU 640(DI), Y2
+	VPADDQ avx2c<>+3840(SB), Y2, Y2
+	VMOVDQU 1216(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU 672(DI), Y3
+	VPADDQ avx2c<>+3872(SB), Y3, Y3
+	VMOVDQU 1248(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU 704(DI), Y4
+	VPADDQ avx2c<>+3904(SB), Y4, Y4
+	VMOVDQU 1280(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU 736(DI), Y5
+	VPADDQ avx2c<>+3936(SB), Y5, Y5
+	VMOVDQU 1312(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU 768(DI), Y6
+	VPADDQ avx2c<>+3968(SB), Y6, Y6
+	VMOVDQU 1344(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU 800(DI), Y7
+	VPADDQ avx2c<>+4000(SB), Y7, Y7
+	VMOVDQU 1376(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU 832(DI), Y8
+	VPADDQ avx2c<>+4032(SB), Y8, Y8
+	VMOVDQU 1408(DI), Y9
+	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPSUBQ Y9, Y8, Y8
+	// Carried: 0x9ffe8dce 0x9ffffcf3 0xa0003ffb 0x9ffffffb 0x9ffffffb 0x9ffffffb 0x9ffffffb 0x9ffffffb 0x80fffffb exceeds fin.
+	VMOVDQU avx2c<>+64(SB), Y13
+	VPSRLQ $24, Y8, Y9
+	VPAND avx2c<>+32(SB), Y8, Y8
+	VPMULUDQ avx2c<>+3136(SB), Y9, Y10
+	VPADDQ Y10, Y0, Y0
+	VPSLLQ $3, Y9, Y10
+	VPADDQ Y10, Y1, Y1
+	VPSRLQ $29, Y0, Y10
+	VPAND Y13, Y0, Y0
+	VPADDQ Y10, Y1, Y1
+	VPSRLQ $29, Y1, Y10
+	VPAND Y13, Y1, Y1
+	VPADDQ Y10, Y2, Y2
+	VPSRLQ $29, Y2, Y10
+	VPAND Y13, Y2, Y2
+	VPADDQ Y10, Y3, Y3
+	VPSRLQ $29, Y3, Y10
+	VPAND Y13, Y3, Y3
+	VPADDQ Y10, Y4, Y4
+	VPSRLQ $29, Y4, Y10
+	VPAND Y13, Y4, Y4
+	VPADDQ Y10, Y5, Y5
+	VPSRLQ $29, Y5, Y10
+	VPAND Y13, Y5, Y5
+	VPADDQ Y10, Y6, Y6
+	VPSRLQ $29, Y6, Y10
+	VPAND Y13, Y6, Y6
+	VPADDQ Y10, Y7, Y7
+	VPSRLQ $29, Y7, Y10
+	VPAND Y13, Y7, Y7
+	VPADDQ Y10, Y8, Y8
 	VMOVDQU Y0, 576(DI)
-	VMOVDQU 608(DI), Y0
-	VPADDQ avx2c<>+4672(SB), Y0, Y0
-	VMOVDQU 1184(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 608(DI)
-	VMOVDQU 640(DI), Y0
-	VPADDQ avx2c<>+4704(SB), Y0, Y0
-	VMOVDQU 1216(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 640(DI)
-	VMOVDQU 672(DI), Y0
-	VPADDQ avx2c<>+4736(SB), Y0, Y0
-	VMOVDQU 1248(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 672(DI)
-	VMOVDQU 704(DI), Y0
-	VPADDQ avx2c<>+4768(SB), Y0, Y0
-	VMOVDQU 1280(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 704(DI)
-	VMOVDQU 736(DI), Y0
-	VPADDQ avx2c<>+4800(SB), Y0, Y0
-	VMOVDQU 1312(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 736(DI)
-	VMOVDQU 768(DI), Y0
-	VPADDQ avx2c<>+4832(SB), Y0, Y0
-	VMOVDQU 1344(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 768(DI)
-	VMOVDQU 800(DI), Y0
-	VPADDQ avx2c<>+4864(SB), Y0, Y0
-	VMOVDQU 1376(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 800(DI)
-	VMOVDQU 832(DI), Y0
-	VPADDQ avx2c<>+4896(SB), Y0, Y0
-	VMOVDQU 1408(DI), Y1
-	VPMULUDQ avx2c<>+1632(SB), Y1, Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 832(DI)
-	// t0 = t0 carried.
-	LEAQ 576(DI), SI
-	LEAQ 576(DI), R10
-	CALL carryK256<>(SB)
+	VMOVDQU Y1, 608(DI)
+	VMOVDQU Y2, 640(DI)
+	VMOVDQU Y3, 672(DI)
+	VMOVDQU Y4, 704(DI)
+	VMOVDQU Y5, 736(DI)
+	VMOVDQU Y6, 768(DI)
+	VMOVDQU Y7, 800(DI)
+	VMOVDQU Y8, 832(DI)
 	// R.Y = t0 * R.Y.
 	LEAQ 576(DI), SI
 	LEAQ 288(R13), DX
@@ -10772,41 +11267,41 @@ TEXT pdblK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	CALL mulK256<>(SB)
 	// step 15: R.Y = 1 * (+1 R.X +1 R.Y).
 	VMOVDQU 0(R13), Y0
-	VMOVDQU 288(R13), Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU 288(R13), Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 32(R13), Y1
+	VMOVDQU 320(R13), Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 64(R13), Y2
+	VMOVDQU 352(R13), Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 96(R13), Y3
+	VMOVDQU 384(R13), Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 128(R13), Y4
+	VMOVDQU 416(R13), Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 160(R13), Y5
+	VMOVDQU 448(R13), Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 192(R13), Y6
+	VMOVDQU 480(R13), Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 224(R13), Y7
+	VMOVDQU 512(R13), Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 256(R13), Y8
+	VMOVDQU 544(R13), Y9
+	VPADDQ Y9, Y8, Y8
 	VMOVDQU Y0, 288(R13)
-	VMOVDQU 32(R13), Y0
-	VMOVDQU 320(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 320(R13)
-	VMOVDQU 64(R13), Y0
-	VMOVDQU 352(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 352(R13)
-	VMOVDQU 96(R13), Y0
-	VMOVDQU 384(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 384(R13)
-	VMOVDQU 128(R13), Y0
-	VMOVDQU 416(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 416(R13)
-	VMOVDQU 160(R13), Y0
-	VMOVDQU 448(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 448(R13)
-	VMOVDQU 192(R13), Y0
-	VMOVDQU 480(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 480(R13)
-	VMOVDQU 224(R13), Y0
-	VMOVDQU 512(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 512(R13)
-	VMOVDQU 256(R13), Y0
-	VMOVDQU 544(R13), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 544(R13)
+	VMOVDQU Y1, 320(R13)
+	VMOVDQU Y2, 352(R13)
+	VMOVDQU Y3, 384(R13)
+	VMOVDQU Y4, 416(R13)
+	VMOVDQU Y5, 448(R13)
+	VMOVDQU Y6, 480(R13)
+	VMOVDQU Y7, 512(R13)
+	VMOVDQU Y8, 544(R13)
 	// t1 = P.X * P.Y.
 	LEAQ 0(R11), SI
 	LEAQ 288(R11), DX
@@ -10820,31 +11315,31 @@ TEXT pdblK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	// step 18: R.X = 2 * (+1 R.X).
 	VMOVDQU 0(R13), Y0
 	VPSLLQ $1, Y0, Y0
+	VMOVDQU 32(R13), Y1
+	VPSLLQ $1, Y1, Y1
+	VMOVDQU 64(R13), Y2
+	VPSLLQ $1, Y2, Y2
+	VMOVDQU 96(R13), Y3
+	VPSLLQ $1, Y3, Y3
+	VMOVDQU 128(R13), Y4
+	VPSLLQ $1, Y4, Y4
+	VMOVDQU 160(R13), Y5
+	VPSLLQ $1, Y5, Y5
+	VMOVDQU 192(R13), Y6
+	VPSLLQ $1, Y6, Y6
+	VMOVDQU 224(R13), Y7
+	VPSLLQ $1, Y7, Y7
+	VMOVDQU 256(R13), Y8
+	VPSLLQ $1, Y8, Y8
 	VMOVDQU Y0, 0(R13)
-	VMOVDQU 32(R13), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 32(R13)
-	VMOVDQU 64(R13), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 64(R13)
-	VMOVDQU 96(R13), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 96(R13)
-	VMOVDQU 128(R13), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 128(R13)
-	VMOVDQU 160(R13), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 160(R13)
-	VMOVDQU 192(R13), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 192(R13)
-	VMOVDQU 224(R13), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 224(R13)
-	VMOVDQU 256(R13), Y0
-	VPSLLQ $1, Y0, Y0
-	VMOVDQU Y0, 256(R13)
+	VMOVDQU Y1, 32(R13)
+	VMOVDQU Y2, 64(R13)
+	VMOVDQU Y3, 96(R13)
+	VMOVDQU Y4, 128(R13)
+	VMOVDQU Y5, 160(R13)
+	VMOVDQU Y6, 192(R13)
+	VMOVDQU Y7, 224(R13)
+	VMOVDQU Y8, 256(R13)
 	// R.X = R.X carried.
 	LEAQ 0(R13), SI
 	LEAQ 0(R13), R10
@@ -10874,61 +11369,61 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	LEAQ 0(DI), BX
 	// T[0] = (0 : 1 : 0), the identity.
 	// T[0].X = 0.
-	VMOVDQU avx2c<>+2240(SB), Y0
+	VMOVDQU avx2c<>+1664(SB), Y0
 	VMOVDQU Y0, 2592(DI)
-	VMOVDQU avx2c<>+2272(SB), Y0
+	VMOVDQU avx2c<>+1696(SB), Y0
 	VMOVDQU Y0, 2624(DI)
-	VMOVDQU avx2c<>+2304(SB), Y0
+	VMOVDQU avx2c<>+1728(SB), Y0
 	VMOVDQU Y0, 2656(DI)
-	VMOVDQU avx2c<>+2336(SB), Y0
+	VMOVDQU avx2c<>+1760(SB), Y0
 	VMOVDQU Y0, 2688(DI)
-	VMOVDQU avx2c<>+2368(SB), Y0
+	VMOVDQU avx2c<>+1792(SB), Y0
 	VMOVDQU Y0, 2720(DI)
-	VMOVDQU avx2c<>+2400(SB), Y0
+	VMOVDQU avx2c<>+1824(SB), Y0
 	VMOVDQU Y0, 2752(DI)
-	VMOVDQU avx2c<>+2432(SB), Y0
+	VMOVDQU avx2c<>+1856(SB), Y0
 	VMOVDQU Y0, 2784(DI)
-	VMOVDQU avx2c<>+2464(SB), Y0
+	VMOVDQU avx2c<>+1888(SB), Y0
 	VMOVDQU Y0, 2816(DI)
-	VMOVDQU avx2c<>+2496(SB), Y0
+	VMOVDQU avx2c<>+1920(SB), Y0
 	VMOVDQU Y0, 2848(DI)
 	// T[0].Y = K256 1.
-	VMOVDQU avx2c<>+4928(SB), Y0
+	VMOVDQU avx2c<>+4064(SB), Y0
 	VMOVDQU Y0, 2880(DI)
-	VMOVDQU avx2c<>+4960(SB), Y0
+	VMOVDQU avx2c<>+4096(SB), Y0
 	VMOVDQU Y0, 2912(DI)
-	VMOVDQU avx2c<>+4992(SB), Y0
+	VMOVDQU avx2c<>+4128(SB), Y0
 	VMOVDQU Y0, 2944(DI)
-	VMOVDQU avx2c<>+5024(SB), Y0
+	VMOVDQU avx2c<>+4160(SB), Y0
 	VMOVDQU Y0, 2976(DI)
-	VMOVDQU avx2c<>+5056(SB), Y0
+	VMOVDQU avx2c<>+4192(SB), Y0
 	VMOVDQU Y0, 3008(DI)
-	VMOVDQU avx2c<>+5088(SB), Y0
+	VMOVDQU avx2c<>+4224(SB), Y0
 	VMOVDQU Y0, 3040(DI)
-	VMOVDQU avx2c<>+5120(SB), Y0
+	VMOVDQU avx2c<>+4256(SB), Y0
 	VMOVDQU Y0, 3072(DI)
-	VMOVDQU avx2c<>+5152(SB), Y0
+	VMOVDQU avx2c<>+4288(SB), Y0
 	VMOVDQU Y0, 3104(DI)
-	VMOVDQU avx2c<>+5184(SB), Y0
+	VMOVDQU avx2c<>+4320(SB), Y0
 	VMOVDQU Y0, 3136(DI)
 	// T[0].Z = 0.
-	VMOVDQU avx2c<>+2240(SB), Y0
+	VMOVDQU avx2c<>+1664(SB), Y0
 	VMOVDQU Y0, 3168(DI)
-	VMOVDQU avx2c<>+2272(SB), Y0
+	VMOVDQU avx2c<>+1696(SB), Y0
 	VMOVDQU Y0, 3200(DI)
-	VMOVDQU avx2c<>+2304(SB), Y0
+	VMOVDQU avx2c<>+1728(SB), Y0
 	VMOVDQU Y0, 3232(DI)
-	VMOVDQU avx2c<>+2336(SB), Y0
+	VMOVDQU avx2c<>+1760(SB), Y0
 	VMOVDQU Y0, 3264(DI)
-	VMOVDQU avx2c<>+2368(SB), Y0
+	VMOVDQU avx2c<>+1792(SB), Y0
 	VMOVDQU Y0, 3296(DI)
-	VMOVDQU avx2c<>+2400(SB), Y0
+	VMOVDQU avx2c<>+1824(SB), Y0
 	VMOVDQU Y0, 3328(DI)
-	VMOVDQU avx2c<>+2432(SB), Y0
+	VMOVDQU avx2c<>+1856(SB), Y0
 	VMOVDQU Y0, 3360(DI)
-	VMOVDQU avx2c<>+2464(SB), Y0
+	VMOVDQU avx2c<>+1888(SB), Y0
 	VMOVDQU Y0, 3392(DI)
-	VMOVDQU avx2c<>+2496(SB), Y0
+	VMOVDQU avx2c<>+1920(SB), Y0
 	VMOVDQU Y0, 3424(DI)
 	// T[1] = (x : y : 1) (1 as the IFMA engine writes it).
 	MOVQ in+16(FP), SI
@@ -10942,7 +11437,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 3456(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+2528(SB), Y1, Y14
+	VPAND avx2c<>+1952(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3488(DI)
@@ -10950,7 +11445,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 3520(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+2560(SB), Y2, Y14
+	VPAND avx2c<>+1984(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3552(DI)
@@ -10958,7 +11453,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 3584(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2592(SB), Y3, Y14
+	VPAND avx2c<>+2016(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3616(DI)
@@ -10982,7 +11477,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 3744(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+2528(SB), Y1, Y14
+	VPAND avx2c<>+1952(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3776(DI)
@@ -10990,7 +11485,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 3808(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+2560(SB), Y2, Y14
+	VPAND avx2c<>+1984(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3840(DI)
@@ -10998,7 +11493,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 3872(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2592(SB), Y3, Y14
+	VPAND avx2c<>+2016(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3904(DI)
@@ -11013,23 +11508,23 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPSRLQ $24, Y4, Y13
 	VMOVDQU Y13, 4000(DI)
 	// T[1].Z = K256 1.
-	VMOVDQU avx2c<>+4928(SB), Y0
+	VMOVDQU avx2c<>+4064(SB), Y0
 	VMOVDQU Y0, 4032(DI)
-	VMOVDQU avx2c<>+4960(SB), Y0
+	VMOVDQU avx2c<>+4096(SB), Y0
 	VMOVDQU Y0, 4064(DI)
-	VMOVDQU avx2c<>+4992(SB), Y0
+	VMOVDQU avx2c<>+4128(SB), Y0
 	VMOVDQU Y0, 4096(DI)
-	VMOVDQU avx2c<>+5024(SB), Y0
+	VMOVDQU avx2c<>+4160(SB), Y0
 	VMOVDQU Y0, 4128(DI)
-	VMOVDQU avx2c<>+5056(SB), Y0
+	VMOVDQU avx2c<>+4192(SB), Y0
 	VMOVDQU Y0, 4160(DI)
-	VMOVDQU avx2c<>+5088(SB), Y0
+	VMOVDQU avx2c<>+4224(SB), Y0
 	VMOVDQU Y0, 4192(DI)
-	VMOVDQU avx2c<>+5120(SB), Y0
+	VMOVDQU avx2c<>+4256(SB), Y0
 	VMOVDQU Y0, 4224(DI)
-	VMOVDQU avx2c<>+5152(SB), Y0
+	VMOVDQU avx2c<>+4288(SB), Y0
 	VMOVDQU Y0, 4256(DI)
-	VMOVDQU avx2c<>+5184(SB), Y0
+	VMOVDQU avx2c<>+4320(SB), Y0
 	VMOVDQU Y0, 4288(DI)
 	// T[2] = T[1] + T[1].
 	LEAQ 3456(DI), R11
@@ -11139,7 +11634,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 2848(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 3456(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11159,7 +11654,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 3712(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 4320(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11179,7 +11674,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 4576(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 5184(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11199,7 +11694,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 5440(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 6048(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11219,7 +11714,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 6304(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 6912(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11239,7 +11734,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 7168(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 7776(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11259,7 +11754,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 8032(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 8640(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11279,7 +11774,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 8896(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 9504(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11299,7 +11794,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 9760(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 10368(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11319,7 +11814,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 10624(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 11232(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11339,7 +11834,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 11488(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 12096(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11359,7 +11854,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 12352(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 12960(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11379,7 +11874,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 13216(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 13824(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11399,7 +11894,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 14080(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 14688(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11419,7 +11914,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 14944(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 15552(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11439,7 +11934,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 15808(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 16416(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11497,7 +11992,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 3136(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 3744(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11517,7 +12012,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 4000(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 4608(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11537,7 +12032,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 4864(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 5472(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11557,7 +12052,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 5728(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 6336(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11577,7 +12072,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 6592(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 7200(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11597,7 +12092,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 7456(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 8064(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11617,7 +12112,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 8320(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 8928(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11637,7 +12132,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 9184(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 9792(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11657,7 +12152,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 10048(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 10656(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11677,7 +12172,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 10912(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 11520(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11697,7 +12192,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 11776(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 12384(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11717,7 +12212,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 12640(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 13248(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11737,7 +12232,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 13504(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 14112(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11757,7 +12252,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 14368(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 14976(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11777,7 +12272,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 15232(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 15840(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11797,7 +12292,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 16096(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 16704(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11855,7 +12350,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 3424(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 4032(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11875,7 +12370,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 4288(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 4896(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11895,7 +12390,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 5152(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 5760(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11915,7 +12410,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 6016(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 6624(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11935,7 +12430,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 6880(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 7488(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11955,7 +12450,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 7744(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 8352(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11975,7 +12470,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 8608(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 9216(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -11995,7 +12490,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 9472(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 10080(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12015,7 +12510,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 10336(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 10944(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12035,7 +12530,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 11200(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 11808(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12055,7 +12550,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 12064(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 12672(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12075,7 +12570,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 12928(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 13536(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12095,7 +12590,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 13792(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 14400(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12115,7 +12610,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 14656(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 15264(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12135,7 +12630,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 15520(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 16128(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12155,7 +12650,7 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VPOR Y11, Y7, Y7
 	VPAND 16384(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 16992(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12242,7 +12737,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 2848(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 3456(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12262,7 +12757,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 3712(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 4320(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12282,7 +12777,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 4576(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 5184(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12302,7 +12797,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 5440(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 6048(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12322,7 +12817,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 6304(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 6912(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12342,7 +12837,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 7168(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 7776(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12362,7 +12857,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 8032(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 8640(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12382,7 +12877,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 8896(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 9504(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12402,7 +12897,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 9760(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 10368(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12422,7 +12917,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 10624(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 11232(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12442,7 +12937,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 11488(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 12096(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12462,7 +12957,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 12352(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 12960(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12482,7 +12977,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 13216(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 13824(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12502,7 +12997,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 14080(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 14688(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12522,7 +13017,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 14944(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 15552(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12542,7 +13037,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 15808(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 16416(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12600,7 +13095,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 3136(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 3744(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12620,7 +13115,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 4000(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 4608(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12640,7 +13135,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 4864(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 5472(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12660,7 +13155,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 5728(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 6336(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12680,7 +13175,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 6592(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 7200(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12700,7 +13195,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 7456(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 8064(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12720,7 +13215,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 8320(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 8928(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12740,7 +13235,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 9184(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 9792(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12760,7 +13255,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 10048(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 10656(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12780,7 +13275,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 10912(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 11520(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12800,7 +13295,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 11776(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 12384(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12820,7 +13315,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 12640(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 13248(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12840,7 +13335,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 13504(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 14112(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12860,7 +13355,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 14368(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 14976(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12880,7 +13375,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 15232(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 15840(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12900,7 +13395,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 16096(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 16704(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12958,7 +13453,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 3424(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 4032(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12978,7 +13473,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 4288(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 4896(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -12998,7 +13493,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 5152(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 5760(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -13018,7 +13513,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 6016(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 6624(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -13038,7 +13533,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 6880(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 7488(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -13058,7 +13553,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 7744(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 8352(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -13078,7 +13573,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 8608(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 9216(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -13098,7 +13593,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 9472(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 10080(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -13118,7 +13613,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 10336(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 10944(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -13138,7 +13633,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 11200(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 11808(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -13158,7 +13653,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 12064(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 12672(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -13178,7 +13673,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 12928(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 13536(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -13198,7 +13693,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 13792(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 14400(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -13218,7 +13713,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 14656(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 15264(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -13238,7 +13733,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 15520(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 16128(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -13258,7 +13753,7 @@ ecdhWindowK256:
 	VPOR Y11, Y7, Y7
 	VPAND 16384(DI), Y10, Y11
 	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2624(SB), Y9, Y9
+	VPADDQ avx2c<>+2048(SB), Y9, Y9
 	VPCMPEQQ Y9, Y12, Y10
 	VPAND 16992(DI), Y10, Y11
 	VPOR Y11, Y0, Y0
@@ -13290,42 +13785,42 @@ ecdhWindowK256:
 	// Where e_w < 0, Q.Y = -Q.Y: the negation is computed in every lane and
 	// picked by the sign mask of window w (Y15).
 	// negation: -Q.Y = 1 * (-1 Q.Y).
-	VMOVDQU avx2c<>+4352(SB), Y0
-	VMOVDQU 19296(DI), Y1
-	VPSUBQ Y1, Y0, Y0
+	VMOVDQU avx2c<>+3488(SB), Y0
+	VMOVDQU 19296(DI), Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU avx2c<>+3520(SB), Y1
+	VMOVDQU 19328(DI), Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU avx2c<>+3552(SB), Y2
+	VMOVDQU 19360(DI), Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU avx2c<>+3584(SB), Y3
+	VMOVDQU 19392(DI), Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU avx2c<>+3616(SB), Y4
+	VMOVDQU 19424(DI), Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU avx2c<>+3648(SB), Y5
+	VMOVDQU 19456(DI), Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU avx2c<>+3680(SB), Y6
+	VMOVDQU 19488(DI), Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU avx2c<>+3712(SB), Y7
+	VMOVDQU 19520(DI), Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU avx2c<>+3744(SB), Y8
+	VMOVDQU 19552(DI), Y9
+	VPSUBQ Y9, Y8, Y8
 	VMOVDQU Y0, 19872(DI)
-	VMOVDQU avx2c<>+4384(SB), Y0
-	VMOVDQU 19328(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 19904(DI)
-	VMOVDQU avx2c<>+4416(SB), Y0
-	VMOVDQU 19360(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 19936(DI)
-	VMOVDQU avx2c<>+4448(SB), Y0
-	VMOVDQU 19392(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 19968(DI)
-	VMOVDQU avx2c<>+4480(SB), Y0
-	VMOVDQU 19424(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 20000(DI)
-	VMOVDQU avx2c<>+4512(SB), Y0
-	VMOVDQU 19456(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 20032(DI)
-	VMOVDQU avx2c<>+4544(SB), Y0
-	VMOVDQU 19488(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 20064(DI)
-	VMOVDQU avx2c<>+4576(SB), Y0
-	VMOVDQU 19520(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 20096(DI)
-	VMOVDQU avx2c<>+4608(SB), Y0
-	VMOVDQU 19552(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 20128(DI)
+	VMOVDQU Y1, 19904(DI)
+	VMOVDQU Y2, 19936(DI)
+	VMOVDQU Y3, 19968(DI)
+	VMOVDQU Y4, 20000(DI)
+	VMOVDQU Y5, 20032(DI)
+	VMOVDQU Y6, 20064(DI)
+	VMOVDQU Y7, 20096(DI)
+	VMOVDQU Y8, 20128(DI)
 	VMOVDQU 64(R8)(AX*1), Y15
 	VMOVDQU 19296(DI), Y0
 	VPXOR 19872(DI), Y0, Y1
@@ -13653,7 +14148,7 @@ sqK25626:
 	VMOVDQU 17280(DI), Y1
 	VMOVDQU Y1, Y0
 	VMOVDQU 17312(DI), Y1
-	VPAND avx2c<>+2944(SB), Y1, Y1
+	VPAND avx2c<>+2368(SB), Y1, Y1
 	VPSLLQ $29, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 0(R10)
@@ -13664,7 +14159,7 @@ sqK25626:
 	VPSLLQ $6, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 17376(DI), Y1
-	VPAND avx2c<>+2976(SB), Y1, Y1
+	VPAND avx2c<>+2400(SB), Y1, Y1
 	VPSLLQ $35, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 64(R10)
@@ -13675,7 +14170,7 @@ sqK25626:
 	VPSLLQ $12, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 17440(DI), Y1
-	VPAND avx2c<>+3008(SB), Y1, Y1
+	VPAND avx2c<>+2432(SB), Y1, Y1
 	VPSLLQ $41, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 128(R10)
@@ -13686,7 +14181,7 @@ sqK25626:
 	VPSLLQ $18, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 17504(DI), Y1
-	VPAND avx2c<>+3040(SB), Y1, Y1
+	VPAND avx2c<>+2464(SB), Y1, Y1
 	VPSLLQ $47, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 192(R10)
@@ -13701,7 +14196,7 @@ sqK25626:
 	VMOVDQU 17568(DI), Y1
 	VMOVDQU Y1, Y0
 	VMOVDQU 17600(DI), Y1
-	VPAND avx2c<>+2944(SB), Y1, Y1
+	VPAND avx2c<>+2368(SB), Y1, Y1
 	VPSLLQ $29, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 320(R10)
@@ -13712,7 +14207,7 @@ sqK25626:
 	VPSLLQ $6, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 17664(DI), Y1
-	VPAND avx2c<>+2976(SB), Y1, Y1
+	VPAND avx2c<>+2400(SB), Y1, Y1
 	VPSLLQ $35, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 384(R10)
@@ -13723,7 +14218,7 @@ sqK25626:
 	VPSLLQ $12, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 17728(DI), Y1
-	VPAND avx2c<>+3008(SB), Y1, Y1
+	VPAND avx2c<>+2432(SB), Y1, Y1
 	VPSLLQ $41, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 448(R10)
@@ -13734,7 +14229,7 @@ sqK25626:
 	VPSLLQ $18, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 17792(DI), Y1
-	VPAND avx2c<>+3040(SB), Y1, Y1
+	VPAND avx2c<>+2464(SB), Y1, Y1
 	VPSLLQ $47, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 512(R10)
@@ -13809,7 +14304,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 72(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 120(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -13841,7 +14336,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 192(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 240(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -13873,7 +14368,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 312(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 360(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -13905,7 +14400,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 432(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 480(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -13937,7 +14432,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 552(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 600(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -13969,7 +14464,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 672(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 720(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14001,7 +14496,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 792(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 840(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14033,7 +14528,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 912(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 960(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14065,7 +14560,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1032(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1080(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14097,7 +14592,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1152(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1200(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14129,7 +14624,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1272(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1320(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14161,7 +14656,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1392(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1440(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14193,7 +14688,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1512(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1560(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14225,7 +14720,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1632(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1680(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14257,7 +14752,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1752(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1800(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14293,7 +14788,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 2592(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+2528(SB), Y1, Y14
+	VPAND avx2c<>+1952(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 2624(DI)
@@ -14301,7 +14796,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 2656(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+2560(SB), Y2, Y14
+	VPAND avx2c<>+1984(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 2688(DI)
@@ -14309,7 +14804,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 2720(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2592(SB), Y3, Y14
+	VPAND avx2c<>+2016(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 2752(DI)
@@ -14332,7 +14827,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 2880(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+2528(SB), Y1, Y14
+	VPAND avx2c<>+1952(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 2912(DI)
@@ -14340,7 +14835,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 2944(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+2560(SB), Y2, Y14
+	VPAND avx2c<>+1984(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 2976(DI)
@@ -14348,7 +14843,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 3008(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2592(SB), Y3, Y14
+	VPAND avx2c<>+2016(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3040(DI)
@@ -14384,7 +14879,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 112(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 200(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14401,7 +14896,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 232(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 320(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14418,7 +14913,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 352(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 440(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14435,7 +14930,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 472(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 560(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14452,7 +14947,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 592(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 680(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14469,7 +14964,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 712(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 800(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14486,7 +14981,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 832(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 920(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14503,7 +14998,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 952(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1040(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14520,7 +15015,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1072(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1160(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14537,7 +15032,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1192(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1280(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14554,7 +15049,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1312(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1400(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14571,7 +15066,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1432(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1520(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14588,7 +15083,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1552(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1640(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14605,7 +15100,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1672(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1760(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14622,7 +15117,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ 1792(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1880(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14643,7 +15138,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 3168(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+2528(SB), Y1, Y14
+	VPAND avx2c<>+1952(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3200(DI)
@@ -14651,7 +15146,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 3232(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+2560(SB), Y2, Y14
+	VPAND avx2c<>+1984(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3264(DI)
@@ -14659,7 +15154,7 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 3296(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2592(SB), Y3, Y14
+	VPAND avx2c<>+2016(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3328(DI)
@@ -14723,7 +15218,7 @@ combWindowK256:
 	VPBROADCASTQ 72(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 120(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14755,7 +15250,7 @@ combWindowK256:
 	VPBROADCASTQ 192(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 240(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14787,7 +15282,7 @@ combWindowK256:
 	VPBROADCASTQ 312(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 360(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14819,7 +15314,7 @@ combWindowK256:
 	VPBROADCASTQ 432(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 480(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14851,7 +15346,7 @@ combWindowK256:
 	VPBROADCASTQ 552(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 600(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14883,7 +15378,7 @@ combWindowK256:
 	VPBROADCASTQ 672(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 720(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14915,7 +15410,7 @@ combWindowK256:
 	VPBROADCASTQ 792(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 840(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14947,7 +15442,7 @@ combWindowK256:
 	VPBROADCASTQ 912(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 960(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -14979,7 +15474,7 @@ combWindowK256:
 	VPBROADCASTQ 1032(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1080(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -15011,7 +15506,7 @@ combWindowK256:
 	VPBROADCASTQ 1152(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1200(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -15043,7 +15538,7 @@ combWindowK256:
 	VPBROADCASTQ 1272(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1320(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -15075,7 +15570,7 @@ combWindowK256:
 	VPBROADCASTQ 1392(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1440(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -15107,7 +15602,7 @@ combWindowK256:
 	VPBROADCASTQ 1512(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1560(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -15139,7 +15634,7 @@ combWindowK256:
 	VPBROADCASTQ 1632(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1680(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -15171,7 +15666,7 @@ combWindowK256:
 	VPBROADCASTQ 1752(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1800(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -15207,7 +15702,7 @@ combWindowK256:
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 4320(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+2528(SB), Y1, Y14
+	VPAND avx2c<>+1952(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 4352(DI)
@@ -15215,7 +15710,7 @@ combWindowK256:
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 4384(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+2560(SB), Y2, Y14
+	VPAND avx2c<>+1984(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 4416(DI)
@@ -15223,7 +15718,7 @@ combWindowK256:
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 4448(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2592(SB), Y3, Y14
+	VPAND avx2c<>+2016(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 4480(DI)
@@ -15246,7 +15741,7 @@ combWindowK256:
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 4608(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+2528(SB), Y1, Y14
+	VPAND avx2c<>+1952(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 4640(DI)
@@ -15254,7 +15749,7 @@ combWindowK256:
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 4672(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+2560(SB), Y2, Y14
+	VPAND avx2c<>+1984(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 4704(DI)
@@ -15262,7 +15757,7 @@ combWindowK256:
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 4736(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2592(SB), Y3, Y14
+	VPAND avx2c<>+2016(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 4768(DI)
@@ -15298,7 +15793,7 @@ combWindowK256:
 	VPBROADCASTQ 112(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 200(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -15315,7 +15810,7 @@ combWindowK256:
 	VPBROADCASTQ 232(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 320(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -15332,7 +15827,7 @@ combWindowK256:
 	VPBROADCASTQ 352(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 440(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -15349,7 +15844,7 @@ combWindowK256:
 	VPBROADCASTQ 472(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 560(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -15366,7 +15861,7 @@ combWindowK256:
 	VPBROADCASTQ 592(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 680(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -15383,7 +15878,7 @@ combWindowK256:
 	VPBROADCASTQ 712(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 800(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -15400,7 +15895,7 @@ combWindowK256:
 	VPBROADCASTQ 832(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 920(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -15417,7 +15912,7 @@ combWindowK256:
 	VPBROADCASTQ 952(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1040(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -15434,7 +15929,7 @@ combWindowK256:
 	VPBROADCASTQ 1072(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1160(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -15451,7 +15946,7 @@ combWindowK256:
 	VPBROADCASTQ 1192(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1280(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -15468,7 +15963,7 @@ combWindowK256:
 	VPBROADCASTQ 1312(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1400(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -15485,7 +15980,7 @@ combWindowK256:
 	VPBROADCASTQ 1432(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1520(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -15502,7 +15997,7 @@ combWindowK256:
 	VPBROADCASTQ 1552(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1640(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -15519,7 +16014,7 @@ combWindowK256:
 	VPBROADCASTQ 1672(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1760(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -15536,7 +16031,7 @@ combWindowK256:
 	VPBROADCASTQ 1792(R9), Y13
 	VPAND Y12, Y13, Y13
 	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2624(SB), Y11, Y11
+	VPADDQ avx2c<>+2048(SB), Y11, Y11
 	VPCMPEQQ Y11, Y10, Y12
 	VPBROADCASTQ 1880(R9), Y13
 	VPAND Y12, Y13, Y13
@@ -15557,7 +16052,7 @@ combWindowK256:
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 4896(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+2528(SB), Y1, Y14
+	VPAND avx2c<>+1952(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 4928(DI)
@@ -15565,7 +16060,7 @@ combWindowK256:
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 4960(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+2560(SB), Y2, Y14
+	VPAND avx2c<>+1984(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 4992(DI)
@@ -15573,7 +16068,7 @@ combWindowK256:
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 5024(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2592(SB), Y3, Y14
+	VPAND avx2c<>+2016(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 5056(DI)
@@ -15921,7 +16416,7 @@ sqK25637:
 	VMOVDQU 2592(DI), Y1
 	VMOVDQU Y1, Y0
 	VMOVDQU 2624(DI), Y1
-	VPAND avx2c<>+2944(SB), Y1, Y1
+	VPAND avx2c<>+2368(SB), Y1, Y1
 	VPSLLQ $29, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 0(R10)
@@ -15932,7 +16427,7 @@ sqK25637:
 	VPSLLQ $6, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 2688(DI), Y1
-	VPAND avx2c<>+2976(SB), Y1, Y1
+	VPAND avx2c<>+2400(SB), Y1, Y1
 	VPSLLQ $35, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 64(R10)
@@ -15943,7 +16438,7 @@ sqK25637:
 	VPSLLQ $12, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 2752(DI), Y1
-	VPAND avx2c<>+3008(SB), Y1, Y1
+	VPAND avx2c<>+2432(SB), Y1, Y1
 	VPSLLQ $41, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 128(R10)
@@ -15954,7 +16449,7 @@ sqK25637:
 	VPSLLQ $18, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 2816(DI), Y1
-	VPAND avx2c<>+3040(SB), Y1, Y1
+	VPAND avx2c<>+2464(SB), Y1, Y1
 	VPSLLQ $47, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 192(R10)
@@ -15969,7 +16464,7 @@ sqK25637:
 	VMOVDQU 2880(DI), Y1
 	VMOVDQU Y1, Y0
 	VMOVDQU 2912(DI), Y1
-	VPAND avx2c<>+2944(SB), Y1, Y1
+	VPAND avx2c<>+2368(SB), Y1, Y1
 	VPSLLQ $29, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 320(R10)
@@ -15980,7 +16475,7 @@ sqK25637:
 	VPSLLQ $6, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 2976(DI), Y1
-	VPAND avx2c<>+2976(SB), Y1, Y1
+	VPAND avx2c<>+2400(SB), Y1, Y1
 	VPSLLQ $35, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 384(R10)
@@ -15991,7 +16486,7 @@ sqK25637:
 	VPSLLQ $12, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 3040(DI), Y1
-	VPAND avx2c<>+3008(SB), Y1, Y1
+	VPAND avx2c<>+2432(SB), Y1, Y1
 	VPSLLQ $41, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 448(R10)
@@ -16002,7 +16497,7 @@ sqK25637:
 	VPSLLQ $18, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 3104(DI), Y1
-	VPAND avx2c<>+3040(SB), Y1, Y1
+	VPAND avx2c<>+2464(SB), Y1, Y1
 	VPSLLQ $47, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 512(R10)
@@ -16041,7 +16536,7 @@ TEXT ·checkK256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 576(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+2528(SB), Y1, Y14
+	VPAND avx2c<>+1952(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 608(DI)
@@ -16049,7 +16544,7 @@ TEXT ·checkK256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 640(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+2560(SB), Y2, Y14
+	VPAND avx2c<>+1984(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 672(DI)
@@ -16057,7 +16552,7 @@ TEXT ·checkK256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 704(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2592(SB), Y3, Y14
+	VPAND avx2c<>+2016(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 736(DI)
@@ -16081,7 +16576,7 @@ TEXT ·checkK256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 864(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+2528(SB), Y1, Y14
+	VPAND avx2c<>+1952(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 896(DI)
@@ -16089,7 +16584,7 @@ TEXT ·checkK256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 928(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+2560(SB), Y2, Y14
+	VPAND avx2c<>+1984(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 960(DI)
@@ -16097,7 +16592,7 @@ TEXT ·checkK256AVX2(SB), NOSPLIT, $0-32
 	VPAND avx2c<>+64(SB), Y13, Y13
 	VMOVDQU Y13, 992(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2592(SB), Y3, Y14
+	VPAND avx2c<>+2016(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 1024(DI)
@@ -16122,41 +16617,41 @@ TEXT ·checkK256AVX2(SB), NOSPLIT, $0-32
 	CALL mulK256<>(SB)
 	// x^3 + 7: v = 1 * (+1 v +1 7).
 	VMOVDQU 1728(DI), Y0
-	VMOVDQU avx2c<>+5216(SB), Y1
-	VPADDQ Y1, Y0, Y0
+	VMOVDQU avx2c<>+4352(SB), Y9
+	VPADDQ Y9, Y0, Y0
+	VMOVDQU 1760(DI), Y1
+	VMOVDQU avx2c<>+4384(SB), Y9
+	VPADDQ Y9, Y1, Y1
+	VMOVDQU 1792(DI), Y2
+	VMOVDQU avx2c<>+4416(SB), Y9
+	VPADDQ Y9, Y2, Y2
+	VMOVDQU 1824(DI), Y3
+	VMOVDQU avx2c<>+4448(SB), Y9
+	VPADDQ Y9, Y3, Y3
+	VMOVDQU 1856(DI), Y4
+	VMOVDQU avx2c<>+4480(SB), Y9
+	VPADDQ Y9, Y4, Y4
+	VMOVDQU 1888(DI), Y5
+	VMOVDQU avx2c<>+4512(SB), Y9
+	VPADDQ Y9, Y5, Y5
+	VMOVDQU 1920(DI), Y6
+	VMOVDQU avx2c<>+4544(SB), Y9
+	VPADDQ Y9, Y6, Y6
+	VMOVDQU 1952(DI), Y7
+	VMOVDQU avx2c<>+4576(SB), Y9
+	VPADDQ Y9, Y7, Y7
+	VMOVDQU 1984(DI), Y8
+	VMOVDQU avx2c<>+4608(SB), Y9
+	VPADDQ Y9, Y8, Y8
 	VMOVDQU Y0, 1728(DI)
-	VMOVDQU 1760(DI), Y0
-	VMOVDQU avx2c<>+5248(SB), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 1760(DI)
-	VMOVDQU 1792(DI), Y0
-	VMOVDQU avx2c<>+5280(SB), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 1792(DI)
-	VMOVDQU 1824(DI), Y0
-	VMOVDQU avx2c<>+5312(SB), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 1824(DI)
-	VMOVDQU 1856(DI), Y0
-	VMOVDQU avx2c<>+5344(SB), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 1856(DI)
-	VMOVDQU 1888(DI), Y0
-	VMOVDQU avx2c<>+5376(SB), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 1888(DI)
-	VMOVDQU 1920(DI), Y0
-	VMOVDQU avx2c<>+5408(SB), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 1920(DI)
-	VMOVDQU 1952(DI), Y0
-	VMOVDQU avx2c<>+5440(SB), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 1952(DI)
-	VMOVDQU 1984(DI), Y0
-	VMOVDQU avx2c<>+5472(SB), Y1
-	VPADDQ Y1, Y0, Y0
-	VMOVDQU Y0, 1984(DI)
+	VMOVDQU Y1, 1760(DI)
+	VMOVDQU Y2, 1792(DI)
+	VMOVDQU Y3, 1824(DI)
+	VMOVDQU Y4, 1856(DI)
+	VMOVDQU Y5, 1888(DI)
+	VMOVDQU Y6, 1920(DI)
+	VMOVDQU Y7, 1952(DI)
+	VMOVDQU Y8, 1984(DI)
 	// v = v carried.
 	LEAQ 1728(DI), SI
 	LEAQ 1728(DI), R10
@@ -16168,50 +16663,50 @@ TEXT ·checkK256AVX2(SB), NOSPLIT, $0-32
 	CALL sqK256<>(SB)
 	// the curve equation: u = 1 * (+1 u -1 v).
 	VMOVDQU 1440(DI), Y0
-	VPADDQ avx2c<>+4352(SB), Y0, Y0
-	VMOVDQU 1728(DI), Y1
-	VPSUBQ Y1, Y0, Y0
+	VPADDQ avx2c<>+3488(SB), Y0, Y0
+	VMOVDQU 1728(DI), Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU 1472(DI), Y1
+	VPADDQ avx2c<>+3520(SB), Y1, Y1
+	VMOVDQU 1760(DI), Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU 1504(DI), Y2
+	VPADDQ avx2c<>+3552(SB), Y2, Y2
+	VMOVDQU 1792(DI), Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU 1536(DI), Y3
+	VPADDQ avx2c<>+3584(SB), Y3, Y3
+	VMOVDQU 1824(DI), Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU 1568(DI), Y4
+	VPADDQ avx2c<>+3616(SB), Y4, Y4
+	VMOVDQU 1856(DI), Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU 1600(DI), Y5
+	VPADDQ avx2c<>+3648(SB), Y5, Y5
+	VMOVDQU 1888(DI), Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU 1632(DI), Y6
+	VPADDQ avx2c<>+3680(SB), Y6, Y6
+	VMOVDQU 1920(DI), Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU 1664(DI), Y7
+	VPADDQ avx2c<>+3712(SB), Y7, Y7
+	VMOVDQU 1952(DI), Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU 1696(DI), Y8
+	VPADDQ avx2c<>+3744(SB), Y8, Y8
+	VMOVDQU 1984(DI), Y9
+	VPSUBQ Y9, Y8, Y8
 	VMOVDQU Y0, 1440(DI)
-	VMOVDQU 1472(DI), Y0
-	VPADDQ avx2c<>+4384(SB), Y0, Y0
-	VMOVDQU 1760(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1472(DI)
-	VMOVDQU 1504(DI), Y0
-	VPADDQ avx2c<>+4416(SB), Y0, Y0
-	VMOVDQU 1792(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1504(DI)
-	VMOVDQU 1536(DI), Y0
-	VPADDQ avx2c<>+4448(SB), Y0, Y0
-	VMOVDQU 1824(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1536(DI)
-	VMOVDQU 1568(DI), Y0
-	VPADDQ avx2c<>+4480(SB), Y0, Y0
-	VMOVDQU 1856(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1568(DI)
-	VMOVDQU 1600(DI), Y0
-	VPADDQ avx2c<>+4512(SB), Y0, Y0
-	VMOVDQU 1888(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1600(DI)
-	VMOVDQU 1632(DI), Y0
-	VPADDQ avx2c<>+4544(SB), Y0, Y0
-	VMOVDQU 1920(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1632(DI)
-	VMOVDQU 1664(DI), Y0
-	VPADDQ avx2c<>+4576(SB), Y0, Y0
-	VMOVDQU 1952(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1664(DI)
-	VMOVDQU 1696(DI), Y0
-	VPADDQ avx2c<>+4608(SB), Y0, Y0
-	VMOVDQU 1984(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1696(DI)
+	VMOVDQU Y1, 1472(DI)
+	VMOVDQU Y2, 1504(DI)
+	VMOVDQU Y3, 1536(DI)
+	VMOVDQU Y4, 1568(DI)
+	VMOVDQU Y5, 1600(DI)
+	VMOVDQU Y6, 1632(DI)
+	VMOVDQU Y7, 1664(DI)
+	VMOVDQU Y8, 1696(DI)
 	// u = u carried.
 	LEAQ 1440(DI), SI
 	LEAQ 1440(DI), R10
@@ -16221,7 +16716,7 @@ TEXT ·checkK256AVX2(SB), NOSPLIT, $0-32
 	VMOVDQU 1440(DI), Y1
 	VMOVDQU Y1, Y0
 	VMOVDQU 1472(DI), Y1
-	VPAND avx2c<>+2944(SB), Y1, Y1
+	VPAND avx2c<>+2368(SB), Y1, Y1
 	VPSLLQ $29, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 320(R10)
@@ -16232,7 +16727,7 @@ TEXT ·checkK256AVX2(SB), NOSPLIT, $0-32
 	VPSLLQ $6, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 1536(DI), Y1
-	VPAND avx2c<>+2976(SB), Y1, Y1
+	VPAND avx2c<>+2400(SB), Y1, Y1
 	VPSLLQ $35, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 384(R10)
@@ -16243,7 +16738,7 @@ TEXT ·checkK256AVX2(SB), NOSPLIT, $0-32
 	VPSLLQ $12, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 1600(DI), Y1
-	VPAND avx2c<>+3008(SB), Y1, Y1
+	VPAND avx2c<>+2432(SB), Y1, Y1
 	VPSLLQ $41, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 448(R10)
@@ -16254,7 +16749,7 @@ TEXT ·checkK256AVX2(SB), NOSPLIT, $0-32
 	VPSLLQ $18, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 1664(DI), Y1
-	VPAND avx2c<>+3040(SB), Y1, Y1
+	VPAND avx2c<>+2464(SB), Y1, Y1
 	VPSLLQ $47, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 512(R10)
@@ -16510,7 +17005,7 @@ sqK25647:
 	VMOVDQU 5184(DI), Y1
 	VMOVDQU Y1, Y0
 	VMOVDQU 5216(DI), Y1
-	VPAND avx2c<>+2944(SB), Y1, Y1
+	VPAND avx2c<>+2368(SB), Y1, Y1
 	VPSLLQ $29, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 320(R10)
@@ -16521,7 +17016,7 @@ sqK25647:
 	VPSLLQ $6, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 5280(DI), Y1
-	VPAND avx2c<>+2976(SB), Y1, Y1
+	VPAND avx2c<>+2400(SB), Y1, Y1
 	VPSLLQ $35, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 384(R10)
@@ -16532,7 +17027,7 @@ sqK25647:
 	VPSLLQ $12, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 5344(DI), Y1
-	VPAND avx2c<>+3008(SB), Y1, Y1
+	VPAND avx2c<>+2432(SB), Y1, Y1
 	VPSLLQ $41, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 448(R10)
@@ -16543,7 +17038,7 @@ sqK25647:
 	VPSLLQ $18, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 5408(DI), Y1
-	VPAND avx2c<>+3040(SB), Y1, Y1
+	VPAND avx2c<>+2464(SB), Y1, Y1
 	VPSLLQ $47, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 512(R10)
@@ -16560,50 +17055,50 @@ sqK25647:
 	CALL sqK256<>(SB)
 	// the root's square: u = 1 * (+1 u -1 v).
 	VMOVDQU 1440(DI), Y0
-	VPADDQ avx2c<>+4352(SB), Y0, Y0
-	VMOVDQU 1728(DI), Y1
-	VPSUBQ Y1, Y0, Y0
+	VPADDQ avx2c<>+3488(SB), Y0, Y0
+	VMOVDQU 1728(DI), Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU 1472(DI), Y1
+	VPADDQ avx2c<>+3520(SB), Y1, Y1
+	VMOVDQU 1760(DI), Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU 1504(DI), Y2
+	VPADDQ avx2c<>+3552(SB), Y2, Y2
+	VMOVDQU 1792(DI), Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU 1536(DI), Y3
+	VPADDQ avx2c<>+3584(SB), Y3, Y3
+	VMOVDQU 1824(DI), Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU 1568(DI), Y4
+	VPADDQ avx2c<>+3616(SB), Y4, Y4
+	VMOVDQU 1856(DI), Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU 1600(DI), Y5
+	VPADDQ avx2c<>+3648(SB), Y5, Y5
+	VMOVDQU 1888(DI), Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU 1632(DI), Y6
+	VPADDQ avx2c<>+3680(SB), Y6, Y6
+	VMOVDQU 1920(DI), Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU 1664(DI), Y7
+	VPADDQ avx2c<>+3712(SB), Y7, Y7
+	VMOVDQU 1952(DI), Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU 1696(DI), Y8
+	VPADDQ avx2c<>+3744(SB), Y8, Y8
+	VMOVDQU 1984(DI), Y9
+	VPSUBQ Y9, Y8, Y8
 	VMOVDQU Y0, 1440(DI)
-	VMOVDQU 1472(DI), Y0
-	VPADDQ avx2c<>+4384(SB), Y0, Y0
-	VMOVDQU 1760(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1472(DI)
-	VMOVDQU 1504(DI), Y0
-	VPADDQ avx2c<>+4416(SB), Y0, Y0
-	VMOVDQU 1792(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1504(DI)
-	VMOVDQU 1536(DI), Y0
-	VPADDQ avx2c<>+4448(SB), Y0, Y0
-	VMOVDQU 1824(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1536(DI)
-	VMOVDQU 1568(DI), Y0
-	VPADDQ avx2c<>+4480(SB), Y0, Y0
-	VMOVDQU 1856(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1568(DI)
-	VMOVDQU 1600(DI), Y0
-	VPADDQ avx2c<>+4512(SB), Y0, Y0
-	VMOVDQU 1888(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1600(DI)
-	VMOVDQU 1632(DI), Y0
-	VPADDQ avx2c<>+4544(SB), Y0, Y0
-	VMOVDQU 1920(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1632(DI)
-	VMOVDQU 1664(DI), Y0
-	VPADDQ avx2c<>+4576(SB), Y0, Y0
-	VMOVDQU 1952(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1664(DI)
-	VMOVDQU 1696(DI), Y0
-	VPADDQ avx2c<>+4608(SB), Y0, Y0
-	VMOVDQU 1984(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1696(DI)
+	VMOVDQU Y1, 1472(DI)
+	VMOVDQU Y2, 1504(DI)
+	VMOVDQU Y3, 1536(DI)
+	VMOVDQU Y4, 1568(DI)
+	VMOVDQU Y5, 1600(DI)
+	VMOVDQU Y6, 1632(DI)
+	VMOVDQU Y7, 1664(DI)
+	VMOVDQU Y8, 1696(DI)
 	// u = u carried.
 	LEAQ 1440(DI), SI
 	LEAQ 1440(DI), R10
@@ -16613,7 +17108,7 @@ sqK25647:
 	VMOVDQU 1440(DI), Y1
 	VMOVDQU Y1, Y0
 	VMOVDQU 1472(DI), Y1
-	VPAND avx2c<>+2944(SB), Y1, Y1
+	VPAND avx2c<>+2368(SB), Y1, Y1
 	VPSLLQ $29, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 0(R10)
@@ -16624,7 +17119,7 @@ sqK25647:
 	VPSLLQ $6, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 1536(DI), Y1
-	VPAND avx2c<>+2976(SB), Y1, Y1
+	VPAND avx2c<>+2400(SB), Y1, Y1
 	VPSLLQ $35, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 64(R10)
@@ -16635,7 +17130,7 @@ sqK25647:
 	VPSLLQ $12, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 1600(DI), Y1
-	VPAND avx2c<>+3008(SB), Y1, Y1
+	VPAND avx2c<>+2432(SB), Y1, Y1
 	VPSLLQ $41, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 128(R10)
@@ -16646,7 +17141,7 @@ sqK25647:
 	VPSLLQ $18, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU 1664(DI), Y1
-	VPAND avx2c<>+3040(SB), Y1, Y1
+	VPAND avx2c<>+2464(SB), Y1, Y1
 	VPSLLQ $47, Y1, Y1
 	VPOR Y1, Y0, Y0
 	VMOVDQU Y0, 192(R10)
@@ -16838,50 +17333,50 @@ TEXT ·feSubK256AVX2(SB), NOSPLIT, $0-32
 	VMOVDQU Y1, 1120(DI)
 	// test: out = 1 * (+1 a -1 b).
 	VMOVDQU 576(DI), Y0
-	VPADDQ avx2c<>+4352(SB), Y0, Y0
-	VMOVDQU 864(DI), Y1
-	VPSUBQ Y1, Y0, Y0
+	VPADDQ avx2c<>+3488(SB), Y0, Y0
+	VMOVDQU 864(DI), Y9
+	VPSUBQ Y9, Y0, Y0
+	VMOVDQU 608(DI), Y1
+	VPADDQ avx2c<>+3520(SB), Y1, Y1
+	VMOVDQU 896(DI), Y9
+	VPSUBQ Y9, Y1, Y1
+	VMOVDQU 640(DI), Y2
+	VPADDQ avx2c<>+3552(SB), Y2, Y2
+	VMOVDQU 928(DI), Y9
+	VPSUBQ Y9, Y2, Y2
+	VMOVDQU 672(DI), Y3
+	VPADDQ avx2c<>+3584(SB), Y3, Y3
+	VMOVDQU 960(DI), Y9
+	VPSUBQ Y9, Y3, Y3
+	VMOVDQU 704(DI), Y4
+	VPADDQ avx2c<>+3616(SB), Y4, Y4
+	VMOVDQU 992(DI), Y9
+	VPSUBQ Y9, Y4, Y4
+	VMOVDQU 736(DI), Y5
+	VPADDQ avx2c<>+3648(SB), Y5, Y5
+	VMOVDQU 1024(DI), Y9
+	VPSUBQ Y9, Y5, Y5
+	VMOVDQU 768(DI), Y6
+	VPADDQ avx2c<>+3680(SB), Y6, Y6
+	VMOVDQU 1056(DI), Y9
+	VPSUBQ Y9, Y6, Y6
+	VMOVDQU 800(DI), Y7
+	VPADDQ avx2c<>+3712(SB), Y7, Y7
+	VMOVDQU 1088(DI), Y9
+	VPSUBQ Y9, Y7, Y7
+	VMOVDQU 832(DI), Y8
+	VPADDQ avx2c<>+3744(SB), Y8, Y8
+	VMOVDQU 1120(DI), Y9
+	VPSUBQ Y9, Y8, Y8
 	VMOVDQU Y0, 1152(DI)
-	VMOVDQU 608(DI), Y0
-	VPADDQ avx2c<>+4384(SB), Y0, Y0
-	VMOVDQU 896(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1184(DI)
-	VMOVDQU 640(DI), Y0
-	VPADDQ avx2c<>+4416(SB), Y0, Y0
-	VMOVDQU 928(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1216(DI)
-	VMOVDQU 672(DI), Y0
-	VPADDQ avx2c<>+4448(SB), Y0, Y0
-	VMOVDQU 960(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1248(DI)
-	VMOVDQU 704(DI), Y0
-	VPADDQ avx2c<>+4480(SB), Y0, Y0
-	VMOVDQU 992(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1280(DI)
-	VMOVDQU 736(DI), Y0
-	VPADDQ avx2c<>+4512(SB), Y0, Y0
-	VMOVDQU 1024(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1312(DI)
-	VMOVDQU 768(DI), Y0
-	VPADDQ avx2c<>+4544(SB), Y0, Y0
-	VMOVDQU 1056(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1344(DI)
-	VMOVDQU 800(DI), Y0
-	VPADDQ avx2c<>+4576(SB), Y0, Y0
-	VMOVDQU 1088(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1376(DI)
-	VMOVDQU 832(DI), Y0
-	VPADDQ avx2c<>+4608(SB), Y0, Y0
-	VMOVDQU 1120(DI), Y1
-	VPSUBQ Y1, Y0, Y0
-	VMOVDQU Y0, 1408(DI)
+	VMOVDQU Y1, 1184(DI)
+	VMOVDQU Y2, 1216(DI)
+	VMOVDQU Y3, 1248(DI)
+	VMOVDQU Y4, 1280(DI)
+	VMOVDQU Y5, 1312(DI)
+	VMOVDQU Y6, 1344(DI)
+	VMOVDQU Y7, 1376(DI)
+	VMOVDQU Y8, 1408(DI)
 	MOVQ out+0(FP), R10
 	VMOVDQU 1152(DI), Y0
 	VMOVDQU Y0, 0(R10)
