@@ -182,266 +182,266 @@
 #include "textflag.h"
 
 // Constants: four equal qwords each.
-DATA avx2c<>+0(SB)/8, $0x1fe00000 // 2^29 - 2^21
-DATA avx2c<>+8(SB)/8, $0x1fe00000
-DATA avx2c<>+16(SB)/8, $0x1fe00000
-DATA avx2c<>+24(SB)/8, $0x1fe00000
-DATA avx2c<>+32(SB)/8, $0xffffff // 2^24 - 1
-DATA avx2c<>+40(SB)/8, $0xffffff
-DATA avx2c<>+48(SB)/8, $0xffffff
-DATA avx2c<>+56(SB)/8, $0xffffff
-DATA avx2c<>+64(SB)/8, $0x1fffffff // 2^29 - 1
-DATA avx2c<>+72(SB)/8, $0x1fffffff
-DATA avx2c<>+80(SB)/8, $0x1fffffff
-DATA avx2c<>+88(SB)/8, $0x1fffffff
-DATA avx2c<>+96(SB)/8, $0x1ffffe00 // 0x1ffffe00
-DATA avx2c<>+104(SB)/8, $0x1ffffe00
-DATA avx2c<>+112(SB)/8, $0x1ffffe00
-DATA avx2c<>+120(SB)/8, $0x1ffffe00
-DATA avx2c<>+128(SB)/8, $0x1ffbffff // 0x1ffbffff
-DATA avx2c<>+136(SB)/8, $0x1ffbffff
-DATA avx2c<>+144(SB)/8, $0x1ffbffff
-DATA avx2c<>+152(SB)/8, $0x1ffbffff
-DATA avx2c<>+160(SB)/8, $0x1fffff // 0x1fffff
-DATA avx2c<>+168(SB)/8, $0x1fffff
-DATA avx2c<>+176(SB)/8, $0x1fffff
-DATA avx2c<>+184(SB)/8, $0x1fffff
-DATA avx2c<>+192(SB)/8, $0x5ffffffb // [P256 2 tight bias limb 0]
-DATA avx2c<>+200(SB)/8, $0x5ffffffb
-DATA avx2c<>+208(SB)/8, $0x5ffffffb
-DATA avx2c<>+216(SB)/8, $0x5ffffffb
-DATA avx2c<>+224(SB)/8, $0x5ffffffd // [P256 2 tight bias limb 1]
-DATA avx2c<>+232(SB)/8, $0x5ffffffd
-DATA avx2c<>+240(SB)/8, $0x5ffffffd
-DATA avx2c<>+248(SB)/8, $0x5ffffffd
-DATA avx2c<>+256(SB)/8, $0x5ffffffd // [P256 2 tight bias limb 2]
-DATA avx2c<>+264(SB)/8, $0x5ffffffd
-DATA avx2c<>+272(SB)/8, $0x5ffffffd
-DATA avx2c<>+280(SB)/8, $0x5ffffffd
-DATA avx2c<>+288(SB)/8, $0x400009fd // [P256 2 tight bias limb 3]
-DATA avx2c<>+296(SB)/8, $0x400009fd
-DATA avx2c<>+304(SB)/8, $0x400009fd
-DATA avx2c<>+312(SB)/8, $0x400009fd
-DATA avx2c<>+320(SB)/8, $0x3ffffffe // [P256 2 tight bias limb 4]
-DATA avx2c<>+328(SB)/8, $0x3ffffffe
-DATA avx2c<>+336(SB)/8, $0x3ffffffe
-DATA avx2c<>+344(SB)/8, $0x3ffffffe
-DATA avx2c<>+352(SB)/8, $0x3ffffffe // [P256 2 tight bias limb 5]
-DATA avx2c<>+360(SB)/8, $0x3ffffffe
-DATA avx2c<>+368(SB)/8, $0x3ffffffe
-DATA avx2c<>+376(SB)/8, $0x3ffffffe
-DATA avx2c<>+384(SB)/8, $0x4013fffe // [P256 2 tight bias limb 6]
-DATA avx2c<>+392(SB)/8, $0x4013fffe
-DATA avx2c<>+400(SB)/8, $0x4013fffe
-DATA avx2c<>+408(SB)/8, $0x4013fffe
-DATA avx2c<>+416(SB)/8, $0x5f5ffffe // [P256 2 tight bias limb 7]
-DATA avx2c<>+424(SB)/8, $0x5f5ffffe
-DATA avx2c<>+432(SB)/8, $0x5f5ffffe
-DATA avx2c<>+440(SB)/8, $0x5f5ffffe
-DATA avx2c<>+448(SB)/8, $0x4fffffd // [P256 2 tight bias limb 8]
-DATA avx2c<>+456(SB)/8, $0x4fffffd
-DATA avx2c<>+464(SB)/8, $0x4fffffd
-DATA avx2c<>+472(SB)/8, $0x4fffffd
-DATA avx2c<>+480(SB)/8, $0x1897bbfb // [P256 b limb 0]
-DATA avx2c<>+488(SB)/8, $0x1897bbfb
-DATA avx2c<>+496(SB)/8, $0x1897bbfb
-DATA avx2c<>+504(SB)/8, $0x1897bbfb
-DATA avx2c<>+512(SB)/8, $0x1cdf6229 // [P256 b limb 1]
-DATA avx2c<>+520(SB)/8, $0x1cdf6229
-DATA avx2c<>+528(SB)/8, $0x1cdf6229
-DATA avx2c<>+536(SB)/8, $0x1cdf6229
-DATA avx2c<>+544(SB)/8, $0x18486c4 // [P256 b limb 2]
-DATA avx2c<>+552(SB)/8, $0x18486c4
-DATA avx2c<>+560(SB)/8, $0x18486c4
-DATA avx2c<>+568(SB)/8, $0x18486c4
-DATA avx2c<>+576(SB)/8, $0x1732821 // [P256 b limb 3]
-DATA avx2c<>+584(SB)/8, $0x1732821
-DATA avx2c<>+592(SB)/8, $0x1732821
-DATA avx2c<>+600(SB)/8, $0x1732821
-DATA avx2c<>+608(SB)/8, $0x1dad59e0 // [P256 b limb 4]
-DATA avx2c<>+616(SB)/8, $0x1dad59e0
-DATA avx2c<>+624(SB)/8, $0x1dad59e0
-DATA avx2c<>+632(SB)/8, $0x1dad59e0
-DATA avx2c<>+640(SB)/8, $0xabf7212 // [P256 b limb 5]
-DATA avx2c<>+648(SB)/8, $0xabf7212
-DATA avx2c<>+656(SB)/8, $0xabf7212
-DATA avx2c<>+664(SB)/8, $0xabf7212
-DATA avx2c<>+672(SB)/8, $0x1a06d110 // [P256 b limb 6]
-DATA avx2c<>+680(SB)/8, $0x1a06d110
-DATA avx2c<>+688(SB)/8, $0x1a06d110
-DATA avx2c<>+696(SB)/8, $0x1a06d110
-DATA avx2c<>+704(SB)/8, $0x17721d20 // [P256 b limb 7]
-DATA avx2c<>+712(SB)/8, $0x17721d20
-DATA avx2c<>+720(SB)/8, $0x17721d20
-DATA avx2c<>+728(SB)/8, $0x17721d20
-DATA avx2c<>+736(SB)/8, $0x8600c3 // [P256 b limb 8]
-DATA avx2c<>+744(SB)/8, $0x8600c3
-DATA avx2c<>+752(SB)/8, $0x8600c3
-DATA avx2c<>+760(SB)/8, $0x8600c3
-DATA avx2c<>+768(SB)/8, $0x3ffffffd // [P256 1 tight bias limb 0]
-DATA avx2c<>+776(SB)/8, $0x3ffffffd
-DATA avx2c<>+784(SB)/8, $0x3ffffffd
-DATA avx2c<>+792(SB)/8, $0x3ffffffd
-DATA avx2c<>+800(SB)/8, $0x3ffffffe // [P256 1 tight bias limb 1]
-DATA avx2c<>+808(SB)/8, $0x3ffffffe
-DATA avx2c<>+816(SB)/8, $0x3ffffffe
-DATA avx2c<>+824(SB)/8, $0x3ffffffe
-DATA avx2c<>+832(SB)/8, $0x3ffffffe // [P256 1 tight bias limb 2]
-DATA avx2c<>+840(SB)/8, $0x3ffffffe
-DATA avx2c<>+848(SB)/8, $0x3ffffffe
-DATA avx2c<>+856(SB)/8, $0x3ffffffe
-DATA avx2c<>+864(SB)/8, $0x200005fe // [P256 1 tight bias limb 3]
-DATA avx2c<>+872(SB)/8, $0x200005fe
-DATA avx2c<>+880(SB)/8, $0x200005fe
-DATA avx2c<>+888(SB)/8, $0x200005fe
-DATA avx2c<>+896(SB)/8, $0x1fffffff // [P256 1 tight bias limb 4]
-DATA avx2c<>+904(SB)/8, $0x1fffffff
-DATA avx2c<>+912(SB)/8, $0x1fffffff
-DATA avx2c<>+920(SB)/8, $0x1fffffff
-DATA avx2c<>+928(SB)/8, $0x1fffffff // [P256 1 tight bias limb 5]
-DATA avx2c<>+936(SB)/8, $0x1fffffff
-DATA avx2c<>+944(SB)/8, $0x1fffffff
-DATA avx2c<>+952(SB)/8, $0x1fffffff
-DATA avx2c<>+960(SB)/8, $0x200bffff // [P256 1 tight bias limb 6]
-DATA avx2c<>+968(SB)/8, $0x200bffff
-DATA avx2c<>+976(SB)/8, $0x200bffff
-DATA avx2c<>+984(SB)/8, $0x200bffff
-DATA avx2c<>+992(SB)/8, $0x3f9fffff // [P256 1 tight bias limb 7]
-DATA avx2c<>+1000(SB)/8, $0x3f9fffff
-DATA avx2c<>+1008(SB)/8, $0x3f9fffff
-DATA avx2c<>+1016(SB)/8, $0x3f9fffff
-DATA avx2c<>+1024(SB)/8, $0x2fffffe // [P256 1 tight bias limb 8]
-DATA avx2c<>+1032(SB)/8, $0x2fffffe
-DATA avx2c<>+1040(SB)/8, $0x2fffffe
-DATA avx2c<>+1048(SB)/8, $0x2fffffe
-DATA avx2c<>+1056(SB)/8, $0x9ffffff7 // [P256 4 tight bias limb 0]
-DATA avx2c<>+1064(SB)/8, $0x9ffffff7
-DATA avx2c<>+1072(SB)/8, $0x9ffffff7
-DATA avx2c<>+1080(SB)/8, $0x9ffffff7
-DATA avx2c<>+1088(SB)/8, $0x9ffffffb // [P256 4 tight bias limb 1]
-DATA avx2c<>+1096(SB)/8, $0x9ffffffb
-DATA avx2c<>+1104(SB)/8, $0x9ffffffb
-DATA avx2c<>+1112(SB)/8, $0x9ffffffb
-DATA avx2c<>+1120(SB)/8, $0x9ffffffb // [P256 4 tight bias limb 2]
-DATA avx2c<>+1128(SB)/8, $0x9ffffffb
-DATA avx2c<>+1136(SB)/8, $0x9ffffffb
-DATA avx2c<>+1144(SB)/8, $0x9ffffffb
-DATA avx2c<>+1152(SB)/8, $0x800011fb // [P256 4 tight bias limb 3]
-DATA avx2c<>+1160(SB)/8, $0x800011fb
-DATA avx2c<>+1168(SB)/8, $0x800011fb
-DATA avx2c<>+1176(SB)/8, $0x800011fb
-DATA avx2c<>+1184(SB)/8, $0x7ffffffc // [P256 4 tight bias limb 4]
-DATA avx2c<>+1192(SB)/8, $0x7ffffffc
-DATA avx2c<>+1200(SB)/8, $0x7ffffffc
-DATA avx2c<>+1208(SB)/8, $0x7ffffffc
-DATA avx2c<>+1216(SB)/8, $0x7ffffffc // [P256 4 tight bias limb 5]
-DATA avx2c<>+1224(SB)/8, $0x7ffffffc
-DATA avx2c<>+1232(SB)/8, $0x7ffffffc
-DATA avx2c<>+1240(SB)/8, $0x7ffffffc
-DATA avx2c<>+1248(SB)/8, $0x8023fffc // [P256 4 tight bias limb 6]
-DATA avx2c<>+1256(SB)/8, $0x8023fffc
-DATA avx2c<>+1264(SB)/8, $0x8023fffc
-DATA avx2c<>+1272(SB)/8, $0x8023fffc
-DATA avx2c<>+1280(SB)/8, $0x9edffffc // [P256 4 tight bias limb 7]
-DATA avx2c<>+1288(SB)/8, $0x9edffffc
-DATA avx2c<>+1296(SB)/8, $0x9edffffc
-DATA avx2c<>+1304(SB)/8, $0x9edffffc
-DATA avx2c<>+1312(SB)/8, $0x8fffffb // [P256 4 tight bias limb 8]
-DATA avx2c<>+1320(SB)/8, $0x8fffffb
-DATA avx2c<>+1328(SB)/8, $0x8fffffb
-DATA avx2c<>+1336(SB)/8, $0x8fffffb
-DATA avx2c<>+1344(SB)/8, $0x3 // 3
-DATA avx2c<>+1352(SB)/8, $0x3
-DATA avx2c<>+1360(SB)/8, $0x3
-DATA avx2c<>+1368(SB)/8, $0x3
-DATA avx2c<>+1376(SB)/8, $0x10 // [P256 2^260 limb 0]
-DATA avx2c<>+1384(SB)/8, $0x10
-DATA avx2c<>+1392(SB)/8, $0x10
-DATA avx2c<>+1400(SB)/8, $0x10
-DATA avx2c<>+1408(SB)/8, $0x0 // [P256 2^260 limb 1]
-DATA avx2c<>+1416(SB)/8, $0x0
-DATA avx2c<>+1424(SB)/8, $0x0
-DATA avx2c<>+1432(SB)/8, $0x0
-DATA avx2c<>+1440(SB)/8, $0x0 // [P256 2^260 limb 2]
-DATA avx2c<>+1448(SB)/8, $0x0
-DATA avx2c<>+1456(SB)/8, $0x0
-DATA avx2c<>+1464(SB)/8, $0x0
-DATA avx2c<>+1472(SB)/8, $0x1fffe000 // [P256 2^260 limb 3]
-DATA avx2c<>+1480(SB)/8, $0x1fffe000
-DATA avx2c<>+1488(SB)/8, $0x1fffe000
-DATA avx2c<>+1496(SB)/8, $0x1fffe000
-DATA avx2c<>+1504(SB)/8, $0x1fffffff // [P256 2^260 limb 4]
-DATA avx2c<>+1512(SB)/8, $0x1fffffff
-DATA avx2c<>+1520(SB)/8, $0x1fffffff
-DATA avx2c<>+1528(SB)/8, $0x1fffffff
-DATA avx2c<>+1536(SB)/8, $0x1fffffff // [P256 2^260 limb 5]
-DATA avx2c<>+1544(SB)/8, $0x1fffffff
-DATA avx2c<>+1552(SB)/8, $0x1fffffff
-DATA avx2c<>+1560(SB)/8, $0x1fffffff
-DATA avx2c<>+1568(SB)/8, $0x1fbfffff // [P256 2^260 limb 6]
-DATA avx2c<>+1576(SB)/8, $0x1fbfffff
-DATA avx2c<>+1584(SB)/8, $0x1fbfffff
-DATA avx2c<>+1592(SB)/8, $0x1fbfffff
-DATA avx2c<>+1600(SB)/8, $0x1ffffff // [P256 2^260 limb 7]
-DATA avx2c<>+1608(SB)/8, $0x1ffffff
-DATA avx2c<>+1616(SB)/8, $0x1ffffff
-DATA avx2c<>+1624(SB)/8, $0x1ffffff
-DATA avx2c<>+1632(SB)/8, $0x0 // [P256 2^260 limb 8]
-DATA avx2c<>+1640(SB)/8, $0x0
-DATA avx2c<>+1648(SB)/8, $0x0
-DATA avx2c<>+1656(SB)/8, $0x0
-DATA avx2c<>+1664(SB)/8, $0x0 // [0 limb 0]
-DATA avx2c<>+1672(SB)/8, $0x0
-DATA avx2c<>+1680(SB)/8, $0x0
-DATA avx2c<>+1688(SB)/8, $0x0
-DATA avx2c<>+1696(SB)/8, $0x0 // [0 limb 1]
-DATA avx2c<>+1704(SB)/8, $0x0
-DATA avx2c<>+1712(SB)/8, $0x0
-DATA avx2c<>+1720(SB)/8, $0x0
-DATA avx2c<>+1728(SB)/8, $0x0 // [0 limb 2]
-DATA avx2c<>+1736(SB)/8, $0x0
-DATA avx2c<>+1744(SB)/8, $0x0
-DATA avx2c<>+1752(SB)/8, $0x0
-DATA avx2c<>+1760(SB)/8, $0x0 // [0 limb 3]
+DATA avx2c<>+0(SB)/8, $0x1 // 1
+DATA avx2c<>+8(SB)/8, $0x1
+DATA avx2c<>+16(SB)/8, $0x1
+DATA avx2c<>+24(SB)/8, $0x1
+DATA avx2c<>+32(SB)/8, $0x1fffffff // 2^29 - 1
+DATA avx2c<>+40(SB)/8, $0x1fffffff
+DATA avx2c<>+48(SB)/8, $0x1fffffff
+DATA avx2c<>+56(SB)/8, $0x1fffffff
+DATA avx2c<>+64(SB)/8, $0x3f // 2^6 - 1
+DATA avx2c<>+72(SB)/8, $0x3f
+DATA avx2c<>+80(SB)/8, $0x3f
+DATA avx2c<>+88(SB)/8, $0x3f
+DATA avx2c<>+96(SB)/8, $0xfff // 2^12 - 1
+DATA avx2c<>+104(SB)/8, $0xfff
+DATA avx2c<>+112(SB)/8, $0xfff
+DATA avx2c<>+120(SB)/8, $0xfff
+DATA avx2c<>+128(SB)/8, $0x3ffff // 2^18 - 1
+DATA avx2c<>+136(SB)/8, $0x3ffff
+DATA avx2c<>+144(SB)/8, $0x3ffff
+DATA avx2c<>+152(SB)/8, $0x3ffff
+DATA avx2c<>+160(SB)/8, $0xffffff // 2^24 - 1
+DATA avx2c<>+168(SB)/8, $0xffffff
+DATA avx2c<>+176(SB)/8, $0xffffff
+DATA avx2c<>+184(SB)/8, $0xffffff
+DATA avx2c<>+192(SB)/8, $0x1fe00000 // 2^29 - 2^21
+DATA avx2c<>+200(SB)/8, $0x1fe00000
+DATA avx2c<>+208(SB)/8, $0x1fe00000
+DATA avx2c<>+216(SB)/8, $0x1fe00000
+DATA avx2c<>+224(SB)/8, $0x1ffffe00 // 0x1ffffe00
+DATA avx2c<>+232(SB)/8, $0x1ffffe00
+DATA avx2c<>+240(SB)/8, $0x1ffffe00
+DATA avx2c<>+248(SB)/8, $0x1ffffe00
+DATA avx2c<>+256(SB)/8, $0x1ffbffff // 0x1ffbffff
+DATA avx2c<>+264(SB)/8, $0x1ffbffff
+DATA avx2c<>+272(SB)/8, $0x1ffbffff
+DATA avx2c<>+280(SB)/8, $0x1ffbffff
+DATA avx2c<>+288(SB)/8, $0x1fffff // 0x1fffff
+DATA avx2c<>+296(SB)/8, $0x1fffff
+DATA avx2c<>+304(SB)/8, $0x1fffff
+DATA avx2c<>+312(SB)/8, $0x1fffff
+DATA avx2c<>+320(SB)/8, $0x5ffffffb // [P256 2 tight bias limb 0]
+DATA avx2c<>+328(SB)/8, $0x5ffffffb
+DATA avx2c<>+336(SB)/8, $0x5ffffffb
+DATA avx2c<>+344(SB)/8, $0x5ffffffb
+DATA avx2c<>+352(SB)/8, $0x5ffffffd // [P256 2 tight bias limb 1]
+DATA avx2c<>+360(SB)/8, $0x5ffffffd
+DATA avx2c<>+368(SB)/8, $0x5ffffffd
+DATA avx2c<>+376(SB)/8, $0x5ffffffd
+DATA avx2c<>+384(SB)/8, $0x5ffffffd // [P256 2 tight bias limb 2]
+DATA avx2c<>+392(SB)/8, $0x5ffffffd
+DATA avx2c<>+400(SB)/8, $0x5ffffffd
+DATA avx2c<>+408(SB)/8, $0x5ffffffd
+DATA avx2c<>+416(SB)/8, $0x400009fd // [P256 2 tight bias limb 3]
+DATA avx2c<>+424(SB)/8, $0x400009fd
+DATA avx2c<>+432(SB)/8, $0x400009fd
+DATA avx2c<>+440(SB)/8, $0x400009fd
+DATA avx2c<>+448(SB)/8, $0x3ffffffe // [P256 2 tight bias limb 4]
+DATA avx2c<>+456(SB)/8, $0x3ffffffe
+DATA avx2c<>+464(SB)/8, $0x3ffffffe
+DATA avx2c<>+472(SB)/8, $0x3ffffffe
+DATA avx2c<>+480(SB)/8, $0x3ffffffe // [P256 2 tight bias limb 5]
+DATA avx2c<>+488(SB)/8, $0x3ffffffe
+DATA avx2c<>+496(SB)/8, $0x3ffffffe
+DATA avx2c<>+504(SB)/8, $0x3ffffffe
+DATA avx2c<>+512(SB)/8, $0x4013fffe // [P256 2 tight bias limb 6]
+DATA avx2c<>+520(SB)/8, $0x4013fffe
+DATA avx2c<>+528(SB)/8, $0x4013fffe
+DATA avx2c<>+536(SB)/8, $0x4013fffe
+DATA avx2c<>+544(SB)/8, $0x5f5ffffe // [P256 2 tight bias limb 7]
+DATA avx2c<>+552(SB)/8, $0x5f5ffffe
+DATA avx2c<>+560(SB)/8, $0x5f5ffffe
+DATA avx2c<>+568(SB)/8, $0x5f5ffffe
+DATA avx2c<>+576(SB)/8, $0x4fffffd // [P256 2 tight bias limb 8]
+DATA avx2c<>+584(SB)/8, $0x4fffffd
+DATA avx2c<>+592(SB)/8, $0x4fffffd
+DATA avx2c<>+600(SB)/8, $0x4fffffd
+DATA avx2c<>+608(SB)/8, $0x1897bbfb // [P256 b limb 0]
+DATA avx2c<>+616(SB)/8, $0x1897bbfb
+DATA avx2c<>+624(SB)/8, $0x1897bbfb
+DATA avx2c<>+632(SB)/8, $0x1897bbfb
+DATA avx2c<>+640(SB)/8, $0x1cdf6229 // [P256 b limb 1]
+DATA avx2c<>+648(SB)/8, $0x1cdf6229
+DATA avx2c<>+656(SB)/8, $0x1cdf6229
+DATA avx2c<>+664(SB)/8, $0x1cdf6229
+DATA avx2c<>+672(SB)/8, $0x18486c4 // [P256 b limb 2]
+DATA avx2c<>+680(SB)/8, $0x18486c4
+DATA avx2c<>+688(SB)/8, $0x18486c4
+DATA avx2c<>+696(SB)/8, $0x18486c4
+DATA avx2c<>+704(SB)/8, $0x1732821 // [P256 b limb 3]
+DATA avx2c<>+712(SB)/8, $0x1732821
+DATA avx2c<>+720(SB)/8, $0x1732821
+DATA avx2c<>+728(SB)/8, $0x1732821
+DATA avx2c<>+736(SB)/8, $0x1dad59e0 // [P256 b limb 4]
+DATA avx2c<>+744(SB)/8, $0x1dad59e0
+DATA avx2c<>+752(SB)/8, $0x1dad59e0
+DATA avx2c<>+760(SB)/8, $0x1dad59e0
+DATA avx2c<>+768(SB)/8, $0xabf7212 // [P256 b limb 5]
+DATA avx2c<>+776(SB)/8, $0xabf7212
+DATA avx2c<>+784(SB)/8, $0xabf7212
+DATA avx2c<>+792(SB)/8, $0xabf7212
+DATA avx2c<>+800(SB)/8, $0x1a06d110 // [P256 b limb 6]
+DATA avx2c<>+808(SB)/8, $0x1a06d110
+DATA avx2c<>+816(SB)/8, $0x1a06d110
+DATA avx2c<>+824(SB)/8, $0x1a06d110
+DATA avx2c<>+832(SB)/8, $0x17721d20 // [P256 b limb 7]
+DATA avx2c<>+840(SB)/8, $0x17721d20
+DATA avx2c<>+848(SB)/8, $0x17721d20
+DATA avx2c<>+856(SB)/8, $0x17721d20
+DATA avx2c<>+864(SB)/8, $0x8600c3 // [P256 b limb 8]
+DATA avx2c<>+872(SB)/8, $0x8600c3
+DATA avx2c<>+880(SB)/8, $0x8600c3
+DATA avx2c<>+888(SB)/8, $0x8600c3
+DATA avx2c<>+896(SB)/8, $0x3ffffffd // [P256 1 tight bias limb 0]
+DATA avx2c<>+904(SB)/8, $0x3ffffffd
+DATA avx2c<>+912(SB)/8, $0x3ffffffd
+DATA avx2c<>+920(SB)/8, $0x3ffffffd
+DATA avx2c<>+928(SB)/8, $0x3ffffffe // [P256 1 tight bias limb 1]
+DATA avx2c<>+936(SB)/8, $0x3ffffffe
+DATA avx2c<>+944(SB)/8, $0x3ffffffe
+DATA avx2c<>+952(SB)/8, $0x3ffffffe
+DATA avx2c<>+960(SB)/8, $0x3ffffffe // [P256 1 tight bias limb 2]
+DATA avx2c<>+968(SB)/8, $0x3ffffffe
+DATA avx2c<>+976(SB)/8, $0x3ffffffe
+DATA avx2c<>+984(SB)/8, $0x3ffffffe
+DATA avx2c<>+992(SB)/8, $0x200005fe // [P256 1 tight bias limb 3]
+DATA avx2c<>+1000(SB)/8, $0x200005fe
+DATA avx2c<>+1008(SB)/8, $0x200005fe
+DATA avx2c<>+1016(SB)/8, $0x200005fe
+DATA avx2c<>+1024(SB)/8, $0x1fffffff // [P256 1 tight bias limb 4]
+DATA avx2c<>+1032(SB)/8, $0x1fffffff
+DATA avx2c<>+1040(SB)/8, $0x1fffffff
+DATA avx2c<>+1048(SB)/8, $0x1fffffff
+DATA avx2c<>+1056(SB)/8, $0x1fffffff // [P256 1 tight bias limb 5]
+DATA avx2c<>+1064(SB)/8, $0x1fffffff
+DATA avx2c<>+1072(SB)/8, $0x1fffffff
+DATA avx2c<>+1080(SB)/8, $0x1fffffff
+DATA avx2c<>+1088(SB)/8, $0x200bffff // [P256 1 tight bias limb 6]
+DATA avx2c<>+1096(SB)/8, $0x200bffff
+DATA avx2c<>+1104(SB)/8, $0x200bffff
+DATA avx2c<>+1112(SB)/8, $0x200bffff
+DATA avx2c<>+1120(SB)/8, $0x3f9fffff // [P256 1 tight bias limb 7]
+DATA avx2c<>+1128(SB)/8, $0x3f9fffff
+DATA avx2c<>+1136(SB)/8, $0x3f9fffff
+DATA avx2c<>+1144(SB)/8, $0x3f9fffff
+DATA avx2c<>+1152(SB)/8, $0x2fffffe // [P256 1 tight bias limb 8]
+DATA avx2c<>+1160(SB)/8, $0x2fffffe
+DATA avx2c<>+1168(SB)/8, $0x2fffffe
+DATA avx2c<>+1176(SB)/8, $0x2fffffe
+DATA avx2c<>+1184(SB)/8, $0x9ffffff7 // [P256 4 tight bias limb 0]
+DATA avx2c<>+1192(SB)/8, $0x9ffffff7
+DATA avx2c<>+1200(SB)/8, $0x9ffffff7
+DATA avx2c<>+1208(SB)/8, $0x9ffffff7
+DATA avx2c<>+1216(SB)/8, $0x9ffffffb // [P256 4 tight bias limb 1]
+DATA avx2c<>+1224(SB)/8, $0x9ffffffb
+DATA avx2c<>+1232(SB)/8, $0x9ffffffb
+DATA avx2c<>+1240(SB)/8, $0x9ffffffb
+DATA avx2c<>+1248(SB)/8, $0x9ffffffb // [P256 4 tight bias limb 2]
+DATA avx2c<>+1256(SB)/8, $0x9ffffffb
+DATA avx2c<>+1264(SB)/8, $0x9ffffffb
+DATA avx2c<>+1272(SB)/8, $0x9ffffffb
+DATA avx2c<>+1280(SB)/8, $0x800011fb // [P256 4 tight bias limb 3]
+DATA avx2c<>+1288(SB)/8, $0x800011fb
+DATA avx2c<>+1296(SB)/8, $0x800011fb
+DATA avx2c<>+1304(SB)/8, $0x800011fb
+DATA avx2c<>+1312(SB)/8, $0x7ffffffc // [P256 4 tight bias limb 4]
+DATA avx2c<>+1320(SB)/8, $0x7ffffffc
+DATA avx2c<>+1328(SB)/8, $0x7ffffffc
+DATA avx2c<>+1336(SB)/8, $0x7ffffffc
+DATA avx2c<>+1344(SB)/8, $0x7ffffffc // [P256 4 tight bias limb 5]
+DATA avx2c<>+1352(SB)/8, $0x7ffffffc
+DATA avx2c<>+1360(SB)/8, $0x7ffffffc
+DATA avx2c<>+1368(SB)/8, $0x7ffffffc
+DATA avx2c<>+1376(SB)/8, $0x8023fffc // [P256 4 tight bias limb 6]
+DATA avx2c<>+1384(SB)/8, $0x8023fffc
+DATA avx2c<>+1392(SB)/8, $0x8023fffc
+DATA avx2c<>+1400(SB)/8, $0x8023fffc
+DATA avx2c<>+1408(SB)/8, $0x9edffffc // [P256 4 tight bias limb 7]
+DATA avx2c<>+1416(SB)/8, $0x9edffffc
+DATA avx2c<>+1424(SB)/8, $0x9edffffc
+DATA avx2c<>+1432(SB)/8, $0x9edffffc
+DATA avx2c<>+1440(SB)/8, $0x8fffffb // [P256 4 tight bias limb 8]
+DATA avx2c<>+1448(SB)/8, $0x8fffffb
+DATA avx2c<>+1456(SB)/8, $0x8fffffb
+DATA avx2c<>+1464(SB)/8, $0x8fffffb
+DATA avx2c<>+1472(SB)/8, $0x3 // 3
+DATA avx2c<>+1480(SB)/8, $0x3
+DATA avx2c<>+1488(SB)/8, $0x3
+DATA avx2c<>+1496(SB)/8, $0x3
+DATA avx2c<>+1504(SB)/8, $0x10 // [P256 2^260 limb 0]
+DATA avx2c<>+1512(SB)/8, $0x10
+DATA avx2c<>+1520(SB)/8, $0x10
+DATA avx2c<>+1528(SB)/8, $0x10
+DATA avx2c<>+1536(SB)/8, $0x0 // [P256 2^260 limb 1]
+DATA avx2c<>+1544(SB)/8, $0x0
+DATA avx2c<>+1552(SB)/8, $0x0
+DATA avx2c<>+1560(SB)/8, $0x0
+DATA avx2c<>+1568(SB)/8, $0x0 // [P256 2^260 limb 2]
+DATA avx2c<>+1576(SB)/8, $0x0
+DATA avx2c<>+1584(SB)/8, $0x0
+DATA avx2c<>+1592(SB)/8, $0x0
+DATA avx2c<>+1600(SB)/8, $0x1fffe000 // [P256 2^260 limb 3]
+DATA avx2c<>+1608(SB)/8, $0x1fffe000
+DATA avx2c<>+1616(SB)/8, $0x1fffe000
+DATA avx2c<>+1624(SB)/8, $0x1fffe000
+DATA avx2c<>+1632(SB)/8, $0x1fffffff // [P256 2^260 limb 4]
+DATA avx2c<>+1640(SB)/8, $0x1fffffff
+DATA avx2c<>+1648(SB)/8, $0x1fffffff
+DATA avx2c<>+1656(SB)/8, $0x1fffffff
+DATA avx2c<>+1664(SB)/8, $0x1fffffff // [P256 2^260 limb 5]
+DATA avx2c<>+1672(SB)/8, $0x1fffffff
+DATA avx2c<>+1680(SB)/8, $0x1fffffff
+DATA avx2c<>+1688(SB)/8, $0x1fffffff
+DATA avx2c<>+1696(SB)/8, $0x1fbfffff // [P256 2^260 limb 6]
+DATA avx2c<>+1704(SB)/8, $0x1fbfffff
+DATA avx2c<>+1712(SB)/8, $0x1fbfffff
+DATA avx2c<>+1720(SB)/8, $0x1fbfffff
+DATA avx2c<>+1728(SB)/8, $0x1ffffff // [P256 2^260 limb 7]
+DATA avx2c<>+1736(SB)/8, $0x1ffffff
+DATA avx2c<>+1744(SB)/8, $0x1ffffff
+DATA avx2c<>+1752(SB)/8, $0x1ffffff
+DATA avx2c<>+1760(SB)/8, $0x0 // [P256 2^260 limb 8]
 DATA avx2c<>+1768(SB)/8, $0x0
 DATA avx2c<>+1776(SB)/8, $0x0
 DATA avx2c<>+1784(SB)/8, $0x0
-DATA avx2c<>+1792(SB)/8, $0x0 // [0 limb 4]
+DATA avx2c<>+1792(SB)/8, $0x0 // [0 limb 0]
 DATA avx2c<>+1800(SB)/8, $0x0
 DATA avx2c<>+1808(SB)/8, $0x0
 DATA avx2c<>+1816(SB)/8, $0x0
-DATA avx2c<>+1824(SB)/8, $0x0 // [0 limb 5]
+DATA avx2c<>+1824(SB)/8, $0x0 // [0 limb 1]
 DATA avx2c<>+1832(SB)/8, $0x0
 DATA avx2c<>+1840(SB)/8, $0x0
 DATA avx2c<>+1848(SB)/8, $0x0
-DATA avx2c<>+1856(SB)/8, $0x0 // [0 limb 6]
+DATA avx2c<>+1856(SB)/8, $0x0 // [0 limb 2]
 DATA avx2c<>+1864(SB)/8, $0x0
 DATA avx2c<>+1872(SB)/8, $0x0
 DATA avx2c<>+1880(SB)/8, $0x0
-DATA avx2c<>+1888(SB)/8, $0x0 // [0 limb 7]
+DATA avx2c<>+1888(SB)/8, $0x0 // [0 limb 3]
 DATA avx2c<>+1896(SB)/8, $0x0
 DATA avx2c<>+1904(SB)/8, $0x0
 DATA avx2c<>+1912(SB)/8, $0x0
-DATA avx2c<>+1920(SB)/8, $0x0 // [0 limb 8]
+DATA avx2c<>+1920(SB)/8, $0x0 // [0 limb 4]
 DATA avx2c<>+1928(SB)/8, $0x0
 DATA avx2c<>+1936(SB)/8, $0x0
 DATA avx2c<>+1944(SB)/8, $0x0
-DATA avx2c<>+1952(SB)/8, $0x3f // 2^6 - 1
-DATA avx2c<>+1960(SB)/8, $0x3f
-DATA avx2c<>+1968(SB)/8, $0x3f
-DATA avx2c<>+1976(SB)/8, $0x3f
-DATA avx2c<>+1984(SB)/8, $0xfff // 2^12 - 1
-DATA avx2c<>+1992(SB)/8, $0xfff
-DATA avx2c<>+2000(SB)/8, $0xfff
-DATA avx2c<>+2008(SB)/8, $0xfff
-DATA avx2c<>+2016(SB)/8, $0x3ffff // 2^18 - 1
-DATA avx2c<>+2024(SB)/8, $0x3ffff
-DATA avx2c<>+2032(SB)/8, $0x3ffff
-DATA avx2c<>+2040(SB)/8, $0x3ffff
-DATA avx2c<>+2048(SB)/8, $0x1 // 1
-DATA avx2c<>+2056(SB)/8, $0x1
-DATA avx2c<>+2064(SB)/8, $0x1
-DATA avx2c<>+2072(SB)/8, $0x1
+DATA avx2c<>+1952(SB)/8, $0x0 // [0 limb 5]
+DATA avx2c<>+1960(SB)/8, $0x0
+DATA avx2c<>+1968(SB)/8, $0x0
+DATA avx2c<>+1976(SB)/8, $0x0
+DATA avx2c<>+1984(SB)/8, $0x0 // [0 limb 6]
+DATA avx2c<>+1992(SB)/8, $0x0
+DATA avx2c<>+2000(SB)/8, $0x0
+DATA avx2c<>+2008(SB)/8, $0x0
+DATA avx2c<>+2016(SB)/8, $0x0 // [0 limb 7]
+DATA avx2c<>+2024(SB)/8, $0x0
+DATA avx2c<>+2032(SB)/8, $0x0
+DATA avx2c<>+2040(SB)/8, $0x0
+DATA avx2c<>+2048(SB)/8, $0x0 // [0 limb 8]
+DATA avx2c<>+2056(SB)/8, $0x0
+DATA avx2c<>+2064(SB)/8, $0x0
+DATA avx2c<>+2072(SB)/8, $0x0
 DATA avx2c<>+2080(SB)/8, $0x1 // [1 limb 0]
 DATA avx2c<>+2088(SB)/8, $0x1
 DATA avx2c<>+2096(SB)/8, $0x1
@@ -765,6 +765,2000 @@ DATA avx2c<>+4632(SB)/8, $0x0
 GLOBL avx2c<>(SB), RODATA|NOPTR, $4640
 
 // ===========================================================================
+// The table selections, the same for both curves.
+
+// sel17<>: R13 = T[d] for the 17 points T at 2592(DI), d in Y12 (0 to 16 in
+// each lane): every entry is read, in the same order, for every input.
+TEXT sel17<>(SB), NOSPLIT|NOFRAME, $0-0
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	VPXOR Y8, Y8, Y8
+	VPXOR Y9, Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 2592(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 2624(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 2656(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 2688(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 2720(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 2752(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 2784(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 2816(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 2848(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 3456(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 3488(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 3520(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 3552(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 3584(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 3616(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 3648(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 3680(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 3712(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 4320(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 4352(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 4384(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 4416(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 4448(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 4480(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 4512(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 4544(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 4576(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 5184(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 5216(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 5248(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 5280(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 5312(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 5344(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 5376(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 5408(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 5440(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 6048(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 6080(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 6112(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 6144(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 6176(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 6208(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 6240(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 6272(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 6304(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 6912(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 6944(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 6976(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 7008(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 7040(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 7072(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 7104(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 7136(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 7168(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 7776(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 7808(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 7840(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 7872(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 7904(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 7936(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 7968(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 8000(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 8032(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 8640(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 8672(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 8704(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 8736(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 8768(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 8800(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 8832(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 8864(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 8896(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 9504(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 9536(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 9568(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 9600(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 9632(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 9664(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 9696(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 9728(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 9760(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 10368(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 10400(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 10432(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 10464(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 10496(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 10528(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 10560(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 10592(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 10624(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 11232(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 11264(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 11296(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 11328(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 11360(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 11392(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 11424(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 11456(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 11488(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 12096(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 12128(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 12160(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 12192(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 12224(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 12256(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 12288(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 12320(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 12352(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 12960(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 12992(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 13024(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 13056(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 13088(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 13120(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 13152(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 13184(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 13216(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 13824(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 13856(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 13888(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 13920(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 13952(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 13984(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 14016(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 14048(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 14080(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 14688(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 14720(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 14752(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 14784(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 14816(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 14848(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 14880(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 14912(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 14944(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 15552(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 15584(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 15616(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 15648(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 15680(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 15712(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 15744(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 15776(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 15808(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 16416(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 16448(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 16480(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 16512(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 16544(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 16576(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 16608(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 16640(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 16672(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VMOVDQU Y0, 0(R13)
+	VMOVDQU Y1, 32(R13)
+	VMOVDQU Y2, 64(R13)
+	VMOVDQU Y3, 96(R13)
+	VMOVDQU Y4, 128(R13)
+	VMOVDQU Y5, 160(R13)
+	VMOVDQU Y6, 192(R13)
+	VMOVDQU Y7, 224(R13)
+	VMOVDQU Y8, 256(R13)
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	VPXOR Y8, Y8, Y8
+	VPXOR Y9, Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 2880(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 2912(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 2944(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 2976(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 3008(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 3040(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 3072(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 3104(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 3136(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 3744(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 3776(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 3808(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 3840(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 3872(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 3904(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 3936(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 3968(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 4000(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 4608(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 4640(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 4672(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 4704(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 4736(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 4768(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 4800(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 4832(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 4864(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 5472(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 5504(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 5536(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 5568(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 5600(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 5632(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 5664(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 5696(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 5728(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 6336(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 6368(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 6400(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 6432(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 6464(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 6496(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 6528(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 6560(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 6592(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 7200(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 7232(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 7264(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 7296(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 7328(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 7360(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 7392(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 7424(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 7456(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 8064(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 8096(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 8128(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 8160(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 8192(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 8224(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 8256(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 8288(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 8320(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 8928(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 8960(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 8992(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 9024(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 9056(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 9088(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 9120(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 9152(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 9184(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 9792(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 9824(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 9856(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 9888(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 9920(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 9952(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 9984(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 10016(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 10048(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 10656(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 10688(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 10720(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 10752(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 10784(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 10816(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 10848(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 10880(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 10912(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 11520(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 11552(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 11584(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 11616(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 11648(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 11680(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 11712(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 11744(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 11776(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 12384(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 12416(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 12448(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 12480(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 12512(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 12544(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 12576(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 12608(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 12640(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 13248(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 13280(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 13312(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 13344(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 13376(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 13408(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 13440(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 13472(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 13504(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 14112(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 14144(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 14176(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 14208(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 14240(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 14272(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 14304(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 14336(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 14368(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 14976(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 15008(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 15040(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 15072(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 15104(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 15136(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 15168(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 15200(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 15232(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 15840(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 15872(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 15904(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 15936(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 15968(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 16000(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 16032(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 16064(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 16096(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 16704(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 16736(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 16768(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 16800(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 16832(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 16864(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 16896(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 16928(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 16960(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VMOVDQU Y0, 288(R13)
+	VMOVDQU Y1, 320(R13)
+	VMOVDQU Y2, 352(R13)
+	VMOVDQU Y3, 384(R13)
+	VMOVDQU Y4, 416(R13)
+	VMOVDQU Y5, 448(R13)
+	VMOVDQU Y6, 480(R13)
+	VMOVDQU Y7, 512(R13)
+	VMOVDQU Y8, 544(R13)
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	VPXOR Y8, Y8, Y8
+	VPXOR Y9, Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 3168(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 3200(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 3232(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 3264(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 3296(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 3328(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 3360(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 3392(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 3424(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 4032(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 4064(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 4096(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 4128(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 4160(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 4192(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 4224(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 4256(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 4288(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 4896(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 4928(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 4960(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 4992(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 5024(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 5056(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 5088(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 5120(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 5152(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 5760(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 5792(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 5824(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 5856(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 5888(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 5920(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 5952(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 5984(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 6016(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 6624(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 6656(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 6688(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 6720(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 6752(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 6784(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 6816(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 6848(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 6880(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 7488(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 7520(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 7552(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 7584(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 7616(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 7648(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 7680(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 7712(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 7744(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 8352(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 8384(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 8416(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 8448(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 8480(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 8512(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 8544(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 8576(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 8608(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 9216(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 9248(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 9280(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 9312(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 9344(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 9376(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 9408(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 9440(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 9472(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 10080(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 10112(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 10144(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 10176(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 10208(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 10240(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 10272(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 10304(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 10336(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 10944(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 10976(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 11008(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 11040(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 11072(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 11104(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 11136(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 11168(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 11200(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 11808(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 11840(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 11872(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 11904(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 11936(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 11968(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 12000(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 12032(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 12064(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 12672(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 12704(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 12736(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 12768(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 12800(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 12832(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 12864(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 12896(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 12928(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 13536(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 13568(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 13600(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 13632(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 13664(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 13696(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 13728(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 13760(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 13792(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 14400(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 14432(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 14464(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 14496(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 14528(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 14560(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 14592(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 14624(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 14656(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 15264(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 15296(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 15328(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 15360(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 15392(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 15424(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 15456(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 15488(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 15520(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 16128(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 16160(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 16192(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 16224(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 16256(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 16288(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 16320(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 16352(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 16384(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VPADDQ avx2c<>+0(SB), Y9, Y9
+	VPCMPEQQ Y9, Y12, Y10
+	VPAND 16992(DI), Y10, Y11
+	VPOR Y11, Y0, Y0
+	VPAND 17024(DI), Y10, Y11
+	VPOR Y11, Y1, Y1
+	VPAND 17056(DI), Y10, Y11
+	VPOR Y11, Y2, Y2
+	VPAND 17088(DI), Y10, Y11
+	VPOR Y11, Y3, Y3
+	VPAND 17120(DI), Y10, Y11
+	VPOR Y11, Y4, Y4
+	VPAND 17152(DI), Y10, Y11
+	VPOR Y11, Y5, Y5
+	VPAND 17184(DI), Y10, Y11
+	VPOR Y11, Y6, Y6
+	VPAND 17216(DI), Y10, Y11
+	VPOR Y11, Y7, Y7
+	VPAND 17248(DI), Y10, Y11
+	VPOR Y11, Y8, Y8
+	VMOVDQU Y0, 576(R13)
+	VMOVDQU Y1, 608(R13)
+	VMOVDQU Y2, 640(R13)
+	VMOVDQU Y3, 672(R13)
+	VMOVDQU Y4, 704(R13)
+	VMOVDQU Y5, 736(R13)
+	VMOVDQU Y6, 768(R13)
+	VMOVDQU Y7, 800(R13)
+	VMOVDQU Y8, 832(R13)
+	RET
+
+// sel52<>: R13 = the entry 0(R8) of the comb's row at R9, converted to radix
+// 2^29: every entry is read, in the same order, for every input.
+TEXT sel52<>(SB), NOSPLIT|NOFRAME, $0-0
+	VMOVDQU (R8), Y10
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	VPXOR Y8, Y8, Y8
+	VPXOR Y9, Y9, Y9
+	VPXOR Y11, Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 0(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 8(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 16(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 24(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 32(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPBROADCASTQ 40(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y5, Y5
+	VPBROADCASTQ 48(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y6, Y6
+	VPBROADCASTQ 56(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y7, Y7
+	VPBROADCASTQ 64(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y8, Y8
+	VPBROADCASTQ 72(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y9, Y9
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 120(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 128(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 136(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 144(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 152(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPBROADCASTQ 160(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y5, Y5
+	VPBROADCASTQ 168(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y6, Y6
+	VPBROADCASTQ 176(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y7, Y7
+	VPBROADCASTQ 184(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y8, Y8
+	VPBROADCASTQ 192(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y9, Y9
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 240(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 248(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 256(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 264(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 272(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPBROADCASTQ 280(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y5, Y5
+	VPBROADCASTQ 288(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y6, Y6
+	VPBROADCASTQ 296(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y7, Y7
+	VPBROADCASTQ 304(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y8, Y8
+	VPBROADCASTQ 312(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y9, Y9
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 360(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 368(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 376(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 384(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 392(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPBROADCASTQ 400(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y5, Y5
+	VPBROADCASTQ 408(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y6, Y6
+	VPBROADCASTQ 416(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y7, Y7
+	VPBROADCASTQ 424(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y8, Y8
+	VPBROADCASTQ 432(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y9, Y9
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 480(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 488(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 496(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 504(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 512(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPBROADCASTQ 520(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y5, Y5
+	VPBROADCASTQ 528(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y6, Y6
+	VPBROADCASTQ 536(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y7, Y7
+	VPBROADCASTQ 544(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y8, Y8
+	VPBROADCASTQ 552(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y9, Y9
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 600(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 608(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 616(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 624(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 632(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPBROADCASTQ 640(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y5, Y5
+	VPBROADCASTQ 648(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y6, Y6
+	VPBROADCASTQ 656(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y7, Y7
+	VPBROADCASTQ 664(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y8, Y8
+	VPBROADCASTQ 672(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y9, Y9
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 720(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 728(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 736(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 744(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 752(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPBROADCASTQ 760(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y5, Y5
+	VPBROADCASTQ 768(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y6, Y6
+	VPBROADCASTQ 776(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y7, Y7
+	VPBROADCASTQ 784(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y8, Y8
+	VPBROADCASTQ 792(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y9, Y9
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 840(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 848(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 856(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 864(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 872(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPBROADCASTQ 880(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y5, Y5
+	VPBROADCASTQ 888(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y6, Y6
+	VPBROADCASTQ 896(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y7, Y7
+	VPBROADCASTQ 904(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y8, Y8
+	VPBROADCASTQ 912(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y9, Y9
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 960(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 968(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 976(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 984(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 992(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPBROADCASTQ 1000(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y5, Y5
+	VPBROADCASTQ 1008(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y6, Y6
+	VPBROADCASTQ 1016(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y7, Y7
+	VPBROADCASTQ 1024(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y8, Y8
+	VPBROADCASTQ 1032(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y9, Y9
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 1080(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 1088(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 1096(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 1104(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 1112(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPBROADCASTQ 1120(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y5, Y5
+	VPBROADCASTQ 1128(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y6, Y6
+	VPBROADCASTQ 1136(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y7, Y7
+	VPBROADCASTQ 1144(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y8, Y8
+	VPBROADCASTQ 1152(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y9, Y9
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 1200(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 1208(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 1216(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 1224(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 1232(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPBROADCASTQ 1240(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y5, Y5
+	VPBROADCASTQ 1248(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y6, Y6
+	VPBROADCASTQ 1256(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y7, Y7
+	VPBROADCASTQ 1264(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y8, Y8
+	VPBROADCASTQ 1272(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y9, Y9
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 1320(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 1328(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 1336(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 1344(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 1352(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPBROADCASTQ 1360(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y5, Y5
+	VPBROADCASTQ 1368(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y6, Y6
+	VPBROADCASTQ 1376(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y7, Y7
+	VPBROADCASTQ 1384(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y8, Y8
+	VPBROADCASTQ 1392(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y9, Y9
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 1440(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 1448(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 1456(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 1464(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 1472(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPBROADCASTQ 1480(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y5, Y5
+	VPBROADCASTQ 1488(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y6, Y6
+	VPBROADCASTQ 1496(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y7, Y7
+	VPBROADCASTQ 1504(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y8, Y8
+	VPBROADCASTQ 1512(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y9, Y9
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 1560(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 1568(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 1576(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 1584(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 1592(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPBROADCASTQ 1600(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y5, Y5
+	VPBROADCASTQ 1608(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y6, Y6
+	VPBROADCASTQ 1616(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y7, Y7
+	VPBROADCASTQ 1624(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y8, Y8
+	VPBROADCASTQ 1632(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y9, Y9
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 1680(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 1688(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 1696(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 1704(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 1712(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPBROADCASTQ 1720(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y5, Y5
+	VPBROADCASTQ 1728(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y6, Y6
+	VPBROADCASTQ 1736(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y7, Y7
+	VPBROADCASTQ 1744(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y8, Y8
+	VPBROADCASTQ 1752(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y9, Y9
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 1800(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 1808(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 1816(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 1824(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 1832(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPBROADCASTQ 1840(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y5, Y5
+	VPBROADCASTQ 1848(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y6, Y6
+	VPBROADCASTQ 1856(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y7, Y7
+	VPBROADCASTQ 1864(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y8, Y8
+	VPBROADCASTQ 1872(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y9, Y9
+	VPSRLQ $0, Y0, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
+	VMOVDQU Y13, 0(R13)
+	VPSRLQ $29, Y0, Y13
+	VPAND avx2c<>+64(SB), Y1, Y14
+	VPSLLQ $23, Y14, Y14
+	VPOR Y14, Y13, Y13
+	VMOVDQU Y13, 32(R13)
+	VPSRLQ $6, Y1, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
+	VMOVDQU Y13, 64(R13)
+	VPSRLQ $35, Y1, Y13
+	VPAND avx2c<>+96(SB), Y2, Y14
+	VPSLLQ $17, Y14, Y14
+	VPOR Y14, Y13, Y13
+	VMOVDQU Y13, 96(R13)
+	VPSRLQ $12, Y2, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
+	VMOVDQU Y13, 128(R13)
+	VPSRLQ $41, Y2, Y13
+	VPAND avx2c<>+128(SB), Y3, Y14
+	VPSLLQ $11, Y14, Y14
+	VPOR Y14, Y13, Y13
+	VMOVDQU Y13, 160(R13)
+	VPSRLQ $18, Y3, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
+	VMOVDQU Y13, 192(R13)
+	VPSRLQ $47, Y3, Y13
+	VPAND avx2c<>+160(SB), Y4, Y14
+	VPSLLQ $5, Y14, Y14
+	VPOR Y14, Y13, Y13
+	VMOVDQU Y13, 224(R13)
+	VPSRLQ $24, Y4, Y13
+	VMOVDQU Y13, 256(R13)
+	VMOVDQU Y5, Y0
+	VMOVDQU Y6, Y1
+	VMOVDQU Y7, Y2
+	VMOVDQU Y8, Y3
+	VMOVDQU Y9, Y4
+	VPSRLQ $0, Y0, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
+	VMOVDQU Y13, 288(R13)
+	VPSRLQ $29, Y0, Y13
+	VPAND avx2c<>+64(SB), Y1, Y14
+	VPSLLQ $23, Y14, Y14
+	VPOR Y14, Y13, Y13
+	VMOVDQU Y13, 320(R13)
+	VPSRLQ $6, Y1, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
+	VMOVDQU Y13, 352(R13)
+	VPSRLQ $35, Y1, Y13
+	VPAND avx2c<>+96(SB), Y2, Y14
+	VPSLLQ $17, Y14, Y14
+	VPOR Y14, Y13, Y13
+	VMOVDQU Y13, 384(R13)
+	VPSRLQ $12, Y2, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
+	VMOVDQU Y13, 416(R13)
+	VPSRLQ $41, Y2, Y13
+	VPAND avx2c<>+128(SB), Y3, Y14
+	VPSLLQ $11, Y14, Y14
+	VPOR Y14, Y13, Y13
+	VMOVDQU Y13, 448(R13)
+	VPSRLQ $18, Y3, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
+	VMOVDQU Y13, 480(R13)
+	VPSRLQ $47, Y3, Y13
+	VPAND avx2c<>+160(SB), Y4, Y14
+	VPSLLQ $5, Y14, Y14
+	VPOR Y14, Y13, Y13
+	VMOVDQU Y13, 512(R13)
+	VPSRLQ $24, Y4, Y13
+	VMOVDQU Y13, 544(R13)
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y11, Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 80(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 88(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 96(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 104(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 112(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 200(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 208(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 216(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 224(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 232(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 320(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 328(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 336(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 344(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 352(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 440(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 448(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 456(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 464(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 472(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 560(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 568(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 576(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 584(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 592(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 680(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 688(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 696(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 704(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 712(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 800(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 808(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 816(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 824(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 832(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 920(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 928(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 936(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 944(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 952(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 1040(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 1048(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 1056(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 1064(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 1072(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 1160(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 1168(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 1176(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 1184(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 1192(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 1280(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 1288(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 1296(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 1304(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 1312(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 1400(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 1408(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 1416(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 1424(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 1432(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 1520(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 1528(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 1536(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 1544(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 1552(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 1640(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 1648(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 1656(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 1664(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 1672(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 1760(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 1768(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 1776(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 1784(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 1792(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPADDQ avx2c<>+0(SB), Y11, Y11
+	VPCMPEQQ Y11, Y10, Y12
+	VPBROADCASTQ 1880(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y0, Y0
+	VPBROADCASTQ 1888(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y1, Y1
+	VPBROADCASTQ 1896(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y2, Y2
+	VPBROADCASTQ 1904(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y3, Y3
+	VPBROADCASTQ 1912(R9), Y13
+	VPAND Y12, Y13, Y13
+	VPOR Y13, Y4, Y4
+	VPSRLQ $0, Y0, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
+	VMOVDQU Y13, 576(R13)
+	VPSRLQ $29, Y0, Y13
+	VPAND avx2c<>+64(SB), Y1, Y14
+	VPSLLQ $23, Y14, Y14
+	VPOR Y14, Y13, Y13
+	VMOVDQU Y13, 608(R13)
+	VPSRLQ $6, Y1, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
+	VMOVDQU Y13, 640(R13)
+	VPSRLQ $35, Y1, Y13
+	VPAND avx2c<>+96(SB), Y2, Y14
+	VPSLLQ $17, Y14, Y14
+	VPOR Y14, Y13, Y13
+	VMOVDQU Y13, 672(R13)
+	VPSRLQ $12, Y2, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
+	VMOVDQU Y13, 704(R13)
+	VPSRLQ $41, Y2, Y13
+	VPAND avx2c<>+128(SB), Y3, Y14
+	VPSLLQ $11, Y14, Y14
+	VPOR Y14, Y13, Y13
+	VMOVDQU Y13, 736(R13)
+	VPSRLQ $18, Y3, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
+	VMOVDQU Y13, 768(R13)
+	VPSRLQ $47, Y3, Y13
+	VPAND avx2c<>+160(SB), Y4, Y14
+	VPSLLQ $5, Y14, Y14
+	VPOR Y14, Y13, Y13
+	VMOVDQU Y13, 800(R13)
+	VPSRLQ $24, Y4, Y13
+	VMOVDQU Y13, 832(R13)
+	RET
+
+// ===========================================================================
 // P-256
 
 // mulP256<>: R10 = SI * DX / 2^261 mod p: SI within fin, DX within gin; tight. BX = the column scratch.
@@ -943,9 +2937,9 @@ TEXT mulP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VMOVDQU Y9, 512(BX)
 	// Pass 2: the reduction; m_k in Y(k mod 8), the column in Y8, a term in
 	// Y9, the carry in Y10, constants in Y11, Y12, the mask in Y13.
-	VMOVDQU avx2c<>+0(SB), Y11
-	VMOVDQU avx2c<>+32(SB), Y12
-	VMOVDQU avx2c<>+64(SB), Y13
+	VMOVDQU avx2c<>+192(SB), Y11
+	VMOVDQU avx2c<>+160(SB), Y12
+	VMOVDQU avx2c<>+32(SB), Y13
 	VMOVDQU 0(BX), Y8
 	VPSRLQ $29, Y8, Y10
 	VPAND Y13, Y8, Y0
@@ -1220,9 +3214,9 @@ TEXT sqP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VMOVDQU Y9, 512(BX)
 	// Pass 2: the reduction; m_k in Y(k mod 8), the column in Y8, a term in
 	// Y9, the carry in Y10, constants in Y11, Y12, the mask in Y13.
-	VMOVDQU avx2c<>+0(SB), Y11
-	VMOVDQU avx2c<>+32(SB), Y12
-	VMOVDQU avx2c<>+64(SB), Y13
+	VMOVDQU avx2c<>+192(SB), Y11
+	VMOVDQU avx2c<>+160(SB), Y12
+	VMOVDQU avx2c<>+32(SB), Y13
 	VMOVDQU 0(BX), Y8
 	VPSRLQ $29, Y8, Y10
 	VPAND Y13, Y8, Y0
@@ -1384,19 +3378,19 @@ TEXT carryP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VMOVDQU 192(SI), Y6
 	VMOVDQU 224(SI), Y7
 	VMOVDQU 256(SI), Y8
-	VMOVDQU avx2c<>+64(SB), Y13
+	VMOVDQU avx2c<>+32(SB), Y13
 	VPSRLQ $24, Y8, Y9
-	VPAND avx2c<>+32(SB), Y8, Y8
+	VPAND avx2c<>+160(SB), Y8, Y8
 	VPADDQ Y9, Y0, Y0
-	VPMULUDQ avx2c<>+96(SB), Y9, Y10
+	VPMULUDQ avx2c<>+224(SB), Y9, Y10
 	VPADDQ Y10, Y3, Y3
-	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPMULUDQ avx2c<>+32(SB), Y9, Y10
 	VPADDQ Y10, Y4, Y4
-	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPMULUDQ avx2c<>+32(SB), Y9, Y10
 	VPADDQ Y10, Y5, Y5
-	VPMULUDQ avx2c<>+128(SB), Y9, Y10
+	VPMULUDQ avx2c<>+256(SB), Y9, Y10
 	VPADDQ Y10, Y6, Y6
-	VPMULUDQ avx2c<>+160(SB), Y9, Y10
+	VPMULUDQ avx2c<>+288(SB), Y9, Y10
 	VPADDQ Y10, Y7, Y7
 	VPSRLQ $29, Y0, Y10
 	VPAND Y13, Y0, Y0
@@ -1532,73 +3526,73 @@ TEXT paddP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	CALL mulP256<>(SB)
 	// steps 7-8: t3 = 1 * (+1 t3 -1 t0 -1 t1).
 	VMOVDQU 1440(DI), Y0
-	VPADDQ avx2c<>+192(SB), Y0, Y0
+	VPADDQ avx2c<>+320(SB), Y0, Y0
 	VMOVDQU 576(DI), Y9
 	VPSUBQ Y9, Y0, Y0
 	VMOVDQU 864(DI), Y9
 	VPSUBQ Y9, Y0, Y0
 	VMOVDQU 1472(DI), Y1
-	VPADDQ avx2c<>+224(SB), Y1, Y1
+	VPADDQ avx2c<>+352(SB), Y1, Y1
 	VMOVDQU 608(DI), Y9
 	VPSUBQ Y9, Y1, Y1
 	VMOVDQU 896(DI), Y9
 	VPSUBQ Y9, Y1, Y1
 	VMOVDQU 1504(DI), Y2
-	VPADDQ avx2c<>+256(SB), Y2, Y2
+	VPADDQ avx2c<>+384(SB), Y2, Y2
 	VMOVDQU 640(DI), Y9
 	VPSUBQ Y9, Y2, Y2
 	VMOVDQU 928(DI), Y9
 	VPSUBQ Y9, Y2, Y2
 	VMOVDQU 1536(DI), Y3
-	VPADDQ avx2c<>+288(SB), Y3, Y3
+	VPADDQ avx2c<>+416(SB), Y3, Y3
 	VMOVDQU 672(DI), Y9
 	VPSUBQ Y9, Y3, Y3
 	VMOVDQU 960(DI), Y9
 	VPSUBQ Y9, Y3, Y3
 	VMOVDQU 1568(DI), Y4
-	VPADDQ avx2c<>+320(SB), Y4, Y4
+	VPADDQ avx2c<>+448(SB), Y4, Y4
 	VMOVDQU 704(DI), Y9
 	VPSUBQ Y9, Y4, Y4
 	VMOVDQU 992(DI), Y9
 	VPSUBQ Y9, Y4, Y4
 	VMOVDQU 1600(DI), Y5
-	VPADDQ avx2c<>+352(SB), Y5, Y5
+	VPADDQ avx2c<>+480(SB), Y5, Y5
 	VMOVDQU 736(DI), Y9
 	VPSUBQ Y9, Y5, Y5
 	VMOVDQU 1024(DI), Y9
 	VPSUBQ Y9, Y5, Y5
 	VMOVDQU 1632(DI), Y6
-	VPADDQ avx2c<>+384(SB), Y6, Y6
+	VPADDQ avx2c<>+512(SB), Y6, Y6
 	VMOVDQU 768(DI), Y9
 	VPSUBQ Y9, Y6, Y6
 	VMOVDQU 1056(DI), Y9
 	VPSUBQ Y9, Y6, Y6
 	VMOVDQU 1664(DI), Y7
-	VPADDQ avx2c<>+416(SB), Y7, Y7
+	VPADDQ avx2c<>+544(SB), Y7, Y7
 	VMOVDQU 800(DI), Y9
 	VPSUBQ Y9, Y7, Y7
 	VMOVDQU 1088(DI), Y9
 	VPSUBQ Y9, Y7, Y7
 	VMOVDQU 1696(DI), Y8
-	VPADDQ avx2c<>+448(SB), Y8, Y8
+	VPADDQ avx2c<>+576(SB), Y8, Y8
 	VMOVDQU 832(DI), Y9
 	VPSUBQ Y9, Y8, Y8
 	VMOVDQU 1120(DI), Y9
 	VPSUBQ Y9, Y8, Y8
 	// Carried: 0x7ffffffa 0x7ffffffc 0x7ffffffc 0x600009fc 0x5ffffffd 0x5ffffffd 0x6013fffd 0x7f5ffffd 0x6fffffc exceeds fin.
-	VMOVDQU avx2c<>+64(SB), Y13
+	VMOVDQU avx2c<>+32(SB), Y13
 	VPSRLQ $24, Y8, Y9
-	VPAND avx2c<>+32(SB), Y8, Y8
+	VPAND avx2c<>+160(SB), Y8, Y8
 	VPADDQ Y9, Y0, Y0
-	VPMULUDQ avx2c<>+96(SB), Y9, Y10
+	VPMULUDQ avx2c<>+224(SB), Y9, Y10
 	VPADDQ Y10, Y3, Y3
-	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPMULUDQ avx2c<>+32(SB), Y9, Y10
 	VPADDQ Y10, Y4, Y4
-	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPMULUDQ avx2c<>+32(SB), Y9, Y10
 	VPADDQ Y10, Y5, Y5
-	VPMULUDQ avx2c<>+128(SB), Y9, Y10
+	VPMULUDQ avx2c<>+256(SB), Y9, Y10
 	VPADDQ Y10, Y6, Y6
-	VPMULUDQ avx2c<>+160(SB), Y9, Y10
+	VPMULUDQ avx2c<>+288(SB), Y9, Y10
 	VPADDQ Y10, Y7, Y7
 	VPSRLQ $29, Y0, Y10
 	VPAND Y13, Y0, Y0
@@ -1714,73 +3708,73 @@ TEXT paddP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	CALL mulP256<>(SB)
 	// steps 12-13: t4 = 1 * (+1 t4 -1 t1 -1 t2).
 	VMOVDQU 1728(DI), Y0
-	VPADDQ avx2c<>+192(SB), Y0, Y0
+	VPADDQ avx2c<>+320(SB), Y0, Y0
 	VMOVDQU 864(DI), Y9
 	VPSUBQ Y9, Y0, Y0
 	VMOVDQU 1152(DI), Y9
 	VPSUBQ Y9, Y0, Y0
 	VMOVDQU 1760(DI), Y1
-	VPADDQ avx2c<>+224(SB), Y1, Y1
+	VPADDQ avx2c<>+352(SB), Y1, Y1
 	VMOVDQU 896(DI), Y9
 	VPSUBQ Y9, Y1, Y1
 	VMOVDQU 1184(DI), Y9
 	VPSUBQ Y9, Y1, Y1
 	VMOVDQU 1792(DI), Y2
-	VPADDQ avx2c<>+256(SB), Y2, Y2
+	VPADDQ avx2c<>+384(SB), Y2, Y2
 	VMOVDQU 928(DI), Y9
 	VPSUBQ Y9, Y2, Y2
 	VMOVDQU 1216(DI), Y9
 	VPSUBQ Y9, Y2, Y2
 	VMOVDQU 1824(DI), Y3
-	VPADDQ avx2c<>+288(SB), Y3, Y3
+	VPADDQ avx2c<>+416(SB), Y3, Y3
 	VMOVDQU 960(DI), Y9
 	VPSUBQ Y9, Y3, Y3
 	VMOVDQU 1248(DI), Y9
 	VPSUBQ Y9, Y3, Y3
 	VMOVDQU 1856(DI), Y4
-	VPADDQ avx2c<>+320(SB), Y4, Y4
+	VPADDQ avx2c<>+448(SB), Y4, Y4
 	VMOVDQU 992(DI), Y9
 	VPSUBQ Y9, Y4, Y4
 	VMOVDQU 1280(DI), Y9
 	VPSUBQ Y9, Y4, Y4
 	VMOVDQU 1888(DI), Y5
-	VPADDQ avx2c<>+352(SB), Y5, Y5
+	VPADDQ avx2c<>+480(SB), Y5, Y5
 	VMOVDQU 1024(DI), Y9
 	VPSUBQ Y9, Y5, Y5
 	VMOVDQU 1312(DI), Y9
 	VPSUBQ Y9, Y5, Y5
 	VMOVDQU 1920(DI), Y6
-	VPADDQ avx2c<>+384(SB), Y6, Y6
+	VPADDQ avx2c<>+512(SB), Y6, Y6
 	VMOVDQU 1056(DI), Y9
 	VPSUBQ Y9, Y6, Y6
 	VMOVDQU 1344(DI), Y9
 	VPSUBQ Y9, Y6, Y6
 	VMOVDQU 1952(DI), Y7
-	VPADDQ avx2c<>+416(SB), Y7, Y7
+	VPADDQ avx2c<>+544(SB), Y7, Y7
 	VMOVDQU 1088(DI), Y9
 	VPSUBQ Y9, Y7, Y7
 	VMOVDQU 1376(DI), Y9
 	VPSUBQ Y9, Y7, Y7
 	VMOVDQU 1984(DI), Y8
-	VPADDQ avx2c<>+448(SB), Y8, Y8
+	VPADDQ avx2c<>+576(SB), Y8, Y8
 	VMOVDQU 1120(DI), Y9
 	VPSUBQ Y9, Y8, Y8
 	VMOVDQU 1408(DI), Y9
 	VPSUBQ Y9, Y8, Y8
 	// Carried: 0x7ffffffa 0x7ffffffc 0x7ffffffc 0x600009fc 0x5ffffffd 0x5ffffffd 0x6013fffd 0x7f5ffffd 0x6fffffc exceeds fin.
-	VMOVDQU avx2c<>+64(SB), Y13
+	VMOVDQU avx2c<>+32(SB), Y13
 	VPSRLQ $24, Y8, Y9
-	VPAND avx2c<>+32(SB), Y8, Y8
+	VPAND avx2c<>+160(SB), Y8, Y8
 	VPADDQ Y9, Y0, Y0
-	VPMULUDQ avx2c<>+96(SB), Y9, Y10
+	VPMULUDQ avx2c<>+224(SB), Y9, Y10
 	VPADDQ Y10, Y3, Y3
-	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPMULUDQ avx2c<>+32(SB), Y9, Y10
 	VPADDQ Y10, Y4, Y4
-	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPMULUDQ avx2c<>+32(SB), Y9, Y10
 	VPADDQ Y10, Y5, Y5
-	VPMULUDQ avx2c<>+128(SB), Y9, Y10
+	VPMULUDQ avx2c<>+256(SB), Y9, Y10
 	VPADDQ Y10, Y6, Y6
-	VPMULUDQ avx2c<>+160(SB), Y9, Y10
+	VPMULUDQ avx2c<>+288(SB), Y9, Y10
 	VPADDQ Y10, Y7, Y7
 	VPSRLQ $29, Y0, Y10
 	VPAND Y13, Y0, Y0
@@ -1896,73 +3890,73 @@ TEXT paddP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	CALL mulP256<>(SB)
 	// steps 17-18: R.Y = 1 * (+1 R.Y -1 t0 -1 t2).
 	VMOVDQU 288(R13), Y0
-	VPADDQ avx2c<>+192(SB), Y0, Y0
+	VPADDQ avx2c<>+320(SB), Y0, Y0
 	VMOVDQU 576(DI), Y9
 	VPSUBQ Y9, Y0, Y0
 	VMOVDQU 1152(DI), Y9
 	VPSUBQ Y9, Y0, Y0
 	VMOVDQU 320(R13), Y1
-	VPADDQ avx2c<>+224(SB), Y1, Y1
+	VPADDQ avx2c<>+352(SB), Y1, Y1
 	VMOVDQU 608(DI), Y9
 	VPSUBQ Y9, Y1, Y1
 	VMOVDQU 1184(DI), Y9
 	VPSUBQ Y9, Y1, Y1
 	VMOVDQU 352(R13), Y2
-	VPADDQ avx2c<>+256(SB), Y2, Y2
+	VPADDQ avx2c<>+384(SB), Y2, Y2
 	VMOVDQU 640(DI), Y9
 	VPSUBQ Y9, Y2, Y2
 	VMOVDQU 1216(DI), Y9
 	VPSUBQ Y9, Y2, Y2
 	VMOVDQU 384(R13), Y3
-	VPADDQ avx2c<>+288(SB), Y3, Y3
+	VPADDQ avx2c<>+416(SB), Y3, Y3
 	VMOVDQU 672(DI), Y9
 	VPSUBQ Y9, Y3, Y3
 	VMOVDQU 1248(DI), Y9
 	VPSUBQ Y9, Y3, Y3
 	VMOVDQU 416(R13), Y4
-	VPADDQ avx2c<>+320(SB), Y4, Y4
+	VPADDQ avx2c<>+448(SB), Y4, Y4
 	VMOVDQU 704(DI), Y9
 	VPSUBQ Y9, Y4, Y4
 	VMOVDQU 1280(DI), Y9
 	VPSUBQ Y9, Y4, Y4
 	VMOVDQU 448(R13), Y5
-	VPADDQ avx2c<>+352(SB), Y5, Y5
+	VPADDQ avx2c<>+480(SB), Y5, Y5
 	VMOVDQU 736(DI), Y9
 	VPSUBQ Y9, Y5, Y5
 	VMOVDQU 1312(DI), Y9
 	VPSUBQ Y9, Y5, Y5
 	VMOVDQU 480(R13), Y6
-	VPADDQ avx2c<>+384(SB), Y6, Y6
+	VPADDQ avx2c<>+512(SB), Y6, Y6
 	VMOVDQU 768(DI), Y9
 	VPSUBQ Y9, Y6, Y6
 	VMOVDQU 1344(DI), Y9
 	VPSUBQ Y9, Y6, Y6
 	VMOVDQU 512(R13), Y7
-	VPADDQ avx2c<>+416(SB), Y7, Y7
+	VPADDQ avx2c<>+544(SB), Y7, Y7
 	VMOVDQU 800(DI), Y9
 	VPSUBQ Y9, Y7, Y7
 	VMOVDQU 1376(DI), Y9
 	VPSUBQ Y9, Y7, Y7
 	VMOVDQU 544(R13), Y8
-	VPADDQ avx2c<>+448(SB), Y8, Y8
+	VPADDQ avx2c<>+576(SB), Y8, Y8
 	VMOVDQU 832(DI), Y9
 	VPSUBQ Y9, Y8, Y8
 	VMOVDQU 1408(DI), Y9
 	VPSUBQ Y9, Y8, Y8
 	// Carried: 0x7ffffffa 0x7ffffffc 0x7ffffffc 0x600009fc 0x5ffffffd 0x5ffffffd 0x6013fffd 0x7f5ffffd 0x6fffffc exceeds fin.
-	VMOVDQU avx2c<>+64(SB), Y13
+	VMOVDQU avx2c<>+32(SB), Y13
 	VPSRLQ $24, Y8, Y9
-	VPAND avx2c<>+32(SB), Y8, Y8
+	VPAND avx2c<>+160(SB), Y8, Y8
 	VPADDQ Y9, Y0, Y0
-	VPMULUDQ avx2c<>+96(SB), Y9, Y10
+	VPMULUDQ avx2c<>+224(SB), Y9, Y10
 	VPADDQ Y10, Y3, Y3
-	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPMULUDQ avx2c<>+32(SB), Y9, Y10
 	VPADDQ Y10, Y4, Y4
-	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPMULUDQ avx2c<>+32(SB), Y9, Y10
 	VPADDQ Y10, Y5, Y5
-	VPMULUDQ avx2c<>+128(SB), Y9, Y10
+	VPMULUDQ avx2c<>+256(SB), Y9, Y10
 	VPADDQ Y10, Y6, Y6
-	VPMULUDQ avx2c<>+160(SB), Y9, Y10
+	VPMULUDQ avx2c<>+288(SB), Y9, Y10
 	VPADDQ Y10, Y7, Y7
 	VPSRLQ $29, Y0, Y10
 	VPAND Y13, Y0, Y0
@@ -1999,79 +3993,79 @@ TEXT paddP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VMOVDQU Y8, 544(R13)
 	// Complete addition, a = -3: Renes-Costello-Batina 2015, Algorithm 4, from step 19.
 	// R.Z = P256 b * t2.
-	LEAQ avx2c<>+480(SB), SI
+	LEAQ avx2c<>+608(SB), SI
 	LEAQ 1152(DI), DX
 	LEAQ 576(R13), R10
 	CALL mulP256<>(SB)
 	// steps 20-22: R.X = 3 * (+1 R.Y -1 R.Z).
 	VMOVDQU 288(R13), Y0
-	VPADDQ avx2c<>+768(SB), Y0, Y0
+	VPADDQ avx2c<>+896(SB), Y0, Y0
 	VMOVDQU 576(R13), Y9
 	VPSUBQ Y9, Y0, Y0
 	VPADDQ Y0, Y0, Y9
 	VPADDQ Y9, Y0, Y0
 	VMOVDQU 320(R13), Y1
-	VPADDQ avx2c<>+800(SB), Y1, Y1
+	VPADDQ avx2c<>+928(SB), Y1, Y1
 	VMOVDQU 608(R13), Y9
 	VPSUBQ Y9, Y1, Y1
 	VPADDQ Y1, Y1, Y9
 	VPADDQ Y9, Y1, Y1
 	VMOVDQU 352(R13), Y2
-	VPADDQ avx2c<>+832(SB), Y2, Y2
+	VPADDQ avx2c<>+960(SB), Y2, Y2
 	VMOVDQU 640(R13), Y9
 	VPSUBQ Y9, Y2, Y2
 	VPADDQ Y2, Y2, Y9
 	VPADDQ Y9, Y2, Y2
 	VMOVDQU 384(R13), Y3
-	VPADDQ avx2c<>+864(SB), Y3, Y3
+	VPADDQ avx2c<>+992(SB), Y3, Y3
 	VMOVDQU 672(R13), Y9
 	VPSUBQ Y9, Y3, Y3
 	VPADDQ Y3, Y3, Y9
 	VPADDQ Y9, Y3, Y3
 	VMOVDQU 416(R13), Y4
-	VPADDQ avx2c<>+896(SB), Y4, Y4
+	VPADDQ avx2c<>+1024(SB), Y4, Y4
 	VMOVDQU 704(R13), Y9
 	VPSUBQ Y9, Y4, Y4
 	VPADDQ Y4, Y4, Y9
 	VPADDQ Y9, Y4, Y4
 	VMOVDQU 448(R13), Y5
-	VPADDQ avx2c<>+928(SB), Y5, Y5
+	VPADDQ avx2c<>+1056(SB), Y5, Y5
 	VMOVDQU 736(R13), Y9
 	VPSUBQ Y9, Y5, Y5
 	VPADDQ Y5, Y5, Y9
 	VPADDQ Y9, Y5, Y5
 	VMOVDQU 480(R13), Y6
-	VPADDQ avx2c<>+960(SB), Y6, Y6
+	VPADDQ avx2c<>+1088(SB), Y6, Y6
 	VMOVDQU 768(R13), Y9
 	VPSUBQ Y9, Y6, Y6
 	VPADDQ Y6, Y6, Y9
 	VPADDQ Y9, Y6, Y6
 	VMOVDQU 512(R13), Y7
-	VPADDQ avx2c<>+992(SB), Y7, Y7
+	VPADDQ avx2c<>+1120(SB), Y7, Y7
 	VMOVDQU 800(R13), Y9
 	VPSUBQ Y9, Y7, Y7
 	VPADDQ Y7, Y7, Y9
 	VPADDQ Y9, Y7, Y7
 	VMOVDQU 544(R13), Y8
-	VPADDQ avx2c<>+1024(SB), Y8, Y8
+	VPADDQ avx2c<>+1152(SB), Y8, Y8
 	VMOVDQU 832(R13), Y9
 	VPSUBQ Y9, Y8, Y8
 	VPADDQ Y8, Y8, Y9
 	VPADDQ Y9, Y8, Y8
 	// Carried: 0x11ffffff4 0x11ffffff7 0x11ffffff7 0xc00011f7 0xbffffffa 0xbffffffa 0xc023fffa 0x11edffffa 0xefffff7 exceeds fin.
-	VMOVDQU avx2c<>+64(SB), Y13
+	VMOVDQU avx2c<>+32(SB), Y13
 	VPSRLQ $24, Y8, Y9
-	VPAND avx2c<>+32(SB), Y8, Y8
+	VPAND avx2c<>+160(SB), Y8, Y8
 	VPADDQ Y9, Y0, Y0
-	VPMULUDQ avx2c<>+96(SB), Y9, Y10
+	VPMULUDQ avx2c<>+224(SB), Y9, Y10
 	VPADDQ Y10, Y3, Y3
-	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPMULUDQ avx2c<>+32(SB), Y9, Y10
 	VPADDQ Y10, Y4, Y4
-	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPMULUDQ avx2c<>+32(SB), Y9, Y10
 	VPADDQ Y10, Y5, Y5
-	VPMULUDQ avx2c<>+128(SB), Y9, Y10
+	VPMULUDQ avx2c<>+256(SB), Y9, Y10
 	VPADDQ Y10, Y6, Y6
-	VPMULUDQ avx2c<>+160(SB), Y9, Y10
+	VPMULUDQ avx2c<>+288(SB), Y9, Y10
 	VPADDQ Y10, Y7, Y7
 	VPSRLQ $29, Y0, Y10
 	VPAND Y13, Y0, Y0
@@ -2108,39 +4102,39 @@ TEXT paddP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VMOVDQU Y8, 256(R13)
 	// step 23: R.Z = 1 * (+1 t1 -1 R.X).
 	VMOVDQU 864(DI), Y0
-	VPADDQ avx2c<>+768(SB), Y0, Y0
+	VPADDQ avx2c<>+896(SB), Y0, Y0
 	VMOVDQU 0(R13), Y9
 	VPSUBQ Y9, Y0, Y0
 	VMOVDQU 896(DI), Y1
-	VPADDQ avx2c<>+800(SB), Y1, Y1
+	VPADDQ avx2c<>+928(SB), Y1, Y1
 	VMOVDQU 32(R13), Y9
 	VPSUBQ Y9, Y1, Y1
 	VMOVDQU 928(DI), Y2
-	VPADDQ avx2c<>+832(SB), Y2, Y2
+	VPADDQ avx2c<>+960(SB), Y2, Y2
 	VMOVDQU 64(R13), Y9
 	VPSUBQ Y9, Y2, Y2
 	VMOVDQU 960(DI), Y3
-	VPADDQ avx2c<>+864(SB), Y3, Y3
+	VPADDQ avx2c<>+992(SB), Y3, Y3
 	VMOVDQU 96(R13), Y9
 	VPSUBQ Y9, Y3, Y3
 	VMOVDQU 992(DI), Y4
-	VPADDQ avx2c<>+896(SB), Y4, Y4
+	VPADDQ avx2c<>+1024(SB), Y4, Y4
 	VMOVDQU 128(R13), Y9
 	VPSUBQ Y9, Y4, Y4
 	VMOVDQU 1024(DI), Y5
-	VPADDQ avx2c<>+928(SB), Y5, Y5
+	VPADDQ avx2c<>+1056(SB), Y5, Y5
 	VMOVDQU 160(R13), Y9
 	VPSUBQ Y9, Y5, Y5
 	VMOVDQU 1056(DI), Y6
-	VPADDQ avx2c<>+960(SB), Y6, Y6
+	VPADDQ avx2c<>+1088(SB), Y6, Y6
 	VMOVDQU 192(R13), Y9
 	VPSUBQ Y9, Y6, Y6
 	VMOVDQU 1088(DI), Y7
-	VPADDQ avx2c<>+992(SB), Y7, Y7
+	VPADDQ avx2c<>+1120(SB), Y7, Y7
 	VMOVDQU 224(R13), Y9
 	VPSUBQ Y9, Y7, Y7
 	VMOVDQU 1120(DI), Y8
-	VPADDQ avx2c<>+1024(SB), Y8, Y8
+	VPADDQ avx2c<>+1152(SB), Y8, Y8
 	VMOVDQU 256(R13), Y9
 	VPSUBQ Y9, Y8, Y8
 	VMOVDQU Y0, 576(R13)
@@ -2190,106 +4184,106 @@ TEXT paddP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VMOVDQU Y7, 224(R13)
 	VMOVDQU Y8, 256(R13)
 	// R.Y = P256 b * R.Y.
-	LEAQ avx2c<>+480(SB), SI
+	LEAQ avx2c<>+608(SB), SI
 	LEAQ 288(R13), DX
 	LEAQ 288(R13), R10
 	CALL mulP256<>(SB)
 	// steps 26-31: R.Y = 3 * (+1 R.Y -3 t2 -1 t0).
 	VMOVDQU 288(R13), Y0
-	VPADDQ avx2c<>+1056(SB), Y0, Y0
+	VPADDQ avx2c<>+1184(SB), Y0, Y0
 	VMOVDQU 1152(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPSUBQ Y9, Y0, Y0
 	VMOVDQU 576(DI), Y9
 	VPSUBQ Y9, Y0, Y0
 	VPADDQ Y0, Y0, Y9
 	VPADDQ Y9, Y0, Y0
 	VMOVDQU 320(R13), Y1
-	VPADDQ avx2c<>+1088(SB), Y1, Y1
+	VPADDQ avx2c<>+1216(SB), Y1, Y1
 	VMOVDQU 1184(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPSUBQ Y9, Y1, Y1
 	VMOVDQU 608(DI), Y9
 	VPSUBQ Y9, Y1, Y1
 	VPADDQ Y1, Y1, Y9
 	VPADDQ Y9, Y1, Y1
 	VMOVDQU 352(R13), Y2
-	VPADDQ avx2c<>+1120(SB), Y2, Y2
+	VPADDQ avx2c<>+1248(SB), Y2, Y2
 	VMOVDQU 1216(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPSUBQ Y9, Y2, Y2
 	VMOVDQU 640(DI), Y9
 	VPSUBQ Y9, Y2, Y2
 	VPADDQ Y2, Y2, Y9
 	VPADDQ Y9, Y2, Y2
 	VMOVDQU 384(R13), Y3
-	VPADDQ avx2c<>+1152(SB), Y3, Y3
+	VPADDQ avx2c<>+1280(SB), Y3, Y3
 	VMOVDQU 1248(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPSUBQ Y9, Y3, Y3
 	VMOVDQU 672(DI), Y9
 	VPSUBQ Y9, Y3, Y3
 	VPADDQ Y3, Y3, Y9
 	VPADDQ Y9, Y3, Y3
 	VMOVDQU 416(R13), Y4
-	VPADDQ avx2c<>+1184(SB), Y4, Y4
+	VPADDQ avx2c<>+1312(SB), Y4, Y4
 	VMOVDQU 1280(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPSUBQ Y9, Y4, Y4
 	VMOVDQU 704(DI), Y9
 	VPSUBQ Y9, Y4, Y4
 	VPADDQ Y4, Y4, Y9
 	VPADDQ Y9, Y4, Y4
 	VMOVDQU 448(R13), Y5
-	VPADDQ avx2c<>+1216(SB), Y5, Y5
+	VPADDQ avx2c<>+1344(SB), Y5, Y5
 	VMOVDQU 1312(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPSUBQ Y9, Y5, Y5
 	VMOVDQU 736(DI), Y9
 	VPSUBQ Y9, Y5, Y5
 	VPADDQ Y5, Y5, Y9
 	VPADDQ Y9, Y5, Y5
 	VMOVDQU 480(R13), Y6
-	VPADDQ avx2c<>+1248(SB), Y6, Y6
+	VPADDQ avx2c<>+1376(SB), Y6, Y6
 	VMOVDQU 1344(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPSUBQ Y9, Y6, Y6
 	VMOVDQU 768(DI), Y9
 	VPSUBQ Y9, Y6, Y6
 	VPADDQ Y6, Y6, Y9
 	VPADDQ Y9, Y6, Y6
 	VMOVDQU 512(R13), Y7
-	VPADDQ avx2c<>+1280(SB), Y7, Y7
+	VPADDQ avx2c<>+1408(SB), Y7, Y7
 	VMOVDQU 1376(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPSUBQ Y9, Y7, Y7
 	VMOVDQU 800(DI), Y9
 	VPSUBQ Y9, Y7, Y7
 	VPADDQ Y7, Y7, Y9
 	VPADDQ Y9, Y7, Y7
 	VMOVDQU 544(R13), Y8
-	VPADDQ avx2c<>+1312(SB), Y8, Y8
+	VPADDQ avx2c<>+1440(SB), Y8, Y8
 	VMOVDQU 1408(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPSUBQ Y9, Y8, Y8
 	VMOVDQU 832(DI), Y9
 	VPSUBQ Y9, Y8, Y8
 	VPADDQ Y8, Y8, Y9
 	VPADDQ Y9, Y8, Y8
 	// Carried: 0x23fffffe2 0x23fffffee 0x23fffffee 0x1e00035ee 0x1dffffff1 0x1dffffff1 0x1e06bfff1 0x23c9ffff1 0x20ffffee exceeds fin.
-	VMOVDQU avx2c<>+64(SB), Y13
+	VMOVDQU avx2c<>+32(SB), Y13
 	VPSRLQ $24, Y8, Y9
-	VPAND avx2c<>+32(SB), Y8, Y8
+	VPAND avx2c<>+160(SB), Y8, Y8
 	VPADDQ Y9, Y0, Y0
-	VPMULUDQ avx2c<>+96(SB), Y9, Y10
+	VPMULUDQ avx2c<>+224(SB), Y9, Y10
 	VPADDQ Y10, Y3, Y3
-	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPMULUDQ avx2c<>+32(SB), Y9, Y10
 	VPADDQ Y10, Y4, Y4
-	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPMULUDQ avx2c<>+32(SB), Y9, Y10
 	VPADDQ Y10, Y5, Y5
-	VPMULUDQ avx2c<>+128(SB), Y9, Y10
+	VPMULUDQ avx2c<>+256(SB), Y9, Y10
 	VPADDQ Y10, Y6, Y6
-	VPMULUDQ avx2c<>+160(SB), Y9, Y10
+	VPMULUDQ avx2c<>+288(SB), Y9, Y10
 	VPADDQ Y10, Y7, Y7
 	VPSRLQ $29, Y0, Y10
 	VPAND Y13, Y0, Y0
@@ -2326,73 +4320,73 @@ TEXT paddP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VMOVDQU Y8, 544(R13)
 	// steps 32-34: t0 = 3 * (+1 t0 -1 t2).
 	VMOVDQU 576(DI), Y0
-	VPADDQ avx2c<>+768(SB), Y0, Y0
+	VPADDQ avx2c<>+896(SB), Y0, Y0
 	VMOVDQU 1152(DI), Y9
 	VPSUBQ Y9, Y0, Y0
 	VPADDQ Y0, Y0, Y9
 	VPADDQ Y9, Y0, Y0
 	VMOVDQU 608(DI), Y1
-	VPADDQ avx2c<>+800(SB), Y1, Y1
+	VPADDQ avx2c<>+928(SB), Y1, Y1
 	VMOVDQU 1184(DI), Y9
 	VPSUBQ Y9, Y1, Y1
 	VPADDQ Y1, Y1, Y9
 	VPADDQ Y9, Y1, Y1
 	VMOVDQU 640(DI), Y2
-	VPADDQ avx2c<>+832(SB), Y2, Y2
+	VPADDQ avx2c<>+960(SB), Y2, Y2
 	VMOVDQU 1216(DI), Y9
 	VPSUBQ Y9, Y2, Y2
 	VPADDQ Y2, Y2, Y9
 	VPADDQ Y9, Y2, Y2
 	VMOVDQU 672(DI), Y3
-	VPADDQ avx2c<>+864(SB), Y3, Y3
+	VPADDQ avx2c<>+992(SB), Y3, Y3
 	VMOVDQU 1248(DI), Y9
 	VPSUBQ Y9, Y3, Y3
 	VPADDQ Y3, Y3, Y9
 	VPADDQ Y9, Y3, Y3
 	VMOVDQU 704(DI), Y4
-	VPADDQ avx2c<>+896(SB), Y4, Y4
+	VPADDQ avx2c<>+1024(SB), Y4, Y4
 	VMOVDQU 1280(DI), Y9
 	VPSUBQ Y9, Y4, Y4
 	VPADDQ Y4, Y4, Y9
 	VPADDQ Y9, Y4, Y4
 	VMOVDQU 736(DI), Y5
-	VPADDQ avx2c<>+928(SB), Y5, Y5
+	VPADDQ avx2c<>+1056(SB), Y5, Y5
 	VMOVDQU 1312(DI), Y9
 	VPSUBQ Y9, Y5, Y5
 	VPADDQ Y5, Y5, Y9
 	VPADDQ Y9, Y5, Y5
 	VMOVDQU 768(DI), Y6
-	VPADDQ avx2c<>+960(SB), Y6, Y6
+	VPADDQ avx2c<>+1088(SB), Y6, Y6
 	VMOVDQU 1344(DI), Y9
 	VPSUBQ Y9, Y6, Y6
 	VPADDQ Y6, Y6, Y9
 	VPADDQ Y9, Y6, Y6
 	VMOVDQU 800(DI), Y7
-	VPADDQ avx2c<>+992(SB), Y7, Y7
+	VPADDQ avx2c<>+1120(SB), Y7, Y7
 	VMOVDQU 1376(DI), Y9
 	VPSUBQ Y9, Y7, Y7
 	VPADDQ Y7, Y7, Y9
 	VPADDQ Y9, Y7, Y7
 	VMOVDQU 832(DI), Y8
-	VPADDQ avx2c<>+1024(SB), Y8, Y8
+	VPADDQ avx2c<>+1152(SB), Y8, Y8
 	VMOVDQU 1408(DI), Y9
 	VPSUBQ Y9, Y8, Y8
 	VPADDQ Y8, Y8, Y9
 	VPADDQ Y9, Y8, Y8
 	// Carried: 0x11ffffff4 0x11ffffff7 0x11ffffff7 0xc00011f7 0xbffffffa 0xbffffffa 0xc023fffa 0x11edffffa 0xefffff7 exceeds fin.
-	VMOVDQU avx2c<>+64(SB), Y13
+	VMOVDQU avx2c<>+32(SB), Y13
 	VPSRLQ $24, Y8, Y9
-	VPAND avx2c<>+32(SB), Y8, Y8
+	VPAND avx2c<>+160(SB), Y8, Y8
 	VPADDQ Y9, Y0, Y0
-	VPMULUDQ avx2c<>+96(SB), Y9, Y10
+	VPMULUDQ avx2c<>+224(SB), Y9, Y10
 	VPADDQ Y10, Y3, Y3
-	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPMULUDQ avx2c<>+32(SB), Y9, Y10
 	VPADDQ Y10, Y4, Y4
-	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPMULUDQ avx2c<>+32(SB), Y9, Y10
 	VPADDQ Y10, Y5, Y5
-	VPMULUDQ avx2c<>+128(SB), Y9, Y10
+	VPMULUDQ avx2c<>+256(SB), Y9, Y10
 	VPADDQ Y10, Y6, Y6
-	VPMULUDQ avx2c<>+160(SB), Y9, Y10
+	VPMULUDQ avx2c<>+288(SB), Y9, Y10
 	VPADDQ Y10, Y7, Y7
 	VPSRLQ $29, Y0, Y10
 	VPAND Y13, Y0, Y0
@@ -2486,39 +4480,39 @@ TEXT paddP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	CALL mulP256<>(SB)
 	// step 40: R.X = 1 * (+1 R.X -1 t1).
 	VMOVDQU 0(R13), Y0
-	VPADDQ avx2c<>+768(SB), Y0, Y0
+	VPADDQ avx2c<>+896(SB), Y0, Y0
 	VMOVDQU 864(DI), Y9
 	VPSUBQ Y9, Y0, Y0
 	VMOVDQU 32(R13), Y1
-	VPADDQ avx2c<>+800(SB), Y1, Y1
+	VPADDQ avx2c<>+928(SB), Y1, Y1
 	VMOVDQU 896(DI), Y9
 	VPSUBQ Y9, Y1, Y1
 	VMOVDQU 64(R13), Y2
-	VPADDQ avx2c<>+832(SB), Y2, Y2
+	VPADDQ avx2c<>+960(SB), Y2, Y2
 	VMOVDQU 928(DI), Y9
 	VPSUBQ Y9, Y2, Y2
 	VMOVDQU 96(R13), Y3
-	VPADDQ avx2c<>+864(SB), Y3, Y3
+	VPADDQ avx2c<>+992(SB), Y3, Y3
 	VMOVDQU 960(DI), Y9
 	VPSUBQ Y9, Y3, Y3
 	VMOVDQU 128(R13), Y4
-	VPADDQ avx2c<>+896(SB), Y4, Y4
+	VPADDQ avx2c<>+1024(SB), Y4, Y4
 	VMOVDQU 992(DI), Y9
 	VPSUBQ Y9, Y4, Y4
 	VMOVDQU 160(R13), Y5
-	VPADDQ avx2c<>+928(SB), Y5, Y5
+	VPADDQ avx2c<>+1056(SB), Y5, Y5
 	VMOVDQU 1024(DI), Y9
 	VPSUBQ Y9, Y5, Y5
 	VMOVDQU 192(R13), Y6
-	VPADDQ avx2c<>+960(SB), Y6, Y6
+	VPADDQ avx2c<>+1088(SB), Y6, Y6
 	VMOVDQU 1056(DI), Y9
 	VPSUBQ Y9, Y6, Y6
 	VMOVDQU 224(R13), Y7
-	VPADDQ avx2c<>+992(SB), Y7, Y7
+	VPADDQ avx2c<>+1120(SB), Y7, Y7
 	VMOVDQU 1088(DI), Y9
 	VPSUBQ Y9, Y7, Y7
 	VMOVDQU 256(R13), Y8
-	VPADDQ avx2c<>+1024(SB), Y8, Y8
+	VPADDQ avx2c<>+1152(SB), Y8, Y8
 	VMOVDQU 1120(DI), Y9
 	VPSUBQ Y9, Y8, Y8
 	VMOVDQU Y0, 0(R13)
@@ -2674,79 +4668,79 @@ TEXT pdblP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VMOVDQU Y7, 800(R13)
 	VMOVDQU Y8, 832(R13)
 	// R.Y = P256 b * t2.
-	LEAQ avx2c<>+480(SB), SI
+	LEAQ avx2c<>+608(SB), SI
 	LEAQ 1152(DI), DX
 	LEAQ 288(R13), R10
 	CALL mulP256<>(SB)
 	// steps 9-11: R.Y = 3 * (+1 R.Y -1 R.Z).
 	VMOVDQU 288(R13), Y0
-	VPADDQ avx2c<>+192(SB), Y0, Y0
+	VPADDQ avx2c<>+320(SB), Y0, Y0
 	VMOVDQU 576(R13), Y9
 	VPSUBQ Y9, Y0, Y0
 	VPADDQ Y0, Y0, Y9
 	VPADDQ Y9, Y0, Y0
 	VMOVDQU 320(R13), Y1
-	VPADDQ avx2c<>+224(SB), Y1, Y1
+	VPADDQ avx2c<>+352(SB), Y1, Y1
 	VMOVDQU 608(R13), Y9
 	VPSUBQ Y9, Y1, Y1
 	VPADDQ Y1, Y1, Y9
 	VPADDQ Y9, Y1, Y1
 	VMOVDQU 352(R13), Y2
-	VPADDQ avx2c<>+256(SB), Y2, Y2
+	VPADDQ avx2c<>+384(SB), Y2, Y2
 	VMOVDQU 640(R13), Y9
 	VPSUBQ Y9, Y2, Y2
 	VPADDQ Y2, Y2, Y9
 	VPADDQ Y9, Y2, Y2
 	VMOVDQU 384(R13), Y3
-	VPADDQ avx2c<>+288(SB), Y3, Y3
+	VPADDQ avx2c<>+416(SB), Y3, Y3
 	VMOVDQU 672(R13), Y9
 	VPSUBQ Y9, Y3, Y3
 	VPADDQ Y3, Y3, Y9
 	VPADDQ Y9, Y3, Y3
 	VMOVDQU 416(R13), Y4
-	VPADDQ avx2c<>+320(SB), Y4, Y4
+	VPADDQ avx2c<>+448(SB), Y4, Y4
 	VMOVDQU 704(R13), Y9
 	VPSUBQ Y9, Y4, Y4
 	VPADDQ Y4, Y4, Y9
 	VPADDQ Y9, Y4, Y4
 	VMOVDQU 448(R13), Y5
-	VPADDQ avx2c<>+352(SB), Y5, Y5
+	VPADDQ avx2c<>+480(SB), Y5, Y5
 	VMOVDQU 736(R13), Y9
 	VPSUBQ Y9, Y5, Y5
 	VPADDQ Y5, Y5, Y9
 	VPADDQ Y9, Y5, Y5
 	VMOVDQU 480(R13), Y6
-	VPADDQ avx2c<>+384(SB), Y6, Y6
+	VPADDQ avx2c<>+512(SB), Y6, Y6
 	VMOVDQU 768(R13), Y9
 	VPSUBQ Y9, Y6, Y6
 	VPADDQ Y6, Y6, Y9
 	VPADDQ Y9, Y6, Y6
 	VMOVDQU 512(R13), Y7
-	VPADDQ avx2c<>+416(SB), Y7, Y7
+	VPADDQ avx2c<>+544(SB), Y7, Y7
 	VMOVDQU 800(R13), Y9
 	VPSUBQ Y9, Y7, Y7
 	VPADDQ Y7, Y7, Y9
 	VPADDQ Y9, Y7, Y7
 	VMOVDQU 544(R13), Y8
-	VPADDQ avx2c<>+448(SB), Y8, Y8
+	VPADDQ avx2c<>+576(SB), Y8, Y8
 	VMOVDQU 832(R13), Y9
 	VPSUBQ Y9, Y8, Y8
 	VPADDQ Y8, Y8, Y9
 	VPADDQ Y9, Y8, Y8
 	// Carried: 0x17fffffee 0x17ffffff4 0x17ffffff4 0x120001df4 0x11ffffff7 0x11ffffff7 0x1203bfff7 0x17e1ffff7 0x14fffff4 exceeds fin.
-	VMOVDQU avx2c<>+64(SB), Y13
+	VMOVDQU avx2c<>+32(SB), Y13
 	VPSRLQ $24, Y8, Y9
-	VPAND avx2c<>+32(SB), Y8, Y8
+	VPAND avx2c<>+160(SB), Y8, Y8
 	VPADDQ Y9, Y0, Y0
-	VPMULUDQ avx2c<>+96(SB), Y9, Y10
+	VPMULUDQ avx2c<>+224(SB), Y9, Y10
 	VPADDQ Y10, Y3, Y3
-	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPMULUDQ avx2c<>+32(SB), Y9, Y10
 	VPADDQ Y10, Y4, Y4
-	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPMULUDQ avx2c<>+32(SB), Y9, Y10
 	VPADDQ Y10, Y5, Y5
-	VPMULUDQ avx2c<>+128(SB), Y9, Y10
+	VPMULUDQ avx2c<>+256(SB), Y9, Y10
 	VPADDQ Y10, Y6, Y6
-	VPMULUDQ avx2c<>+160(SB), Y9, Y10
+	VPMULUDQ avx2c<>+288(SB), Y9, Y10
 	VPADDQ Y10, Y7, Y7
 	VPSRLQ $29, Y0, Y10
 	VPAND Y13, Y0, Y0
@@ -2783,39 +4777,39 @@ TEXT pdblP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VMOVDQU Y8, 544(R13)
 	// step 12: R.X = 1 * (+1 t1 -1 R.Y).
 	VMOVDQU 864(DI), Y0
-	VPADDQ avx2c<>+768(SB), Y0, Y0
+	VPADDQ avx2c<>+896(SB), Y0, Y0
 	VMOVDQU 288(R13), Y9
 	VPSUBQ Y9, Y0, Y0
 	VMOVDQU 896(DI), Y1
-	VPADDQ avx2c<>+800(SB), Y1, Y1
+	VPADDQ avx2c<>+928(SB), Y1, Y1
 	VMOVDQU 320(R13), Y9
 	VPSUBQ Y9, Y1, Y1
 	VMOVDQU 928(DI), Y2
-	VPADDQ avx2c<>+832(SB), Y2, Y2
+	VPADDQ avx2c<>+960(SB), Y2, Y2
 	VMOVDQU 352(R13), Y9
 	VPSUBQ Y9, Y2, Y2
 	VMOVDQU 960(DI), Y3
-	VPADDQ avx2c<>+864(SB), Y3, Y3
+	VPADDQ avx2c<>+992(SB), Y3, Y3
 	VMOVDQU 384(R13), Y9
 	VPSUBQ Y9, Y3, Y3
 	VMOVDQU 992(DI), Y4
-	VPADDQ avx2c<>+896(SB), Y4, Y4
+	VPADDQ avx2c<>+1024(SB), Y4, Y4
 	VMOVDQU 416(R13), Y9
 	VPSUBQ Y9, Y4, Y4
 	VMOVDQU 1024(DI), Y5
-	VPADDQ avx2c<>+928(SB), Y5, Y5
+	VPADDQ avx2c<>+1056(SB), Y5, Y5
 	VMOVDQU 448(R13), Y9
 	VPSUBQ Y9, Y5, Y5
 	VMOVDQU 1056(DI), Y6
-	VPADDQ avx2c<>+960(SB), Y6, Y6
+	VPADDQ avx2c<>+1088(SB), Y6, Y6
 	VMOVDQU 480(R13), Y9
 	VPSUBQ Y9, Y6, Y6
 	VMOVDQU 1088(DI), Y7
-	VPADDQ avx2c<>+992(SB), Y7, Y7
+	VPADDQ avx2c<>+1120(SB), Y7, Y7
 	VMOVDQU 512(R13), Y9
 	VPSUBQ Y9, Y7, Y7
 	VMOVDQU 1120(DI), Y8
-	VPADDQ avx2c<>+1024(SB), Y8, Y8
+	VPADDQ avx2c<>+1152(SB), Y8, Y8
 	VMOVDQU 544(R13), Y9
 	VPSUBQ Y9, Y8, Y8
 	VMOVDQU Y0, 0(R13)
@@ -2875,106 +4869,106 @@ TEXT pdblP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	LEAQ 0(R13), R10
 	CALL mulP256<>(SB)
 	// R.Z = P256 b * R.Z.
-	LEAQ avx2c<>+480(SB), SI
+	LEAQ avx2c<>+608(SB), SI
 	LEAQ 576(R13), DX
 	LEAQ 576(R13), R10
 	CALL mulP256<>(SB)
 	// steps 16-17, 19-22: R.Z = 3 * (+1 R.Z -3 t2 -1 t0).
 	VMOVDQU 576(R13), Y0
-	VPADDQ avx2c<>+1056(SB), Y0, Y0
+	VPADDQ avx2c<>+1184(SB), Y0, Y0
 	VMOVDQU 1152(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPSUBQ Y9, Y0, Y0
 	VMOVDQU 576(DI), Y9
 	VPSUBQ Y9, Y0, Y0
 	VPADDQ Y0, Y0, Y9
 	VPADDQ Y9, Y0, Y0
 	VMOVDQU 608(R13), Y1
-	VPADDQ avx2c<>+1088(SB), Y1, Y1
+	VPADDQ avx2c<>+1216(SB), Y1, Y1
 	VMOVDQU 1184(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPSUBQ Y9, Y1, Y1
 	VMOVDQU 608(DI), Y9
 	VPSUBQ Y9, Y1, Y1
 	VPADDQ Y1, Y1, Y9
 	VPADDQ Y9, Y1, Y1
 	VMOVDQU 640(R13), Y2
-	VPADDQ avx2c<>+1120(SB), Y2, Y2
+	VPADDQ avx2c<>+1248(SB), Y2, Y2
 	VMOVDQU 1216(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPSUBQ Y9, Y2, Y2
 	VMOVDQU 640(DI), Y9
 	VPSUBQ Y9, Y2, Y2
 	VPADDQ Y2, Y2, Y9
 	VPADDQ Y9, Y2, Y2
 	VMOVDQU 672(R13), Y3
-	VPADDQ avx2c<>+1152(SB), Y3, Y3
+	VPADDQ avx2c<>+1280(SB), Y3, Y3
 	VMOVDQU 1248(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPSUBQ Y9, Y3, Y3
 	VMOVDQU 672(DI), Y9
 	VPSUBQ Y9, Y3, Y3
 	VPADDQ Y3, Y3, Y9
 	VPADDQ Y9, Y3, Y3
 	VMOVDQU 704(R13), Y4
-	VPADDQ avx2c<>+1184(SB), Y4, Y4
+	VPADDQ avx2c<>+1312(SB), Y4, Y4
 	VMOVDQU 1280(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPSUBQ Y9, Y4, Y4
 	VMOVDQU 704(DI), Y9
 	VPSUBQ Y9, Y4, Y4
 	VPADDQ Y4, Y4, Y9
 	VPADDQ Y9, Y4, Y4
 	VMOVDQU 736(R13), Y5
-	VPADDQ avx2c<>+1216(SB), Y5, Y5
+	VPADDQ avx2c<>+1344(SB), Y5, Y5
 	VMOVDQU 1312(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPSUBQ Y9, Y5, Y5
 	VMOVDQU 736(DI), Y9
 	VPSUBQ Y9, Y5, Y5
 	VPADDQ Y5, Y5, Y9
 	VPADDQ Y9, Y5, Y5
 	VMOVDQU 768(R13), Y6
-	VPADDQ avx2c<>+1248(SB), Y6, Y6
+	VPADDQ avx2c<>+1376(SB), Y6, Y6
 	VMOVDQU 1344(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPSUBQ Y9, Y6, Y6
 	VMOVDQU 768(DI), Y9
 	VPSUBQ Y9, Y6, Y6
 	VPADDQ Y6, Y6, Y9
 	VPADDQ Y9, Y6, Y6
 	VMOVDQU 800(R13), Y7
-	VPADDQ avx2c<>+1280(SB), Y7, Y7
+	VPADDQ avx2c<>+1408(SB), Y7, Y7
 	VMOVDQU 1376(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPSUBQ Y9, Y7, Y7
 	VMOVDQU 800(DI), Y9
 	VPSUBQ Y9, Y7, Y7
 	VPADDQ Y7, Y7, Y9
 	VPADDQ Y9, Y7, Y7
 	VMOVDQU 832(R13), Y8
-	VPADDQ avx2c<>+1312(SB), Y8, Y8
+	VPADDQ avx2c<>+1440(SB), Y8, Y8
 	VMOVDQU 1408(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPSUBQ Y9, Y8, Y8
 	VMOVDQU 832(DI), Y9
 	VPSUBQ Y9, Y8, Y8
 	VPADDQ Y8, Y8, Y9
 	VPADDQ Y9, Y8, Y8
 	// Carried: 0x23fffffe2 0x23fffffee 0x23fffffee 0x1e00035ee 0x1dffffff1 0x1dffffff1 0x1e06bfff1 0x23c9ffff1 0x20ffffee exceeds fin.
-	VMOVDQU avx2c<>+64(SB), Y13
+	VMOVDQU avx2c<>+32(SB), Y13
 	VPSRLQ $24, Y8, Y9
-	VPAND avx2c<>+32(SB), Y8, Y8
+	VPAND avx2c<>+160(SB), Y8, Y8
 	VPADDQ Y9, Y0, Y0
-	VPMULUDQ avx2c<>+96(SB), Y9, Y10
+	VPMULUDQ avx2c<>+224(SB), Y9, Y10
 	VPADDQ Y10, Y3, Y3
-	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPMULUDQ avx2c<>+32(SB), Y9, Y10
 	VPADDQ Y10, Y4, Y4
-	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPMULUDQ avx2c<>+32(SB), Y9, Y10
 	VPADDQ Y10, Y5, Y5
-	VPMULUDQ avx2c<>+128(SB), Y9, Y10
+	VPMULUDQ avx2c<>+256(SB), Y9, Y10
 	VPADDQ Y10, Y6, Y6
-	VPMULUDQ avx2c<>+160(SB), Y9, Y10
+	VPMULUDQ avx2c<>+288(SB), Y9, Y10
 	VPADDQ Y10, Y7, Y7
 	VPSRLQ $29, Y0, Y10
 	VPAND Y13, Y0, Y0
@@ -3011,73 +5005,73 @@ TEXT pdblP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VMOVDQU Y8, 832(R13)
 	// steps 23-25: t0 = 3 * (+1 t0 -1 t2).
 	VMOVDQU 576(DI), Y0
-	VPADDQ avx2c<>+768(SB), Y0, Y0
+	VPADDQ avx2c<>+896(SB), Y0, Y0
 	VMOVDQU 1152(DI), Y9
 	VPSUBQ Y9, Y0, Y0
 	VPADDQ Y0, Y0, Y9
 	VPADDQ Y9, Y0, Y0
 	VMOVDQU 608(DI), Y1
-	VPADDQ avx2c<>+800(SB), Y1, Y1
+	VPADDQ avx2c<>+928(SB), Y1, Y1
 	VMOVDQU 1184(DI), Y9
 	VPSUBQ Y9, Y1, Y1
 	VPADDQ Y1, Y1, Y9
 	VPADDQ Y9, Y1, Y1
 	VMOVDQU 640(DI), Y2
-	VPADDQ avx2c<>+832(SB), Y2, Y2
+	VPADDQ avx2c<>+960(SB), Y2, Y2
 	VMOVDQU 1216(DI), Y9
 	VPSUBQ Y9, Y2, Y2
 	VPADDQ Y2, Y2, Y9
 	VPADDQ Y9, Y2, Y2
 	VMOVDQU 672(DI), Y3
-	VPADDQ avx2c<>+864(SB), Y3, Y3
+	VPADDQ avx2c<>+992(SB), Y3, Y3
 	VMOVDQU 1248(DI), Y9
 	VPSUBQ Y9, Y3, Y3
 	VPADDQ Y3, Y3, Y9
 	VPADDQ Y9, Y3, Y3
 	VMOVDQU 704(DI), Y4
-	VPADDQ avx2c<>+896(SB), Y4, Y4
+	VPADDQ avx2c<>+1024(SB), Y4, Y4
 	VMOVDQU 1280(DI), Y9
 	VPSUBQ Y9, Y4, Y4
 	VPADDQ Y4, Y4, Y9
 	VPADDQ Y9, Y4, Y4
 	VMOVDQU 736(DI), Y5
-	VPADDQ avx2c<>+928(SB), Y5, Y5
+	VPADDQ avx2c<>+1056(SB), Y5, Y5
 	VMOVDQU 1312(DI), Y9
 	VPSUBQ Y9, Y5, Y5
 	VPADDQ Y5, Y5, Y9
 	VPADDQ Y9, Y5, Y5
 	VMOVDQU 768(DI), Y6
-	VPADDQ avx2c<>+960(SB), Y6, Y6
+	VPADDQ avx2c<>+1088(SB), Y6, Y6
 	VMOVDQU 1344(DI), Y9
 	VPSUBQ Y9, Y6, Y6
 	VPADDQ Y6, Y6, Y9
 	VPADDQ Y9, Y6, Y6
 	VMOVDQU 800(DI), Y7
-	VPADDQ avx2c<>+992(SB), Y7, Y7
+	VPADDQ avx2c<>+1120(SB), Y7, Y7
 	VMOVDQU 1376(DI), Y9
 	VPSUBQ Y9, Y7, Y7
 	VPADDQ Y7, Y7, Y9
 	VPADDQ Y9, Y7, Y7
 	VMOVDQU 832(DI), Y8
-	VPADDQ avx2c<>+1024(SB), Y8, Y8
+	VPADDQ avx2c<>+1152(SB), Y8, Y8
 	VMOVDQU 1408(DI), Y9
 	VPSUBQ Y9, Y8, Y8
 	VPADDQ Y8, Y8, Y9
 	VPADDQ Y9, Y8, Y8
 	// Carried: 0x11ffffff4 0x11ffffff7 0x11ffffff7 0xc00011f7 0xbffffffa 0xbffffffa 0xc023fffa 0x11edffffa 0xefffff7 exceeds fin.
-	VMOVDQU avx2c<>+64(SB), Y13
+	VMOVDQU avx2c<>+32(SB), Y13
 	VPSRLQ $24, Y8, Y9
-	VPAND avx2c<>+32(SB), Y8, Y8
+	VPAND avx2c<>+160(SB), Y8, Y8
 	VPADDQ Y9, Y0, Y0
-	VPMULUDQ avx2c<>+96(SB), Y9, Y10
+	VPMULUDQ avx2c<>+224(SB), Y9, Y10
 	VPADDQ Y10, Y3, Y3
-	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPMULUDQ avx2c<>+32(SB), Y9, Y10
 	VPADDQ Y10, Y4, Y4
-	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPMULUDQ avx2c<>+32(SB), Y9, Y10
 	VPADDQ Y10, Y5, Y5
-	VPMULUDQ avx2c<>+128(SB), Y9, Y10
+	VPMULUDQ avx2c<>+256(SB), Y9, Y10
 	VPADDQ Y10, Y6, Y6
-	VPMULUDQ avx2c<>+160(SB), Y9, Y10
+	VPMULUDQ avx2c<>+288(SB), Y9, Y10
 	VPADDQ Y10, Y7, Y7
 	VPSRLQ $29, Y0, Y10
 	VPAND Y13, Y0, Y0
@@ -3194,39 +5188,39 @@ TEXT pdblP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	CALL mulP256<>(SB)
 	// step 31: R.X = 1 * (+1 R.X -1 R.Z).
 	VMOVDQU 0(R13), Y0
-	VPADDQ avx2c<>+768(SB), Y0, Y0
+	VPADDQ avx2c<>+896(SB), Y0, Y0
 	VMOVDQU 576(R13), Y9
 	VPSUBQ Y9, Y0, Y0
 	VMOVDQU 32(R13), Y1
-	VPADDQ avx2c<>+800(SB), Y1, Y1
+	VPADDQ avx2c<>+928(SB), Y1, Y1
 	VMOVDQU 608(R13), Y9
 	VPSUBQ Y9, Y1, Y1
 	VMOVDQU 64(R13), Y2
-	VPADDQ avx2c<>+832(SB), Y2, Y2
+	VPADDQ avx2c<>+960(SB), Y2, Y2
 	VMOVDQU 640(R13), Y9
 	VPSUBQ Y9, Y2, Y2
 	VMOVDQU 96(R13), Y3
-	VPADDQ avx2c<>+864(SB), Y3, Y3
+	VPADDQ avx2c<>+992(SB), Y3, Y3
 	VMOVDQU 672(R13), Y9
 	VPSUBQ Y9, Y3, Y3
 	VMOVDQU 128(R13), Y4
-	VPADDQ avx2c<>+896(SB), Y4, Y4
+	VPADDQ avx2c<>+1024(SB), Y4, Y4
 	VMOVDQU 704(R13), Y9
 	VPSUBQ Y9, Y4, Y4
 	VMOVDQU 160(R13), Y5
-	VPADDQ avx2c<>+928(SB), Y5, Y5
+	VPADDQ avx2c<>+1056(SB), Y5, Y5
 	VMOVDQU 736(R13), Y9
 	VPSUBQ Y9, Y5, Y5
 	VMOVDQU 192(R13), Y6
-	VPADDQ avx2c<>+960(SB), Y6, Y6
+	VPADDQ avx2c<>+1088(SB), Y6, Y6
 	VMOVDQU 768(R13), Y9
 	VPSUBQ Y9, Y6, Y6
 	VMOVDQU 224(R13), Y7
-	VPADDQ avx2c<>+992(SB), Y7, Y7
+	VPADDQ avx2c<>+1120(SB), Y7, Y7
 	VMOVDQU 800(R13), Y9
 	VPSUBQ Y9, Y7, Y7
 	VMOVDQU 256(R13), Y8
-	VPADDQ avx2c<>+1024(SB), Y8, Y8
+	VPADDQ avx2c<>+1152(SB), Y8, Y8
 	VMOVDQU 832(R13), Y9
 	VPSUBQ Y9, Y8, Y8
 	VMOVDQU Y0, 0(R13)
@@ -3263,19 +5257,19 @@ TEXT pdblP256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VMOVDQU 832(R13), Y8
 	VPSLLQ $2, Y8, Y8
 	// Carried: 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x7fffffc exceeds fin.
-	VMOVDQU avx2c<>+64(SB), Y13
+	VMOVDQU avx2c<>+32(SB), Y13
 	VPSRLQ $24, Y8, Y9
-	VPAND avx2c<>+32(SB), Y8, Y8
+	VPAND avx2c<>+160(SB), Y8, Y8
 	VPADDQ Y9, Y0, Y0
-	VPMULUDQ avx2c<>+96(SB), Y9, Y10
+	VPMULUDQ avx2c<>+224(SB), Y9, Y10
 	VPADDQ Y10, Y3, Y3
-	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPMULUDQ avx2c<>+32(SB), Y9, Y10
 	VPADDQ Y10, Y4, Y4
-	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPMULUDQ avx2c<>+32(SB), Y9, Y10
 	VPADDQ Y10, Y5, Y5
-	VPMULUDQ avx2c<>+128(SB), Y9, Y10
+	VPMULUDQ avx2c<>+256(SB), Y9, Y10
 	VPADDQ Y10, Y6, Y6
-	VPMULUDQ avx2c<>+160(SB), Y9, Y10
+	VPMULUDQ avx2c<>+288(SB), Y9, Y10
 	VPADDQ Y10, Y7, Y7
 	VPSRLQ $29, Y0, Y10
 	VPAND Y13, Y0, Y0
@@ -3339,61 +5333,61 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	LEAQ 0(DI), BX
 	// T[0] = (0 : 1 : 0), the identity.
 	// T[0].X = 0.
-	VMOVDQU avx2c<>+1664(SB), Y0
-	VMOVDQU Y0, 2592(DI)
-	VMOVDQU avx2c<>+1696(SB), Y0
-	VMOVDQU Y0, 2624(DI)
-	VMOVDQU avx2c<>+1728(SB), Y0
-	VMOVDQU Y0, 2656(DI)
-	VMOVDQU avx2c<>+1760(SB), Y0
-	VMOVDQU Y0, 2688(DI)
 	VMOVDQU avx2c<>+1792(SB), Y0
-	VMOVDQU Y0, 2720(DI)
+	VMOVDQU Y0, 2592(DI)
 	VMOVDQU avx2c<>+1824(SB), Y0
-	VMOVDQU Y0, 2752(DI)
+	VMOVDQU Y0, 2624(DI)
 	VMOVDQU avx2c<>+1856(SB), Y0
-	VMOVDQU Y0, 2784(DI)
+	VMOVDQU Y0, 2656(DI)
 	VMOVDQU avx2c<>+1888(SB), Y0
-	VMOVDQU Y0, 2816(DI)
+	VMOVDQU Y0, 2688(DI)
 	VMOVDQU avx2c<>+1920(SB), Y0
+	VMOVDQU Y0, 2720(DI)
+	VMOVDQU avx2c<>+1952(SB), Y0
+	VMOVDQU Y0, 2752(DI)
+	VMOVDQU avx2c<>+1984(SB), Y0
+	VMOVDQU Y0, 2784(DI)
+	VMOVDQU avx2c<>+2016(SB), Y0
+	VMOVDQU Y0, 2816(DI)
+	VMOVDQU avx2c<>+2048(SB), Y0
 	VMOVDQU Y0, 2848(DI)
 	// T[0].Y = P256 2^260.
-	VMOVDQU avx2c<>+1376(SB), Y0
-	VMOVDQU Y0, 2880(DI)
-	VMOVDQU avx2c<>+1408(SB), Y0
-	VMOVDQU Y0, 2912(DI)
-	VMOVDQU avx2c<>+1440(SB), Y0
-	VMOVDQU Y0, 2944(DI)
-	VMOVDQU avx2c<>+1472(SB), Y0
-	VMOVDQU Y0, 2976(DI)
 	VMOVDQU avx2c<>+1504(SB), Y0
-	VMOVDQU Y0, 3008(DI)
+	VMOVDQU Y0, 2880(DI)
 	VMOVDQU avx2c<>+1536(SB), Y0
-	VMOVDQU Y0, 3040(DI)
+	VMOVDQU Y0, 2912(DI)
 	VMOVDQU avx2c<>+1568(SB), Y0
-	VMOVDQU Y0, 3072(DI)
+	VMOVDQU Y0, 2944(DI)
 	VMOVDQU avx2c<>+1600(SB), Y0
-	VMOVDQU Y0, 3104(DI)
+	VMOVDQU Y0, 2976(DI)
 	VMOVDQU avx2c<>+1632(SB), Y0
+	VMOVDQU Y0, 3008(DI)
+	VMOVDQU avx2c<>+1664(SB), Y0
+	VMOVDQU Y0, 3040(DI)
+	VMOVDQU avx2c<>+1696(SB), Y0
+	VMOVDQU Y0, 3072(DI)
+	VMOVDQU avx2c<>+1728(SB), Y0
+	VMOVDQU Y0, 3104(DI)
+	VMOVDQU avx2c<>+1760(SB), Y0
 	VMOVDQU Y0, 3136(DI)
 	// T[0].Z = 0.
-	VMOVDQU avx2c<>+1664(SB), Y0
-	VMOVDQU Y0, 3168(DI)
-	VMOVDQU avx2c<>+1696(SB), Y0
-	VMOVDQU Y0, 3200(DI)
-	VMOVDQU avx2c<>+1728(SB), Y0
-	VMOVDQU Y0, 3232(DI)
-	VMOVDQU avx2c<>+1760(SB), Y0
-	VMOVDQU Y0, 3264(DI)
 	VMOVDQU avx2c<>+1792(SB), Y0
-	VMOVDQU Y0, 3296(DI)
+	VMOVDQU Y0, 3168(DI)
 	VMOVDQU avx2c<>+1824(SB), Y0
-	VMOVDQU Y0, 3328(DI)
+	VMOVDQU Y0, 3200(DI)
 	VMOVDQU avx2c<>+1856(SB), Y0
-	VMOVDQU Y0, 3360(DI)
+	VMOVDQU Y0, 3232(DI)
 	VMOVDQU avx2c<>+1888(SB), Y0
-	VMOVDQU Y0, 3392(DI)
+	VMOVDQU Y0, 3264(DI)
 	VMOVDQU avx2c<>+1920(SB), Y0
+	VMOVDQU Y0, 3296(DI)
+	VMOVDQU avx2c<>+1952(SB), Y0
+	VMOVDQU Y0, 3328(DI)
+	VMOVDQU avx2c<>+1984(SB), Y0
+	VMOVDQU Y0, 3360(DI)
+	VMOVDQU avx2c<>+2016(SB), Y0
+	VMOVDQU Y0, 3392(DI)
+	VMOVDQU avx2c<>+2048(SB), Y0
 	VMOVDQU Y0, 3424(DI)
 	// T[1] = (x : y : 1) (1 as the IFMA engine writes it).
 	MOVQ in+16(FP), SI
@@ -3404,34 +5398,34 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VMOVDQU 192(SI), Y3
 	VMOVDQU 256(SI), Y4
 	VPSRLQ $0, Y0, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 3456(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+1952(SB), Y1, Y14
+	VPAND avx2c<>+64(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3488(DI)
 	VPSRLQ $6, Y1, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 3520(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+1984(SB), Y2, Y14
+	VPAND avx2c<>+96(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3552(DI)
 	VPSRLQ $12, Y2, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 3584(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2016(SB), Y3, Y14
+	VPAND avx2c<>+128(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3616(DI)
 	VPSRLQ $18, Y3, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 3648(DI)
 	VPSRLQ $47, Y3, Y13
-	VPAND avx2c<>+32(SB), Y4, Y14
+	VPAND avx2c<>+160(SB), Y4, Y14
 	VPSLLQ $5, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3680(DI)
@@ -3444,57 +5438,57 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	VMOVDQU 512(SI), Y3
 	VMOVDQU 576(SI), Y4
 	VPSRLQ $0, Y0, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 3744(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+1952(SB), Y1, Y14
+	VPAND avx2c<>+64(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3776(DI)
 	VPSRLQ $6, Y1, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 3808(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+1984(SB), Y2, Y14
+	VPAND avx2c<>+96(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3840(DI)
 	VPSRLQ $12, Y2, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 3872(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2016(SB), Y3, Y14
+	VPAND avx2c<>+128(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3904(DI)
 	VPSRLQ $18, Y3, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 3936(DI)
 	VPSRLQ $47, Y3, Y13
-	VPAND avx2c<>+32(SB), Y4, Y14
+	VPAND avx2c<>+160(SB), Y4, Y14
 	VPSLLQ $5, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3968(DI)
 	VPSRLQ $24, Y4, Y13
 	VMOVDQU Y13, 4000(DI)
 	// T[1].Z = P256 2^260.
-	VMOVDQU avx2c<>+1376(SB), Y0
-	VMOVDQU Y0, 4032(DI)
-	VMOVDQU avx2c<>+1408(SB), Y0
-	VMOVDQU Y0, 4064(DI)
-	VMOVDQU avx2c<>+1440(SB), Y0
-	VMOVDQU Y0, 4096(DI)
-	VMOVDQU avx2c<>+1472(SB), Y0
-	VMOVDQU Y0, 4128(DI)
 	VMOVDQU avx2c<>+1504(SB), Y0
-	VMOVDQU Y0, 4160(DI)
+	VMOVDQU Y0, 4032(DI)
 	VMOVDQU avx2c<>+1536(SB), Y0
-	VMOVDQU Y0, 4192(DI)
+	VMOVDQU Y0, 4064(DI)
 	VMOVDQU avx2c<>+1568(SB), Y0
-	VMOVDQU Y0, 4224(DI)
+	VMOVDQU Y0, 4096(DI)
 	VMOVDQU avx2c<>+1600(SB), Y0
-	VMOVDQU Y0, 4256(DI)
+	VMOVDQU Y0, 4128(DI)
 	VMOVDQU avx2c<>+1632(SB), Y0
+	VMOVDQU Y0, 4160(DI)
+	VMOVDQU avx2c<>+1664(SB), Y0
+	VMOVDQU Y0, 4192(DI)
+	VMOVDQU avx2c<>+1696(SB), Y0
+	VMOVDQU Y0, 4224(DI)
+	VMOVDQU avx2c<>+1728(SB), Y0
+	VMOVDQU Y0, 4256(DI)
+	VMOVDQU avx2c<>+1760(SB), Y0
 	VMOVDQU Y0, 4288(DI)
 	// T[2] = T[1] + T[1].
 	LEAQ 3456(DI), R11
@@ -3573,1082 +5567,10 @@ TEXT ·ecdhP256AVX2(SB), NOSPLIT, $0-32
 	CALL paddP256<>(SB)
 	MOVQ d+8(FP), R8
 	// A = T[e51] (0, 1 or 2: never negative).
-	// A = T[d]: every one of the 17 entries is read (constant time).
+	// A = T[d] (sel17: every entry is read).
 	VMOVDQU 6528(R8), Y12
-	VPXOR Y0, Y0, Y0
-	VPXOR Y1, Y1, Y1
-	VPXOR Y2, Y2, Y2
-	VPXOR Y3, Y3, Y3
-	VPXOR Y4, Y4, Y4
-	VPXOR Y5, Y5, Y5
-	VPXOR Y6, Y6, Y6
-	VPXOR Y7, Y7, Y7
-	VPXOR Y8, Y8, Y8
-	VPXOR Y9, Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 2592(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 2624(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 2656(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 2688(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 2720(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 2752(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 2784(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 2816(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 2848(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 3456(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 3488(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 3520(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 3552(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 3584(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 3616(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 3648(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 3680(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 3712(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 4320(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 4352(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 4384(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 4416(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 4448(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 4480(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 4512(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 4544(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 4576(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 5184(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 5216(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 5248(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 5280(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 5312(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 5344(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 5376(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 5408(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 5440(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 6048(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 6080(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 6112(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 6144(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 6176(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 6208(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 6240(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 6272(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 6304(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 6912(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 6944(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 6976(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 7008(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 7040(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 7072(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 7104(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 7136(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 7168(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 7776(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 7808(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 7840(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 7872(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 7904(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 7936(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 7968(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 8000(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 8032(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 8640(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 8672(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 8704(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 8736(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 8768(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 8800(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 8832(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 8864(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 8896(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 9504(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 9536(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 9568(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 9600(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 9632(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 9664(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 9696(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 9728(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 9760(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 10368(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 10400(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 10432(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 10464(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 10496(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 10528(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 10560(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 10592(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 10624(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 11232(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 11264(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 11296(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 11328(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 11360(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 11392(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 11424(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 11456(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 11488(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 12096(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 12128(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 12160(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 12192(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 12224(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 12256(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 12288(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 12320(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 12352(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 12960(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 12992(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 13024(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 13056(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 13088(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 13120(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 13152(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 13184(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 13216(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 13824(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 13856(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 13888(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 13920(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 13952(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 13984(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 14016(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 14048(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 14080(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 14688(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 14720(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 14752(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 14784(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 14816(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 14848(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 14880(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 14912(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 14944(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 15552(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 15584(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 15616(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 15648(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 15680(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 15712(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 15744(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 15776(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 15808(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 16416(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 16448(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 16480(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 16512(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 16544(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 16576(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 16608(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 16640(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 16672(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VMOVDQU Y0, 17280(DI)
-	VMOVDQU Y1, 17312(DI)
-	VMOVDQU Y2, 17344(DI)
-	VMOVDQU Y3, 17376(DI)
-	VMOVDQU Y4, 17408(DI)
-	VMOVDQU Y5, 17440(DI)
-	VMOVDQU Y6, 17472(DI)
-	VMOVDQU Y7, 17504(DI)
-	VMOVDQU Y8, 17536(DI)
-	VPXOR Y0, Y0, Y0
-	VPXOR Y1, Y1, Y1
-	VPXOR Y2, Y2, Y2
-	VPXOR Y3, Y3, Y3
-	VPXOR Y4, Y4, Y4
-	VPXOR Y5, Y5, Y5
-	VPXOR Y6, Y6, Y6
-	VPXOR Y7, Y7, Y7
-	VPXOR Y8, Y8, Y8
-	VPXOR Y9, Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 2880(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 2912(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 2944(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 2976(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 3008(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 3040(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 3072(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 3104(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 3136(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 3744(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 3776(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 3808(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 3840(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 3872(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 3904(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 3936(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 3968(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 4000(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 4608(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 4640(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 4672(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 4704(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 4736(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 4768(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 4800(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 4832(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 4864(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 5472(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 5504(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 5536(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 5568(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 5600(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 5632(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 5664(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 5696(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 5728(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 6336(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 6368(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 6400(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 6432(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 6464(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 6496(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 6528(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 6560(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 6592(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 7200(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 7232(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 7264(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 7296(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 7328(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 7360(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 7392(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 7424(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 7456(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 8064(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 8096(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 8128(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 8160(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 8192(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 8224(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 8256(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 8288(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 8320(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 8928(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 8960(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 8992(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 9024(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 9056(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 9088(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 9120(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 9152(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 9184(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 9792(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 9824(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 9856(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 9888(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 9920(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 9952(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 9984(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 10016(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 10048(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 10656(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 10688(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 10720(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 10752(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 10784(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 10816(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 10848(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 10880(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 10912(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 11520(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 11552(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 11584(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 11616(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 11648(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 11680(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 11712(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 11744(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 11776(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 12384(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 12416(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 12448(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 12480(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 12512(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 12544(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 12576(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 12608(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 12640(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 13248(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 13280(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 13312(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 13344(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 13376(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 13408(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 13440(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 13472(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 13504(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 14112(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 14144(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 14176(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 14208(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 14240(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 14272(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 14304(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 14336(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 14368(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 14976(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 15008(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 15040(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 15072(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 15104(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 15136(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 15168(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 15200(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 15232(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 15840(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 15872(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 15904(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 15936(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 15968(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 16000(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 16032(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 16064(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 16096(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 16704(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 16736(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 16768(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 16800(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 16832(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 16864(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 16896(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 16928(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 16960(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VMOVDQU Y0, 17568(DI)
-	VMOVDQU Y1, 17600(DI)
-	VMOVDQU Y2, 17632(DI)
-	VMOVDQU Y3, 17664(DI)
-	VMOVDQU Y4, 17696(DI)
-	VMOVDQU Y5, 17728(DI)
-	VMOVDQU Y6, 17760(DI)
-	VMOVDQU Y7, 17792(DI)
-	VMOVDQU Y8, 17824(DI)
-	VPXOR Y0, Y0, Y0
-	VPXOR Y1, Y1, Y1
-	VPXOR Y2, Y2, Y2
-	VPXOR Y3, Y3, Y3
-	VPXOR Y4, Y4, Y4
-	VPXOR Y5, Y5, Y5
-	VPXOR Y6, Y6, Y6
-	VPXOR Y7, Y7, Y7
-	VPXOR Y8, Y8, Y8
-	VPXOR Y9, Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 3168(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 3200(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 3232(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 3264(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 3296(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 3328(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 3360(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 3392(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 3424(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 4032(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 4064(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 4096(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 4128(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 4160(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 4192(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 4224(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 4256(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 4288(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 4896(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 4928(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 4960(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 4992(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 5024(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 5056(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 5088(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 5120(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 5152(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 5760(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 5792(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 5824(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 5856(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 5888(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 5920(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 5952(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 5984(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 6016(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 6624(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 6656(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 6688(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 6720(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 6752(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 6784(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 6816(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 6848(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 6880(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 7488(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 7520(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 7552(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 7584(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 7616(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 7648(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 7680(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 7712(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 7744(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 8352(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 8384(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 8416(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 8448(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 8480(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 8512(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 8544(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 8576(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 8608(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 9216(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 9248(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 9280(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 9312(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 9344(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 9376(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 9408(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 9440(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 9472(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 10080(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 10112(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 10144(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 10176(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 10208(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 10240(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 10272(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 10304(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 10336(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 10944(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 10976(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 11008(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 11040(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 11072(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 11104(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 11136(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 11168(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 11200(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 11808(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 11840(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 11872(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 11904(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 11936(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 11968(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 12000(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 12032(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 12064(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 12672(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 12704(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 12736(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 12768(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 12800(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 12832(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 12864(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 12896(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 12928(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 13536(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 13568(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 13600(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 13632(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 13664(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 13696(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 13728(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 13760(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 13792(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 14400(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 14432(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 14464(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 14496(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 14528(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 14560(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 14592(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 14624(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 14656(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 15264(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 15296(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 15328(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 15360(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 15392(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 15424(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 15456(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 15488(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 15520(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 16128(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 16160(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 16192(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 16224(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 16256(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 16288(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 16320(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 16352(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 16384(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 16992(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 17024(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 17056(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 17088(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 17120(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 17152(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 17184(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 17216(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 17248(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VMOVDQU Y0, 17856(DI)
-	VMOVDQU Y1, 17888(DI)
-	VMOVDQU Y2, 17920(DI)
-	VMOVDQU Y3, 17952(DI)
-	VMOVDQU Y4, 17984(DI)
-	VMOVDQU Y5, 18016(DI)
-	VMOVDQU Y6, 18048(DI)
-	VMOVDQU Y7, 18080(DI)
-	VMOVDQU Y8, 18112(DI)
+	LEAQ 17280(DI), R13
+	CALL sel17<>(SB)
 	// CX = w counts down from 50 to 0: public.
 	MOVQ $50, CX
 ecdhWindowP256:
@@ -4676,1110 +5598,38 @@ ecdhWindowP256:
 	// The digits of window w, at an offset from w alone.
 	MOVQ CX, AX
 	SHLQ $7, AX
-	// Q = T[d]: every one of the 17 entries is read (constant time).
+	// Q = T[d] (sel17: every entry is read).
 	VMOVDQU (R8)(AX*1), Y12
-	VPXOR Y0, Y0, Y0
-	VPXOR Y1, Y1, Y1
-	VPXOR Y2, Y2, Y2
-	VPXOR Y3, Y3, Y3
-	VPXOR Y4, Y4, Y4
-	VPXOR Y5, Y5, Y5
-	VPXOR Y6, Y6, Y6
-	VPXOR Y7, Y7, Y7
-	VPXOR Y8, Y8, Y8
-	VPXOR Y9, Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 2592(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 2624(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 2656(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 2688(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 2720(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 2752(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 2784(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 2816(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 2848(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 3456(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 3488(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 3520(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 3552(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 3584(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 3616(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 3648(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 3680(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 3712(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 4320(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 4352(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 4384(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 4416(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 4448(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 4480(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 4512(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 4544(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 4576(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 5184(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 5216(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 5248(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 5280(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 5312(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 5344(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 5376(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 5408(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 5440(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 6048(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 6080(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 6112(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 6144(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 6176(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 6208(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 6240(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 6272(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 6304(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 6912(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 6944(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 6976(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 7008(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 7040(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 7072(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 7104(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 7136(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 7168(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 7776(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 7808(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 7840(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 7872(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 7904(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 7936(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 7968(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 8000(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 8032(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 8640(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 8672(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 8704(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 8736(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 8768(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 8800(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 8832(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 8864(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 8896(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 9504(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 9536(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 9568(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 9600(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 9632(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 9664(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 9696(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 9728(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 9760(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 10368(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 10400(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 10432(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 10464(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 10496(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 10528(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 10560(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 10592(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 10624(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 11232(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 11264(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 11296(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 11328(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 11360(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 11392(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 11424(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 11456(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 11488(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 12096(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 12128(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 12160(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 12192(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 12224(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 12256(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 12288(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 12320(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 12352(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 12960(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 12992(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 13024(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 13056(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 13088(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 13120(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 13152(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 13184(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 13216(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 13824(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 13856(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 13888(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 13920(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 13952(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 13984(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 14016(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 14048(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 14080(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 14688(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 14720(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 14752(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 14784(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 14816(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 14848(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 14880(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 14912(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 14944(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 15552(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 15584(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 15616(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 15648(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 15680(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 15712(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 15744(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 15776(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 15808(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 16416(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 16448(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 16480(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 16512(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 16544(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 16576(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 16608(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 16640(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 16672(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VMOVDQU Y0, 19008(DI)
-	VMOVDQU Y1, 19040(DI)
-	VMOVDQU Y2, 19072(DI)
-	VMOVDQU Y3, 19104(DI)
-	VMOVDQU Y4, 19136(DI)
-	VMOVDQU Y5, 19168(DI)
-	VMOVDQU Y6, 19200(DI)
-	VMOVDQU Y7, 19232(DI)
-	VMOVDQU Y8, 19264(DI)
-	VPXOR Y0, Y0, Y0
-	VPXOR Y1, Y1, Y1
-	VPXOR Y2, Y2, Y2
-	VPXOR Y3, Y3, Y3
-	VPXOR Y4, Y4, Y4
-	VPXOR Y5, Y5, Y5
-	VPXOR Y6, Y6, Y6
-	VPXOR Y7, Y7, Y7
-	VPXOR Y8, Y8, Y8
-	VPXOR Y9, Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 2880(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 2912(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 2944(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 2976(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 3008(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 3040(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 3072(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 3104(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 3136(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 3744(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 3776(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 3808(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 3840(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 3872(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 3904(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 3936(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 3968(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 4000(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 4608(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 4640(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 4672(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 4704(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 4736(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 4768(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 4800(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 4832(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 4864(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 5472(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 5504(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 5536(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 5568(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 5600(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 5632(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 5664(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 5696(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 5728(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 6336(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 6368(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 6400(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 6432(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 6464(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 6496(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 6528(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 6560(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 6592(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 7200(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 7232(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 7264(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 7296(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 7328(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 7360(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 7392(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 7424(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 7456(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 8064(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 8096(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 8128(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 8160(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 8192(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 8224(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 8256(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 8288(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 8320(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 8928(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 8960(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 8992(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 9024(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 9056(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 9088(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 9120(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 9152(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 9184(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 9792(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 9824(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 9856(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 9888(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 9920(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 9952(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 9984(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 10016(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 10048(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 10656(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 10688(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 10720(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 10752(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 10784(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 10816(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 10848(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 10880(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 10912(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 11520(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 11552(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 11584(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 11616(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 11648(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 11680(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 11712(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 11744(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 11776(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 12384(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 12416(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 12448(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 12480(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 12512(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 12544(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 12576(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 12608(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 12640(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 13248(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 13280(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 13312(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 13344(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 13376(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 13408(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 13440(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 13472(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 13504(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 14112(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 14144(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 14176(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 14208(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 14240(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 14272(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 14304(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 14336(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 14368(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 14976(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 15008(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 15040(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 15072(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 15104(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 15136(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 15168(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 15200(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 15232(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 15840(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 15872(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 15904(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 15936(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 15968(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 16000(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 16032(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 16064(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 16096(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 16704(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 16736(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 16768(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 16800(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 16832(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 16864(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 16896(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 16928(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 16960(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VMOVDQU Y0, 19296(DI)
-	VMOVDQU Y1, 19328(DI)
-	VMOVDQU Y2, 19360(DI)
-	VMOVDQU Y3, 19392(DI)
-	VMOVDQU Y4, 19424(DI)
-	VMOVDQU Y5, 19456(DI)
-	VMOVDQU Y6, 19488(DI)
-	VMOVDQU Y7, 19520(DI)
-	VMOVDQU Y8, 19552(DI)
-	VPXOR Y0, Y0, Y0
-	VPXOR Y1, Y1, Y1
-	VPXOR Y2, Y2, Y2
-	VPXOR Y3, Y3, Y3
-	VPXOR Y4, Y4, Y4
-	VPXOR Y5, Y5, Y5
-	VPXOR Y6, Y6, Y6
-	VPXOR Y7, Y7, Y7
-	VPXOR Y8, Y8, Y8
-	VPXOR Y9, Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 3168(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 3200(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 3232(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 3264(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 3296(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 3328(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 3360(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 3392(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 3424(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 4032(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 4064(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 4096(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 4128(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 4160(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 4192(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 4224(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 4256(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 4288(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 4896(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 4928(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 4960(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 4992(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 5024(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 5056(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 5088(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 5120(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 5152(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 5760(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 5792(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 5824(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 5856(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 5888(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 5920(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 5952(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 5984(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 6016(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 6624(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 6656(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 6688(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 6720(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 6752(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 6784(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 6816(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 6848(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 6880(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 7488(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 7520(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 7552(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 7584(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 7616(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 7648(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 7680(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 7712(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 7744(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 8352(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 8384(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 8416(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 8448(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 8480(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 8512(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 8544(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 8576(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 8608(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 9216(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 9248(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 9280(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 9312(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 9344(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 9376(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 9408(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 9440(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 9472(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 10080(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 10112(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 10144(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 10176(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 10208(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 10240(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 10272(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 10304(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 10336(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 10944(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 10976(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 11008(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 11040(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 11072(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 11104(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 11136(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 11168(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 11200(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 11808(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 11840(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 11872(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 11904(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 11936(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 11968(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 12000(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 12032(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 12064(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 12672(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 12704(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 12736(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 12768(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 12800(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 12832(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 12864(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 12896(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 12928(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 13536(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 13568(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 13600(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 13632(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 13664(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 13696(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 13728(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 13760(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 13792(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 14400(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 14432(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 14464(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 14496(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 14528(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 14560(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 14592(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 14624(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 14656(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 15264(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 15296(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 15328(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 15360(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 15392(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 15424(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 15456(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 15488(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 15520(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 16128(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 16160(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 16192(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 16224(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 16256(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 16288(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 16320(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 16352(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 16384(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 16992(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 17024(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 17056(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 17088(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 17120(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 17152(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 17184(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 17216(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 17248(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VMOVDQU Y0, 19584(DI)
-	VMOVDQU Y1, 19616(DI)
-	VMOVDQU Y2, 19648(DI)
-	VMOVDQU Y3, 19680(DI)
-	VMOVDQU Y4, 19712(DI)
-	VMOVDQU Y5, 19744(DI)
-	VMOVDQU Y6, 19776(DI)
-	VMOVDQU Y7, 19808(DI)
-	VMOVDQU Y8, 19840(DI)
+	LEAQ 19008(DI), R13
+	CALL sel17<>(SB)
 	// Where e_w < 0, Q.Y = -Q.Y: the negation is computed in every lane and
 	// picked by the sign mask of window w (Y15).
 	// negation: -Q.Y = 1 * (-1 Q.Y).
-	VMOVDQU avx2c<>+768(SB), Y0
+	VMOVDQU avx2c<>+896(SB), Y0
 	VMOVDQU 19296(DI), Y9
 	VPSUBQ Y9, Y0, Y0
-	VMOVDQU avx2c<>+800(SB), Y1
+	VMOVDQU avx2c<>+928(SB), Y1
 	VMOVDQU 19328(DI), Y9
 	VPSUBQ Y9, Y1, Y1
-	VMOVDQU avx2c<>+832(SB), Y2
+	VMOVDQU avx2c<>+960(SB), Y2
 	VMOVDQU 19360(DI), Y9
 	VPSUBQ Y9, Y2, Y2
-	VMOVDQU avx2c<>+864(SB), Y3
+	VMOVDQU avx2c<>+992(SB), Y3
 	VMOVDQU 19392(DI), Y9
 	VPSUBQ Y9, Y3, Y3
-	VMOVDQU avx2c<>+896(SB), Y4
+	VMOVDQU avx2c<>+1024(SB), Y4
 	VMOVDQU 19424(DI), Y9
 	VPSUBQ Y9, Y4, Y4
-	VMOVDQU avx2c<>+928(SB), Y5
+	VMOVDQU avx2c<>+1056(SB), Y5
 	VMOVDQU 19456(DI), Y9
 	VPSUBQ Y9, Y5, Y5
-	VMOVDQU avx2c<>+960(SB), Y6
+	VMOVDQU avx2c<>+1088(SB), Y6
 	VMOVDQU 19488(DI), Y9
 	VPSUBQ Y9, Y6, Y6
-	VMOVDQU avx2c<>+992(SB), Y7
+	VMOVDQU avx2c<>+1120(SB), Y7
 	VMOVDQU 19520(DI), Y9
 	VPSUBQ Y9, Y7, Y7
-	VMOVDQU avx2c<>+1024(SB), Y8
+	VMOVDQU avx2c<>+1152(SB), Y8
 	VMOVDQU 19552(DI), Y9
 	VPSUBQ Y9, Y8, Y8
 	VMOVDQU Y0, 19872(DI)
@@ -6182,1828 +6032,18 @@ TEXT ·pubP256AVX2(SB), NOSPLIT, $0-32
 	MOVQ d+8(FP), R8
 	MOVQ table+16(FP), R9
 	// A = table[0][d_0].
-	// A = the entry d of the row: all 16 entries are read.
-	VMOVDQU (R8), Y10
-	VPXOR Y0, Y0, Y0
-	VPXOR Y1, Y1, Y1
-	VPXOR Y2, Y2, Y2
-	VPXOR Y3, Y3, Y3
-	VPXOR Y4, Y4, Y4
-	VPXOR Y5, Y5, Y5
-	VPXOR Y6, Y6, Y6
-	VPXOR Y7, Y7, Y7
-	VPXOR Y8, Y8, Y8
-	VPXOR Y9, Y9, Y9
-	VPXOR Y11, Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 0(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 8(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 16(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 24(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 32(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 40(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 48(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 56(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 64(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 72(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 120(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 128(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 136(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 144(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 152(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 160(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 168(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 176(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 184(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 192(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 240(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 248(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 256(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 264(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 272(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 280(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 288(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 296(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 304(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 312(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 360(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 368(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 376(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 384(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 392(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 400(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 408(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 416(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 424(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 432(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 480(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 488(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 496(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 504(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 512(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 520(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 528(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 536(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 544(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 552(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 600(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 608(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 616(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 624(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 632(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 640(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 648(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 656(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 664(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 672(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 720(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 728(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 736(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 744(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 752(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 760(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 768(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 776(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 784(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 792(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 840(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 848(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 856(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 864(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 872(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 880(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 888(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 896(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 904(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 912(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 960(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 968(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 976(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 984(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 992(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1000(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1008(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1016(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1024(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1032(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1080(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1088(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1096(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1104(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1112(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1120(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1128(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1136(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1144(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1152(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1200(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1208(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1216(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1224(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1232(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1240(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1248(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1256(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1264(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1272(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1320(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1328(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1336(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1344(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1352(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1360(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1368(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1376(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1384(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1392(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1440(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1448(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1456(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1464(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1472(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1480(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1488(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1496(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1504(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1512(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1560(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1568(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1576(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1584(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1592(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1600(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1608(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1616(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1624(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1632(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1680(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1688(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1696(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1704(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1712(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1720(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1728(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1736(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1744(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1752(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1800(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1808(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1816(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1824(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1832(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1840(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1848(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1856(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1864(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1872(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPSRLQ $0, Y0, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 2592(DI)
-	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+1952(SB), Y1, Y14
-	VPSLLQ $23, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 2624(DI)
-	VPSRLQ $6, Y1, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 2656(DI)
-	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+1984(SB), Y2, Y14
-	VPSLLQ $17, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 2688(DI)
-	VPSRLQ $12, Y2, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 2720(DI)
-	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2016(SB), Y3, Y14
-	VPSLLQ $11, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 2752(DI)
-	VPSRLQ $18, Y3, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 2784(DI)
-	VPSRLQ $47, Y3, Y13
-	VPAND avx2c<>+32(SB), Y4, Y14
-	VPSLLQ $5, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 2816(DI)
-	VPSRLQ $24, Y4, Y13
-	VMOVDQU Y13, 2848(DI)
-	VMOVDQU Y5, Y0
-	VMOVDQU Y6, Y1
-	VMOVDQU Y7, Y2
-	VMOVDQU Y8, Y3
-	VMOVDQU Y9, Y4
-	VPSRLQ $0, Y0, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 2880(DI)
-	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+1952(SB), Y1, Y14
-	VPSLLQ $23, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 2912(DI)
-	VPSRLQ $6, Y1, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 2944(DI)
-	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+1984(SB), Y2, Y14
-	VPSLLQ $17, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 2976(DI)
-	VPSRLQ $12, Y2, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 3008(DI)
-	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2016(SB), Y3, Y14
-	VPSLLQ $11, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 3040(DI)
-	VPSRLQ $18, Y3, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 3072(DI)
-	VPSRLQ $47, Y3, Y13
-	VPAND avx2c<>+32(SB), Y4, Y14
-	VPSLLQ $5, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 3104(DI)
-	VPSRLQ $24, Y4, Y13
-	VMOVDQU Y13, 3136(DI)
-	VPXOR Y0, Y0, Y0
-	VPXOR Y1, Y1, Y1
-	VPXOR Y2, Y2, Y2
-	VPXOR Y3, Y3, Y3
-	VPXOR Y4, Y4, Y4
-	VPXOR Y11, Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 80(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 88(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 96(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 104(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 112(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 200(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 208(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 216(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 224(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 232(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 320(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 328(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 336(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 344(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 352(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 440(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 448(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 456(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 464(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 472(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 560(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 568(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 576(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 584(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 592(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 680(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 688(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 696(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 704(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 712(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 800(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 808(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 816(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 824(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 832(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 920(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 928(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 936(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 944(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 952(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1040(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1048(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1056(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1064(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1072(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1160(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1168(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1176(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1184(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1192(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1280(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1288(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1296(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1304(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1312(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1400(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1408(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1416(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1424(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1432(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1520(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1528(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1536(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1544(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1552(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1640(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1648(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1656(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1664(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1672(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1760(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1768(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1776(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1784(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1792(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1880(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1888(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1896(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1904(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1912(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPSRLQ $0, Y0, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 3168(DI)
-	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+1952(SB), Y1, Y14
-	VPSLLQ $23, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 3200(DI)
-	VPSRLQ $6, Y1, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 3232(DI)
-	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+1984(SB), Y2, Y14
-	VPSLLQ $17, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 3264(DI)
-	VPSRLQ $12, Y2, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 3296(DI)
-	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2016(SB), Y3, Y14
-	VPSLLQ $11, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 3328(DI)
-	VPSRLQ $18, Y3, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 3360(DI)
-	VPSRLQ $47, Y3, Y13
-	VPAND avx2c<>+32(SB), Y4, Y14
-	VPSLLQ $5, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 3392(DI)
-	VPSRLQ $24, Y4, Y13
-	VMOVDQU Y13, 3424(DI)
+	// A = the entry d of the row (sel52: every entry is read).
+	LEAQ 2592(DI), R13
+	CALL sel52<>(SB)
 	// CX counts the windows 1..63 down; R8 and R9 step to window w's digits
 	// and table row.
 	MOVQ $63, CX
 combWindowP256:
 	ADDQ $64, R8
 	ADDQ $1920, R9
-	// Q = the entry d of the row: all 16 entries are read.
-	VMOVDQU (R8), Y10
-	VPXOR Y0, Y0, Y0
-	VPXOR Y1, Y1, Y1
-	VPXOR Y2, Y2, Y2
-	VPXOR Y3, Y3, Y3
-	VPXOR Y4, Y4, Y4
-	VPXOR Y5, Y5, Y5
-	VPXOR Y6, Y6, Y6
-	VPXOR Y7, Y7, Y7
-	VPXOR Y8, Y8, Y8
-	VPXOR Y9, Y9, Y9
-	VPXOR Y11, Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 0(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 8(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 16(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 24(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 32(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 40(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 48(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 56(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 64(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 72(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 120(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 128(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 136(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 144(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 152(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 160(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 168(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 176(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 184(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 192(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 240(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 248(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 256(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 264(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 272(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 280(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 288(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 296(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 304(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 312(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 360(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 368(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 376(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 384(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 392(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 400(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 408(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 416(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 424(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 432(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 480(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 488(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 496(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 504(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 512(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 520(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 528(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 536(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 544(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 552(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 600(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 608(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 616(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 624(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 632(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 640(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 648(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 656(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 664(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 672(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 720(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 728(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 736(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 744(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 752(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 760(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 768(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 776(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 784(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 792(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 840(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 848(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 856(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 864(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 872(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 880(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 888(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 896(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 904(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 912(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 960(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 968(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 976(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 984(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 992(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1000(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1008(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1016(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1024(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1032(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1080(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1088(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1096(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1104(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1112(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1120(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1128(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1136(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1144(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1152(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1200(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1208(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1216(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1224(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1232(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1240(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1248(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1256(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1264(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1272(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1320(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1328(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1336(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1344(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1352(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1360(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1368(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1376(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1384(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1392(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1440(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1448(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1456(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1464(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1472(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1480(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1488(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1496(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1504(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1512(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1560(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1568(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1576(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1584(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1592(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1600(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1608(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1616(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1624(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1632(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1680(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1688(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1696(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1704(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1712(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1720(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1728(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1736(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1744(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1752(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1800(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1808(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1816(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1824(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1832(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1840(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1848(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1856(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1864(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1872(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPSRLQ $0, Y0, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 4320(DI)
-	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+1952(SB), Y1, Y14
-	VPSLLQ $23, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 4352(DI)
-	VPSRLQ $6, Y1, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 4384(DI)
-	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+1984(SB), Y2, Y14
-	VPSLLQ $17, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 4416(DI)
-	VPSRLQ $12, Y2, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 4448(DI)
-	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2016(SB), Y3, Y14
-	VPSLLQ $11, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 4480(DI)
-	VPSRLQ $18, Y3, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 4512(DI)
-	VPSRLQ $47, Y3, Y13
-	VPAND avx2c<>+32(SB), Y4, Y14
-	VPSLLQ $5, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 4544(DI)
-	VPSRLQ $24, Y4, Y13
-	VMOVDQU Y13, 4576(DI)
-	VMOVDQU Y5, Y0
-	VMOVDQU Y6, Y1
-	VMOVDQU Y7, Y2
-	VMOVDQU Y8, Y3
-	VMOVDQU Y9, Y4
-	VPSRLQ $0, Y0, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 4608(DI)
-	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+1952(SB), Y1, Y14
-	VPSLLQ $23, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 4640(DI)
-	VPSRLQ $6, Y1, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 4672(DI)
-	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+1984(SB), Y2, Y14
-	VPSLLQ $17, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 4704(DI)
-	VPSRLQ $12, Y2, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 4736(DI)
-	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2016(SB), Y3, Y14
-	VPSLLQ $11, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 4768(DI)
-	VPSRLQ $18, Y3, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 4800(DI)
-	VPSRLQ $47, Y3, Y13
-	VPAND avx2c<>+32(SB), Y4, Y14
-	VPSLLQ $5, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 4832(DI)
-	VPSRLQ $24, Y4, Y13
-	VMOVDQU Y13, 4864(DI)
-	VPXOR Y0, Y0, Y0
-	VPXOR Y1, Y1, Y1
-	VPXOR Y2, Y2, Y2
-	VPXOR Y3, Y3, Y3
-	VPXOR Y4, Y4, Y4
-	VPXOR Y11, Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 80(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 88(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 96(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 104(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 112(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 200(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 208(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 216(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 224(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 232(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 320(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 328(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 336(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 344(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 352(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 440(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 448(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 456(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 464(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 472(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 560(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 568(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 576(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 584(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 592(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 680(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 688(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 696(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 704(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 712(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 800(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 808(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 816(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 824(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 832(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 920(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 928(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 936(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 944(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 952(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1040(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1048(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1056(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1064(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1072(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1160(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1168(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1176(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1184(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1192(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1280(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1288(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1296(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1304(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1312(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1400(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1408(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1416(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1424(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1432(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1520(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1528(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1536(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1544(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1552(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1640(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1648(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1656(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1664(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1672(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1760(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1768(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1776(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1784(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1792(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1880(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1888(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1896(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1904(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1912(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPSRLQ $0, Y0, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 4896(DI)
-	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+1952(SB), Y1, Y14
-	VPSLLQ $23, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 4928(DI)
-	VPSRLQ $6, Y1, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 4960(DI)
-	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+1984(SB), Y2, Y14
-	VPSLLQ $17, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 4992(DI)
-	VPSRLQ $12, Y2, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 5024(DI)
-	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2016(SB), Y3, Y14
-	VPSLLQ $11, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 5056(DI)
-	VPSRLQ $18, Y3, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 5088(DI)
-	VPSRLQ $47, Y3, Y13
-	VPAND avx2c<>+32(SB), Y4, Y14
-	VPSLLQ $5, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 5120(DI)
-	VPSRLQ $24, Y4, Y13
-	VMOVDQU Y13, 5152(DI)
+	// Q = the entry d of the row (sel52: every entry is read).
+	LEAQ 4320(DI), R13
+	CALL sel52<>(SB)
 	// B = A + Q.
 	LEAQ 2592(DI), R11
 	LEAQ 4320(DI), R12
@@ -8407,34 +6447,34 @@ TEXT ·checkP256AVX2(SB), NOSPLIT, $0-32
 	VMOVDQU 192(SI), Y3
 	VMOVDQU 256(SI), Y4
 	VPSRLQ $0, Y0, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 576(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+1952(SB), Y1, Y14
+	VPAND avx2c<>+64(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 608(DI)
 	VPSRLQ $6, Y1, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 640(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+1984(SB), Y2, Y14
+	VPAND avx2c<>+96(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 672(DI)
 	VPSRLQ $12, Y2, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 704(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2016(SB), Y3, Y14
+	VPAND avx2c<>+128(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 736(DI)
 	VPSRLQ $18, Y3, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 768(DI)
 	VPSRLQ $47, Y3, Y13
-	VPAND avx2c<>+32(SB), Y4, Y14
+	VPAND avx2c<>+160(SB), Y4, Y14
 	VPSLLQ $5, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 800(DI)
@@ -8447,34 +6487,34 @@ TEXT ·checkP256AVX2(SB), NOSPLIT, $0-32
 	VMOVDQU 512(SI), Y3
 	VMOVDQU 576(SI), Y4
 	VPSRLQ $0, Y0, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 864(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+1952(SB), Y1, Y14
+	VPAND avx2c<>+64(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 896(DI)
 	VPSRLQ $6, Y1, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 928(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+1984(SB), Y2, Y14
+	VPAND avx2c<>+96(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 960(DI)
 	VPSRLQ $12, Y2, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 992(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2016(SB), Y3, Y14
+	VPAND avx2c<>+128(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 1024(DI)
 	VPSRLQ $18, Y3, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 1056(DI)
 	VPSRLQ $47, Y3, Y13
-	VPAND avx2c<>+32(SB), Y4, Y14
+	VPAND avx2c<>+160(SB), Y4, Y14
 	VPSLLQ $5, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 1088(DI)
@@ -8613,99 +6653,99 @@ TEXT ·checkP256AVX2(SB), NOSPLIT, $0-32
 	// the curve equation: u = 1 * (+1 u -1 t +3 xR -1 P256 b).
 	VMOVDQU 1440(DI), Y0
 	VMOVDQU 1728(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPADDQ Y9, Y0, Y0
-	VPADDQ avx2c<>+192(SB), Y0, Y0
+	VPADDQ avx2c<>+320(SB), Y0, Y0
 	VMOVDQU 1152(DI), Y9
 	VPSUBQ Y9, Y0, Y0
-	VMOVDQU avx2c<>+480(SB), Y9
+	VMOVDQU avx2c<>+608(SB), Y9
 	VPSUBQ Y9, Y0, Y0
 	VMOVDQU 1472(DI), Y1
 	VMOVDQU 1760(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPADDQ Y9, Y1, Y1
-	VPADDQ avx2c<>+224(SB), Y1, Y1
+	VPADDQ avx2c<>+352(SB), Y1, Y1
 	VMOVDQU 1184(DI), Y9
 	VPSUBQ Y9, Y1, Y1
-	VMOVDQU avx2c<>+512(SB), Y9
+	VMOVDQU avx2c<>+640(SB), Y9
 	VPSUBQ Y9, Y1, Y1
 	VMOVDQU 1504(DI), Y2
 	VMOVDQU 1792(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPADDQ Y9, Y2, Y2
-	VPADDQ avx2c<>+256(SB), Y2, Y2
+	VPADDQ avx2c<>+384(SB), Y2, Y2
 	VMOVDQU 1216(DI), Y9
 	VPSUBQ Y9, Y2, Y2
-	VMOVDQU avx2c<>+544(SB), Y9
+	VMOVDQU avx2c<>+672(SB), Y9
 	VPSUBQ Y9, Y2, Y2
 	VMOVDQU 1536(DI), Y3
 	VMOVDQU 1824(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPADDQ Y9, Y3, Y3
-	VPADDQ avx2c<>+288(SB), Y3, Y3
+	VPADDQ avx2c<>+416(SB), Y3, Y3
 	VMOVDQU 1248(DI), Y9
 	VPSUBQ Y9, Y3, Y3
-	VMOVDQU avx2c<>+576(SB), Y9
+	VMOVDQU avx2c<>+704(SB), Y9
 	VPSUBQ Y9, Y3, Y3
 	VMOVDQU 1568(DI), Y4
 	VMOVDQU 1856(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPADDQ Y9, Y4, Y4
-	VPADDQ avx2c<>+320(SB), Y4, Y4
+	VPADDQ avx2c<>+448(SB), Y4, Y4
 	VMOVDQU 1280(DI), Y9
 	VPSUBQ Y9, Y4, Y4
-	VMOVDQU avx2c<>+608(SB), Y9
+	VMOVDQU avx2c<>+736(SB), Y9
 	VPSUBQ Y9, Y4, Y4
 	VMOVDQU 1600(DI), Y5
 	VMOVDQU 1888(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPADDQ Y9, Y5, Y5
-	VPADDQ avx2c<>+352(SB), Y5, Y5
+	VPADDQ avx2c<>+480(SB), Y5, Y5
 	VMOVDQU 1312(DI), Y9
 	VPSUBQ Y9, Y5, Y5
-	VMOVDQU avx2c<>+640(SB), Y9
+	VMOVDQU avx2c<>+768(SB), Y9
 	VPSUBQ Y9, Y5, Y5
 	VMOVDQU 1632(DI), Y6
 	VMOVDQU 1920(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPADDQ Y9, Y6, Y6
-	VPADDQ avx2c<>+384(SB), Y6, Y6
+	VPADDQ avx2c<>+512(SB), Y6, Y6
 	VMOVDQU 1344(DI), Y9
 	VPSUBQ Y9, Y6, Y6
-	VMOVDQU avx2c<>+672(SB), Y9
+	VMOVDQU avx2c<>+800(SB), Y9
 	VPSUBQ Y9, Y6, Y6
 	VMOVDQU 1664(DI), Y7
 	VMOVDQU 1952(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPADDQ Y9, Y7, Y7
-	VPADDQ avx2c<>+416(SB), Y7, Y7
+	VPADDQ avx2c<>+544(SB), Y7, Y7
 	VMOVDQU 1376(DI), Y9
 	VPSUBQ Y9, Y7, Y7
-	VMOVDQU avx2c<>+704(SB), Y9
+	VMOVDQU avx2c<>+832(SB), Y9
 	VPSUBQ Y9, Y7, Y7
 	VMOVDQU 1696(DI), Y8
 	VMOVDQU 1984(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPADDQ Y9, Y8, Y8
-	VPADDQ avx2c<>+448(SB), Y8, Y8
+	VPADDQ avx2c<>+576(SB), Y8, Y8
 	VMOVDQU 1408(DI), Y9
 	VPSUBQ Y9, Y8, Y8
-	VMOVDQU avx2c<>+736(SB), Y9
+	VMOVDQU avx2c<>+864(SB), Y9
 	VPSUBQ Y9, Y8, Y8
 	// Carried: 0xdffffff7 0xdffffff9 0xdffffff9 0xc00009f9 0xbffffffa 0xbffffffa 0xc013fffa 0xdf5ffffa 0xcfffff9 exceeds fin.
-	VMOVDQU avx2c<>+64(SB), Y13
+	VMOVDQU avx2c<>+32(SB), Y13
 	VPSRLQ $24, Y8, Y9
-	VPAND avx2c<>+32(SB), Y8, Y8
+	VPAND avx2c<>+160(SB), Y8, Y8
 	VPADDQ Y9, Y0, Y0
-	VPMULUDQ avx2c<>+96(SB), Y9, Y10
+	VPMULUDQ avx2c<>+224(SB), Y9, Y10
 	VPADDQ Y10, Y3, Y3
-	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPMULUDQ avx2c<>+32(SB), Y9, Y10
 	VPADDQ Y10, Y4, Y4
-	VPMULUDQ avx2c<>+64(SB), Y9, Y10
+	VPMULUDQ avx2c<>+32(SB), Y9, Y10
 	VPADDQ Y10, Y5, Y5
-	VPMULUDQ avx2c<>+128(SB), Y9, Y10
+	VPMULUDQ avx2c<>+256(SB), Y9, Y10
 	VPADDQ Y10, Y6, Y6
-	VPMULUDQ avx2c<>+160(SB), Y9, Y10
+	VPMULUDQ avx2c<>+288(SB), Y9, Y10
 	VPADDQ Y10, Y7, Y7
 	VPSRLQ $29, Y0, Y10
 	VPAND Y13, Y0, Y0
@@ -8980,39 +7020,39 @@ TEXT ·feSubP256AVX2(SB), NOSPLIT, $0-32
 	VMOVDQU Y1, 1120(DI)
 	// test: out = 1 * (+1 a -1 b).
 	VMOVDQU 576(DI), Y0
-	VPADDQ avx2c<>+768(SB), Y0, Y0
+	VPADDQ avx2c<>+896(SB), Y0, Y0
 	VMOVDQU 864(DI), Y9
 	VPSUBQ Y9, Y0, Y0
 	VMOVDQU 608(DI), Y1
-	VPADDQ avx2c<>+800(SB), Y1, Y1
+	VPADDQ avx2c<>+928(SB), Y1, Y1
 	VMOVDQU 896(DI), Y9
 	VPSUBQ Y9, Y1, Y1
 	VMOVDQU 640(DI), Y2
-	VPADDQ avx2c<>+832(SB), Y2, Y2
+	VPADDQ avx2c<>+960(SB), Y2, Y2
 	VMOVDQU 928(DI), Y9
 	VPSUBQ Y9, Y2, Y2
 	VMOVDQU 672(DI), Y3
-	VPADDQ avx2c<>+864(SB), Y3, Y3
+	VPADDQ avx2c<>+992(SB), Y3, Y3
 	VMOVDQU 960(DI), Y9
 	VPSUBQ Y9, Y3, Y3
 	VMOVDQU 704(DI), Y4
-	VPADDQ avx2c<>+896(SB), Y4, Y4
+	VPADDQ avx2c<>+1024(SB), Y4, Y4
 	VMOVDQU 992(DI), Y9
 	VPSUBQ Y9, Y4, Y4
 	VMOVDQU 736(DI), Y5
-	VPADDQ avx2c<>+928(SB), Y5, Y5
+	VPADDQ avx2c<>+1056(SB), Y5, Y5
 	VMOVDQU 1024(DI), Y9
 	VPSUBQ Y9, Y5, Y5
 	VMOVDQU 768(DI), Y6
-	VPADDQ avx2c<>+960(SB), Y6, Y6
+	VPADDQ avx2c<>+1088(SB), Y6, Y6
 	VMOVDQU 1056(DI), Y9
 	VPSUBQ Y9, Y6, Y6
 	VMOVDQU 800(DI), Y7
-	VPADDQ avx2c<>+992(SB), Y7, Y7
+	VPADDQ avx2c<>+1120(SB), Y7, Y7
 	VMOVDQU 1088(DI), Y9
 	VPSUBQ Y9, Y7, Y7
 	VMOVDQU 832(DI), Y8
-	VPADDQ avx2c<>+1024(SB), Y8, Y8
+	VPADDQ avx2c<>+1152(SB), Y8, Y8
 	VMOVDQU 1120(DI), Y9
 	VPSUBQ Y9, Y8, Y8
 	VMOVDQU Y0, 1152(DI)
@@ -9429,7 +7469,7 @@ TEXT mulK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VMOVDQU 256(SI), Y8
 	VMOVDQU avx2c<>+3072(SB), Y12
 	VMOVDQU avx2c<>+3104(SB), Y13
-	VMOVDQU avx2c<>+64(SB), Y14
+	VMOVDQU avx2c<>+32(SB), Y14
 	// Columns 9..16, carried: h_9..h_16 and h_17 to the scratch.
 	VPMULUDQ 256(DX), Y1, Y9
 	VPMULUDQ 224(DX), Y2, Y15
@@ -9752,7 +7792,7 @@ TEXT sqK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VPADDQ Y7, Y7, Y7
 	VMOVDQU avx2c<>+3072(SB), Y12
 	VMOVDQU avx2c<>+3104(SB), Y13
-	VMOVDQU avx2c<>+64(SB), Y14
+	VMOVDQU avx2c<>+32(SB), Y14
 	// Columns 9..16, carried: h_9..h_16 and h_17 to the scratch.
 	VPMULUDQ 256(SI), Y1, Y9
 	VPMULUDQ 224(SI), Y2, Y15
@@ -9999,9 +8039,9 @@ TEXT carryK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VMOVDQU 192(SI), Y6
 	VMOVDQU 224(SI), Y7
 	VMOVDQU 256(SI), Y8
-	VMOVDQU avx2c<>+64(SB), Y13
+	VMOVDQU avx2c<>+32(SB), Y13
 	VPSRLQ $24, Y8, Y9
-	VPAND avx2c<>+32(SB), Y8, Y8
+	VPAND avx2c<>+160(SB), Y8, Y8
 	VPMULUDQ avx2c<>+3136(SB), Y9, Y10
 	VPADDQ Y10, Y0, Y0
 	VPSLLQ $3, Y9, Y10
@@ -10194,9 +8234,9 @@ TEXT paddK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VMOVDQU 1120(DI), Y9
 	VPSUBQ Y9, Y8, Y8
 	// Carried: 0x7fff07ee 0x7ffffdf4 0x80003ffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x60fffffc exceeds fin.
-	VMOVDQU avx2c<>+64(SB), Y13
+	VMOVDQU avx2c<>+32(SB), Y13
 	VPSRLQ $24, Y8, Y9
-	VPAND avx2c<>+32(SB), Y8, Y8
+	VPAND avx2c<>+160(SB), Y8, Y8
 	VPMULUDQ avx2c<>+3136(SB), Y9, Y10
 	VPADDQ Y10, Y0, Y0
 	VPSLLQ $3, Y9, Y10
@@ -10369,9 +8409,9 @@ TEXT paddK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VMOVDQU 1408(DI), Y9
 	VPSUBQ Y9, Y8, Y8
 	// Carried: 0x7fff07ee 0x7ffffdf4 0x80003ffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x60fffffc exceeds fin.
-	VMOVDQU avx2c<>+64(SB), Y13
+	VMOVDQU avx2c<>+32(SB), Y13
 	VPSRLQ $24, Y8, Y9
-	VPAND avx2c<>+32(SB), Y8, Y8
+	VPAND avx2c<>+160(SB), Y8, Y8
 	VPMULUDQ avx2c<>+3136(SB), Y9, Y10
 	VPADDQ Y10, Y0, Y0
 	VPSLLQ $3, Y9, Y10
@@ -10544,9 +8584,9 @@ TEXT paddK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VMOVDQU 1408(DI), Y9
 	VPSUBQ Y9, Y8, Y8
 	// Carried: 0x7fff07ee 0x7ffffdf4 0x80003ffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x7ffffffc 0x60fffffc exceeds fin.
-	VMOVDQU avx2c<>+64(SB), Y13
+	VMOVDQU avx2c<>+32(SB), Y13
 	VPSRLQ $24, Y8, Y9
-	VPAND avx2c<>+32(SB), Y8, Y8
+	VPAND avx2c<>+160(SB), Y8, Y8
 	VPMULUDQ avx2c<>+3136(SB), Y9, Y10
 	VPADDQ Y10, Y0, Y0
 	VPSLLQ $3, Y9, Y10
@@ -10642,9 +8682,9 @@ TEXT paddK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VMOVDQU 1408(DI), Y8
 	VPMULUDQ avx2c<>+3456(SB), Y8, Y8
 	// Carried: 0x29fffffeb 0x29fffffeb 0x2a0053feb 0x29fffffeb 0x29fffffeb 0x29fffffeb 0x29fffffeb 0x29fffffeb 0x29fffffeb exceeds fin.
-	VMOVDQU avx2c<>+64(SB), Y13
+	VMOVDQU avx2c<>+32(SB), Y13
 	VPSRLQ $24, Y8, Y9
-	VPAND avx2c<>+32(SB), Y8, Y8
+	VPAND avx2c<>+160(SB), Y8, Y8
 	VPMULUDQ avx2c<>+3136(SB), Y9, Y10
 	VPADDQ Y10, Y0, Y0
 	VPSLLQ $3, Y9, Y10
@@ -10785,9 +8825,9 @@ TEXT paddK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VMOVDQU 544(R13), Y8
 	VPMULUDQ avx2c<>+3456(SB), Y8, Y8
 	// Carried: 0x29fffffeb 0x29fffffeb 0x29fffffeb 0x29fffffeb 0x29fffffeb 0x29fffffeb 0x29fffffeb 0x29fffffeb 0x29ffffeb exceeds fin.
-	VMOVDQU avx2c<>+64(SB), Y13
+	VMOVDQU avx2c<>+32(SB), Y13
 	VPSRLQ $24, Y8, Y9
-	VPAND avx2c<>+32(SB), Y8, Y8
+	VPAND avx2c<>+160(SB), Y8, Y8
 	VPMULUDQ avx2c<>+3136(SB), Y9, Y10
 	VPADDQ Y10, Y0, Y0
 	VPSLLQ $3, Y9, Y10
@@ -11017,9 +9057,9 @@ TEXT pdblK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VMOVDQU 832(DI), Y8
 	VPSLLQ $3, Y8, Y8
 	// Carried: 0xfffffff8 0xfffffff8 0x10001fff8 0xfffffff8 0xfffffff8 0xfffffff8 0xfffffff8 0xfffffff8 0xfffffff8 exceeds fin.
-	VMOVDQU avx2c<>+64(SB), Y13
+	VMOVDQU avx2c<>+32(SB), Y13
 	VPSRLQ $24, Y8, Y9
-	VPAND avx2c<>+32(SB), Y8, Y8
+	VPAND avx2c<>+160(SB), Y8, Y8
 	VPMULUDQ avx2c<>+3136(SB), Y9, Y10
 	VPADDQ Y10, Y0, Y0
 	VPSLLQ $3, Y9, Y10
@@ -11086,9 +9126,9 @@ TEXT pdblK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VMOVDQU 1408(DI), Y8
 	VPMULUDQ avx2c<>+3456(SB), Y8, Y8
 	// Carried: 0x29fffffeb 0x29fffffeb 0x2a0053feb 0x29fffffeb 0x29fffffeb 0x29fffffeb 0x29fffffeb 0x29fffffeb 0x29fffffeb exceeds fin.
-	VMOVDQU avx2c<>+64(SB), Y13
+	VMOVDQU avx2c<>+32(SB), Y13
 	VPSRLQ $24, Y8, Y9
-	VPAND avx2c<>+32(SB), Y8, Y8
+	VPAND avx2c<>+160(SB), Y8, Y8
 	VPMULUDQ avx2c<>+3136(SB), Y9, Y10
 	VPADDQ Y10, Y0, Y0
 	VPSLLQ $3, Y9, Y10
@@ -11177,52 +9217,52 @@ TEXT pdblK256<>(SB), NOSPLIT|NOFRAME, $0-0
 	VMOVDQU 576(DI), Y0
 	VPADDQ avx2c<>+3776(SB), Y0, Y0
 	VMOVDQU 1152(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPSUBQ Y9, Y0, Y0
 	VMOVDQU 608(DI), Y1
 	VPADDQ avx2c<>+3808(SB), Y1, Y1
 	VMOVDQU 1184(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPSUBQ Y9, Y1, Y1
 	VMOVDQU 640(DI), Y2
 	VPADDQ avx2c<>+3840(SB), Y2, Y2
 	VMOVDQU 1216(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPSUBQ Y9, Y2, Y2
 	VMOVDQU 672(DI), Y3
 	VPADDQ avx2c<>+3872(SB), Y3, Y3
 	VMOVDQU 1248(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPSUBQ Y9, Y3, Y3
 	VMOVDQU 704(DI), Y4
 	VPADDQ avx2c<>+3904(SB), Y4, Y4
 	VMOVDQU 1280(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPSUBQ Y9, Y4, Y4
 	VMOVDQU 736(DI), Y5
 	VPADDQ avx2c<>+3936(SB), Y5, Y5
 	VMOVDQU 1312(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPSUBQ Y9, Y5, Y5
 	VMOVDQU 768(DI), Y6
 	VPADDQ avx2c<>+3968(SB), Y6, Y6
 	VMOVDQU 1344(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPSUBQ Y9, Y6, Y6
 	VMOVDQU 800(DI), Y7
 	VPADDQ avx2c<>+4000(SB), Y7, Y7
 	VMOVDQU 1376(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPSUBQ Y9, Y7, Y7
 	VMOVDQU 832(DI), Y8
 	VPADDQ avx2c<>+4032(SB), Y8, Y8
 	VMOVDQU 1408(DI), Y9
-	VPMULUDQ avx2c<>+1344(SB), Y9, Y9
+	VPMULUDQ avx2c<>+1472(SB), Y9, Y9
 	VPSUBQ Y9, Y8, Y8
 	// Carried: 0x9ffe8dce 0x9ffffcf3 0xa0003ffb 0x9ffffffb 0x9ffffffb 0x9ffffffb 0x9ffffffb 0x9ffffffb 0x80fffffb exceeds fin.
-	VMOVDQU avx2c<>+64(SB), Y13
+	VMOVDQU avx2c<>+32(SB), Y13
 	VPSRLQ $24, Y8, Y9
-	VPAND avx2c<>+32(SB), Y8, Y8
+	VPAND avx2c<>+160(SB), Y8, Y8
 	VPMULUDQ avx2c<>+3136(SB), Y9, Y10
 	VPADDQ Y10, Y0, Y0
 	VPSLLQ $3, Y9, Y10
@@ -11369,23 +9409,23 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	LEAQ 0(DI), BX
 	// T[0] = (0 : 1 : 0), the identity.
 	// T[0].X = 0.
-	VMOVDQU avx2c<>+1664(SB), Y0
-	VMOVDQU Y0, 2592(DI)
-	VMOVDQU avx2c<>+1696(SB), Y0
-	VMOVDQU Y0, 2624(DI)
-	VMOVDQU avx2c<>+1728(SB), Y0
-	VMOVDQU Y0, 2656(DI)
-	VMOVDQU avx2c<>+1760(SB), Y0
-	VMOVDQU Y0, 2688(DI)
 	VMOVDQU avx2c<>+1792(SB), Y0
-	VMOVDQU Y0, 2720(DI)
+	VMOVDQU Y0, 2592(DI)
 	VMOVDQU avx2c<>+1824(SB), Y0
-	VMOVDQU Y0, 2752(DI)
+	VMOVDQU Y0, 2624(DI)
 	VMOVDQU avx2c<>+1856(SB), Y0
-	VMOVDQU Y0, 2784(DI)
+	VMOVDQU Y0, 2656(DI)
 	VMOVDQU avx2c<>+1888(SB), Y0
-	VMOVDQU Y0, 2816(DI)
+	VMOVDQU Y0, 2688(DI)
 	VMOVDQU avx2c<>+1920(SB), Y0
+	VMOVDQU Y0, 2720(DI)
+	VMOVDQU avx2c<>+1952(SB), Y0
+	VMOVDQU Y0, 2752(DI)
+	VMOVDQU avx2c<>+1984(SB), Y0
+	VMOVDQU Y0, 2784(DI)
+	VMOVDQU avx2c<>+2016(SB), Y0
+	VMOVDQU Y0, 2816(DI)
+	VMOVDQU avx2c<>+2048(SB), Y0
 	VMOVDQU Y0, 2848(DI)
 	// T[0].Y = K256 1.
 	VMOVDQU avx2c<>+4064(SB), Y0
@@ -11407,23 +9447,23 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VMOVDQU avx2c<>+4320(SB), Y0
 	VMOVDQU Y0, 3136(DI)
 	// T[0].Z = 0.
-	VMOVDQU avx2c<>+1664(SB), Y0
-	VMOVDQU Y0, 3168(DI)
-	VMOVDQU avx2c<>+1696(SB), Y0
-	VMOVDQU Y0, 3200(DI)
-	VMOVDQU avx2c<>+1728(SB), Y0
-	VMOVDQU Y0, 3232(DI)
-	VMOVDQU avx2c<>+1760(SB), Y0
-	VMOVDQU Y0, 3264(DI)
 	VMOVDQU avx2c<>+1792(SB), Y0
-	VMOVDQU Y0, 3296(DI)
+	VMOVDQU Y0, 3168(DI)
 	VMOVDQU avx2c<>+1824(SB), Y0
-	VMOVDQU Y0, 3328(DI)
+	VMOVDQU Y0, 3200(DI)
 	VMOVDQU avx2c<>+1856(SB), Y0
-	VMOVDQU Y0, 3360(DI)
+	VMOVDQU Y0, 3232(DI)
 	VMOVDQU avx2c<>+1888(SB), Y0
-	VMOVDQU Y0, 3392(DI)
+	VMOVDQU Y0, 3264(DI)
 	VMOVDQU avx2c<>+1920(SB), Y0
+	VMOVDQU Y0, 3296(DI)
+	VMOVDQU avx2c<>+1952(SB), Y0
+	VMOVDQU Y0, 3328(DI)
+	VMOVDQU avx2c<>+1984(SB), Y0
+	VMOVDQU Y0, 3360(DI)
+	VMOVDQU avx2c<>+2016(SB), Y0
+	VMOVDQU Y0, 3392(DI)
+	VMOVDQU avx2c<>+2048(SB), Y0
 	VMOVDQU Y0, 3424(DI)
 	// T[1] = (x : y : 1) (1 as the IFMA engine writes it).
 	MOVQ in+16(FP), SI
@@ -11434,34 +9474,34 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VMOVDQU 192(SI), Y3
 	VMOVDQU 256(SI), Y4
 	VPSRLQ $0, Y0, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 3456(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+1952(SB), Y1, Y14
+	VPAND avx2c<>+64(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3488(DI)
 	VPSRLQ $6, Y1, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 3520(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+1984(SB), Y2, Y14
+	VPAND avx2c<>+96(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3552(DI)
 	VPSRLQ $12, Y2, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 3584(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2016(SB), Y3, Y14
+	VPAND avx2c<>+128(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3616(DI)
 	VPSRLQ $18, Y3, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 3648(DI)
 	VPSRLQ $47, Y3, Y13
-	VPAND avx2c<>+32(SB), Y4, Y14
+	VPAND avx2c<>+160(SB), Y4, Y14
 	VPSLLQ $5, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3680(DI)
@@ -11474,34 +9514,34 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	VMOVDQU 512(SI), Y3
 	VMOVDQU 576(SI), Y4
 	VPSRLQ $0, Y0, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 3744(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+1952(SB), Y1, Y14
+	VPAND avx2c<>+64(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3776(DI)
 	VPSRLQ $6, Y1, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 3808(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+1984(SB), Y2, Y14
+	VPAND avx2c<>+96(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3840(DI)
 	VPSRLQ $12, Y2, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 3872(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2016(SB), Y3, Y14
+	VPAND avx2c<>+128(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3904(DI)
 	VPSRLQ $18, Y3, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 3936(DI)
 	VPSRLQ $47, Y3, Y13
-	VPAND avx2c<>+32(SB), Y4, Y14
+	VPAND avx2c<>+160(SB), Y4, Y14
 	VPSLLQ $5, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 3968(DI)
@@ -11603,1082 +9643,10 @@ TEXT ·ecdhK256AVX2(SB), NOSPLIT, $0-32
 	CALL paddK256<>(SB)
 	MOVQ d+8(FP), R8
 	// A = T[e51] (0, 1 or 2: never negative).
-	// A = T[d]: every one of the 17 entries is read (constant time).
+	// A = T[d] (sel17: every entry is read).
 	VMOVDQU 6528(R8), Y12
-	VPXOR Y0, Y0, Y0
-	VPXOR Y1, Y1, Y1
-	VPXOR Y2, Y2, Y2
-	VPXOR Y3, Y3, Y3
-	VPXOR Y4, Y4, Y4
-	VPXOR Y5, Y5, Y5
-	VPXOR Y6, Y6, Y6
-	VPXOR Y7, Y7, Y7
-	VPXOR Y8, Y8, Y8
-	VPXOR Y9, Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 2592(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 2624(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 2656(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 2688(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 2720(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 2752(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 2784(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 2816(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 2848(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 3456(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 3488(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 3520(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 3552(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 3584(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 3616(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 3648(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 3680(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 3712(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 4320(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 4352(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 4384(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 4416(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 4448(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 4480(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 4512(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 4544(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 4576(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 5184(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 5216(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 5248(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 5280(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 5312(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 5344(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 5376(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 5408(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 5440(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 6048(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 6080(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 6112(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 6144(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 6176(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 6208(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 6240(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 6272(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 6304(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 6912(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 6944(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 6976(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 7008(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 7040(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 7072(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 7104(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 7136(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 7168(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 7776(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 7808(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 7840(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 7872(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 7904(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 7936(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 7968(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 8000(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 8032(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 8640(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 8672(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 8704(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 8736(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 8768(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 8800(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 8832(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 8864(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 8896(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 9504(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 9536(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 9568(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 9600(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 9632(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 9664(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 9696(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 9728(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 9760(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 10368(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 10400(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 10432(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 10464(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 10496(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 10528(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 10560(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 10592(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 10624(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 11232(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 11264(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 11296(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 11328(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 11360(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 11392(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 11424(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 11456(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 11488(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 12096(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 12128(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 12160(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 12192(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 12224(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 12256(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 12288(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 12320(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 12352(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 12960(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 12992(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 13024(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 13056(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 13088(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 13120(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 13152(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 13184(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 13216(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 13824(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 13856(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 13888(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 13920(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 13952(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 13984(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 14016(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 14048(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 14080(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 14688(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 14720(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 14752(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 14784(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 14816(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 14848(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 14880(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 14912(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 14944(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 15552(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 15584(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 15616(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 15648(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 15680(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 15712(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 15744(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 15776(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 15808(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 16416(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 16448(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 16480(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 16512(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 16544(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 16576(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 16608(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 16640(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 16672(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VMOVDQU Y0, 17280(DI)
-	VMOVDQU Y1, 17312(DI)
-	VMOVDQU Y2, 17344(DI)
-	VMOVDQU Y3, 17376(DI)
-	VMOVDQU Y4, 17408(DI)
-	VMOVDQU Y5, 17440(DI)
-	VMOVDQU Y6, 17472(DI)
-	VMOVDQU Y7, 17504(DI)
-	VMOVDQU Y8, 17536(DI)
-	VPXOR Y0, Y0, Y0
-	VPXOR Y1, Y1, Y1
-	VPXOR Y2, Y2, Y2
-	VPXOR Y3, Y3, Y3
-	VPXOR Y4, Y4, Y4
-	VPXOR Y5, Y5, Y5
-	VPXOR Y6, Y6, Y6
-	VPXOR Y7, Y7, Y7
-	VPXOR Y8, Y8, Y8
-	VPXOR Y9, Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 2880(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 2912(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 2944(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 2976(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 3008(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 3040(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 3072(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 3104(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 3136(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 3744(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 3776(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 3808(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 3840(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 3872(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 3904(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 3936(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 3968(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 4000(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 4608(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 4640(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 4672(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 4704(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 4736(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 4768(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 4800(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 4832(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 4864(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 5472(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 5504(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 5536(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 5568(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 5600(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 5632(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 5664(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 5696(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 5728(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 6336(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 6368(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 6400(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 6432(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 6464(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 6496(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 6528(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 6560(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 6592(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 7200(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 7232(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 7264(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 7296(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 7328(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 7360(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 7392(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 7424(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 7456(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 8064(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 8096(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 8128(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 8160(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 8192(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 8224(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 8256(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 8288(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 8320(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 8928(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 8960(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 8992(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 9024(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 9056(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 9088(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 9120(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 9152(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 9184(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 9792(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 9824(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 9856(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 9888(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 9920(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 9952(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 9984(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 10016(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 10048(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 10656(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 10688(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 10720(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 10752(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 10784(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 10816(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 10848(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 10880(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 10912(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 11520(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 11552(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 11584(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 11616(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 11648(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 11680(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 11712(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 11744(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 11776(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 12384(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 12416(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 12448(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 12480(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 12512(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 12544(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 12576(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 12608(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 12640(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 13248(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 13280(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 13312(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 13344(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 13376(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 13408(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 13440(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 13472(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 13504(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 14112(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 14144(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 14176(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 14208(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 14240(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 14272(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 14304(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 14336(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 14368(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 14976(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 15008(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 15040(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 15072(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 15104(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 15136(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 15168(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 15200(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 15232(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 15840(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 15872(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 15904(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 15936(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 15968(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 16000(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 16032(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 16064(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 16096(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 16704(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 16736(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 16768(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 16800(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 16832(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 16864(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 16896(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 16928(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 16960(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VMOVDQU Y0, 17568(DI)
-	VMOVDQU Y1, 17600(DI)
-	VMOVDQU Y2, 17632(DI)
-	VMOVDQU Y3, 17664(DI)
-	VMOVDQU Y4, 17696(DI)
-	VMOVDQU Y5, 17728(DI)
-	VMOVDQU Y6, 17760(DI)
-	VMOVDQU Y7, 17792(DI)
-	VMOVDQU Y8, 17824(DI)
-	VPXOR Y0, Y0, Y0
-	VPXOR Y1, Y1, Y1
-	VPXOR Y2, Y2, Y2
-	VPXOR Y3, Y3, Y3
-	VPXOR Y4, Y4, Y4
-	VPXOR Y5, Y5, Y5
-	VPXOR Y6, Y6, Y6
-	VPXOR Y7, Y7, Y7
-	VPXOR Y8, Y8, Y8
-	VPXOR Y9, Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 3168(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 3200(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 3232(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 3264(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 3296(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 3328(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 3360(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 3392(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 3424(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 4032(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 4064(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 4096(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 4128(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 4160(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 4192(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 4224(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 4256(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 4288(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 4896(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 4928(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 4960(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 4992(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 5024(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 5056(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 5088(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 5120(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 5152(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 5760(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 5792(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 5824(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 5856(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 5888(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 5920(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 5952(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 5984(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 6016(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 6624(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 6656(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 6688(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 6720(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 6752(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 6784(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 6816(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 6848(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 6880(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 7488(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 7520(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 7552(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 7584(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 7616(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 7648(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 7680(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 7712(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 7744(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 8352(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 8384(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 8416(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 8448(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 8480(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 8512(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 8544(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 8576(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 8608(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 9216(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 9248(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 9280(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 9312(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 9344(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 9376(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 9408(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 9440(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 9472(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 10080(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 10112(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 10144(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 10176(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 10208(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 10240(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 10272(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 10304(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 10336(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 10944(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 10976(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 11008(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 11040(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 11072(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 11104(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 11136(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 11168(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 11200(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 11808(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 11840(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 11872(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 11904(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 11936(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 11968(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 12000(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 12032(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 12064(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 12672(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 12704(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 12736(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 12768(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 12800(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 12832(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 12864(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 12896(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 12928(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 13536(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 13568(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 13600(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 13632(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 13664(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 13696(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 13728(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 13760(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 13792(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 14400(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 14432(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 14464(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 14496(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 14528(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 14560(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 14592(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 14624(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 14656(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 15264(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 15296(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 15328(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 15360(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 15392(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 15424(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 15456(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 15488(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 15520(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 16128(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 16160(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 16192(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 16224(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 16256(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 16288(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 16320(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 16352(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 16384(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 16992(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 17024(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 17056(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 17088(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 17120(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 17152(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 17184(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 17216(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 17248(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VMOVDQU Y0, 17856(DI)
-	VMOVDQU Y1, 17888(DI)
-	VMOVDQU Y2, 17920(DI)
-	VMOVDQU Y3, 17952(DI)
-	VMOVDQU Y4, 17984(DI)
-	VMOVDQU Y5, 18016(DI)
-	VMOVDQU Y6, 18048(DI)
-	VMOVDQU Y7, 18080(DI)
-	VMOVDQU Y8, 18112(DI)
+	LEAQ 17280(DI), R13
+	CALL sel17<>(SB)
 	// CX = w counts down from 50 to 0: public.
 	MOVQ $50, CX
 ecdhWindowK256:
@@ -12706,1082 +9674,10 @@ ecdhWindowK256:
 	// The digits of window w, at an offset from w alone.
 	MOVQ CX, AX
 	SHLQ $7, AX
-	// Q = T[d]: every one of the 17 entries is read (constant time).
+	// Q = T[d] (sel17: every entry is read).
 	VMOVDQU (R8)(AX*1), Y12
-	VPXOR Y0, Y0, Y0
-	VPXOR Y1, Y1, Y1
-	VPXOR Y2, Y2, Y2
-	VPXOR Y3, Y3, Y3
-	VPXOR Y4, Y4, Y4
-	VPXOR Y5, Y5, Y5
-	VPXOR Y6, Y6, Y6
-	VPXOR Y7, Y7, Y7
-	VPXOR Y8, Y8, Y8
-	VPXOR Y9, Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 2592(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 2624(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 2656(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 2688(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 2720(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 2752(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 2784(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 2816(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 2848(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 3456(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 3488(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 3520(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 3552(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 3584(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 3616(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 3648(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 3680(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 3712(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 4320(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 4352(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 4384(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 4416(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 4448(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 4480(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 4512(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 4544(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 4576(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 5184(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 5216(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 5248(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 5280(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 5312(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 5344(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 5376(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 5408(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 5440(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 6048(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 6080(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 6112(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 6144(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 6176(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 6208(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 6240(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 6272(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 6304(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 6912(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 6944(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 6976(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 7008(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 7040(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 7072(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 7104(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 7136(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 7168(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 7776(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 7808(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 7840(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 7872(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 7904(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 7936(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 7968(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 8000(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 8032(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 8640(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 8672(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 8704(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 8736(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 8768(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 8800(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 8832(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 8864(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 8896(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 9504(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 9536(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 9568(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 9600(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 9632(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 9664(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 9696(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 9728(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 9760(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 10368(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 10400(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 10432(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 10464(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 10496(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 10528(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 10560(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 10592(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 10624(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 11232(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 11264(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 11296(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 11328(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 11360(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 11392(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 11424(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 11456(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 11488(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 12096(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 12128(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 12160(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 12192(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 12224(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 12256(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 12288(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 12320(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 12352(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 12960(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 12992(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 13024(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 13056(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 13088(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 13120(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 13152(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 13184(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 13216(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 13824(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 13856(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 13888(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 13920(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 13952(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 13984(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 14016(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 14048(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 14080(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 14688(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 14720(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 14752(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 14784(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 14816(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 14848(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 14880(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 14912(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 14944(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 15552(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 15584(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 15616(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 15648(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 15680(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 15712(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 15744(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 15776(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 15808(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 16416(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 16448(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 16480(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 16512(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 16544(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 16576(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 16608(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 16640(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 16672(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VMOVDQU Y0, 19008(DI)
-	VMOVDQU Y1, 19040(DI)
-	VMOVDQU Y2, 19072(DI)
-	VMOVDQU Y3, 19104(DI)
-	VMOVDQU Y4, 19136(DI)
-	VMOVDQU Y5, 19168(DI)
-	VMOVDQU Y6, 19200(DI)
-	VMOVDQU Y7, 19232(DI)
-	VMOVDQU Y8, 19264(DI)
-	VPXOR Y0, Y0, Y0
-	VPXOR Y1, Y1, Y1
-	VPXOR Y2, Y2, Y2
-	VPXOR Y3, Y3, Y3
-	VPXOR Y4, Y4, Y4
-	VPXOR Y5, Y5, Y5
-	VPXOR Y6, Y6, Y6
-	VPXOR Y7, Y7, Y7
-	VPXOR Y8, Y8, Y8
-	VPXOR Y9, Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 2880(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 2912(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 2944(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 2976(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 3008(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 3040(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 3072(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 3104(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 3136(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 3744(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 3776(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 3808(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 3840(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 3872(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 3904(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 3936(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 3968(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 4000(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 4608(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 4640(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 4672(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 4704(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 4736(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 4768(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 4800(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 4832(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 4864(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 5472(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 5504(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 5536(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 5568(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 5600(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 5632(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 5664(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 5696(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 5728(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 6336(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 6368(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 6400(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 6432(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 6464(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 6496(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 6528(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 6560(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 6592(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 7200(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 7232(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 7264(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 7296(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 7328(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 7360(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 7392(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 7424(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 7456(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 8064(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 8096(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 8128(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 8160(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 8192(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 8224(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 8256(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 8288(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 8320(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 8928(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 8960(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 8992(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 9024(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 9056(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 9088(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 9120(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 9152(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 9184(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 9792(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 9824(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 9856(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 9888(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 9920(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 9952(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 9984(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 10016(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 10048(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 10656(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 10688(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 10720(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 10752(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 10784(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 10816(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 10848(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 10880(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 10912(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 11520(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 11552(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 11584(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 11616(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 11648(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 11680(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 11712(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 11744(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 11776(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 12384(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 12416(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 12448(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 12480(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 12512(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 12544(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 12576(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 12608(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 12640(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 13248(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 13280(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 13312(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 13344(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 13376(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 13408(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 13440(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 13472(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 13504(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 14112(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 14144(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 14176(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 14208(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 14240(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 14272(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 14304(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 14336(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 14368(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 14976(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 15008(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 15040(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 15072(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 15104(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 15136(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 15168(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 15200(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 15232(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 15840(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 15872(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 15904(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 15936(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 15968(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 16000(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 16032(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 16064(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 16096(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 16704(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 16736(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 16768(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 16800(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 16832(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 16864(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 16896(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 16928(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 16960(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VMOVDQU Y0, 19296(DI)
-	VMOVDQU Y1, 19328(DI)
-	VMOVDQU Y2, 19360(DI)
-	VMOVDQU Y3, 19392(DI)
-	VMOVDQU Y4, 19424(DI)
-	VMOVDQU Y5, 19456(DI)
-	VMOVDQU Y6, 19488(DI)
-	VMOVDQU Y7, 19520(DI)
-	VMOVDQU Y8, 19552(DI)
-	VPXOR Y0, Y0, Y0
-	VPXOR Y1, Y1, Y1
-	VPXOR Y2, Y2, Y2
-	VPXOR Y3, Y3, Y3
-	VPXOR Y4, Y4, Y4
-	VPXOR Y5, Y5, Y5
-	VPXOR Y6, Y6, Y6
-	VPXOR Y7, Y7, Y7
-	VPXOR Y8, Y8, Y8
-	VPXOR Y9, Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 3168(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 3200(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 3232(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 3264(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 3296(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 3328(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 3360(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 3392(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 3424(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 4032(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 4064(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 4096(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 4128(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 4160(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 4192(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 4224(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 4256(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 4288(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 4896(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 4928(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 4960(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 4992(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 5024(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 5056(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 5088(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 5120(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 5152(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 5760(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 5792(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 5824(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 5856(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 5888(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 5920(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 5952(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 5984(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 6016(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 6624(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 6656(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 6688(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 6720(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 6752(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 6784(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 6816(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 6848(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 6880(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 7488(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 7520(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 7552(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 7584(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 7616(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 7648(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 7680(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 7712(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 7744(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 8352(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 8384(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 8416(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 8448(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 8480(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 8512(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 8544(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 8576(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 8608(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 9216(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 9248(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 9280(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 9312(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 9344(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 9376(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 9408(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 9440(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 9472(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 10080(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 10112(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 10144(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 10176(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 10208(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 10240(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 10272(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 10304(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 10336(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 10944(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 10976(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 11008(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 11040(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 11072(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 11104(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 11136(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 11168(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 11200(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 11808(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 11840(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 11872(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 11904(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 11936(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 11968(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 12000(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 12032(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 12064(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 12672(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 12704(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 12736(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 12768(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 12800(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 12832(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 12864(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 12896(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 12928(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 13536(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 13568(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 13600(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 13632(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 13664(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 13696(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 13728(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 13760(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 13792(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 14400(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 14432(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 14464(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 14496(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 14528(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 14560(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 14592(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 14624(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 14656(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 15264(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 15296(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 15328(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 15360(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 15392(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 15424(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 15456(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 15488(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 15520(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 16128(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 16160(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 16192(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 16224(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 16256(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 16288(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 16320(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 16352(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 16384(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VPADDQ avx2c<>+2048(SB), Y9, Y9
-	VPCMPEQQ Y9, Y12, Y10
-	VPAND 16992(DI), Y10, Y11
-	VPOR Y11, Y0, Y0
-	VPAND 17024(DI), Y10, Y11
-	VPOR Y11, Y1, Y1
-	VPAND 17056(DI), Y10, Y11
-	VPOR Y11, Y2, Y2
-	VPAND 17088(DI), Y10, Y11
-	VPOR Y11, Y3, Y3
-	VPAND 17120(DI), Y10, Y11
-	VPOR Y11, Y4, Y4
-	VPAND 17152(DI), Y10, Y11
-	VPOR Y11, Y5, Y5
-	VPAND 17184(DI), Y10, Y11
-	VPOR Y11, Y6, Y6
-	VPAND 17216(DI), Y10, Y11
-	VPOR Y11, Y7, Y7
-	VPAND 17248(DI), Y10, Y11
-	VPOR Y11, Y8, Y8
-	VMOVDQU Y0, 19584(DI)
-	VMOVDQU Y1, 19616(DI)
-	VMOVDQU Y2, 19648(DI)
-	VMOVDQU Y3, 19680(DI)
-	VMOVDQU Y4, 19712(DI)
-	VMOVDQU Y5, 19744(DI)
-	VMOVDQU Y6, 19776(DI)
-	VMOVDQU Y7, 19808(DI)
-	VMOVDQU Y8, 19840(DI)
+	LEAQ 19008(DI), R13
+	CALL sel17<>(SB)
 	// Where e_w < 0, Q.Y = -Q.Y: the negation is computed in every lane and
 	// picked by the sign mask of window w (Y15).
 	// negation: -Q.Y = 1 * (-1 Q.Y).
@@ -14260,1828 +10156,18 @@ TEXT ·pubK256AVX2(SB), NOSPLIT, $0-32
 	MOVQ d+8(FP), R8
 	MOVQ table+16(FP), R9
 	// A = table[0][d_0].
-	// A = the entry d of the row: all 16 entries are read.
-	VMOVDQU (R8), Y10
-	VPXOR Y0, Y0, Y0
-	VPXOR Y1, Y1, Y1
-	VPXOR Y2, Y2, Y2
-	VPXOR Y3, Y3, Y3
-	VPXOR Y4, Y4, Y4
-	VPXOR Y5, Y5, Y5
-	VPXOR Y6, Y6, Y6
-	VPXOR Y7, Y7, Y7
-	VPXOR Y8, Y8, Y8
-	VPXOR Y9, Y9, Y9
-	VPXOR Y11, Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 0(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 8(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 16(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 24(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 32(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 40(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 48(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 56(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 64(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 72(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 120(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 128(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 136(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 144(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 152(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 160(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 168(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 176(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 184(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 192(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 240(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 248(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 256(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 264(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 272(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 280(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 288(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 296(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 304(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 312(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 360(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 368(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 376(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 384(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 392(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 400(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 408(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 416(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 424(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 432(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 480(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 488(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 496(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 504(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 512(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 520(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 528(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 536(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 544(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 552(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 600(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 608(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 616(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 624(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 632(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 640(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 648(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 656(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 664(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 672(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 720(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 728(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 736(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 744(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 752(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 760(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 768(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 776(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 784(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 792(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 840(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 848(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 856(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 864(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 872(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 880(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 888(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 896(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 904(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 912(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 960(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 968(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 976(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 984(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 992(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1000(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1008(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1016(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1024(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1032(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1080(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1088(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1096(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1104(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1112(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1120(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1128(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1136(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1144(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1152(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1200(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1208(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1216(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1224(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1232(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1240(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1248(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1256(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1264(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1272(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1320(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1328(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1336(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1344(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1352(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1360(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1368(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1376(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1384(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1392(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1440(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1448(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1456(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1464(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1472(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1480(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1488(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1496(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1504(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1512(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1560(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1568(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1576(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1584(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1592(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1600(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1608(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1616(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1624(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1632(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1680(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1688(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1696(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1704(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1712(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1720(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1728(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1736(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1744(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1752(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1800(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1808(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1816(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1824(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1832(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1840(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1848(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1856(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1864(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1872(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPSRLQ $0, Y0, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 2592(DI)
-	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+1952(SB), Y1, Y14
-	VPSLLQ $23, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 2624(DI)
-	VPSRLQ $6, Y1, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 2656(DI)
-	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+1984(SB), Y2, Y14
-	VPSLLQ $17, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 2688(DI)
-	VPSRLQ $12, Y2, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 2720(DI)
-	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2016(SB), Y3, Y14
-	VPSLLQ $11, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 2752(DI)
-	VPSRLQ $18, Y3, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 2784(DI)
-	VPSRLQ $47, Y3, Y13
-	VPAND avx2c<>+32(SB), Y4, Y14
-	VPSLLQ $5, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 2816(DI)
-	VPSRLQ $24, Y4, Y13
-	VMOVDQU Y13, 2848(DI)
-	VMOVDQU Y5, Y0
-	VMOVDQU Y6, Y1
-	VMOVDQU Y7, Y2
-	VMOVDQU Y8, Y3
-	VMOVDQU Y9, Y4
-	VPSRLQ $0, Y0, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 2880(DI)
-	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+1952(SB), Y1, Y14
-	VPSLLQ $23, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 2912(DI)
-	VPSRLQ $6, Y1, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 2944(DI)
-	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+1984(SB), Y2, Y14
-	VPSLLQ $17, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 2976(DI)
-	VPSRLQ $12, Y2, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 3008(DI)
-	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2016(SB), Y3, Y14
-	VPSLLQ $11, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 3040(DI)
-	VPSRLQ $18, Y3, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 3072(DI)
-	VPSRLQ $47, Y3, Y13
-	VPAND avx2c<>+32(SB), Y4, Y14
-	VPSLLQ $5, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 3104(DI)
-	VPSRLQ $24, Y4, Y13
-	VMOVDQU Y13, 3136(DI)
-	VPXOR Y0, Y0, Y0
-	VPXOR Y1, Y1, Y1
-	VPXOR Y2, Y2, Y2
-	VPXOR Y3, Y3, Y3
-	VPXOR Y4, Y4, Y4
-	VPXOR Y11, Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 80(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 88(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 96(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 104(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 112(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 200(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 208(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 216(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 224(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 232(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 320(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 328(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 336(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 344(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 352(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 440(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 448(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 456(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 464(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 472(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 560(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 568(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 576(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 584(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 592(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 680(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 688(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 696(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 704(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 712(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 800(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 808(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 816(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 824(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 832(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 920(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 928(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 936(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 944(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 952(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1040(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1048(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1056(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1064(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1072(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1160(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1168(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1176(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1184(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1192(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1280(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1288(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1296(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1304(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1312(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1400(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1408(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1416(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1424(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1432(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1520(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1528(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1536(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1544(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1552(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1640(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1648(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1656(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1664(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1672(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1760(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1768(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1776(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1784(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1792(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1880(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1888(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1896(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1904(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1912(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPSRLQ $0, Y0, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 3168(DI)
-	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+1952(SB), Y1, Y14
-	VPSLLQ $23, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 3200(DI)
-	VPSRLQ $6, Y1, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 3232(DI)
-	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+1984(SB), Y2, Y14
-	VPSLLQ $17, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 3264(DI)
-	VPSRLQ $12, Y2, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 3296(DI)
-	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2016(SB), Y3, Y14
-	VPSLLQ $11, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 3328(DI)
-	VPSRLQ $18, Y3, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 3360(DI)
-	VPSRLQ $47, Y3, Y13
-	VPAND avx2c<>+32(SB), Y4, Y14
-	VPSLLQ $5, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 3392(DI)
-	VPSRLQ $24, Y4, Y13
-	VMOVDQU Y13, 3424(DI)
+	// A = the entry d of the row (sel52: every entry is read).
+	LEAQ 2592(DI), R13
+	CALL sel52<>(SB)
 	// CX counts the windows 1..63 down; R8 and R9 step to window w's digits
 	// and table row.
 	MOVQ $63, CX
 combWindowK256:
 	ADDQ $64, R8
 	ADDQ $1920, R9
-	// Q = the entry d of the row: all 16 entries are read.
-	VMOVDQU (R8), Y10
-	VPXOR Y0, Y0, Y0
-	VPXOR Y1, Y1, Y1
-	VPXOR Y2, Y2, Y2
-	VPXOR Y3, Y3, Y3
-	VPXOR Y4, Y4, Y4
-	VPXOR Y5, Y5, Y5
-	VPXOR Y6, Y6, Y6
-	VPXOR Y7, Y7, Y7
-	VPXOR Y8, Y8, Y8
-	VPXOR Y9, Y9, Y9
-	VPXOR Y11, Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 0(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 8(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 16(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 24(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 32(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 40(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 48(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 56(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 64(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 72(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 120(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 128(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 136(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 144(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 152(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 160(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 168(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 176(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 184(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 192(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 240(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 248(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 256(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 264(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 272(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 280(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 288(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 296(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 304(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 312(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 360(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 368(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 376(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 384(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 392(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 400(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 408(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 416(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 424(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 432(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 480(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 488(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 496(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 504(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 512(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 520(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 528(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 536(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 544(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 552(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 600(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 608(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 616(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 624(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 632(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 640(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 648(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 656(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 664(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 672(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 720(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 728(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 736(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 744(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 752(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 760(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 768(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 776(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 784(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 792(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 840(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 848(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 856(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 864(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 872(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 880(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 888(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 896(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 904(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 912(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 960(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 968(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 976(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 984(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 992(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1000(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1008(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1016(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1024(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1032(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1080(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1088(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1096(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1104(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1112(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1120(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1128(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1136(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1144(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1152(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1200(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1208(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1216(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1224(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1232(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1240(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1248(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1256(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1264(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1272(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1320(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1328(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1336(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1344(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1352(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1360(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1368(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1376(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1384(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1392(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1440(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1448(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1456(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1464(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1472(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1480(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1488(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1496(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1504(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1512(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1560(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1568(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1576(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1584(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1592(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1600(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1608(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1616(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1624(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1632(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1680(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1688(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1696(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1704(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1712(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1720(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1728(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1736(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1744(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1752(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1800(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1808(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1816(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1824(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1832(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPBROADCASTQ 1840(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y5, Y5
-	VPBROADCASTQ 1848(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y6, Y6
-	VPBROADCASTQ 1856(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y7, Y7
-	VPBROADCASTQ 1864(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y8, Y8
-	VPBROADCASTQ 1872(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y9, Y9
-	VPSRLQ $0, Y0, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 4320(DI)
-	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+1952(SB), Y1, Y14
-	VPSLLQ $23, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 4352(DI)
-	VPSRLQ $6, Y1, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 4384(DI)
-	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+1984(SB), Y2, Y14
-	VPSLLQ $17, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 4416(DI)
-	VPSRLQ $12, Y2, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 4448(DI)
-	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2016(SB), Y3, Y14
-	VPSLLQ $11, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 4480(DI)
-	VPSRLQ $18, Y3, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 4512(DI)
-	VPSRLQ $47, Y3, Y13
-	VPAND avx2c<>+32(SB), Y4, Y14
-	VPSLLQ $5, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 4544(DI)
-	VPSRLQ $24, Y4, Y13
-	VMOVDQU Y13, 4576(DI)
-	VMOVDQU Y5, Y0
-	VMOVDQU Y6, Y1
-	VMOVDQU Y7, Y2
-	VMOVDQU Y8, Y3
-	VMOVDQU Y9, Y4
-	VPSRLQ $0, Y0, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 4608(DI)
-	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+1952(SB), Y1, Y14
-	VPSLLQ $23, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 4640(DI)
-	VPSRLQ $6, Y1, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 4672(DI)
-	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+1984(SB), Y2, Y14
-	VPSLLQ $17, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 4704(DI)
-	VPSRLQ $12, Y2, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 4736(DI)
-	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2016(SB), Y3, Y14
-	VPSLLQ $11, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 4768(DI)
-	VPSRLQ $18, Y3, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 4800(DI)
-	VPSRLQ $47, Y3, Y13
-	VPAND avx2c<>+32(SB), Y4, Y14
-	VPSLLQ $5, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 4832(DI)
-	VPSRLQ $24, Y4, Y13
-	VMOVDQU Y13, 4864(DI)
-	VPXOR Y0, Y0, Y0
-	VPXOR Y1, Y1, Y1
-	VPXOR Y2, Y2, Y2
-	VPXOR Y3, Y3, Y3
-	VPXOR Y4, Y4, Y4
-	VPXOR Y11, Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 80(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 88(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 96(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 104(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 112(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 200(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 208(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 216(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 224(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 232(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 320(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 328(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 336(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 344(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 352(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 440(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 448(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 456(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 464(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 472(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 560(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 568(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 576(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 584(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 592(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 680(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 688(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 696(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 704(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 712(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 800(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 808(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 816(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 824(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 832(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 920(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 928(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 936(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 944(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 952(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1040(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1048(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1056(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1064(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1072(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1160(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1168(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1176(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1184(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1192(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1280(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1288(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1296(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1304(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1312(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1400(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1408(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1416(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1424(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1432(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1520(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1528(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1536(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1544(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1552(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1640(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1648(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1656(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1664(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1672(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1760(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1768(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1776(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1784(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1792(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPADDQ avx2c<>+2048(SB), Y11, Y11
-	VPCMPEQQ Y11, Y10, Y12
-	VPBROADCASTQ 1880(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y0, Y0
-	VPBROADCASTQ 1888(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y1, Y1
-	VPBROADCASTQ 1896(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y2, Y2
-	VPBROADCASTQ 1904(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y3, Y3
-	VPBROADCASTQ 1912(R9), Y13
-	VPAND Y12, Y13, Y13
-	VPOR Y13, Y4, Y4
-	VPSRLQ $0, Y0, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 4896(DI)
-	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+1952(SB), Y1, Y14
-	VPSLLQ $23, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 4928(DI)
-	VPSRLQ $6, Y1, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 4960(DI)
-	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+1984(SB), Y2, Y14
-	VPSLLQ $17, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 4992(DI)
-	VPSRLQ $12, Y2, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 5024(DI)
-	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2016(SB), Y3, Y14
-	VPSLLQ $11, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 5056(DI)
-	VPSRLQ $18, Y3, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
-	VMOVDQU Y13, 5088(DI)
-	VPSRLQ $47, Y3, Y13
-	VPAND avx2c<>+32(SB), Y4, Y14
-	VPSLLQ $5, Y14, Y14
-	VPOR Y14, Y13, Y13
-	VMOVDQU Y13, 5120(DI)
-	VPSRLQ $24, Y4, Y13
-	VMOVDQU Y13, 5152(DI)
+	// Q = the entry d of the row (sel52: every entry is read).
+	LEAQ 4320(DI), R13
+	CALL sel52<>(SB)
 	// B = A + Q.
 	LEAQ 2592(DI), R11
 	LEAQ 4320(DI), R12
@@ -16533,34 +10619,34 @@ TEXT ·checkK256AVX2(SB), NOSPLIT, $0-32
 	VMOVDQU 192(SI), Y3
 	VMOVDQU 256(SI), Y4
 	VPSRLQ $0, Y0, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 576(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+1952(SB), Y1, Y14
+	VPAND avx2c<>+64(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 608(DI)
 	VPSRLQ $6, Y1, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 640(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+1984(SB), Y2, Y14
+	VPAND avx2c<>+96(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 672(DI)
 	VPSRLQ $12, Y2, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 704(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2016(SB), Y3, Y14
+	VPAND avx2c<>+128(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 736(DI)
 	VPSRLQ $18, Y3, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 768(DI)
 	VPSRLQ $47, Y3, Y13
-	VPAND avx2c<>+32(SB), Y4, Y14
+	VPAND avx2c<>+160(SB), Y4, Y14
 	VPSLLQ $5, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 800(DI)
@@ -16573,34 +10659,34 @@ TEXT ·checkK256AVX2(SB), NOSPLIT, $0-32
 	VMOVDQU 512(SI), Y3
 	VMOVDQU 576(SI), Y4
 	VPSRLQ $0, Y0, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 864(DI)
 	VPSRLQ $29, Y0, Y13
-	VPAND avx2c<>+1952(SB), Y1, Y14
+	VPAND avx2c<>+64(SB), Y1, Y14
 	VPSLLQ $23, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 896(DI)
 	VPSRLQ $6, Y1, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 928(DI)
 	VPSRLQ $35, Y1, Y13
-	VPAND avx2c<>+1984(SB), Y2, Y14
+	VPAND avx2c<>+96(SB), Y2, Y14
 	VPSLLQ $17, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 960(DI)
 	VPSRLQ $12, Y2, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 992(DI)
 	VPSRLQ $41, Y2, Y13
-	VPAND avx2c<>+2016(SB), Y3, Y14
+	VPAND avx2c<>+128(SB), Y3, Y14
 	VPSLLQ $11, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 1024(DI)
 	VPSRLQ $18, Y3, Y13
-	VPAND avx2c<>+64(SB), Y13, Y13
+	VPAND avx2c<>+32(SB), Y13, Y13
 	VMOVDQU Y13, 1056(DI)
 	VPSRLQ $47, Y3, Y13
-	VPAND avx2c<>+32(SB), Y4, Y14
+	VPAND avx2c<>+160(SB), Y4, Y14
 	VPSLLQ $5, Y14, Y14
 	VPOR Y14, Y13, Y13
 	VMOVDQU Y13, 1088(DI)

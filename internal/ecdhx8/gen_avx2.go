@@ -1084,33 +1084,46 @@ func end() {
 }
 
 // selectEntry sets the scratch point q to entry |d| of the scratch table
-// at tab (17 points) in each lane, d at the memory operand dig: every
-// entry is read, in the same order, for every input. Per coordinate, Y0..Y8
-// collect (entry j AND mask_j), mask_j = (d == j) by VPCMPEQQ (Y9 = j,
-// Y10 = mask, Y11 = a limb, Y12 = d).
-func (g *gen) selectEntry(q point, tab int, n int, dig string) {
-	note("%s = T[d]: every one of the %d entries is read (constant time).", q.x.name[:len(q.x.name)-2], n)
+// at tabOff(DI) (17 points) in each lane, d at the memory operand dig, by
+// the subroutine sel17.
+func (g *gen) selectEntry(q point, tab int, dig string) {
+	must(tab == tabOff, "the table of ecdh is not at tabOff")
+	note("%s = T[d] (sel17: every entry is read).", q.x.name[:len(q.x.name)-2])
 	ins("VMOVDQU %s, Y12", dig)
+	ins("LEAQ %s, R13", q.x.limb(0))
+	ins("CALL sel17<>(SB)")
+}
+
+// tabOff is where ecdh's table starts in the scratch: after the columns and
+// the point formulas' temporaries (the same for both curves).
+const tabOff = cols*vb + 7*eb
+
+// sel17 writes the subroutine of selectEntry: R13 = entry d of the 17
+// points at tabOff(DI), d in Y12. Every entry is read, in the same order,
+// for every input. Per coordinate, Y0..Y8 collect (entry j AND mask_j),
+// mask_j = (d == j) by VPCMPEQQ (Y9 = j, Y10 = mask, Y11 = a limb).
+func sel17() {
+	fmt.Fprintf(&codegen.Out, "\n// sel17<>: R13 = T[d] for the 17 points T at %d(DI), d in Y12 (0 to 16 in\n// each lane): every entry is read, in the same order, for every input.\nTEXT sel17<>(SB), NOSPLIT|NOFRAME, $0-0\n", tabOff)
 	for c := range 3 {
 		for l := range nl {
 			ins("VPXOR %s, %s, %s", y(l), y(l), y(l))
 		}
 		ins("VPXOR Y9, Y9, Y9")
-		for j := range n {
+		for j := range varEntries {
 			ins("VPCMPEQQ Y9, Y12, Y10")
 			for l := range nl {
-				ins("VPAND %d(DI), Y10, Y11", tab+j*pb+c*eb+vb*l)
+				ins("VPAND %d(DI), Y10, Y11", tabOff+j*pb+c*eb+vb*l)
 				ins("VPOR Y11, %s, %s", y(l), y(l))
 			}
-			if j < n-1 {
+			if j < varEntries-1 {
 				ins("VPADDQ %s, Y9, Y9", vconst("1", 1))
 			}
 		}
-		s := q.coords()[c]
 		for l := range nl {
-			ins("VMOVDQU %s, %s", y(l), s.limb(l))
+			ins("VMOVDQU %s, %d(R13)", y(l), c*eb+vb*l)
 		}
 	}
+	ins("RET")
 }
 
 const (
@@ -1159,7 +1172,7 @@ The table T[j] = j*P, j = 0..16, is built per lane (T[0] = (0:1:0), T[j]
 	}
 	ins("MOVQ d+8(FP), R8")
 	note("A = T[e51] (0, 1 or 2: never negative).")
-	g.selectEntry(A, tab, varEntries, fmt.Sprintf("%d(R8)", (varWindows-1)*128))
+	g.selectEntry(A, tab, fmt.Sprintf("%d(R8)", (varWindows-1)*128))
 	g.setPoint(A, g.f.tight)
 	note("CX = w counts down from %d to 0: public.", varWindows-2)
 	ins("MOVQ $%d, CX", varWindows-2)
@@ -1173,7 +1186,7 @@ The table T[j] = j*P, j = 0..16, is built per lane (T[0] = (0:1:0), T[j]
 	note("The digits of window w, at an offset from w alone.")
 	ins("MOVQ CX, AX")
 	ins("SHLQ $7, AX")
-	g.selectEntry(Q, tab, varEntries, "(R8)(AX*1)")
+	g.selectEntry(Q, tab, "(R8)(AX*1)")
 	g.setPoint(Q, g.f.tight)
 	note("Where e_w < 0, Q.Y = -Q.Y: the negation is computed in every lane and\npicked by the sign mask of window w (Y15).")
 	g.lin(negY, "negation", 1, []term{tm(-1, Q.y)})
@@ -1244,13 +1257,30 @@ window's row is read for every digit, and broadcast to the lanes.`, 4)
 	end()
 }
 
-// select52 sets the scratch point q to the entry d of the table row at R9
-// (16 entries of 15 qwords: X, Y, Z in five 52-bit limbs), for the digit
-// at 0(R8), converted to radix 2^29. Two scans of the row: X and Y
-// (Y0..Y9), then Z (Y0..Y4); per entry, mask = (d == j) (Y12, from Y10 =
-// d and Y11 = j), each limb broadcast (Y13), ANDed and ORed in.
+// select52 sets the scratch point q to the entry d of the comb's table
+// row at R9 for the digit at 0(R8), converted to radix 2^29, by the
+// subroutine sel52.
 func (g *gen) select52(q point) {
-	note("%s = the entry d of the row: all %d entries are read.", q.x.name[:len(q.x.name)-2], combEntries)
+	note("%s = the entry d of the row (sel52: every entry is read).", q.x.name[:len(q.x.name)-2])
+	ins("LEAQ %s, R13", q.x.limb(0))
+	ins("CALL sel52<>(SB)")
+	fm := g.f.tight
+	for j := range 8 {
+		fm[j] = m29
+	}
+	fm[8] = (1<<48 - 1) >> 24 // a canonical 52-bit top limb, bits 232 and up
+	g.setPoint(q, fm)
+}
+
+// sel52 writes the subroutine of select52: R13 = the entry d of the table
+// row at R9 (16 entries of 15 qwords: X, Y, Z in five 52-bit limbs), d at
+// 0(R8), in radix 2^29. Two scans of the row: X and Y (Y0..Y9), then Z
+// (Y0..Y4); per entry, mask = (d == j) (Y12, from Y10 = d and Y11 = j),
+// each limb broadcast (Y13), ANDed and ORed in.
+func sel52() {
+	fmt.Fprintf(&codegen.Out, "\n// sel52<>: R13 = the entry 0(R8) of the comb's row at R9, converted to radix\n// 2^29: every entry is read, in the same order, for every input.\nTEXT sel52<>(SB), NOSPLIT|NOFRAME, $0-0\n")
+	g := &gen{}
+	q := pointAt("R13", 0, "R")
 	ins("VMOVDQU (R8), Y10")
 	for _, scan := range [][]int{{0, 1}, {2}} {
 		n := 5 * len(scan)
@@ -1276,16 +1306,10 @@ func (g *gen) select52(q point) {
 					ins("VMOVDQU %s, %s", y(5+l), y(l))
 				}
 			}
-			s := q.coords()[c]
-			g.split52(s)
-			fm := g.f.tight
-			for j := range 8 {
-				fm[j] = m29
-			}
-			fm[8] = (1<<48 - 1) >> 24
-			g.setForm(s, fm)
+			g.split52(q.coords()[c])
 		}
 	}
+	ins("RET")
 }
 
 // A chain is an addition chain: named values, each a power of the input,
@@ -1621,6 +1645,10 @@ func main() {
 	flag.Parse()
 	fields := []*field{newField("P256"), newField("K256")}
 	var body strings.Builder
+	fmt.Fprintf(&codegen.Out, "\n// ===========================================================================\n// The table selections, the same for both curves.\n")
+	sel17()
+	sel52()
+	body.WriteString(codegen.Out.String())
 	for _, f := range fields {
 		codegen.Out.Reset()
 		fmt.Fprintf(&codegen.Out, "\n// ===========================================================================\n// %s\n", f.title)
