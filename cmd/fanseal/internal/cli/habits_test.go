@@ -79,7 +79,7 @@ func TestRecipientRefusalsNameTheLine(t *testing.T) {
 	dir, _, pubs := setup(t, "x25519", 2)
 	_, _, pq := setup(t, "mlkem768x25519", 1)
 	team := writeFile(t, dir, "team.txt", []byte("# alice\n"+pubs[0]+"\n\n# the robot\n"+pq[0]+"\n"))
-	bad := writeFile(t, dir, "bad.txt", []byte(pubs[1]+"\n# typo\n"+pubs[0][:len(pubs[0])-2]+"aa\n"))
+	bad := writeFile(t, dir, "bad.txt", []byte(pubs[1]+"\n# typo\n"+damaged(pubs[0])+"\n"))
 	empty := writeFile(t, dir, "empty.txt", []byte("# nobody yet\n"))
 	for _, c := range []struct {
 		args []string

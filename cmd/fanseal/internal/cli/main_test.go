@@ -207,15 +207,16 @@ func TestDecryptFailureLeavesNoOutput(t *testing.T) {
 }
 
 // damaged returns key with its third character from the end changed (to
-// "a", or to "b" where it was "a"), so that its checksum fails. That
-// character carries five bits of the key's text: changing the last one
-// could set the padding bits of a key whose length leaves some, which
-// fanseal refuses as non-canonical before the checksum.
+// "q", or to "p" where it was "q": letters of both Bech32's and base32's
+// alphabets), so that only its checksum fails. That character carries
+// five bits of the key's text: changing the last one could set the
+// padding bits of a key whose length leaves some, which fanseal refuses
+// as non-canonical before the checksum.
 func damaged(key string) string {
 	i := len(key) - 3
-	c := byte('a')
-	if key[i] == 'a' {
-		c = 'b'
+	c := byte('q')
+	if key[i] == 'q' {
+		c = 'p'
 	}
 	return key[:i] + string(c) + key[i+1:]
 }
