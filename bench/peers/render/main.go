@@ -118,7 +118,7 @@ func read(path string) (map[key]float64, map[string]string) {
 			continue
 		}
 		for _, c := range res.Config {
-			config[c.Key] = string(c.Value)
+			config[c.Key] = strings.TrimSpace(string(c.Value))
 		}
 		m := nameRE.FindStringSubmatch(string(res.Name.Full()))
 		if m == nil {
@@ -175,7 +175,8 @@ const notes = `
   engine where the CPU has one: X25519 (and the X25519 halves of the
   post-quantum suite's stanzas) in internal/x25519x8, eight to an
   AVX-512 IFMA or AVX-512F pass and four to an AVX2 pass; P-256 and
-  secp256k1 in internal/ecdhx8, eight to an AVX-512 IFMA pass. Their
+  secp256k1 in internal/ecdhx8, eight to an AVX-512 IFMA pass and four
+  to an AVX2 pass. Their
   ML-KEM-768 halves are internal/mlkem768's (internal/mlkemavx with
   AVX-512BW, circl's AVX2 code on other x86-64 with AVX2, crypto/mlkem
   elsewhere and in FIPS 140-3 mode; docs/SECURITY.md). A pass costs the
@@ -276,7 +277,7 @@ func targets(med map[key]float64, g goals) string {
 		return v, name
 	}
 	var b strings.Builder
-	b.WriteString("### Targets\n\nA seal's ratio is the peer's time over fanseal's (higher is better); an open's is fanseal's time over one bare open's (lower is better).\n\n")
+	b.WriteString("### Targets\n\nA seal's ratio is the peer's time over fanseal's (higher is better); an open's is fanseal's time over one bare open's (lower is better), and against age, age's time over fanseal's.\n\n")
 	b.WriteString("| target | fanseal | peer (best configuration) | ratio | goal | met |\n|---|---|---|---:|---:|:---:|\n")
 	// line writes one target: ratio is p/f for a seal, f/p for an open
 	// (lower).
@@ -323,8 +324,10 @@ func targets(med map[key]float64, g goals) string {
 	ageOpen := med[key{"open", "age", "x25519", 100}]
 	coldOpen, coldOpenName := best("open", 100, "x25519", "fanseal-private")
 	warmOpen, warmOpenName := best("open", 100, "p256", "fanseal-channel")
-	line("open as the last of 100 (one key agreement), against age", coldOpenName, coldOpen, "age x25519", ageOpen, 0, true)
-	line("open as the last of 100 (channel key cached), against age", warmOpenName, warmOpen, "age x25519", ageOpen, 0, true)
+	// Against age, which tries every stanza, an open is a seal's kind of
+	// comparison: age's time over fanseal's.
+	line("open as the last of 100 (one key agreement), against age", coldOpenName, coldOpen, "age x25519", ageOpen, 50, false)
+	line("open as the last of 100 (channel key cached), against age", warmOpenName, warmOpen, "age x25519", ageOpen, 50, false)
 	for _, c := range []struct {
 		suite string
 		n     int
