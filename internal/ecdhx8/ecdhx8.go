@@ -52,11 +52,12 @@
 package ecdhx8
 
 import (
-	"bytes"
 	"crypto/fips140"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/big"
+	"math/bits"
 	"sync"
 )
 
@@ -407,7 +408,9 @@ type encoding struct {
 // bytes); secp256k1 also accepts the compressed one (0x02 or 0x03 || X, 33
 // bytes), but not the hybrid encodings (0x06 or 0x07 || X || Y), which
 // decred's ParsePubKey accepts and this package refuses. Points are public:
-// this function branches on them.
+// this function branches on their length and prefix and on its verdicts,
+// but compares the coordinates with p in a time that does not depend on
+// their values (below).
 func parseEncoding(c Curve, b []byte) (e encoding, err error) {
 	cp := curveParams()[c]
 	switch {
@@ -422,16 +425,29 @@ func parseEncoding(c Curve, b []byte) (e encoding, err error) {
 		return e, fmt.Errorf("%w: %d bytes", ErrInvalidPoint, len(b))
 	}
 	copy(e.x[:], b[1:33])
-	if bytes.Compare(e.x[:], cp.pBytes[:]) >= 0 {
+	if !below(&e.x, &cp.pBytes) {
 		return e, fmt.Errorf("%w: x-coordinate not below p", ErrInvalidPoint)
 	}
 	if !e.compressed {
 		copy(e.y[:], b[33:65])
-		if bytes.Compare(e.y[:], cp.pBytes[:]) >= 0 {
+		if !below(&e.y, &cp.pBytes) {
 			return e, fmt.Errorf("%w: y-coordinate not below p", ErrInvalidPoint)
 		}
 	}
 	return e, nil
+}
+
+// below reports whether the big-endian a is below b, in a time that does
+// not depend on where they first differ (unlike bytes.Compare, which
+// stops there): the borrow of a − b over four 64-bit words. Points are
+// public, but a point-dependent time would blur TestTiming's point
+// classes, which measure the engines.
+func below(a, b *[32]byte) bool {
+	var borrow uint64
+	for i := 24; i >= 0; i -= 8 {
+		_, borrow = bits.Sub64(binary.BigEndian.Uint64(a[i:]), binary.BigEndian.Uint64(b[i:]), borrow)
+	}
+	return borrow == 1
 }
 
 var (

@@ -816,3 +816,42 @@ func TestValidScalar(t *testing.T) {
 		t.Error("ValidScalar(Curve(7)) = true")
 	}
 }
+
+// TestBelow compares below with bytes.Compare: equal values, values that
+// first differ in each byte (a borrow across every word boundary), both
+// curves' p and its neighbours, and random pairs.
+func TestBelow(t *testing.T) {
+	check := func(a, b [32]byte) {
+		t.Helper()
+		if got, want := below(&a, &b), bytes.Compare(a[:], b[:]) < 0; got != want {
+			t.Fatalf("below(%x, %x) = %v, want %v", a, b, got, want)
+		}
+	}
+	var ps [][32]byte
+	for _, c := range curves {
+		ps = append(ps, curveParams()[c].pBytes)
+	}
+	ps = append(ps, [32]byte{}, [32]byte{31: 1}, [32]byte{0: 0xff})
+	for _, p := range ps {
+		check(p, p)
+		for i := range 32 {
+			for _, d := range []byte{1, 0x80, 0xff} {
+				q := p
+				q[i] += d
+				check(p, q)
+				check(q, p)
+			}
+		}
+	}
+	r := mrand.New(mrand.NewPCG(7, 8))
+	for range 10000 {
+		var a, b [32]byte
+		for i := range a {
+			a[i], b[i] = byte(r.Uint32()), byte(r.Uint32())
+		}
+		// Most random pairs differ in their first byte: share a prefix.
+		copy(b[:r.IntN(33)], a[:])
+		check(a, b)
+		check(b, a)
+	}
+}
