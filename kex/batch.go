@@ -76,7 +76,7 @@ func checked(s *[32]byte) ([]byte, error) {
 // generateSecp256k1 sets keys[i] to a new key pair for each i in peers:
 // random private keys, their public keys in passes of ecdhx8, compressed.
 func generateSecp256k1(keys []privateKey, peers []int) {
-	inBatches(len(peers), ecdhx8.PassLanes(), func(start, end int) {
+	inBatches(len(peers), ecdhx8.BatchSize, func(start, end int) {
 		var scalars [ecdhx8.Lanes][32]byte
 		var pubs [ecdhx8.Lanes][65]byte
 		for j := range end - start {
@@ -91,14 +91,13 @@ func generateSecp256k1(keys []privateKey, peers []int) {
 	})
 }
 
-// inBatches runs f on consecutive parts of [0, n) of at most lanes (one
-// pass of the suite's engine: x25519x8.PassLanes or ecdhx8.PassLanes),
-// as few as possible and spread evenly, on GOMAXPROCS goroutines.
-func inBatches(n, lanes int, f func(start, end int)) {
+// inBatches runs f on consecutive parts of [0, n) of batchSize(n) each
+// (one pass of the suite's engine: x25519x8.BatchSize or
+// ecdhx8.BatchSize), on GOMAXPROCS goroutines.
+func inBatches(n int, batchSize func(int) int, f func(start, end int)) {
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
-	passes := (n + lanes - 1) / lanes
-	size := max(1, (n+passes-1)/max(passes, 1))
+	size := max(1, batchSize(n))
 	for start := 0; start < n; start += size {
 		g.Go(func() error {
 			f(start, min(start+size, n))
@@ -111,7 +110,7 @@ func inBatches(n, lanes int, f func(start, end int)) {
 // generateX25519 sets keys[i] to a new key pair for each i in peers, in
 // passes of x25519x8.
 func generateX25519(keys []privateKey, peers []int) {
-	inBatches(len(peers), x25519x8.PassLanes(), func(start, end int) {
+	inBatches(len(peers), x25519x8.BatchSize, func(start, end int) {
 		var scalars, pubs [x25519x8.Lanes][32]byte
 		for j := range end - start {
 			rand.Read(scalars[j][:])
@@ -162,11 +161,11 @@ func (r *Round) Channels(msgs []*Message) (channels []*Channel, err error) {
 		}
 		jobs = append(jobs, job{i: i, peer: m.SenderID, k: [32]byte(r.keys[m.SenderID].bytes()), pub: pub})
 	}
-	lanes := x25519x8.PassLanes()
+	batchSize := x25519x8.BatchSize
 	if suite == Secp256k1 {
-		lanes = ecdhx8.PassLanes()
+		batchSize = ecdhx8.BatchSize
 	}
-	inBatches(len(jobs), lanes, func(start, end int) {
+	inBatches(len(jobs), batchSize, func(start, end int) {
 		var scalars, out [ecdhx8.Lanes][32]byte
 		var failed [ecdhx8.Lanes]error
 		part := jobs[start:end]

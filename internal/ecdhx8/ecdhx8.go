@@ -283,16 +283,17 @@ func ParsePoints(c Curve, dst *[Lanes][65]byte, points *[Lanes][]byte, n int) (e
 	return parsePointsGeneric(c, dst, points, n)
 }
 
-// BatchSize returns how many lanes to fill per pass when n operations are
-// cut into consecutive passes: as few passes as possible (n/Lanes rounded
-// up) with as few lanes each as that allows, the last pass taking the
-// rest. Fewer lanes do not make a pass cheaper, but they spread the work
-// around the passes evenly.
+// BatchSize returns how many lanes to fill per call when n operations are
+// cut into consecutive calls of one pass each: as few passes as possible
+// (n/PassLanes rounded up) with as few lanes each as that allows, the
+// last pass taking the rest. Fewer lanes do not make a pass cheaper, but
+// they spread the work around the passes evenly.
 func BatchSize(n int) int {
 	if n <= 0 {
 		return 0
 	}
-	passes := (n + Lanes - 1) / Lanes
+	lanes := PassLanes()
+	passes := (n + lanes - 1) / lanes
 	return (n + passes - 1) / passes
 }
 

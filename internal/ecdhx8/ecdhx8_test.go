@@ -762,17 +762,25 @@ func TestUnknownCurve(t *testing.T) {
 	}
 }
 
-// TestBatchSize: the fewest passes, none over Lanes, the smallest size
-// that gives them.
+// TestBatchSize: on every engine, the fewest passes of PassLanes (8 on
+// IFMA, 4 on AVX2, 1 on generic), none over it, the smallest size that
+// gives them.
 func TestBatchSize(t *testing.T) {
-	if BatchSize(0) != 0 || BatchSize(-1) != 0 {
-		t.Error("BatchSize(0) != 0")
-	}
-	for n := 1; n <= 100; n++ {
-		size := BatchSize(n)
-		passes := (n + Lanes - 1) / Lanes
-		if size < 1 || size > Lanes || (n+size-1)/size != passes || (size > 1 && (n+size-2)/(size-1) == passes) {
-			t.Errorf("BatchSize(%d) = %d, want the smallest size giving %d passes", n, size, passes)
+	defer func(e engineID) { engine = e }(engine)
+	for e, lanes := range map[engineID]int{engineGeneric: 1, engineAVX2: 4, engineIFMA: 8} {
+		engine = e
+		if PassLanes() != lanes {
+			t.Errorf("%v: PassLanes() = %d, want %d", e, PassLanes(), lanes)
+		}
+		if BatchSize(0) != 0 || BatchSize(-1) != 0 {
+			t.Errorf("%v: BatchSize(0) != 0", e)
+		}
+		for n := 1; n <= 100; n++ {
+			size := BatchSize(n)
+			passes := (n + lanes - 1) / lanes
+			if size < 1 || size > lanes || (n+size-1)/size != passes || (size > 1 && (n+size-2)/(size-1) == passes) {
+				t.Errorf("%v: BatchSize(%d) = %d, want the smallest size giving %d passes", e, n, size, passes)
+			}
 		}
 	}
 }

@@ -69,28 +69,18 @@ func (k *KEM) PassCost() float64 {
 // BatchSize returns how many lanes to fill per call when n agreements of
 // k are cut into consecutive calls of the batch methods: as few passes of
 // k's engine as possible, spread evenly, none of more than one pass
-// (x25519x8.PassLanes for X25519, ecdhx8.PassLanes for P-256 and
+// (x25519x8.BatchSize for X25519, ecdhx8.BatchSize for P-256 and
 // secp256k1).
 func (k *KEM) BatchSize(n int) int {
 	if k.id == KEMX25519 {
 		return x25519x8.BatchSize(n)
 	}
-	return batchSize(n, ecdhx8.PassLanes())
+	return ecdhx8.BatchSize(n)
 }
 
 // HybridBatchSize is BatchSize for the X25519 halves of the hybrid
 // suite's batches.
 func HybridBatchSize(n int) int { return x25519x8.BatchSize(n) }
-
-// batchSize cuts n into as few calls of at most lanes as possible, as
-// evenly as that allows.
-func batchSize(n, lanes int) int {
-	if n <= 0 {
-		return 0
-	}
-	passes := (n + lanes - 1) / lanes
-	return (n + passes - 1) / passes
-}
 
 // x25519PassCost is an X25519 pass's cost in agreements one at a time.
 func x25519PassCost() float64 {
