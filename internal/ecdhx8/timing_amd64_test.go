@@ -72,7 +72,7 @@ func TestTiming(t *testing.T) {
 				welch(t, n, r, func(in *timingInput, class int) {
 					for i := range lanes {
 						scalar(in, i, class == 0)
-						in.p[i] = pool[r.IntN(len(pool))]
+						in.setPoint(i, pool[r.IntN(len(pool))])
 					}
 				}, ecdh)
 			})
@@ -84,7 +84,7 @@ func TestTiming(t *testing.T) {
 						if class == 0 {
 							list = edges
 						}
-						in.p[i] = list[r.IntN(len(list))]
+						in.setPoint(i, list[r.IntN(len(list))])
 					}
 				}, ecdh)
 			})
@@ -105,7 +105,7 @@ func TestTiming(t *testing.T) {
 			t.Run(name+"ECDHOne/scalar=fixed-vs-random", func(t *testing.T) {
 				welch(t, n, r, func(in *timingInput, class int) {
 					scalar(in, 0, class == 0)
-					in.p[0] = pool[r.IntN(len(pool))]
+					in.setPoint(0, pool[r.IntN(len(pool))])
 				}, func(in *timingInput) {
 					if one {
 						ECDHOne(c, &in.k[0], in.p[0])

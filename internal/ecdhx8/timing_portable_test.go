@@ -47,7 +47,7 @@ func TestTimingPortable(t *testing.T) {
 		if class == 0 {
 			in.k[0] = fixed
 		}
-		in.p[0] = pool[r.IntN(len(pool))]
+		in.setPoint(0, pool[r.IntN(len(pool))])
 	}
 	t.Run("ECDHOne/scalar=fixed-vs-random", func(t *testing.T) {
 		welch(t, n, r, prepare, func(in *timingInput) {
