@@ -116,11 +116,15 @@ func TestDrain(t *testing.T) {
 }
 
 // TestManyProducers checks under load that every item is sent exactly
-// once, in its producer's order, within MaxItems and MaxBytes.
+// once, in its producer's order, within MaxItems and MaxBytes. The first
+// send is held open until every producer's first item is in it or queued
+// (a producer waits for its item's send before the next),
+// so that batching is certain whatever the scheduler does; after that the
+// sends run free.
 func TestManyProducers(t *testing.T) {
 	type item struct{ producer, seq, size int }
 	const producers, each = 64, 200
-	var r recorder[item]
+	r := recorder[item]{gate: make(chan struct{}), entered: make(chan struct{}, producers*each)}
 	b := New(r.send, Options[item]{MaxItems: 16, MaxBytes: 1000, Size: func(it item) int { return it.size }, QueueSize: 100})
 	var wg sync.WaitGroup
 	for p := range producers {
@@ -133,6 +137,9 @@ func TestManyProducers(t *testing.T) {
 			}
 		})
 	}
+	<-r.entered
+	waitQueued(t, b, producers-len(r.sent()[0]))
+	close(r.gate)
 	wg.Wait()
 	b.Close()
 	next := make([]int, producers)
@@ -155,8 +162,8 @@ func TestManyProducers(t *testing.T) {
 			t.Errorf("producer %d: %d items sent, want %d", p, n, each)
 		}
 	}
-	if len(batches) >= producers*each {
-		t.Errorf("%d sends for %d items: nothing was batched", len(batches), producers*each)
+	if len(batches) < 2 || len(batches[1]) < 2 {
+		t.Errorf("%d sends for %d items, the second of %d: the items queued behind the held send were not batched", len(batches), producers*each, len(slices.Concat(batches[1:min(2, len(batches))]...)))
 	}
 }
 
