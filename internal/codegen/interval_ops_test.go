@@ -10,12 +10,6 @@ import (
 // scratch, indexed addresses, shifts by a register, mask registers and
 // merge-masked broadcasts, and the errors each can give.
 
-// checkNoExact runs CheckIntervals on f's program without the exact claim
-// (the programs here do not reach out's bound).
-func checkNoExact(f string) []error {
-	return CheckIntervals(strings.Replace(prog(f, "", ""), "//\texact: out\n", "", 1))
-}
-
 func TestIntervalsGeneralRegisters(t *testing.T) {
 	// The scratch aligned to 32 bytes (ADDQ, ANDQ), an offset computed
 	// with shifts (64 = 2 << 5, 32 = 256 >> 3 & 0xff), stores and loads
@@ -45,26 +39,13 @@ func TestIntervalsGeneralRegisters(t *testing.T) {
 	VZEROALL
 	RET
 `
-	for _, err := range checkNoExact(good) {
-		t.Errorf("good program: %v", err)
-	}
+	assertNone(t, "good program", checkNoExact(good))
 
 	// The checker knows the limbs' bounds only through the offsets it
 	// computed: with R8 = 256 >> 4 = 16 instead of 32, the load reads a
 	// slot nothing wrote.
 	bad := strings.Replace(good, "\tSHRQ $3, R8\n", "\tSHRQ $4, R8\n", 1)
 	assertError(t, "offset", checkNoExact(bad), "nothing wrote")
-}
-
-// assertError fails unless one of errs says want.
-func assertError(t *testing.T, name string, errs []error, want string) {
-	t.Helper()
-	for _, err := range errs {
-		if strings.Contains(err.Error(), want) {
-			return
-		}
-	}
-	t.Errorf("%s: errors %v, want one saying %q", name, errs, want)
 }
 
 // TestIntervalsRefused: each instruction or operand the checker cannot
@@ -126,9 +107,7 @@ func TestIntervalsMaskRegisters(t *testing.T) {
 	VZEROALL
 	RET
 `
-	for _, err := range checkNoExact(good) {
-		t.Errorf("good program: %v", err)
-	}
+	assertNone(t, "good program", checkNoExact(good))
 	// Without the clearing, K1 may hold the mask at RET.
 	bad := strings.Replace(good, "\tKXORW K1, K1, K1\n", "", 1)
 	assertError(t, "mask left", checkNoExact(bad), "mask register K1 may hold a value at RET")
@@ -155,9 +134,7 @@ func TestWipe(t *testing.T) {
 	VPMULUDQ Z20, Z3, Z4
 	VMOVDQU64 Z4, 0(DI)
 `
-	for _, err := range checkNoExact(body + end) {
-		t.Errorf("with Wipe: %v", err)
-	}
+	assertNone(t, "with Wipe", checkNoExact(body+end))
 	errs := checkNoExact(body + "\tVZEROALL\n\tRET\n")
 	assertError(t, "without Wipe", errs, "vector register 20 may hold a value at RET")
 	assertError(t, "without Wipe", errs, "mask register K2 may hold a value at RET")
