@@ -59,6 +59,8 @@ import (
 	"math/big"
 	"math/bits"
 	"sync"
+
+	"github.com/fanseal/fanseal/internal/passes"
 )
 
 //go:generate go run gen.go
@@ -284,18 +286,9 @@ func ParsePoints(c Curve, dst *[Lanes][65]byte, points *[Lanes][]byte, n int) (e
 }
 
 // BatchSize returns how many lanes to fill per call when n operations are
-// cut into consecutive calls of one pass each: as few passes as possible
-// (n/PassLanes rounded up) with as few lanes each as that allows, the
-// last pass taking the rest. Fewer lanes do not make a pass cheaper, but
-// they spread the work around the passes evenly.
-func BatchSize(n int) int {
-	if n <= 0 {
-		return 0
-	}
-	lanes := PassLanes()
-	passes := (n + lanes - 1) / lanes
-	return (n + passes - 1) / passes
-}
+// cut into consecutive calls of one pass each (PassLanes lanes): as few
+// passes as possible, spread evenly, as passes.Size says.
+func BatchSize(n int) int { return passes.Size(n, PassLanes()) }
 
 func checkCount(n int) {
 	if n < 0 || n > Lanes {

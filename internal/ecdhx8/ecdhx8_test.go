@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
+	"github.com/fanseal/fanseal/internal/passes"
 )
 
 var curves = []Curve{P256, Secp256k1}
@@ -762,9 +763,9 @@ func TestUnknownCurve(t *testing.T) {
 	}
 }
 
-// TestBatchSize: on every engine, the fewest passes of PassLanes (8 on
-// IFMA, 4 on AVX2, 1 on generic), none over it, the smallest size that
-// gives them.
+// TestBatchSize: on every engine, PassLanes (8 on IFMA, 4 on AVX2, 1 on
+// generic) and BatchSize cutting by it (passes.Size, tested in its
+// package).
 func TestBatchSize(t *testing.T) {
 	defer func(e engineID) { engine = e }(engine)
 	for e, lanes := range map[engineID]int{engineGeneric: 1, engineAVX2: 4, engineIFMA: 8} {
@@ -772,14 +773,9 @@ func TestBatchSize(t *testing.T) {
 		if PassLanes() != lanes {
 			t.Errorf("%v: PassLanes() = %d, want %d", e, PassLanes(), lanes)
 		}
-		if BatchSize(0) != 0 || BatchSize(-1) != 0 {
-			t.Errorf("%v: BatchSize(0) != 0", e)
-		}
-		for n := 1; n <= 100; n++ {
-			size := BatchSize(n)
-			passes := (n + lanes - 1) / lanes
-			if size < 1 || size > lanes || (n+size-1)/size != passes || (size > 1 && (n+size-2)/(size-1) == passes) {
-				t.Errorf("%v: BatchSize(%d) = %d, want the smallest size giving %d passes", e, n, size, passes)
+		for n := -1; n <= 100; n++ {
+			if got, want := BatchSize(n), passes.Size(n, lanes); got != want {
+				t.Errorf("%v: BatchSize(%d) = %d, want passes.Size's %d", e, n, got, want)
 			}
 		}
 	}

@@ -36,6 +36,8 @@ import (
 	"crypto/ecdh"
 	"crypto/subtle"
 	"fmt"
+
+	"github.com/fanseal/fanseal/internal/passes"
 )
 
 //go:generate go run gen.go
@@ -247,17 +249,7 @@ func PassCost() float64 {
 	return 2
 }
 
-// BatchSize returns how many lanes to fill per call when n
-// multiplications are cut into consecutive calls: as few passes as
-// possible (n/PassLanes rounded up) with as few lanes each as that
-// allows, the last call taking the rest. Fewer lanes do not make a pass
-// cheaper, but they spread the work around the passes (key derivations)
-// evenly. On the AVX2 engine no call is more than one pass.
-func BatchSize(n int) int {
-	if n <= 0 {
-		return 0
-	}
-	lanes := PassLanes()
-	passes := (n + lanes - 1) / lanes
-	return (n + passes - 1) / passes
-}
+// BatchSize returns how many lanes to fill per call when n operations are
+// cut into consecutive calls of one pass each (PassLanes lanes): as few
+// passes as possible, spread evenly, as passes.Size says.
+func BatchSize(n int) int { return passes.Size(n, PassLanes()) }

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	circlx "github.com/cloudflare/circl/dh/x25519"
+	"github.com/fanseal/fanseal/internal/passes"
 	"golang.org/x/crypto/curve25519"
 )
 
@@ -651,9 +652,9 @@ func FuzzScalarMult(f *testing.F) {
 	})
 }
 
-// TestBatchSize: on every engine, the fewest passes of PassLanes lanes
-// (8 on IFMA and AVX-512F, 4 on AVX2, 1 on generic), the smallest size
-// that gives them.
+// TestBatchSize: on every engine, PassLanes (8 on IFMA and AVX-512F, 4
+// on AVX2, 1 on generic) and BatchSize cutting by it (passes.Size,
+// tested in its package).
 func TestBatchSize(t *testing.T) {
 	defer func(e engineID) { engine = e }(engine)
 	for e, lanes := range map[engineID]int{engineGeneric: 1, engineAVX2: 4, engineAVX512F: 8, engineIFMA: 8} {
@@ -661,14 +662,9 @@ func TestBatchSize(t *testing.T) {
 		if PassLanes() != lanes {
 			t.Errorf("%v: PassLanes() = %d, want %d", e, PassLanes(), lanes)
 		}
-		if BatchSize(0) != 0 {
-			t.Errorf("%v: BatchSize(0) != 0", e)
-		}
-		for n := 1; n <= 100; n++ {
-			size := BatchSize(n)
-			passes := (n + lanes - 1) / lanes
-			if size < 1 || size > lanes || (n+size-1)/size != passes || (size > 1 && (n+size-2)/(size-1) == passes) {
-				t.Errorf("%v: BatchSize(%d) = %d, want the smallest size giving %d passes", e, n, size, passes)
+		for n := -1; n <= 100; n++ {
+			if got, want := BatchSize(n), passes.Size(n, lanes); got != want {
+				t.Errorf("%v: BatchSize(%d) = %d, want passes.Size's %d", e, n, got, want)
 			}
 		}
 	}
